@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+const LOCAL_DEFAULTS = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+  NATS_URL: 'nats://127.0.0.1:4222',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+};
+
+/** Settings every process reads from the environment; services extend it with their own. */
+export const BaseConfigSchema = z.object({
+  DATABASE_URL: z.string().url().default(LOCAL_DEFAULTS.DATABASE_URL),
+  NATS_URL: z.string().default(LOCAL_DEFAULTS.NATS_URL),
+  REDIS_URL: z.string().default(LOCAL_DEFAULTS.REDIS_URL),
+  /** Namespaces every subject, stream and durable consumer so stacks can share one NATS. */
+  NATS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/, 'NATS_PREFIX may hold letters, digits, - and _ only')
+    .default(''),
+  /** Namespaces every Redis key. */
+  REDIS_PREFIX: z.string().default(''),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Bound on every NATS request-reply, so nothing hangs. */
+  NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Port of the per-service HTTP health endpoint; 0 disables it. */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  PG_POOL_MAX: z.coerce.number().int().positive().default(10),
+});
+export type BaseConfig = z.infer<typeof BaseConfigSchema>;
+
+/** Parses the environment against a schema; a bad value stops the process with one clear line. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new ConfigError(`Invalid configuration:\n${lines}`);
+  }
+  return parsed.data;
+}
+
+/** A configuration problem the operator must fix; printed without a stack trace. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineEvent } from './subject.js';
+import { AppContentSchema } from './content.js';
+import { DecimalSchema, UuidSchema } from './context.js';
+
+/** Credits granted by another service (registration, refunds); applied once per message id. */
+export const WalletCreditGrant = defineEvent(
+  'grants.wallet.credit',
+  z.object({
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin']),
+    credits: z.array(z.object({ currency: z.string(), amount: DecimalSchema })).min(1),
+  }),
+);
+
+/** A chest granted into a player's inventory with an id chosen by the sender (idempotent on it). */
+export const ChestGrant = defineEvent(
+  'grants.chests.grant',
+  z.object({
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    inventoryChestId: UuidSchema,
+    /** Catalog chest type; absent means the app's starter chest type. */
+    chestTypeId: z.string().optional(),
+    source: z.enum(['purchased', 'earned', 'welcome', 'special']),
+  }),
+);
+
+/** An app's content, loaded as a new version; each service keeps the part it owns. */
+export const AppContentLoaded = defineEvent(
+  'grants.apps.content',
+  z.object({ appId: UuidSchema, version: z.number().int().min(1), content: AppContentSchema }),
+);

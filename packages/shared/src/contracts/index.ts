@@ -1,0 +1,5 @@
+export * from './subject.js';
+export * from './context.js';
+export * from './content.js';
+export * from './events.js';
+export * from './players.js';

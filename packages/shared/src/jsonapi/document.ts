@@ -1,0 +1,64 @@
+import type { ErrorObject } from '../errors/app-error.js';
+
+export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
+
+export interface ResourceIdentifier {
+  type: string;
+  id: string;
+}
+
+/** A JSON:API resource object. */
+export interface Resource {
+  type: string;
+  id: string;
+  attributes: Record<string, unknown>;
+  relationships: Record<string, { data: ResourceIdentifier | ResourceIdentifier[] | null }>;
+  meta?: Record<string, unknown>;
+  links?: Record<string, string>;
+}
+
+/** A top-level JSON:API document with primary data. */
+export interface Document {
+  data: Resource | Resource[] | Record<string, unknown>;
+  included?: Resource[];
+  meta?: Record<string, unknown>;
+  links?: Record<string, string | null>;
+}
+
+/** Builds a resource object; relationships default to an empty object, as the spec shows. */
+export function resource(
+  type: string,
+  id: string,
+  attributes: Record<string, unknown>,
+  relationships: Resource['relationships'] = {},
+  meta?: Record<string, unknown>,
+): Resource {
+  const r: Resource = { type, id, attributes, relationships };
+  if (meta && Object.keys(meta).length) r.meta = meta;
+  return r;
+}
+
+/**
+ * Applies a sparse fieldset (`fields[type]=a,b`) to a resource: attributes and relationships not
+ * listed are dropped; `id` and `type` always stay, as JSON:API requires.
+ */
+export function applyFieldset(r: Resource, fields: Record<string, string[]>): Resource {
+  const wanted = fields[r.type];
+  if (!wanted) return r;
+  const keep = new Set(wanted);
+  const pick = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).filter(([k]) => keep.has(k)));
+  return { ...r, attributes: pick(r.attributes), relationships: pick(r.relationships) };
+}
+
+/** Renders error objects as a JSON:API error document (status as a string, per the schema). */
+export function errorDocument(errors: ErrorObject[]): { errors: Record<string, unknown>[] } {
+  return {
+    errors: errors.map((e) => {
+      const out: Record<string, unknown> = { status: String(e.status), code: e.code, title: e.title };
+      if (e.detail) out.detail = e.detail;
+      if (e.source && Object.keys(e.source).length) out.source = e.source;
+      if (e.meta) out.meta = e.meta;
+      return out;
+    }),
+  };
+}

@@ -1,0 +1,3 @@
+export * from './stream.js';
+export * from './outbox.js';
+export * from './consumer.js';

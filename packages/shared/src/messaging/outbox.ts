@@ -1,0 +1,121 @@
+import type { JetStreamClient } from 'nats';
+import { headers as natsHeaders } from 'nats';
+import type { Logger } from 'pino';
+import type { CallContext } from '../contracts/context.js';
+import type { EventContract } from '../contracts/subject.js';
+import type { z } from 'zod';
+import { encodeJson } from '../runtime/codec.js';
+import { prefixed } from '../runtime/subjects.js';
+import type { Pool, Queryable } from '../db/pool.js';
+
+/** Writes a durable message in the caller's transaction; the relay publishes it after commit. */
+export async function enqueue<P extends z.ZodType>(
+  tx: Queryable,
+  event: EventContract<P>,
+  id: string,
+  payload: z.infer<P>,
+  ctx: CallContext,
+): Promise<void> {
+  const body = event.payload.parse(payload);
+  const h: Record<string, string> = { 'ccs-request-id': ctx.requestId };
+  if (ctx.appId) h['ccs-app-id'] = ctx.appId;
+  if (ctx.playerId) h['ccs-player-id'] = ctx.playerId;
+  if (ctx.traceparent) h['traceparent'] = ctx.traceparent;
+  await tx.query('INSERT INTO outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)', [id, event.subject, body, h]);
+}
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * Publishes outbox rows to JetStream with `Nats-Msg-Id` = row id (the stream de-duplicates
+ * re-publishes), then marks them published. Runs on a timer and on demand; replicas share the
+ * work through `FOR UPDATE SKIP LOCKED`, so a crash between commit and publish loses nothing.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly js: JetStreamClient,
+    private readonly prefix: string,
+    private readonly log: Logger,
+    private readonly intervalMs = 1000,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.flush()
+        .catch((err) => this.log.warn({ err: String(err) }, 'outbox relay pass failed; will retry'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  /** Publishes everything pending now; concurrent calls share one pass. */
+  flush(): Promise<void> {
+    if (!this.running) {
+      this.running = this.drainPending().finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Number of messages not yet confirmed by the stream (for metrics and tests). */
+  async backlog(): Promise<number> {
+    const r = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    return r.rows[0]!.n;
+  }
+
+  private async drainPending(): Promise<void> {
+    for (;;) {
+      const published = await this.publishBatch(100);
+      if (published < 100) return;
+    }
+  }
+
+  private async publishBatch(limit: number): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, subject, payload, headers FROM outbox WHERE published_at IS NULL
+         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      for (const row of rows) {
+        const h = natsHeaders();
+        for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
+        await this.js.publish(prefixed(this.prefix, row.subject), encodeJson(row.payload), { msgID: row.id, headers: h });
+      }
+      if (rows.length) {
+        await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
+      }
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}
+

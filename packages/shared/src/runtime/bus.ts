@@ -1,0 +1,64 @@
+import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { AppError, ErrorReplySchema } from '../errors/app-error.js';
+import type { CallContext } from '../contracts/context.js';
+import type { ReplyOf, RequestOf, SubjectContract } from '../contracts/subject.js';
+import { contextToHeaders, decodeJson, encodeJson } from './codec.js';
+import { prefixed } from './subjects.js';
+
+/** The header our runtime sets on error replies, besides the Service API's own. */
+export const ERROR_HEADER = 'Nats-Service-Error-Code';
+
+/**
+ * Request-reply over NATS with the shared contracts: validates the request before sending and the
+ * reply on arrival, turns typed error replies back into AppError, and bounds every call in time.
+ */
+export class Bus {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly prefix: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async request<C extends SubjectContract>(
+    contract: C,
+    payload: RequestOf<C>,
+    ctx: CallContext,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<ReplyOf<C>> {
+    const body = contract.request.parse(payload);
+    let msg;
+    try {
+      msg = await this.nc.request(prefixed(this.prefix, contract.subject), encodeJson(body), {
+        timeout: opts.timeoutMs ?? this.timeoutMs,
+        headers: contextToHeaders(ctx),
+      });
+    } catch (err) {
+      throw transportError(err as NatsError, contract.subject);
+    }
+    const decoded = decodeJson(msg.data);
+    if (msg.headers?.get(ERROR_HEADER)) {
+      const errors = ErrorReplySchema.safeParse(decoded);
+      if (errors.success) throw AppError.many(errors.data.errors);
+      throw AppError.internal();
+    }
+    const reply = contract.reply.safeParse(decoded);
+    if (!reply.success) throw AppError.internal();
+    return reply.data as ReplyOf<C>;
+  }
+}
+
+function transportError(err: NatsError, subject: string): AppError {
+  const service = subject.split('.')[0];
+  if (err.code === ErrorCode.NoResponders) {
+    return AppError.unavailable('service_unavailable', `The ${service} service is not available. Retry shortly.`);
+  }
+  if (err.code === ErrorCode.Timeout) {
+    return new AppError({
+      status: 504,
+      code: 'service_timeout',
+      title: 'Gateway Timeout',
+      detail: `The ${service} service did not answer in time. Retry shortly.`,
+    });
+  }
+  return AppError.unavailable('messaging_unavailable', 'The message bus is not available. Retry shortly.');
+}

@@ -1,0 +1,6 @@
+export * from './bus.js';
+export * from './codec.js';
+export * from './endpoint.js';
+export * from './infra-errors.js';
+export * from './service.js';
+export * from './subjects.js';
