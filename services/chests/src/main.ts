@@ -1,4 +1,5 @@
-import { BaseConfigSchema, loadConfig, runMain } from '@ccs/shared';
+import { loadConfig, runMain } from '@ccs/shared';
+import { ChestsConfigSchema } from './config.js';
 import { chestsService } from './service.js';
 
-await runMain(chestsService, () => loadConfig(BaseConfigSchema));
+await runMain(chestsService, () => loadConfig(ChestsConfigSchema));

@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import type { BaseConfig, ServiceDefinition } from '@ccs/shared';
+import type { ServiceDefinition } from '@ccs/shared';
+import type { ChestsConfig } from './config.js';
 
 /** The chests service. */
-export const chestsService: ServiceDefinition<BaseConfig> = {
+export const chestsService: ServiceDefinition<ChestsConfig> = {
   name: 'chests',
   version: '0.1.0',
   schema: 'chests',

@@ -1,4 +1,5 @@
-import { BaseConfigSchema, loadConfig, runMain } from '@ccs/shared';
+import { loadConfig, runMain } from '@ccs/shared';
+import { CollectionsConfigSchema } from './config.js';
 import { collectionsService } from './service.js';
 
-await runMain(collectionsService, () => loadConfig(BaseConfigSchema));
+await runMain(collectionsService, () => loadConfig(CollectionsConfigSchema));

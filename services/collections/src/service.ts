@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import type { BaseConfig, ServiceDefinition } from '@ccs/shared';
+import type { ServiceDefinition } from '@ccs/shared';
+import type { CollectionsConfig } from './config.js';
 
 /** The collections service. */
-export const collectionsService: ServiceDefinition<BaseConfig> = {
+export const collectionsService: ServiceDefinition<CollectionsConfig> = {
   name: 'collections',
   version: '0.1.0',
   schema: 'collections',

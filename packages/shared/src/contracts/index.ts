@@ -3,3 +3,4 @@ export * from './context.js';
 export * from './content.js';
 export * from './events.js';
 export * from './players.js';
+export * from './default-content.js';

@@ -1,0 +1,65 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import qs from 'qs';
+import type { Logger } from 'pino';
+import type { Bus } from '@ccs/shared';
+import type { GatewayConfig } from './config.js';
+import { genRequestId } from './lib/http.js';
+import errors from './plugins/errors.js';
+import negotiation from './plugins/negotiation.js';
+import tenancy from './plugins/tenancy.js';
+import auth from './plugins/auth.js';
+import rateLimiting from './plugins/rate-limit.js';
+import healthRoutes from './routes/health.js';
+import v1Routes from './routes/v1/index.js';
+
+/** What the gateway needs from outside: its config, the NATS bus and Redis. */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  bus: Bus;
+  redis: Redis;
+  logger?: Logger;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    bus: Bus;
+    gatewayConfig: GatewayConfig;
+  }
+}
+
+/** Builds the gateway app (no port); the server and the tests share it. */
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: genRequestId,
+    requestIdHeader: false,
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    trustProxy: true,
+    routerOptions: {
+      querystringParser: (s: string) => qs.parse(s, { depth: 8, arrayLimit: 20, parameterLimit: 200 }) as Record<string, unknown>,
+      ignoreTrailingSlash: true,
+    },
+  }) as unknown as FastifyInstance;
+  app.decorate('bus', deps.bus);
+  app.decorate('gatewayConfig', deps.config);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(errors);
+  await app.register(negotiation);
+  await app.register(tenancy, { bus: deps.bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
+  await app.register(auth, { bus: deps.bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });
+  if (deps.config.RATE_LIMIT === 'on') {
+    await app.register(rateLimiting, {
+      redis: deps.redis,
+      prefix: deps.config.REDIS_PREFIX,
+      perMinute: deps.config.RATE_LIMIT_PER_MINUTE,
+      authPerMinute: deps.config.RATE_LIMIT_AUTH_PER_MINUTE,
+    });
+  }
+  await app.register(healthRoutes, { bus: deps.bus, redis: deps.redis, timeoutMs: deps.config.READY_TIMEOUT_MS });
+  await app.register(v1Routes);
+  return app;
+}

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { BaseConfigSchema } from '@ccs/shared';
+
+/** Gateway settings, from the environment. */
+export const GatewayConfigSchema = BaseConfigSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  /** Absolute base of links in documents; derived from the request's Host when unset. */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  RATE_LIMIT: z.enum(['on', 'off']).default('on'),
+  /** Requests per minute per app and player (or address). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  /** Requests per minute per app and address on login, registration, refresh and guest creation. */
+  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  APIKEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  JWT_ISSUER: z.string().default('collectible-chest-service'),
+  JWT_AUDIENCE: z.string().default('collectible-chest-api'),
+  /** Bound on the readiness probe's calls to each service. */
+  READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+});
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;

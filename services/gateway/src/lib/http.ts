@@ -1,0 +1,67 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { AppError, JSONAPI_MEDIA_TYPE, parseJsonApiQuery, zodIssuesToErrors, type CallContext, type Document, type ParsedQuery, type QuerySpec } from '@ccs/shared';
+
+/** The call context a route sends to a service: request id, app and player. */
+export function callContext(request: FastifyRequest): CallContext {
+  return {
+    requestId: request.id,
+    appId: request.tenant?.appId,
+    playerId: request.player?.id,
+    traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
+  };
+}
+
+/** The app id of an API-key-checked request (every /api route has one). */
+export function appIdOf(request: FastifyRequest): string {
+  if (!request.tenant) throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
+  return request.tenant.appId;
+}
+
+/** The authenticated player, or 401. */
+export function playerOf(request: FastifyRequest): { id: string; anonymous: boolean } {
+  if (!request.player) throw request.authError ?? AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.');
+  return request.player;
+}
+
+/** Validates a JSON body; each failing field is a 422 pointing at it (under `pointerPrefix`). */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, pointerPrefix = ''): z.infer<S> {
+  if (body === undefined || body === null || typeof body !== 'object') {
+    throw AppError.badRequest('missing_body', 'This request needs a JSON body.', { pointer: '' });
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw AppError.many(zodIssuesToErrors(parsed.error.issues, 'body', pointerPrefix));
+  return parsed.data;
+}
+
+/** Validates a path parameter as a UUID (400 naming the parameter). */
+export function uuidParam(request: FastifyRequest, name: string): string {
+  const value = (request.params as Record<string, string>)[name];
+  if (!value || !z.string().uuid().safeParse(value).success) {
+    throw AppError.badRequest('invalid_id', `Path parameter "${name}" must be a UUID.`, { parameter: name });
+  }
+  return value.toLowerCase();
+}
+
+/** Parses the JSON:API query members of a request against what the route supports. */
+export function jsonApiQuery(request: FastifyRequest, spec: QuerySpec): ParsedQuery {
+  return parseJsonApiQuery((request.query ?? {}) as Record<string, unknown>, spec);
+}
+
+/** Sends a JSON:API document with the JSON:API media type. */
+export function sendDocument(reply: FastifyReply, status: number, doc: Document): FastifyReply {
+  return reply.code(status).type(JSONAPI_MEDIA_TYPE).send(doc);
+}
+
+/** Absolute base URL for links: PUBLIC_BASE_URL, else the request's own scheme and host. */
+export function baseUrl(request: FastifyRequest, configured?: string): string {
+  if (configured) return configured.replace(/\/$/, '');
+  return `${request.protocol}://${request.host}`;
+}
+
+/** Request ids: a well-formed incoming X-Request-Id is kept, else a new UUID. */
+export function genRequestId(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : randomUUID();
+}

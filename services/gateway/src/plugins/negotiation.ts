@@ -1,0 +1,62 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { AppError, JSONAPI_MEDIA_TYPE } from '@ccs/shared';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body media type a route takes: JSON:API documents, or plain JSON (credit). */
+    bodyType?: 'jsonapi' | 'json';
+  }
+}
+
+const unsupported = (detail: string) =>
+  new AppError({ status: 415, code: 'unsupported_media_type', title: 'Unsupported Media Type', detail });
+
+/** Media types in an Accept or Content-Type header, each with whether it carries parameters. */
+function mediaTypes(header: string): { type: string; hasParams: boolean }[] {
+  return header.split(',').map((part) => {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    // The q weight is a parameter of the Accept header, not of the media type.
+    return { type, hasParams: params.some((p) => p && !p.startsWith('q=')) };
+  });
+}
+
+/**
+ * JSON:API content negotiation: a request body must use the route's media type (JSON:API
+ * documents with no media type parameters, else 415); an Accept header that names the JSON:API
+ * media type only with parameters gets 406.
+ */
+export default fp(
+  async function negotiation(app: FastifyInstance) {
+    app.addContentTypeParser(JSONAPI_MEDIA_TYPE, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+
+    app.addHook('onRequest', async (request) => {
+      const accept = request.headers.accept;
+      if (!accept) return;
+      const jsonapi = mediaTypes(accept).filter((m) => m.type === JSONAPI_MEDIA_TYPE);
+      if (jsonapi.length > 0 && jsonapi.every((m) => m.hasParams)) {
+        throw new AppError({
+          status: 406,
+          code: 'not_acceptable',
+          title: 'Not Acceptable',
+          detail: `Accept ${JSONAPI_MEDIA_TYPE} without media type parameters.`,
+        });
+      }
+    });
+
+    app.addHook('preValidation', async (request) => {
+      const expected = request.routeOptions.config.bodyType;
+      if (!expected) return;
+      const header = request.headers['content-type'];
+      if (!header) throw unsupported(`Send the body with Content-Type: ${expected === 'jsonapi' ? JSONAPI_MEDIA_TYPE : 'application/json'}.`);
+      const [ct] = mediaTypes(header);
+      if (expected === 'jsonapi' && (ct?.type !== JSONAPI_MEDIA_TYPE || ct.hasParams)) {
+        throw unsupported(`Send the body as ${JSONAPI_MEDIA_TYPE}, with no media type parameters.`);
+      }
+      if (expected === 'json' && ct?.type !== 'application/json') {
+        throw unsupported('Send the body as application/json.');
+      }
+    });
+  },
+  { name: 'negotiation', dependencies: ['errors'] },
+);

@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify';
+import playersRoutes from './players.js';
+import currenciesRoutes from './currencies.js';
+
+/**
+ * Every resource's routes under /api/v1. The spec's unprefixed paths (/players/login,
+ * /currencies, /currencies/{id}/credit) are registered by their resource files as aliases.
+ */
+export default async function v1Routes(app: FastifyInstance) {
+  await app.register(playersRoutes);
+  await app.register(currenciesRoutes);
+}

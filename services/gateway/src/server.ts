@@ -1,0 +1,41 @@
+import { connect } from 'nats';
+import { Redis } from 'ioredis';
+import { Bus, createLogger, describeInfraError, InfraError, type Logger } from '@ccs/shared';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { GatewayConfig } from './config.js';
+
+/** A listening gateway and how to close it. */
+export interface RunningGateway {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Connects NATS and Redis, builds the app and listens; `close` finishes in-flight requests first. */
+export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
+  const log = logger ?? createLogger('gateway', config.LOG_LEVEL);
+  const nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}gateway`, maxReconnectAttempts: -1 }).catch((err) => {
+    throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
+  });
+  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: true });
+  await redis.connect().catch(async (err) => {
+    await nc.close();
+    redis.disconnect();
+    throw new InfraError(describeInfraError('Redis', config.REDIS_URL, err));
+  });
+  redis.on('error', (err) => log.warn({ err: String(err) }, 'redis error'));
+  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS);
+  const app = await buildApp({ config, bus, redis, logger: log });
+  const url = await app.listen({ port: config.PORT, host: config.HOST });
+  log.info({ url }, 'gateway listening');
+  return {
+    app,
+    url: url.replace('0.0.0.0', '127.0.0.1'),
+    async close() {
+      await app.close();
+      await nc.drain().catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}
