@@ -24,10 +24,112 @@ export const PlayerRulesSchema = z.object({
   player_credit_allowed: z.boolean().default(true),
 });
 
+const Slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lower-case letters, digits and dashes');
+
+/** A rarity tier: its base drop rate (weight) and the experience one item of it gives. */
+export const RarityContentSchema = z.object({
+  id: Slug,
+  name: z.string().min(1),
+  /** Base drop rate as a fraction; the default weight of this rarity in every chest. */
+  drop_rate: z.number().positive().max(1),
+  experience: z.number().int().min(0),
+  /** Order from most common (1) up; "rare or better" means rank >= rare's rank. */
+  rank: z.number().int().min(1),
+});
+
+export const CollectibleContentSchema = z.object({
+  id: Slug,
+  name: z.string().min(1),
+  description: z.string(),
+  images: z.array(z.string().url()).default([]),
+  rarity: Slug,
+});
+
+export const CollectionContentSchema = z.object({
+  id: Slug,
+  name: z.string().min(1),
+  description: z.string(),
+  collectibles: z.array(CollectibleContentSchema).min(1),
+});
+
+/** Where a chest draws from: whole collections and/or explicit collectibles (their union). */
+export const PoolSchema = z.union([
+  z.object({ collection: Slug }).strict(),
+  z.object({ collectibles: z.array(Slug).min(1) }).strict(),
+]);
+
+export const ChestRulesSchema = z.object({
+  /** Items per open: fixed, or a uniform integer range. */
+  items: z.union([
+    z.object({ fixed: z.number().int().min(1).max(50) }).strict(),
+    z.object({ min: z.number().int().min(1).max(50), max: z.number().int().min(1).max(50) }).strict(),
+  ]),
+  /** Weights per rarity for this chest; defaults to the rarities' drop rates. */
+  rarity_weights: z.record(Slug, z.number().min(0)).optional(),
+  pools: z.array(PoolSchema).min(1),
+  /** Guaranteed slots: the first `count` items are drawn only from rarities ranked >= min_rarity. */
+  guarantees: z.array(z.object({ min_rarity: Slug, count: z.number().int().min(1).max(10) })).default([]),
+  /** Bonus rewards: with probability `chance`, `count` extra items of rank >= min_rarity. */
+  bonus: z.array(z.object({ chance: z.number().min(0).max(1), count: z.number().int().min(1).max(10), min_rarity: Slug })).default([]),
+});
+
+/** A chest type of the catalog: presentation, price per currency code and drop rules. */
+export const ChestTypeContentSchema = z.object({
+  id: Slug,
+  name: z.string().min(1),
+  description: z.string(),
+  images: z.array(z.string().url()).default([]),
+  /** Price per currency code, integers; a currency it cannot be bought with is absent. */
+  price: z.record(z.string(), z.number().int().positive()),
+  rules: ChestRulesSchema,
+});
+
 export const AppContentSchema = z
   .object({
     currencies: z.array(CurrencyContentSchema).min(1),
     players: PlayerRulesSchema,
+    rarities: z.array(RarityContentSchema).min(1).default([]),
+    collections: z.array(CollectionContentSchema).default([]),
+    chests: z.array(ChestTypeContentSchema).default([]),
   })
-  .passthrough();
+  .superRefine(checkReferences);
 export type AppContent = z.infer<typeof AppContentSchema>;
+export type ChestTypeContent = z.infer<typeof ChestTypeContentSchema>;
+export type ChestRules = z.infer<typeof ChestRulesSchema>;
+export type RarityContent = z.infer<typeof RarityContentSchema>;
+export type CollectionContent = z.infer<typeof CollectionContentSchema>;
+
+/** Cross-references a content file must satisfy: every id it points at exists and is unique. */
+function checkReferences(c: { rarities: { id: string }[]; collections: CollectionContent[]; chests: ChestTypeContent[]; currencies: { code: string }[]; players: { starter_chest_type: string } }, ctx: z.RefinementCtx): void {
+  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const rarities = new Set(c.rarities.map((r) => r.id));
+  const currencies = new Set(c.currencies.map((x) => x.code));
+  const collections = new Set<string>();
+  const collectibles = new Set<string>();
+  c.collections.forEach((col, i) => {
+    if (collections.has(col.id)) issue(['collections', i, 'id'], `duplicate collection ${col.id}`);
+    collections.add(col.id);
+    col.collectibles.forEach((it, j) => {
+      if (collectibles.has(it.id)) issue(['collections', i, 'collectibles', j, 'id'], `duplicate collectible ${it.id}`);
+      collectibles.add(it.id);
+      if (!rarities.has(it.rarity)) issue(['collections', i, 'collectibles', j, 'rarity'], `unknown rarity ${it.rarity}`);
+    });
+  });
+  const chestIds = new Set<string>();
+  c.chests.forEach((ch, i) => {
+    if (chestIds.has(ch.id)) issue(['chests', i, 'id'], `duplicate chest ${ch.id}`);
+    chestIds.add(ch.id);
+    for (const code of Object.keys(ch.price)) if (!currencies.has(code)) issue(['chests', i, 'price', code], `unknown currency ${code}`);
+    const items = ch.rules.items;
+    if ('min' in items && items.min > items.max) issue(['chests', i, 'rules', 'items'], 'min is above max');
+    ch.rules.pools.forEach((p, j) => {
+      if ('collection' in p && !collections.has(p.collection)) issue(['chests', i, 'rules', 'pools', j], `unknown collection ${p.collection}`);
+      if ('collectibles' in p) for (const id of p.collectibles) if (!collectibles.has(id)) issue(['chests', i, 'rules', 'pools', j], `unknown collectible ${id}`);
+    });
+    for (const r of Object.keys(ch.rules.rarity_weights ?? {})) if (!rarities.has(r)) issue(['chests', i, 'rules', 'rarity_weights', r], `unknown rarity ${r}`);
+    for (const g of [...ch.rules.guarantees, ...ch.rules.bonus]) if (!rarities.has(g.min_rarity)) issue(['chests', i, 'rules'], `unknown rarity ${g.min_rarity}`);
+  });
+  if (c.chests.length && !chestIds.has(c.players.starter_chest_type)) {
+    issue(['players', 'starter_chest_type'], `unknown chest type ${c.players.starter_chest_type}`);
+  }
+}

@@ -32,3 +32,22 @@ export const AppContentLoaded = defineEvent(
   'grants.apps.content',
   z.object({ appId: UuidSchema, version: z.number().int().min(1), content: AppContentSchema }),
 );
+
+/**
+ * The items of one chest opening, granted exactly once: collections adds them to the player's
+ * collection, players adds the experience. Message id = opening id.
+ */
+export const OpeningGranted = defineEvent(
+  'grants.openings.granted',
+  z.object({
+    openingId: UuidSchema,
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    chestTypeId: z.string(),
+    openedAt: z.string(),
+    experience: z.number().int().min(0),
+    items: z
+      .array(z.object({ slot: z.number().int().min(0), collectibleId: z.string(), collectionId: z.string(), rarity: z.string() }))
+      .min(1),
+  }),
+);

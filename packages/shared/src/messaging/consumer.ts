@@ -42,22 +42,26 @@ export async function markProcessed(tx: Queryable, messageId: string, consumerNa
   return r.rowCount === 1;
 }
 
-/** Subject on which a service announces that it applied a durable message. */
-export function appliedSubject(prefix: string, messageId: string): string {
-  return prefixed(prefix, `applied.${messageId}`);
+/**
+ * Subject on which a consumer announces that it applied a durable message:
+ * `applied.<message id>.<durable>`, so a waiter can wait for one consumer or any.
+ */
+export function appliedSubject(prefix: string, messageId: string, durable = '*'): string {
+  return prefixed(prefix, `applied.${messageId}.${durable}`);
 }
 
 /**
- * Waits (bounded) until every named message has been applied by its consumer. Subscribe before
- * publishing, then await `done`; it resolves with the ids seen in time.
+ * Waits (bounded) until every named message has been applied by a consumer (by the durable
+ * `consumer` when given). Subscribe before publishing, then await `done`; it resolves with the
+ * ids seen in time.
  */
-export function watchApplied(nc: NatsConnection, prefix: string, messageIds: string[]) {
+export function watchApplied(nc: NatsConnection, prefix: string, messageIds: string[], consumer?: string) {
   const pending = new Set(messageIds);
   const seen = new Set<string>();
   let resolve!: () => void;
   const all = new Promise<void>((r) => (resolve = r));
   const subs = messageIds.map((id) =>
-    nc.subscribe(appliedSubject(prefix, id), {
+    nc.subscribe(appliedSubject(prefix, id, consumer), {
       max: 1,
       callback: () => {
         pending.delete(id);
@@ -131,7 +135,7 @@ async function deliver(
   try {
     await def.handle(parsed.data, { messageId, ctx, deliveryCount: m.info.deliveryCount });
     m.ack();
-    deps.nc.publish(appliedSubject(deps.prefix, messageId));
+    deps.nc.publish(appliedSubject(deps.prefix, messageId, def.durable));
   } catch (err) {
     if (m.info.deliveryCount >= maxDeliver) {
       await park(deps.pool, def, m, messageId, String(err)).catch((e) => log.error({ err: String(e) }, 'could not park'));
