@@ -1,12 +1,30 @@
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@ccs/shared';
 import type { WalletConfig } from './config.js';
+import { contentLoadedConsumer } from './consumers/content-loaded.js';
+import { creditGrantsConsumer } from './consumers/credit-grants.js';
+import { balancesEndpoint } from './endpoints/balances.js';
+import { creditEndpoint } from './endpoints/credit.js';
+import { debitEndpoint } from './endpoints/debit.js';
+import { listCurrenciesEndpoint } from './endpoints/list-currencies.js';
+import { refundEndpoint } from './endpoints/refund.js';
+import { idempotencySweeper } from './workers/idempotency-sweeper.js';
 
-/** The wallet service. */
+/** The wallet service: currencies, balances, the ledger, credits and debits. */
 export const walletService: ServiceDefinition<WalletConfig> = {
   name: 'wallet',
   version: '0.1.0',
   schema: 'wallet',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  build: () => ({ endpoints: [] }),
+  build: ({ pool, log, config }) => ({
+    endpoints: [
+      listCurrenciesEndpoint(pool),
+      creditEndpoint(pool),
+      debitEndpoint(pool),
+      refundEndpoint(pool),
+      balancesEndpoint(pool),
+    ],
+    consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool)],
+    workers: [idempotencySweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS)],
+  }),
 };

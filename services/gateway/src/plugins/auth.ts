@@ -60,6 +60,8 @@ export default fp(
     await app.register(fastifyJwt, {
       // Verify-only: the key is looked up by the token's kid; the gateway never signs.
       secret: ((request: FastifyRequest, token: { header?: { kid?: string } }) => store.publicKey(token.header?.kid, request.id)) as never,
+      // The secret callback needs the token's header (kid): decode the complete token for it.
+      decode: { complete: true },
       verify: {
         algorithms: ['ES256'],
         allowedIss: opts.issuer,

@@ -1,4 +1,73 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError, applyFieldset, CreditCurrency, ListCurrencies, resource, selfLink, type CurrencyView } from '@ccs/shared';
+import { appIdOf, baseUrl, callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 
-/** Routes of the currencies resource (filled in by the currencies work). */
-export default async function currenciesRoutes(_app: FastifyInstance) {}
+/** The credit body: the spec's amount pattern, as a string (never a JSON number). */
+const CreditBodySchema = z.object({
+  amount: z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? 'amount is required, as a decimal string such as "10.50".' : 'amount must be a string, such as "10.50", not a number.',
+    })
+    .max(40, { error: 'amount is too long.' })
+    .regex(/^\d+(\.\d{1,2})?$/, { error: 'amount must be digits with at most two decimals, such as "10" or "10.50".' }),
+});
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The optional Idempotency-Key header: printable ASCII, 1 to 255 characters (else 400). */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const value = request.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
+    throw AppError.badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.', {
+      header: 'Idempotency-Key',
+    });
+  }
+  return value;
+}
+
+const currencyResource = (c: CurrencyView) =>
+  resource('currency', c.id, { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) });
+
+/** GET /currencies: the app's currencies; with a Bearer token, each carries the player's balance. */
+async function listCurrencies(request: FastifyRequest, reply: FastifyReply) {
+  appIdOf(request);
+  const query = jsonApiQuery(request, { fields: { currency: ['code', 'name', 'balance'] } });
+  const { currencies } = await request.server.bus.request(ListCurrencies, {}, callContext(request));
+  const path = request.url.split('?')[0]!;
+  return sendDocument(reply, 200, {
+    data: currencies.map((c) => applyFieldset(currencyResource(c), query.fields)),
+    links: { self: selfLink(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), path, (request.query ?? {}) as Record<string, unknown>) },
+  });
+}
+
+/** POST /currencies/{currency_id}/credit: plain JSON in and out, as the spec shows. */
+async function credit(request: FastifyRequest, reply: FastifyReply) {
+  const tenant = request.tenant;
+  if (!tenant) throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
+  playerOf(request);
+  const currencyId = uuidParam(request, 'currency_id');
+  const idempotencyKey = idempotencyKeyOf(request);
+  const body = parseBody(CreditBodySchema, request.body);
+  const result = await request.server.bus.request(
+    CreditCurrency,
+    { currencyId, amount: body.amount, keyKind: tenant.keyKind, idempotencyKey },
+    callContext(request),
+  );
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(200).type('application/json').send({ data: { balance: { amount: result.balance } } });
+}
+
+/**
+ * Routes of the currencies resource, under /api/v1 and at the spec's unprefixed aliases
+ * (which still need the apikey: `tenantScoped`).
+ */
+export default async function currenciesRoutes(app: FastifyInstance) {
+  for (const prefix of ['/api/v1', '']) {
+    const tenantScoped = prefix === '';
+    app.get(`${prefix}/currencies`, { config: { tenantScoped } }, listCurrencies);
+    app.post(`${prefix}/currencies/:currency_id/credit`, { config: { tenantScoped, bodyType: 'json' } }, credit);
+  }
+}

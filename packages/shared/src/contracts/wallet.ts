@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { defineSubject } from './subject.js';
+import { CurrencyContentSchema } from './content.js';
+import { DecimalSchema, UuidSchema } from './context.js';
+
+/** A currency code as content files spell it (`coins`, `gems`). */
+export const CurrencyCodeSchema = CurrencyContentSchema.shape.code;
+
+/** One currency of the calling app; `balance` is the calling player's, absent without a player. */
+export const CurrencyViewSchema = z.object({
+  id: UuidSchema,
+  code: CurrencyCodeSchema,
+  name: z.string(),
+  balance: DecimalSchema.optional(),
+});
+/** One currency as the wallet reports it. */
+export type CurrencyView = z.infer<typeof CurrencyViewSchema>;
+
+/** Lists the app's currencies (ctx.appId), with ctx.playerId's balances when a player calls. */
+export const ListCurrencies = defineSubject(
+  'wallet.v1.list_currencies',
+  z.object({}),
+  z.object({ currencies: z.array(CurrencyViewSchema) }),
+);
+
+/**
+ * Credits ctx.playerId's balance of one currency (the spec's credit endpoint). `keyKind` is the
+ * kind of apikey the client used: apps may require a secret key. `idempotencyKey` makes a retry
+ * return the first answer; `amount` is the client's string, unchanged (it is part of the body hash).
+ */
+export const CreditCurrency = defineSubject(
+  'wallet.v1.credit',
+  z.object({
+    currencyId: UuidSchema,
+    amount: DecimalSchema,
+    keyKind: z.enum(['publishable', 'secret']),
+    idempotencyKey: z.string().min(1).max(255).optional(),
+  }),
+  z.object({
+    balance: DecimalSchema,
+    /** True when this is a stored answer to an earlier request with the same Idempotency-Key. */
+    replayed: z.boolean(),
+  }),
+);
+
+/** A debit's reference: the caller's id of it (e.g. `purchase:<uuid>`), printable ASCII. */
+export const DebitReferenceSchema = z.string().regex(/^[\x21-\x7e]{1,200}$/);
+
+/** Debits a player's balance (purchases); never below zero (409 insufficient_funds), idempotent on `reference`. */
+export const DebitCurrency = defineSubject(
+  'wallet.v1.debit',
+  z.object({
+    playerId: UuidSchema,
+    currency: CurrencyCodeSchema,
+    amount: DecimalSchema,
+    /** The caller's id of this debit (e.g. the purchase id); a retry with it changes nothing. */
+    reference: DebitReferenceSchema,
+  }),
+  z.object({ currencyId: UuidSchema, currency: CurrencyCodeSchema, balance: DecimalSchema }),
+);
+
+/** Compensation of a debit: credits back exactly the debit with `reference`, at most once. */
+export const RefundDebit = defineSubject(
+  'wallet.v1.refund',
+  z.object({ reference: DebitReferenceSchema }),
+  z.object({
+    outcome: z.enum(['refunded', 'already_refunded', 'unknown_reference']),
+    /** The balance after the refund, when this call refunded. */
+    balance: DecimalSchema.optional(),
+  }),
+);
+
+/** A player's balance of every currency of the app ("0.00" where nothing was ever credited). */
+export const GetBalances = defineSubject(
+  'wallet.v1.balances',
+  z.object({ playerId: UuidSchema }),
+  z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: DecimalSchema })) }),
+);

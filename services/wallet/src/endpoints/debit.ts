@@ -1,0 +1,34 @@
+import { DebitCurrency, endpoint, withTransaction, type Pool } from '@ccs/shared';
+import { appOf } from '../call-context.js';
+import { walletErrors } from '../errors.js';
+import { takeFromBalance } from '../repositories/balances-repo.js';
+import { currencyIdsByCode } from '../repositories/currencies-repo.js';
+import { claimDebit, findDebit, setDebitBalance } from '../repositories/debits-repo.js';
+
+/**
+ * wallet.v1.debit (purchases): takes an amount from a player's balance, never below zero.
+ * The reference is claimed first, so a retried or concurrent debit with it answers like the first
+ * one and moves no money twice; reusing a reference for a different debit is a 409.
+ */
+export function debitEndpoint(pool: Pool) {
+  return endpoint(DebitCurrency, async (req, ctx) => {
+    const appId = appOf(ctx);
+    // The amount is a validated decimal string: it is zero exactly when it has no non-zero digit.
+    if (!/[1-9]/.test(req.amount)) throw walletErrors.amountNotPositive();
+    return withTransaction(pool, async (tx) => {
+      const currencyId = (await currencyIdsByCode(tx, appId, [req.currency])).get(req.currency);
+      if (!currencyId) throw walletErrors.currencyNotFound();
+      const debit = { appId, reference: req.reference, playerId: req.playerId, currencyId, amount: req.amount };
+      if (!(await claimDebit(tx, debit))) {
+        const first = await findDebit(tx, appId, req.reference, req.amount);
+        const same = first?.sameAmount && first.playerId === req.playerId && first.currencyId === currencyId;
+        if (!same || first.balanceAfter === null) throw walletErrors.referenceReused();
+        return { currencyId, currency: req.currency, balance: first.balanceAfter };
+      }
+      const balance = await takeFromBalance(tx, { ...debit, reason: 'debit', requestId: ctx.requestId });
+      if (balance === undefined) throw walletErrors.insufficientFunds(req.currency);
+      await setDebitBalance(tx, appId, req.reference, balance);
+      return { currencyId, currency: req.currency, balance };
+    });
+  });
+}

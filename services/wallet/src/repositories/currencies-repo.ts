@@ -1,0 +1,78 @@
+import type { CurrencyContentSchema, Queryable } from '@ccs/shared';
+import type { z } from 'zod';
+
+type CurrencyContent = z.infer<typeof CurrencyContentSchema>;
+
+/**
+ * Creates or updates the app's currencies from content (the id of a code never changes), and
+ * retires the ones the content no longer lists. Balances and ledger rows are never touched.
+ */
+export async function upsertCurrencies(tx: Queryable, appId: string, currencies: CurrencyContent[]): Promise<void> {
+  const unique = [...new Map(currencies.map((c) => [c.code, c])).values()];
+  await tx.query(
+    `INSERT INTO currencies (app_id, code, name, max_credit, position)
+     SELECT $1, c.code, c.name, c.max_credit::numeric, c.ord
+       FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS c(code, name, max_credit, ord)
+     ON CONFLICT (app_id, code) DO UPDATE
+       SET name = EXCLUDED.name, max_credit = EXCLUDED.max_credit, position = EXCLUDED.position,
+           retired_at = NULL, updated_at = now()`,
+    [appId, unique.map((c) => c.code), unique.map((c) => c.name), unique.map((c) => c.max_credit)],
+  );
+  await tx.query(
+    `UPDATE currencies SET retired_at = now(), updated_at = now()
+      WHERE app_id = $1 AND retired_at IS NULL AND NOT (code = ANY($2::text[]))`,
+    [appId, unique.map((c) => c.code)],
+  );
+}
+
+/** A currency row with the player's balance (null when the player never held any). */
+export interface CurrencyWithBalance {
+  id: string;
+  code: string;
+  name: string;
+  balance: string | null;
+}
+
+/** The app's active currencies in content order, each with `playerId`'s balance when given. */
+export async function listCurrencies(q: Queryable, appId: string, playerId: string | undefined): Promise<CurrencyWithBalance[]> {
+  const r = await q.query<CurrencyWithBalance>(
+    `SELECT c.id, c.code, c.name,
+            CASE WHEN $2::uuid IS NULL THEN NULL ELSE COALESCE(b.amount, 0)::numeric(20, 2) END AS balance
+       FROM currencies c
+       LEFT JOIN balances b ON b.app_id = c.app_id AND b.currency_id = c.id AND b.player_id = $2::uuid
+      WHERE c.app_id = $1 AND c.retired_at IS NULL
+      ORDER BY c.position, c.code`,
+    [appId, playerId ?? null],
+  );
+  return r.rows;
+}
+
+/** A currency to credit, with the amount checked against it in SQL (exact decimals). */
+export interface CreditTarget {
+  id: string;
+  code: string;
+  maxCredit: string;
+  positive: boolean;
+  withinMax: boolean;
+}
+
+/** Looks up an active currency of the app by id and compares `amount` with its limits. */
+export async function findCreditTarget(q: Queryable, appId: string, currencyId: string, amount: string): Promise<CreditTarget | undefined> {
+  const r = await q.query<CreditTarget>(
+    `SELECT id, code, max_credit::text AS "maxCredit",
+            $3::numeric > 0 AS positive, $3::numeric <= max_credit AS "withinMax"
+       FROM currencies
+      WHERE app_id = $1 AND id = $2 AND retired_at IS NULL`,
+    [appId, currencyId, amount],
+  );
+  return r.rows[0];
+}
+
+/** Ids of the app's active currencies by code; codes the app does not have are absent. */
+export async function currencyIdsByCode(q: Queryable, appId: string, codes: string[]): Promise<Map<string, string>> {
+  const r = await q.query<{ id: string; code: string }>(
+    'SELECT id, code FROM currencies WHERE app_id = $1 AND code = ANY($2::text[]) AND retired_at IS NULL',
+    [appId, codes],
+  );
+  return new Map(r.rows.map((row) => [row.code, row.id]));
+}
