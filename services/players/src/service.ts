@@ -1,12 +1,66 @@
 import { fileURLToPath } from 'node:url';
-import type { ServiceDefinition } from '@ccs/shared';
+import { OutboxRelay, type ServiceDefinition } from '@ccs/shared';
+import { ensureDemoApp } from './apps/demo-app.js';
+import { experienceConsumer } from './consumers/experience.js';
 import type { PlayersConfig } from './config.js';
+import { PasswordHasher } from './credentials/passwords.js';
+import type { PlayersDeps } from './deps.js';
+import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/admin.js';
+import { createGuestEndpoint } from './endpoints/create-guest.js';
+import { addFriendEndpoint, listFriendsEndpoint, removeFriendEndpoint } from './endpoints/friends.js';
+import { inventoryAccessEndpoint } from './endpoints/inventory-access.js';
+import { jwksEndpoint, resolveApiKeyEndpoint } from './endpoints/keys.js';
+import { loginEndpoint } from './endpoints/login.js';
+import { logoutEndpoint } from './endpoints/logout.js';
+import { getMeEndpoint, updateMeEndpoint } from './endpoints/me.js';
+import { refreshEndpoint } from './endpoints/refresh.js';
+import { registerEndpoint } from './endpoints/register.js';
+import { AccessTokenSigner } from './tokens/access-tokens.js';
+import { loadKeyRing } from './tokens/signing-keys.js';
 
-/** The players service. */
+/**
+ * The players service: apps and API keys, players, credentials and sessions, privacy, friends
+ * and experience (from chest openings). On start it loads (or creates) the signing key and
+ * seeds the demo app.
+ */
 export const playersService: ServiceDefinition<PlayersConfig> = {
   name: 'players',
   version: '0.1.0',
   schema: 'players',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  build: () => ({ endpoints: [] }),
+  async build({ config, log, pool, nc, js }) {
+    const keys = await loadKeyRing(pool, { privatePem: config.JWT_PRIVATE_KEY, publicPem: config.JWT_PUBLIC_KEY }, log);
+    await ensureDemoApp(pool, config.CHESTS_DEMO_API_KEY, log);
+    const d: PlayersDeps = {
+      config,
+      log,
+      pool,
+      nc,
+      relay: new OutboxRelay(pool, js, config.NATS_PREFIX, log),
+      hasher: new PasswordHasher({ memoryKib: config.ARGON2_MEMORY_KIB, timeCost: config.ARGON2_TIME_COST }),
+      signer: new AccessTokenSigner(keys.active, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
+      keys,
+    };
+    return {
+      endpoints: [
+        resolveApiKeyEndpoint(d),
+        jwksEndpoint(d),
+        registerEndpoint(d),
+        loginEndpoint(d),
+        refreshEndpoint(d),
+        logoutEndpoint(d),
+        createGuestEndpoint(d),
+        getMeEndpoint(d),
+        updateMeEndpoint(d),
+        addFriendEndpoint(d),
+        listFriendsEndpoint(d),
+        removeFriendEndpoint(d),
+        inventoryAccessEndpoint(d),
+        adminCreateAppEndpoint(d),
+        adminLoadContentEndpoint(d),
+      ],
+      consumers: [experienceConsumer(pool)],
+      workers: [d.relay],
+    };
+  },
 };

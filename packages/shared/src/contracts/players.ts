@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineSubject } from './subject.js';
 import { UuidSchema } from './context.js';
+import { AppContentSchema } from './content.js';
 
 /** Resolves an `apikey` header to its app; the gateway caches the answer briefly. */
 export const ResolveApiKey = defineSubject(
@@ -21,4 +22,138 @@ export const GetJwks = defineSubject(
     issuer: z.string(),
     keys: z.array(z.object({ kid: z.string(), alg: z.literal('ES256'), publicKeyPem: z.string() })).min(1),
   }),
+);
+
+/** Who may see a player's inventory: everyone (counts only), nobody else, or confirmed friends. */
+export const PrivacySchema = z.enum(['public', 'private', 'friends']);
+export type Privacy = z.infer<typeof PrivacySchema>;
+
+/** A player as the players service shows it to the player itself. */
+export const PlayerViewSchema = z.object({
+  id: UuidSchema,
+  /** Null for anonymous (guest) players. */
+  email: z.string().nullable(),
+  isAnonymous: z.boolean(),
+  privacy: PrivacySchema,
+  experience: z.number().int().min(0),
+  /** ISO 8601 UTC. */
+  createdAt: z.string(),
+});
+export type PlayerView = z.infer<typeof PlayerViewSchema>;
+
+/** Amounts per currency code, as integers (the content's player rules). */
+const CurrencyAmountsSchema = z.record(z.string(), z.number().int().min(0));
+
+/** What registration and guest creation grant, and the starter chest's inventory id. */
+export const SessionGrantsSchema = z.object({
+  initialCurrency: CurrencyAmountsSchema,
+  welcomeBonus: CurrencyAmountsSchema,
+  /** Inventory id of the starter chest (chosen by players, applied by chests). */
+  starterChestId: UuidSchema,
+});
+
+/** A signed-in player: tokens and, on registration or guest creation, what was granted. */
+export const SessionSchema = z.object({
+  player: PlayerViewSchema,
+  accessToken: z.string(),
+  refreshToken: z.string(),
+  tokenType: z.literal('Bearer'),
+  /** Access token lifetime in seconds. */
+  expiresIn: z.number().int().positive(),
+  playerType: z.enum(['registered', 'anonymous']),
+  grants: SessionGrantsSchema.optional(),
+});
+export type Session = z.infer<typeof SessionSchema>;
+
+/**
+ * Registers a player in ctx.appId. With ctx.playerId of an anonymous player, upgrades that
+ * player instead (same id). The password and email rules are checked here (422 per rule).
+ */
+export const RegisterPlayer = defineSubject(
+  'players.v1.register',
+  z.object({ email: z.string().max(10_000), password: z.string().max(10_000), passwordConfirmation: z.string().max(10_000) }),
+  SessionSchema,
+);
+
+/** Logs in with email and password (one generic 401 for any mismatch). */
+export const LoginPlayer = defineSubject(
+  'players.v1.login',
+  z.object({ email: z.string().max(10_000), password: z.string().max(10_000) }),
+  SessionSchema,
+);
+
+/** Exchanges a refresh token for a new session; the old token is rotated out. */
+export const RefreshSession = defineSubject(
+  'players.v1.refresh',
+  z.object({ refreshToken: z.string().max(1000) }),
+  SessionSchema,
+);
+
+/**
+ * Revokes ctx.playerId's refresh token families: the one of the access token's session (`sessionId`)
+ * and the one of `refreshToken` when given.
+ */
+export const LogoutPlayer = defineSubject(
+  'players.v1.logout',
+  z.object({ sessionId: UuidSchema.optional(), refreshToken: z.string().max(1000).optional() }),
+  z.object({ revokedFamilies: z.number().int().min(0) }),
+);
+
+/** Creates an anonymous (guest) player with tokens, initial currency and a starter chest. */
+export const CreateGuest = defineSubject('players.v1.create_guest', z.object({}), SessionSchema);
+
+/** The calling player (ctx.playerId). */
+export const GetMe = defineSubject('players.v1.get_me', z.object({}), PlayerViewSchema);
+
+/** Changes the calling player's settings (privacy). */
+export const UpdateMe = defineSubject('players.v1.update_me', z.object({ privacy: PrivacySchema }), PlayerViewSchema);
+
+/** One friendship as seen by the calling player. */
+export const FriendViewSchema = z.object({
+  playerId: UuidSchema,
+  status: z.enum(['confirmed', 'pending_outgoing', 'pending_incoming']),
+  isAnonymous: z.boolean(),
+  /** When the calling player's side or, if none, the other side was requested (ISO 8601 UTC). */
+  since: z.string(),
+});
+export type FriendView = z.infer<typeof FriendViewSchema>;
+
+/** Sends a friend request to a player of the same app; the reciprocal request confirms it. */
+export const AddFriend = defineSubject(
+  'players.v1.add_friend',
+  z.object({ playerId: UuidSchema }),
+  z.object({ friend: FriendViewSchema, created: z.boolean() }),
+);
+
+/** Lists the calling player's friends and pending requests. */
+export const ListFriends = defineSubject(
+  'players.v1.list_friends',
+  z.object({}),
+  z.object({ friends: z.array(FriendViewSchema) }),
+);
+
+/** Removes a friendship or a pending request in either direction. */
+export const RemoveFriend = defineSubject(
+  'players.v1.remove_friend',
+  z.object({ playerId: UuidSchema }),
+  z.object({ removed: z.boolean() }),
+);
+
+/** Operator command: creates an app with its content (default content when none is given). */
+export const AdminCreateApp = defineSubject(
+  'players.v1.admin_create_app',
+  z.object({
+    name: z.string().min(1).max(100),
+    /** A content file readable by the players service. */
+    contentPath: z.string().min(1).max(1000).optional(),
+    content: AppContentSchema.optional(),
+  }),
+  z.object({ appId: UuidSchema, publishableKey: z.string(), secretKey: z.string(), contentVersion: z.number().int().min(1) }),
+);
+
+/** Operator command: loads a new content version into an app and announces it to every service. */
+export const AdminLoadContent = defineSubject(
+  'players.v1.admin_load_content',
+  z.object({ appId: UuidSchema, content: AppContentSchema }),
+  z.object({ version: z.number().int().min(1) }),
 );

@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { applyFieldset, CreateGuest, LoginPlayer, LogoutPlayer, RefreshSession, RegisterPlayer, type Session } from '@ccs/shared';
+import { z } from 'zod';
+import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
+import { LoginBody, LogoutBody, RefreshBody, RegisterBody } from './bodies.js';
+import { sessionMeta, sessionPlayerResource } from './render.js';
+
+const credentialRoute = { authLimited: true, bodyType: 'jsonapi' as const };
+const SESSION_QUERY = { fields: { player: ['id', 'email', 'is_anonymous'] } } as const;
+
+/** A session document: the player (with the requested fieldset) and its tokens in meta. */
+function sessionDocument(request: FastifyRequest, s: Session) {
+  const { fields } = jsonApiQuery(request, SESSION_QUERY);
+  return { data: applyFieldset(sessionPlayerResource(s), fields), included: [], meta: sessionMeta(s) };
+}
+
+/** The access token's session id (`sid`), which logout revokes. */
+function sessionIdOf(request: FastifyRequest): string | undefined {
+  const claims = z.object({ sid: z.string().uuid() }).safeParse(request.user);
+  return claims.success ? claims.data.sid : undefined;
+}
+
+/**
+ * Registration, login (also at the spec's unprefixed /players/login), refresh, logout and guest
+ * creation. Credential routes carry the tighter rate limit.
+ */
+export default async function sessionRoutes(app: FastifyInstance) {
+  app.post('/api/v1/players/register', { config: credentialRoute }, async (request, reply) => {
+    jsonApiQuery(request, SESSION_QUERY);
+    const body = parseBody(RegisterBody, request.body);
+    const { email, password, password_confirmation } = body.data.attributes;
+    const session = await app.bus.request(RegisterPlayer, { email, password, passwordConfirmation: password_confirmation }, callContext(request));
+    return sendDocument(reply, 201, sessionDocument(request, session));
+  });
+
+  const login = async (request: FastifyRequest) => {
+    jsonApiQuery(request, SESSION_QUERY);
+    const { email, password } = parseBody(LoginBody, request.body).data.attributes;
+    return sessionDocument(request, await app.bus.request(LoginPlayer, { email, password }, callContext(request)));
+  };
+  app.post('/api/v1/players/login', { config: credentialRoute }, async (request, reply) => sendDocument(reply, 200, await login(request)));
+  app.post('/players/login', { config: { ...credentialRoute, tenantScoped: true } }, async (request, reply) =>
+    sendDocument(reply, 200, await login(request)),
+  );
+
+  app.post('/api/v1/players/refresh', { config: credentialRoute }, async (request, reply) => {
+    jsonApiQuery(request, SESSION_QUERY);
+    const { refresh_token } = parseBody(RefreshBody, request.body).data.attributes;
+    const session = await app.bus.request(RefreshSession, { refreshToken: refresh_token }, callContext(request));
+    return sendDocument(reply, 200, sessionDocument(request, session));
+  });
+
+  // No body needed: see allowEmptyJsonApiBody in ../players.ts.
+  app.post('/api/v1/players/anonymous', { config: { authLimited: true } }, async (request, reply) => {
+    jsonApiQuery(request, SESSION_QUERY);
+    const session = await app.bus.request(CreateGuest, {}, callContext(request));
+    return sendDocument(reply, 201, sessionDocument(request, session));
+  });
+
+  app.post('/api/v1/players/logout', async (request, reply) => {
+    playerOf(request);
+    jsonApiQuery(request, {});
+    const body = request.body === undefined ? undefined : parseBody(LogoutBody, request.body);
+    const refreshToken = body?.data.attributes.refresh_token;
+    await app.bus.request(LogoutPlayer, { sessionId: sessionIdOf(request), refreshToken }, callContext(request));
+    return reply.code(204).send();
+  });
+}

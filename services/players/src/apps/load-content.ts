@@ -1,0 +1,16 @@
+import { randomUUID } from 'node:crypto';
+import { AppContentLoaded, AppError, enqueue, withTransaction, type AppContent, type CallContext, type Pool } from '@ccs/shared';
+import { bumpContentVersion } from '../repositories/apps-repository.js';
+
+/**
+ * Loads a new content version into an app: stores its player rules and announces the whole content
+ * (AppContentLoaded) in the same transaction, for every service to take its part. 404 for an unknown app.
+ */
+export async function loadContent(pool: Pool, appId: string, content: AppContent, ctx: CallContext): Promise<number> {
+  return withTransaction(pool, async (tx) => {
+    const version = await bumpContentVersion(tx, appId, content.players);
+    if (version === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+    await enqueue(tx, AppContentLoaded, randomUUID(), { appId, version, content }, { ...ctx, appId });
+    return version;
+  });
+}

@@ -1,0 +1,49 @@
+import {
+  AdminCreateApp,
+  AdminLoadContent,
+  AppError,
+  endpoint,
+  readContentFile,
+  withTransaction,
+  type AppContent,
+} from '@ccs/shared';
+import { createApp } from '../apps/create-app.js';
+import { loadContent } from '../apps/load-content.js';
+import type { PlayersDeps } from '../deps.js';
+
+function contentFrom(req: { content?: AppContent; contentPath?: string }): AppContent {
+  if (req.content) return req.content;
+  try {
+    return readContentFile(req.contentPath);
+  } catch (err) {
+    const reason = err instanceof SyntaxError ? 'it is not valid JSON' : err instanceof Error ? err.message : 'it cannot be read';
+    throw AppError.unprocessable('invalid_content', `The content file cannot be loaded: ${reason}`);
+  }
+}
+
+/**
+ * Operator command: creates an app with a publishable and a secret key and its content (the
+ * default content when none is given), announced to the other services. Internal NATS only.
+ */
+export function adminCreateAppEndpoint(d: PlayersDeps) {
+  return endpoint(AdminCreateApp, async (req, ctx) => {
+    const content = contentFrom(req);
+    const created = await withTransaction(d.pool, (tx) =>
+      createApp(tx, { name: req.name, content, isDemo: false, withSecretKey: true }, ctx),
+    );
+    if (!created.secretKey) throw AppError.internal();
+    await d.relay.flush().catch((err) => d.log.warn({ err: String(err) }, 'content publish deferred to the relay'));
+    d.log.info({ appId: created.appId, name: req.name }, 'app created');
+    return { appId: created.appId, publishableKey: created.publishableKey, secretKey: created.secretKey, contentVersion: 1 };
+  });
+}
+
+/** Operator command: loads a new content version into an app. */
+export function adminLoadContentEndpoint(d: PlayersDeps) {
+  return endpoint(AdminLoadContent, async (req, ctx) => {
+    const version = await loadContent(d.pool, req.appId, req.content, ctx);
+    await d.relay.flush().catch((err) => d.log.warn({ err: String(err) }, 'content publish deferred to the relay'));
+    d.log.info({ appId: req.appId, version }, 'content loaded');
+    return { version };
+  });
+}

@@ -1,0 +1,44 @@
+import { AddFriend, AppError, endpoint, ListFriends, RemoveFriend, requireApp } from '@ccs/shared';
+import { requirePlayer } from '../call-context.js';
+import type { PlayersDeps } from '../deps.js';
+import { findRelation, insertFriendRequest, listRelations, removeRelation } from '../repositories/friends-repository.js';
+import { findPlayer } from '../repositories/players-repository.js';
+
+// A player of another app is as unknown as one that does not exist.
+const unknownPlayer = () =>
+  AppError.notFound('player_not_found', 'No player with this id in this app.', { pointer: '/data/id' });
+
+/** Sends a friend request; when the other player already asked, this confirms the friendship. */
+export function addFriendEndpoint(d: PlayersDeps) {
+  return endpoint(AddFriend, async (req, ctx) => {
+    const appId = requireApp(ctx);
+    const me = requirePlayer(ctx);
+    const other = req.playerId.toLowerCase();
+    if (other === me) throw AppError.unprocessable('cannot_befriend_self', 'You cannot send a friend request to yourself.', { pointer: '/data/id' });
+    if (!(await findPlayer(d.pool, appId, other))) throw unknownPlayer();
+    const created = await insertFriendRequest(d.pool, appId, me, other);
+    const friend = await findRelation(d.pool, appId, me, other);
+    // Both players exist and a request was just stored; a concurrent removal is the only way here.
+    if (!friend) throw AppError.conflict('friendship_changed', 'The friendship changed while it was being created; retry.');
+    return { friend, created };
+  });
+}
+
+/** The calling player's friends and pending requests, both ways. */
+export function listFriendsEndpoint(d: PlayersDeps) {
+  return endpoint(ListFriends, async (_req, ctx) => ({
+    friends: await listRelations(d.pool, requireApp(ctx), requirePlayer(ctx)),
+  }));
+}
+
+/** Ends a friendship, or cancels or declines a pending request; 404 only for an unknown player. */
+export function removeFriendEndpoint(d: PlayersDeps) {
+  return endpoint(RemoveFriend, async (req, ctx) => {
+    const appId = requireApp(ctx);
+    const me = requirePlayer(ctx);
+    if (!(await findPlayer(d.pool, appId, req.playerId))) {
+      throw AppError.notFound('player_not_found', 'No player with this id in this app.', { parameter: 'id' });
+    }
+    return { removed: await removeRelation(d.pool, appId, me, req.playerId) };
+  });
+}

@@ -1,0 +1,20 @@
+import { AppError, endpoint, GetJwks, ResolveApiKey } from '@ccs/shared';
+import type { PlayersDeps } from '../deps.js';
+import { resolveApiKey } from '../repositories/api-keys-repository.js';
+
+/** apikey → app and key kind; 404 for an unknown or revoked key (the gateway answers 401). */
+export function resolveApiKeyEndpoint(d: PlayersDeps) {
+  return endpoint(ResolveApiKey, async (req) => {
+    const found = await resolveApiKey(d.pool, req.apiKey);
+    if (!found) throw AppError.notFound('api_key_not_found', 'The API key is not known.');
+    return found;
+  });
+}
+
+/** The public keys that verify access tokens, by kid. */
+export function jwksEndpoint(d: PlayersDeps) {
+  return endpoint(GetJwks, async () => ({
+    issuer: d.config.JWT_ISSUER,
+    keys: d.keys.verifying.map((k) => ({ kid: k.kid, alg: 'ES256' as const, publicKeyPem: k.publicPem })),
+  }));
+}

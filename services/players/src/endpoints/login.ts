@@ -1,0 +1,23 @@
+import { AppError, endpoint, LoginPlayer, requireApp, withTransaction } from '@ccs/shared';
+import type { PlayersDeps } from '../deps.js';
+import { playerRulesOf } from '../repositories/apps-repository.js';
+import { findPlayerByEmail } from '../repositories/players-repository.js';
+import { issueSession } from '../tokens/issue-session.js';
+
+// One answer for an unknown email and a wrong password, so accounts cannot be enumerated.
+const invalidCredentials = () => AppError.unauthorized('invalid_credentials', 'The email or password is incorrect.');
+
+/** Login with email and password; a new session (refresh token family) per login. */
+export function loginEndpoint(d: PlayersDeps) {
+  return endpoint(LoginPlayer, async (req, ctx) => {
+    const appId = requireApp(ctx);
+    const player = await findPlayerByEmail(d.pool, appId, req.email);
+    if (!player?.passwordHash) {
+      await d.hasher.verifyAgainstNothing(req.password);
+      throw invalidCredentials();
+    }
+    if (!(await d.hasher.verify(player.passwordHash, req.password))) throw invalidCredentials();
+    const rules = await playerRulesOf(d.pool, appId);
+    return withTransaction(d.pool, (tx) => issueSession(tx, d.signer, player, rules));
+  });
+}

@@ -1,0 +1,40 @@
+import { AppError, PlayerRulesSchema, type Queryable } from '@ccs/shared';
+import type { z } from 'zod';
+
+/** The `players` section of an app's content: grants, starter chest and token lifetimes. */
+export type PlayerRules = z.infer<typeof PlayerRulesSchema>;
+
+/** Inserts an app with its player rules (content version 1). */
+export async function insertApp(
+  tx: Queryable,
+  app: { id: string; name: string; isDemo: boolean; rules: PlayerRules },
+): Promise<void> {
+  await tx.query('INSERT INTO apps (id, name, is_demo, player_rules) VALUES ($1, $2, $3, $4)', [
+    app.id,
+    app.name,
+    app.isDemo,
+    app.rules,
+  ]);
+}
+
+/** The demo app's id, if it exists. */
+export async function findDemoAppId(q: Queryable): Promise<string | undefined> {
+  const { rows } = await q.query<{ id: string }>('SELECT id FROM apps WHERE is_demo');
+  return rows[0]?.id;
+}
+
+/** The player rules of an app; 404 when the app does not exist. */
+export async function playerRulesOf(q: Queryable, appId: string): Promise<PlayerRules> {
+  const { rows } = await q.query<{ player_rules: unknown }>('SELECT player_rules FROM apps WHERE id = $1', [appId]);
+  if (!rows[0]) throw AppError.notFound('app_not_found', 'The app does not exist.');
+  return PlayerRulesSchema.parse(rows[0].player_rules);
+}
+
+/** Stores new player rules as the app's next content version; undefined when the app is unknown. */
+export async function bumpContentVersion(tx: Queryable, appId: string, rules: PlayerRules): Promise<number | undefined> {
+  const { rows } = await tx.query<{ content_version: number }>(
+    'UPDATE apps SET player_rules = $2, content_version = content_version + 1 WHERE id = $1 RETURNING content_version',
+    [appId, rules],
+  );
+  return rows[0]?.content_version;
+}

@@ -1,0 +1,112 @@
+import type { PlayerView, Privacy, Queryable } from '@ccs/shared';
+
+/** A player row as the service uses it (credentials included; never sent out as is). */
+export interface PlayerRecord {
+  id: string;
+  appId: string;
+  email: string | null;
+  passwordHash: string | null;
+  isAnonymous: boolean;
+  privacy: Privacy;
+  experience: number;
+  starterChestId: string;
+  createdAt: Date;
+}
+
+interface PlayerRow {
+  id: string;
+  app_id: string;
+  email: string | null;
+  password_hash: string | null;
+  is_anonymous: boolean;
+  privacy: Privacy;
+  experience: number;
+  starter_chest_id: string;
+  created_at: Date;
+}
+
+const COLUMNS = `id, app_id, email, password_hash, is_anonymous, privacy, experience::float8 AS experience,
+  starter_chest_id, created_at`;
+
+function toRecord(r: PlayerRow): PlayerRecord {
+  return {
+    id: r.id,
+    appId: r.app_id,
+    email: r.email,
+    passwordHash: r.password_hash,
+    isAnonymous: r.is_anonymous,
+    privacy: r.privacy,
+    experience: r.experience,
+    starterChestId: r.starter_chest_id,
+    createdAt: r.created_at,
+  };
+}
+
+/** The player as the player itself sees it. */
+export function toView(p: PlayerRecord): PlayerView {
+  return {
+    id: p.id,
+    email: p.email,
+    isAnonymous: p.isAnonymous,
+    privacy: p.privacy,
+    experience: p.experience,
+    createdAt: p.createdAt.toISOString(),
+  };
+}
+
+/** Inserts a player: registered (email and hash) or anonymous (neither). */
+export async function insertPlayer(
+  tx: Queryable,
+  p: { id: string; appId: string; email: string | null; passwordHash: string | null; starterChestId: string },
+): Promise<PlayerRecord> {
+  const { rows } = await tx.query<PlayerRow>(
+    `INSERT INTO players (id, app_id, email, password_hash, is_anonymous, starter_chest_id, registered_at)
+     VALUES ($1, $2, $3, $4, $3::text IS NULL, $5, CASE WHEN $3::text IS NULL THEN NULL ELSE now() END)
+     RETURNING ${COLUMNS}`,
+    [p.id, p.appId, p.email, p.passwordHash, p.starterChestId],
+  );
+  return toRecord(rows[0]!);
+}
+
+/** A player of the app by id (`forUpdate` locks the row for the transaction). */
+export async function findPlayer(q: Queryable, appId: string, id: string, forUpdate = false): Promise<PlayerRecord | undefined> {
+  const { rows } = await q.query<PlayerRow>(
+    `SELECT ${COLUMNS} FROM players WHERE app_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [appId, id],
+  );
+  return rows[0] && toRecord(rows[0]);
+}
+
+/** A registered player of the app by email, whatever its case. */
+export async function findPlayerByEmail(q: Queryable, appId: string, email: string): Promise<PlayerRecord | undefined> {
+  const { rows } = await q.query<PlayerRow>(`SELECT ${COLUMNS} FROM players WHERE app_id = $1 AND lower(email) = lower($2)`, [
+    appId,
+    email,
+  ]);
+  return rows[0] && toRecord(rows[0]);
+}
+
+/** Turns an anonymous player into a registered one; undefined when it is not (or no longer) anonymous. */
+export async function upgradeToRegistered(
+  tx: Queryable,
+  appId: string,
+  id: string,
+  credentials: { email: string; passwordHash: string },
+): Promise<PlayerRecord | undefined> {
+  const { rows } = await tx.query<PlayerRow>(
+    `UPDATE players SET email = $3, password_hash = $4, is_anonymous = false, registered_at = now()
+     WHERE app_id = $1 AND id = $2 AND is_anonymous RETURNING ${COLUMNS}`,
+    [appId, id, credentials.email, credentials.passwordHash],
+  );
+  return rows[0] && toRecord(rows[0]);
+}
+
+/** Sets a player's privacy; undefined when the player is not in the app. */
+export async function updatePrivacy(q: Queryable, appId: string, id: string, privacy: Privacy): Promise<PlayerRecord | undefined> {
+  const { rows } = await q.query<PlayerRow>(`UPDATE players SET privacy = $3 WHERE app_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+    appId,
+    id,
+    privacy,
+  ]);
+  return rows[0] && toRecord(rows[0]);
+}

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { ChestGrant, enqueue, WalletCreditGrant, type CallContext, type Queryable } from '@ccs/shared';
+import type { z } from 'zod';
+import type { PlayerRules } from '../repositories/apps-repository.js';
+
+/** When grants are made: a new registered player, a new guest, or a guest becoming registered. */
+export type GrantOccasion = 'registration' | 'guest' | 'upgrade';
+
+type WalletGrant = z.infer<typeof WalletCreditGrant.payload>;
+type ChestGrantPayload = z.infer<typeof ChestGrant.payload>;
+
+/** The durable messages of one occasion, with the ids chosen up front (the saga's idempotency keys). */
+export interface WelcomeGrantPlan {
+  wallet: { id: string; payload: WalletGrant }[];
+  chest?: { id: string; payload: ChestGrantPayload };
+}
+
+function walletGrant(appId: string, playerId: string, reason: 'initial_currency' | 'welcome_bonus', amounts: Record<string, number>) {
+  const credits = Object.entries(amounts)
+    .filter(([, n]) => n > 0)
+    .map(([currency, n]) => ({ currency, amount: String(n) }));
+  return credits.length ? [{ id: randomUUID(), payload: { appId, playerId, reason, credits } }] : [];
+}
+
+/**
+ * What each occasion grants. A guest gets the initial currency and the starter chest; upgrading it
+ * adds only the welcome bonus, so nothing is granted twice; a direct registration gets all three.
+ */
+export function planWelcomeGrants(
+  occasion: GrantOccasion,
+  rules: PlayerRules,
+  p: { appId: string; playerId: string; starterChestId: string },
+): WelcomeGrantPlan {
+  const initial = occasion === 'upgrade' ? [] : walletGrant(p.appId, p.playerId, 'initial_currency', rules.initial_currency);
+  const welcome = occasion === 'guest' ? [] : walletGrant(p.appId, p.playerId, 'welcome_bonus', rules.welcome_bonus);
+  const chest =
+    occasion === 'upgrade'
+      ? undefined
+      : {
+          id: randomUUID(),
+          payload: {
+            appId: p.appId,
+            playerId: p.playerId,
+            inventoryChestId: p.starterChestId,
+            chestTypeId: rules.starter_chest_type,
+            source: 'welcome' as const,
+          },
+        };
+  return { wallet: [...initial, ...welcome], chest };
+}
+
+/** Writes the plan's messages to the outbox in the caller's transaction. */
+export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan, ctx: CallContext): Promise<void> {
+  for (const m of plan.wallet) await enqueue(tx, WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId });
+  if (plan.chest) await enqueue(tx, ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId });
+}

@@ -1,0 +1,52 @@
+import { watchApplied, withTransaction, type CallContext, type PoolClient } from '@ccs/shared';
+import type { PlayersDeps } from '../deps.js';
+import { enqueueWelcomeGrants, type WelcomeGrantPlan } from './welcome-grants.js';
+
+/** Durable name of the wallet's consumer of credit grants (it announces each applied message). */
+const WALLET_GRANTS_CONSUMER = 'wallet-credit-grants';
+
+/**
+ * Publishes the outbox now. `flush` joins a pass already running, which may have read the outbox
+ * before our commit; the second call then starts (or joins) a pass that began after it.
+ */
+async function publishNow(d: PlayersDeps): Promise<void> {
+  await d.relay.flush();
+  await d.relay.flush();
+}
+
+/**
+ * The registration saga's first step and its read-your-writes wait:
+ * 1. in one transaction, `work` (create or upgrade the player, issue tokens) and the grant messages;
+ * 2. publish the outbox now instead of at the relay's next tick;
+ * 3. wait, bounded by GRANT_WAIT_MS, until the wallet has applied the credits, so the balances read
+ *    right after the answer include them. If the wallet is down the answer still goes out: the
+ *    grants are durable and land when it returns. The chests service applies the chest grant on
+ *    its own; nothing waits for it.
+ */
+export async function withWelcomeGrants<T>(
+  d: PlayersDeps,
+  plan: WelcomeGrantPlan,
+  ctx: CallContext,
+  work: (tx: PoolClient) => Promise<T>,
+): Promise<T> {
+  const ids = plan.wallet.map((m) => m.id);
+  // Subscribe before anything can be published, so no "applied" notice is missed.
+  const applied = watchApplied(d.nc, d.config.NATS_PREFIX, ids, WALLET_GRANTS_CONSUMER);
+  let result: T;
+  try {
+    result = await withTransaction(d.pool, async (tx) => {
+      const r = await work(tx);
+      await enqueueWelcomeGrants(tx, plan, ctx);
+      return r;
+    });
+  } catch (err) {
+    await applied.done(0);
+    throw err;
+  }
+  await publishNow(d).catch((err) => d.log.warn({ err: String(err), requestId: ctx.requestId }, 'outbox publish deferred to the relay'));
+  const seen = await applied.done(d.config.GRANT_WAIT_MS);
+  if (seen.size < ids.length) {
+    d.log.info({ requestId: ctx.requestId, pending: ids.length - seen.size }, 'answered before the wallet applied the grants; they land later');
+  }
+  return result;
+}
