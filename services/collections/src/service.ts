@@ -1,12 +1,39 @@
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@ccs/shared';
 import type { CollectionsConfig } from './config.js';
+import { CatalogCache } from './cache/catalog-cache.js';
+import { createCacheRedis } from './cache/redis-client.js';
+import { CatalogReader } from './catalog/catalog-reader.js';
+import { contentLoadedConsumer } from './consumers/content-loaded.js';
+import { openingGrantedConsumer } from './consumers/opening-granted.js';
+import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
+import { getCollectionEndpoint } from './endpoints/get-collection.js';
+import { listCollectiblesEndpoint } from './endpoints/list-collectibles.js';
+import { listCollectionCollectiblesEndpoint } from './endpoints/list-collection-collectibles.js';
+import { listCollectionsEndpoint } from './endpoints/list-collections.js';
+import { playerCollectionEndpoint } from './endpoints/player-collection.js';
 
-/** The collections service. */
+/** The collections service: each app's collections and collectibles, and what every player owns. */
 export const collectionsService: ServiceDefinition<CollectionsConfig> = {
   name: 'collections',
   version: '0.1.0',
   schema: 'collections',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  build: () => ({ endpoints: [] }),
+  async build({ pool, log, config }) {
+    const { redis, worker: redisCloser } = await createCacheRedis(config.REDIS_URL, log);
+    const cache = new CatalogCache(redis, pool, config.REDIS_PREFIX, config.COLLECTIONS_CACHE_TTL_SECONDS, log);
+    const catalog = new CatalogReader(pool, cache);
+    return {
+      endpoints: [
+        listCollectionsEndpoint(catalog),
+        getCollectionEndpoint(pool, catalog),
+        listCollectionCollectiblesEndpoint(pool, catalog),
+        listCollectiblesEndpoint(catalog),
+        getCollectibleEndpoint(pool, catalog),
+        playerCollectionEndpoint(pool, catalog),
+      ],
+      consumers: [contentLoadedConsumer(pool, cache, log), openingGrantedConsumer(pool)],
+      workers: [redisCloser],
+    };
+  },
 };

@@ -1,8 +1,8 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import qs from 'qs';
 import type { Logger } from 'pino';
-import type { Bus } from '@ccs/shared';
+import { AppError, errorDocument, JSONAPI_MEDIA_TYPE, type Bus } from '@ccs/shared';
 import type { GatewayConfig } from './config.js';
 import { genRequestId } from './lib/http.js';
 import errors from './plugins/errors.js';
@@ -28,6 +28,18 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Failures inside the router (bad URL encoding, an overlong path parameter) happen before the
+ * errors plugin's context exists; they are rendered as JSON:API error documents here.
+ */
+function routerError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const e =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError({ status: 414, code: 'uri_too_long', title: 'URI Too Long', detail: 'A path segment of the URL is too long.' })
+      : AppError.badRequest('bad_url', 'The request URL is malformed.');
+  return reply.code(e.status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e.errors));
+}
+
 /** Builds the gateway app (no port); the server and the tests share it. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -36,7 +48,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: true,
+    frameworkErrors: routerError,
     routerOptions: {
+      // Long enough for any id a handler judges itself (404/400); beyond it, routerError's 414.
+      maxParamLength: 500,
       querystringParser: (s: string) => qs.parse(s, { depth: 8, arrayLimit: 20, parameterLimit: 200 }) as Record<string, unknown>,
       ignoreTrailingSlash: true,
     },

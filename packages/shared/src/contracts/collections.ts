@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { defineSubject } from './subject.js';
+import { FilterNodeSchema } from '../jsonapi/filter.js';
+
+/**
+ * Contracts of the collections service. Replies carry domain views; the gateway renders them as
+ * JSON:API. Every request is scoped by ctx.appId; the player-specific parts use ctx.playerId
+ * (absent for anonymous requests) and are never cached.
+ */
+
+/** Ids of collections and collectibles: slugs, but any string may be asked for (unknown → 404). */
+const ContentIdSchema = z.string().min(1).max(200);
+
+/** A collectible of the app's current content. */
+export const CollectibleViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  collectionId: z.string(),
+  images: z.array(z.string()),
+  rarity: z.string(),
+});
+export type CollectibleView = z.infer<typeof CollectibleViewSchema>;
+
+/** A collection of the app's current content, with the ids of its collectibles in content order. */
+export const CollectionViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  collectibleIds: z.array(z.string()),
+});
+export type CollectionView = z.infer<typeof CollectionViewSchema>;
+
+/** A page of a list: `page[limit]` and `page[offset]`. */
+export const PageRequestSchema = z.object({ limit: z.number().int().min(1).max(100), offset: z.number().int().min(0) });
+
+/** Sort keys of the collection lists. */
+export const COLLECTION_SORT_FIELDS = ['id', 'name'] as const;
+/** Sort keys of the collectible lists (`rarity` orders by the rarity's rank). */
+export const COLLECTIBLE_SORT_FIELDS = ['id', 'name', 'collection_id', 'rarity'] as const;
+/** Filterable fields of the collectible list. */
+export const COLLECTIBLE_FILTER_FIELDS = ['collection_id', 'rarity'] as const;
+
+const sortOf = <F extends readonly [string, ...string[]]>(fields: F) =>
+  z.array(z.object({ field: z.enum(fields), direction: z.enum(['asc', 'desc']) })).max(5);
+
+/** How much of a collection a player owns: distinct items owned out of the collection's size. */
+export const CompletenessSchema = z.object({
+  totalItems: z.number().int().min(0),
+  uniqueItems: z.number().int().min(0),
+  /** uniqueItems / totalItems, 0 for anonymous requests. */
+  completionRate: z.number().min(0).max(1),
+});
+export type Completeness = z.infer<typeof CompletenessSchema>;
+
+/** Lists the app's collections, paginated. */
+export const ListCollections = defineSubject(
+  'collections.v1.list_collections',
+  z.object({ page: PageRequestSchema, sort: sortOf(COLLECTION_SORT_FIELDS) }),
+  z.object({ total: z.number().int().min(0), collections: z.array(CollectionViewSchema) }),
+);
+
+/** One collection (404 collection_not_found), its collectibles when asked, and the caller's completeness. */
+export const GetCollection = defineSubject(
+  'collections.v1.get_collection',
+  z.object({ collectionId: ContentIdSchema, includeCollectibles: z.boolean() }),
+  z.object({
+    collection: CollectionViewSchema,
+    collectibles: z.array(CollectibleViewSchema).optional(),
+    completeness: CompletenessSchema,
+  }),
+);
+
+/** The collectibles of one collection (404 collection_not_found), with the caller's completion. */
+export const ListCollectionCollectibles = defineSubject(
+  'collections.v1.list_collection_collectibles',
+  z.object({ collectionId: ContentIdSchema, sort: sortOf(COLLECTIBLE_SORT_FIELDS) }),
+  z.object({ collection: CollectionViewSchema, collectibles: z.array(CollectibleViewSchema), completeness: CompletenessSchema }),
+);
+
+/** Lists the app's collectibles: filter on collection_id and rarity (and/or/not allowed), paginated. */
+export const ListCollectibles = defineSubject(
+  'collections.v1.list_collectibles',
+  z.object({ filter: FilterNodeSchema.optional(), page: PageRequestSchema, sort: sortOf(COLLECTIBLE_SORT_FIELDS) }),
+  z.object({ total: z.number().int().min(0), collectibles: z.array(CollectibleViewSchema) }),
+);
+
+/** What the calling player has of one collectible and of its collection. */
+export const CollectibleOwnershipSchema = z.object({
+  ownedByPlayer: z.boolean(),
+  /** First acquisition, ISO 8601 UTC; null when not owned. */
+  acquiredAt: z.string().nullable(),
+  /** Copies owned: duplicates are counted, not lost. */
+  ownedCount: z.number().int().min(0),
+  progress: z.object({
+    currentItem: z.number().int().min(0),
+    totalItems: z.number().int().min(0),
+    completionPercentage: z.number().min(0).max(100),
+  }),
+});
+export type CollectibleOwnership = z.infer<typeof CollectibleOwnershipSchema>;
+
+/** One collectible (404 collectible_not_found); the ownership part only when a player calls. */
+export const GetCollectible = defineSubject(
+  'collections.v1.get_collectible',
+  z.object({ collectibleId: ContentIdSchema, includeCollection: z.boolean() }),
+  z.object({
+    collectible: CollectibleViewSchema,
+    rarityInfo: z.object({ level: z.string(), dropRate: z.number() }),
+    collection: CollectionViewSchema.optional(),
+    ownership: CollectibleOwnershipSchema.optional(),
+  }),
+);
+
+/** One collectible the calling player owns: how many copies and since when. */
+export const OwnedCollectibleSchema = z.object({
+  collectible: CollectibleViewSchema,
+  count: z.number().int().min(1),
+  firstAcquiredAt: z.string(),
+  lastAcquiredAt: z.string(),
+});
+export type OwnedCollectible = z.infer<typeof OwnedCollectibleSchema>;
+
+/**
+ * The calling player's collection (ctx.playerId required): owned collectibles, paginated, newest
+ * acquisition first, and the completeness of every collection of the app.
+ */
+export const GetPlayerCollection = defineSubject(
+  'collections.v1.player_collection',
+  z.object({ page: PageRequestSchema }),
+  z.object({
+    total: z.number().int().min(0),
+    totalCopies: z.number().int().min(0),
+    items: z.array(OwnedCollectibleSchema),
+    collections: z.array(z.object({ collection: CollectionViewSchema, completeness: CompletenessSchema })),
+  }),
+);

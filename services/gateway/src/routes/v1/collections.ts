@@ -1,0 +1,251 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AppError,
+  applyFieldset,
+  COLLECTIBLE_FILTER_FIELDS,
+  COLLECTIBLE_SORT_FIELDS,
+  COLLECTION_SORT_FIELDS,
+  GetCollectible,
+  GetCollection,
+  GetPlayerCollection,
+  ListCollectibles,
+  ListCollectionCollectibles,
+  ListCollections,
+  paginationLinks,
+  resource,
+  selfLink,
+  type CollectibleView,
+  type CollectionView,
+  type Completeness,
+  type ParsedQuery,
+  type ReplyOf,
+  type RequestOf,
+  type Resource,
+  type SubjectContract,
+  zodIssuesToErrors,
+} from '@ccs/shared';
+import { appIdOf, baseUrl, callContext, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
+
+const COLLECTION_FIELDS = ['name', 'description', 'collectibles'] as const;
+const COLLECTIBLE_FIELDS = ['name', 'description', 'collection_id', 'images', 'collection'] as const;
+const FIELDS = { collection: COLLECTION_FIELDS, collectible: COLLECTIBLE_FIELDS };
+const PAGE = { defaultLimit: 20, maxLimit: 100 };
+
+/**
+ * Sends a request to the collections service after checking it against the contract here, so a
+ * query the parser let through but the contract bounds (e.g. too many sort keys or filter values)
+ * is a 400 naming the parameter, not a failure.
+ */
+async function ask<C extends SubjectContract>(request: FastifyRequest, contract: C, payload: RequestOf<C>): Promise<ReplyOf<C>> {
+  const checked = contract.request.safeParse(payload);
+  if (!checked.success) throw AppError.many(zodIssuesToErrors(checked.error.issues, 'query'));
+  return request.server.bus.request(contract, payload, callContext(request));
+}
+
+const isOneOf = <F extends string>(value: string, allowed: readonly F[]): value is F => (allowed as readonly string[]).includes(value);
+
+/** The parsed sort keys, typed by the fields the route allows (the parser already refused others). */
+function sortOf<F extends string>(query: ParsedQuery, allowed: readonly F[]): { field: F; direction: 'asc' | 'desc' }[] {
+  return query.sort.flatMap((s) => (isOneOf(s.field, allowed) ? [{ field: s.field, direction: s.direction }] : []));
+}
+
+/** A collectible resource; its rarity sits in resource meta (the spec shows it as an attribute only in opening results). */
+function collectibleResource(c: CollectibleView, meta: Record<string, unknown> = {}): Resource {
+  return resource(
+    'collectible',
+    c.id,
+    { name: c.name, description: c.description, collection_id: c.collectionId, images: c.images },
+    { collection: { data: { type: 'collection', id: c.collectionId } } },
+    { rarity: c.rarity, ...meta },
+  );
+}
+
+/** A collection resource with the identifiers of all its collectibles. */
+function collectionResource(c: CollectionView, meta?: Record<string, unknown>): Resource {
+  return resource(
+    'collection',
+    c.id,
+    { name: c.name, description: c.description },
+    { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible', id })) } },
+    meta,
+  );
+}
+
+const completenessMeta = (c: Completeness) => ({ total_items: c.totalItems, unique_items: c.uniqueItems, completion_rate: c.completionRate });
+
+/** A collection or collectible id from the path: any string may be asked for, overlong ones cannot exist. */
+function contentId(request: FastifyRequest, kind: 'collection' | 'collectible'): string {
+  const id = (request.params as Record<string, string>).id ?? '';
+  if (id.length === 0 || id.length > 200) throw AppError.notFound(`${kind}_not_found`, `No such ${kind} in this app.`, { parameter: 'id' });
+  return id;
+}
+
+const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
+const rawQuery = (request: FastifyRequest) => (request.query ?? {}) as Record<string, unknown>;
+const base = (request: FastifyRequest) => baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL);
+
+/** Top-level pagination links and meta of a list answer. */
+function paged(request: FastifyRequest, query: ParsedQuery, total: number) {
+  const { page: _page, ...rest } = rawQuery(request);
+  return {
+    links: paginationLinks(base(request), pathOf(request), rest, query.page, total),
+    page: { limit: query.page.limit, offset: query.page.offset },
+  };
+}
+
+/** Answers that carry the caller's own progress must not be stored by shared caches. */
+function privateIfPlayer(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.player) reply.header('cache-control', 'private, no-store');
+}
+
+/** GET /api/v1/collections: the app's collections, paginated. */
+async function listCollections(request: FastifyRequest, reply: FastifyReply) {
+  appIdOf(request);
+  const query = jsonApiQuery(request, { fields: FIELDS, sort: COLLECTION_SORT_FIELDS, page: PAGE });
+  const sort = sortOf(query, COLLECTION_SORT_FIELDS);
+  const { total, collections } = await ask(request, ListCollections, { page: query.page, sort });
+  const { links, page } = paged(request, query, total);
+  return sendDocument(reply, 200, {
+    data: collections.map((c) => applyFieldset(collectionResource(c), query.fields)),
+    meta: { total_count: total, page },
+    links,
+  });
+}
+
+/** GET /api/v1/collections/{id}: one collection, `include=collectibles`, and the caller's completeness. */
+async function getCollection(request: FastifyRequest, reply: FastifyReply) {
+  appIdOf(request);
+  const collectionId = contentId(request, 'collection');
+  const query = jsonApiQuery(request, { include: ['collectibles'], fields: FIELDS });
+  const includeCollectibles = query.include.includes('collectibles');
+  const found = await ask(request, GetCollection, { collectionId, includeCollectibles });
+  privateIfPlayer(request, reply);
+  return sendDocument(reply, 200, {
+    data: applyFieldset(collectionResource(found.collection), query.fields),
+    ...(includeCollectibles ? { included: (found.collectibles ?? []).map((c) => applyFieldset(collectibleResource(c), query.fields)) } : {}),
+    meta: { collectible_count: found.collection.collectibleIds.length, collection_completeness: completenessMeta(found.completeness) },
+    links: { self: selfLink(base(request), pathOf(request), rawQuery(request)) },
+  });
+}
+
+/** GET /api/v1/collections/{id}/collectibles: a collection's collectibles, `include=collection`. */
+async function listCollectionCollectibles(request: FastifyRequest, reply: FastifyReply) {
+  appIdOf(request);
+  const collectionId = contentId(request, 'collection');
+  const query = jsonApiQuery(request, { include: ['collection'], fields: FIELDS, sort: COLLECTIBLE_SORT_FIELDS, page: { defaultLimit: 100, maxLimit: 100 } });
+  const sort = sortOf(query, COLLECTIBLE_SORT_FIELDS);
+  const found = await ask(request, ListCollectionCollectibles, { collectionId, sort });
+  const total = found.collectibles.length;
+  const { links, page } = paged(request, query, total);
+  privateIfPlayer(request, reply);
+  return sendDocument(reply, 200, {
+    data: found.collectibles.slice(page.offset, page.offset + page.limit).map((c) => applyFieldset(collectibleResource(c), query.fields)),
+    ...(query.include.includes('collection') ? { included: [applyFieldset(collectionResource(found.collection), query.fields)] } : {}),
+    meta: {
+      total_collectibles: total,
+      collection_info: { id: found.collection.id, name: found.collection.name, completion_rate: found.completeness.completionRate },
+      page,
+    },
+    links,
+  });
+}
+
+/** GET /api/v1/collectibles: the app's collectibles, `filter[collection_id]`, `filter[rarity]`, paginated. */
+async function listCollectibles(request: FastifyRequest, reply: FastifyReply) {
+  appIdOf(request);
+  const query = jsonApiQuery(request, {
+    fields: FIELDS,
+    sort: COLLECTIBLE_SORT_FIELDS,
+    filter: { fields: COLLECTIBLE_FILTER_FIELDS, nested: true },
+    page: PAGE,
+  });
+  const sort = sortOf(query, COLLECTIBLE_SORT_FIELDS);
+  const { total, collectibles } = await ask(
+    request,
+    ListCollectibles,
+    { page: query.page, sort, ...(query.filter ? { filter: query.filter } : {}) },
+  );
+  const { links, page } = paged(request, query, total);
+  return sendDocument(reply, 200, {
+    data: collectibles.map((c) => applyFieldset(collectibleResource(c), query.fields)),
+    meta: { total_count: total, page },
+    links,
+  });
+}
+
+/**
+ * GET /api/v1/collectibles/{id}: one collectible, `include=collection`; `rarity_info` always, the
+ * caller's ownership and collection progress only on authenticated requests.
+ */
+async function getCollectible(request: FastifyRequest, reply: FastifyReply) {
+  appIdOf(request);
+  const collectibleId = contentId(request, 'collectible');
+  const query = jsonApiQuery(request, { include: ['collection'], fields: FIELDS });
+  const includeCollection = query.include.includes('collection');
+  const found = await ask(request, GetCollectible, { collectibleId, includeCollection });
+  const own = found.ownership;
+  privateIfPlayer(request, reply);
+  return sendDocument(reply, 200, {
+    data: applyFieldset(collectibleResource(found.collectible), query.fields),
+    ...(includeCollection && found.collection ? { included: [applyFieldset(collectionResource(found.collection), query.fields)] } : {}),
+    meta: {
+      rarity_info: { level: found.rarityInfo.level, drop_rate: found.rarityInfo.dropRate },
+      ...(own
+        ? {
+            owned_by_player: own.ownedByPlayer,
+            acquired_at: own.acquiredAt,
+            owned_count: own.ownedCount,
+            collection_progress: {
+              current_item: own.progress.currentItem,
+              total_items: own.progress.totalItems,
+              completion_percentage: own.progress.completionPercentage,
+            },
+          }
+        : {}),
+    },
+    links: { self: selfLink(base(request), pathOf(request), rawQuery(request)) },
+  });
+}
+
+/**
+ * GET /api/v1/players/me/collection: what the calling player owns, newest acquisition first, each
+ * with its copies; `meta.collections` has the completeness of every collection of the app.
+ */
+async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
+  appIdOf(request);
+  const player = playerOf(request);
+  const query = jsonApiQuery(request, { include: ['collection'], fields: FIELDS, page: PAGE });
+  const found = await ask(request, GetPlayerCollection, { page: query.page });
+  const { links, page } = paged(request, query, found.total);
+  const shown = new Set(found.items.map((i) => i.collectible.collectionId));
+  reply.header('cache-control', 'private, no-store');
+  return sendDocument(reply, 200, {
+    data: found.items.map((i) =>
+      applyFieldset(
+        collectibleResource(i.collectible, { owned_count: i.count, first_acquired_at: i.firstAcquiredAt, last_acquired_at: i.lastAcquiredAt }),
+        query.fields,
+      ),
+    ),
+    ...(query.include.includes('collection')
+      ? { included: found.collections.filter((c) => shown.has(c.collection.id)).map((c) => applyFieldset(collectionResource(c.collection), query.fields)) }
+      : {}),
+    meta: {
+      player_id: player.id,
+      total_count: found.total,
+      total_copies: found.totalCopies,
+      page,
+      collections: found.collections.map((c) => ({ id: c.collection.id, name: c.collection.name, ...completenessMeta(c.completeness) })),
+    },
+    links,
+  });
+}
+
+/** Routes of the collections and collectibles resources, and the calling player's collection. */
+export default async function collectionsRoutes(app: FastifyInstance) {
+  app.get('/api/v1/collections', listCollections);
+  app.get('/api/v1/collections/:id', getCollection);
+  app.get('/api/v1/collections/:id/collectibles', listCollectionCollectibles);
+  app.get('/api/v1/collectibles', listCollectibles);
+  app.get('/api/v1/collectibles/:id', getCollectible);
+  app.get('/api/v1/players/me/collection', playerCollection);
+}
