@@ -5,3 +5,4 @@ export * from './db/index.js';
 export * from './jsonapi/index.js';
 export * from './messaging/index.js';
 export * from './runtime/index.js';
+export * from './domain/index.js';

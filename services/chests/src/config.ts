@@ -1,6 +1,22 @@
 import { BaseConfigSchema } from '@ccs/shared';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** chests service settings, from the environment. */
-export const ChestsConfigSchema = BaseConfigSchema.extend({});
+export const ChestsConfigSchema = BaseConfigSchema.extend({
+  /** How long an open waits for collections to apply the grant (read-your-writes); 200 regardless. */
+  GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
+  /** Lifetime of cached catalog pages, chest details and odds (keys also carry the content version). */
+  CATALOG_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  /** How often the outbox relay looks for messages not yet published. */
+  OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** How often the purchase sweeper looks for unsettled purchases. */
+  PURCHASE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
+  /** A purchase unsettled for this long was interrupted (a crash): the sweeper refunds it. */
+  PURCHASE_STALE_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+  /**
+   * Test-only fault injection: `exit_after_open_commit` exits the process right after an opening
+   * commits (before its grant is published); `fail_purchase_grant` makes adding purchased chests fail.
+   */
+  CHESTS_FAULT: z.enum(['exit_after_open_commit', 'fail_purchase_grant']).optional(),
+});
 export type ChestsConfig = z.infer<typeof ChestsConfigSchema>;

@@ -1,12 +1,62 @@
 import { fileURLToPath } from 'node:url';
-import type { ServiceDefinition } from '@ccs/shared';
+import { Redis } from 'ioredis';
+import { OutboxRelay, type ServiceDefinition, type ServiceDeps } from '@ccs/shared';
+import { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
+import { chestGrantConsumer } from './consumers/chest-grant.js';
+import { contentLoadedConsumer } from './consumers/content-loaded.js';
+import type { ChestsDeps } from './deps.js';
+import { getChestOddsEndpoint, getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
+import { inventoryEndpoint } from './endpoints/inventory.js';
+import { listOpeningsEndpoint } from './endpoints/list-openings.js';
+import { openChestEndpoint } from './endpoints/open-chest.js';
+import { purchaseChestsEndpoint } from './endpoints/purchase-chests.js';
+import { DropTables } from './opening/drop-tables.js';
+import { PurchaseSweeper } from './workers/purchase-sweeper.js';
 
-/** The chests service. */
+/** The Redis client of the catalog cache; failures only slow reads down (see CatalogCache). */
+function connectRedis({ config, log }: ServiceDeps<ChestsConfig>): Redis {
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 500 });
+  let lastWarning = 0;
+  redis.on('error', (err) => {
+    if (Date.now() - lastWarning < 60_000) return;
+    lastWarning = Date.now();
+    log.warn({ err: String(err) }, 'Redis unavailable; the catalog is read from the database');
+  });
+  return redis;
+}
+
+/** The chests service: catalog, inventories, the opening saga and purchases. */
 export const chestsService: ServiceDefinition<ChestsConfig> = {
   name: 'chests',
   version: '0.1.0',
   schema: 'chests',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  build: () => ({ endpoints: [] }),
+  build(base) {
+    const { config, log, pool, bus, nc, js } = base;
+    const redis = connectRedis(base);
+    const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
+    const deps: ChestsDeps = {
+      config, log, pool, bus, nc, relay,
+      cache: new CatalogCache(redis, config.REDIS_PREFIX, config.CATALOG_CACHE_TTL_SECONDS, log),
+      drops: new DropTables(pool),
+    };
+    return {
+      endpoints: [
+        listChestTypesEndpoint(deps),
+        getChestTypeEndpoint(deps),
+        getChestOddsEndpoint(deps),
+        inventoryEndpoint(deps),
+        openChestEndpoint(deps),
+        listOpeningsEndpoint(deps),
+        purchaseChestsEndpoint(deps),
+      ],
+      consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
+      workers: [
+        relay,
+        new PurchaseSweeper(deps),
+        { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },
+      ],
+    };
+  },
 };

@@ -6,3 +6,5 @@ export * from './players.js';
 export * from './default-content.js';
 export * from './wallet.js';
 export * from './players-access.js';
+export * from './collections.js';
+export * from './chests.js';

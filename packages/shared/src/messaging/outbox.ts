@@ -39,6 +39,7 @@ interface OutboxRow {
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
   private stopped = false;
 
   constructor(
@@ -62,13 +63,23 @@ export class OutboxRelay {
     this.timer = setTimeout(tick, 0);
   }
 
-  /** Publishes everything pending now; concurrent calls share one pass. */
+  /**
+   * Publishes everything pending now. A pass already under way may have read the outbox before
+   * the caller's commit, so callers arriving during a pass share one more pass after it.
+   */
   flush(): Promise<void> {
-    if (!this.running) {
-      this.running = this.drainPending().finally(() => {
-        this.running = undefined;
-      });
+    if (this.running) {
+      this.next ??= this.running
+        .catch(() => undefined)
+        .then(() => {
+          this.next = undefined;
+          return this.stopped ? undefined : this.flush();
+        });
+      return this.next;
     }
+    this.running = this.drainPending().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 
@@ -76,6 +87,7 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
+    await this.next?.catch(() => undefined);
   }
 
   /** Number of messages not yet confirmed by the stream (for metrics and tests). */

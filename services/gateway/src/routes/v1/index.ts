@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import playersRoutes from './players.js';
 import currenciesRoutes from './currencies.js';
+import collectionsRoutes from './collections.js';
+import chestsRoutes from './chests.js';
+import inventoryRoutes from './inventory.js';
 
 /**
  * Every resource's routes under /api/v1. The spec's unprefixed paths (/players/login,
@@ -9,4 +12,7 @@ import currenciesRoutes from './currencies.js';
 export default async function v1Routes(app: FastifyInstance) {
   await app.register(playersRoutes);
   await app.register(currenciesRoutes);
+  await app.register(collectionsRoutes);
+  await app.register(chestsRoutes);
+  await app.register(inventoryRoutes);
 }

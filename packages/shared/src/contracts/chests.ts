@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { defineSubject } from './subject.js';
+import { DecimalSchema, UuidSchema } from './context.js';
+import { CurrencyCodeSchema } from './wallet.js';
+import { FilterNodeSchema } from '../jsonapi/filter.js';
+
+/** A chest type of the catalog as the chests service shows it. */
+export const ChestTypeViewSchema = z.object({
+  /** Stable UUID per (app, slug). */
+  id: UuidSchema,
+  slug: z.string(),
+  name: z.string(),
+  description: z.string(),
+  images: z.array(z.string()),
+  /** Price per currency code (integers); a currency it cannot be bought with is absent. */
+  price: z.record(z.string(), z.number().int()),
+});
+export type ChestTypeView = z.infer<typeof ChestTypeViewSchema>;
+
+const PageSchema = z.object({ limit: z.number().int().min(1).max(100), offset: z.number().int().min(0) });
+/** Fields the catalog can be sorted and filtered by. */
+export const CHEST_SORT_FIELDS = ['id', 'name', 'description'] as const;
+/** One catalog sort field. */
+export const ChestSortFieldSchema = z.enum(CHEST_SORT_FIELDS);
+const SortSchema = z.array(z.object({ field: ChestSortFieldSchema, direction: z.enum(['asc', 'desc']) }));
+
+/** The catalog of ctx.appId: filtered, sorted and paginated. */
+export const ListChestTypes = defineSubject(
+  'chests.v1.list_chest_types',
+  z.object({ filter: FilterNodeSchema.optional(), sort: SortSchema.default([]), page: PageSchema }),
+  z.object({ chests: z.array(ChestTypeViewSchema), total: z.number().int().min(0) }),
+);
+
+/** One catalog chest type (404 chest_not_found when unknown in ctx.appId). */
+export const GetChestType = defineSubject('chests.v1.get_chest_type', z.object({ chestTypeId: UuidSchema }), ChestTypeViewSchema);
+
+/** The exact odds of one chest type, from the rules the roll uses. */
+export const GetChestOdds = defineSubject(
+  'chests.v1.get_odds',
+  z.object({ chestTypeId: UuidSchema }),
+  z.object({
+    chestTypeId: UuidSchema,
+    /** Content version the rules come from. */
+    rulesVersion: z.number().int().min(1),
+    itemsPerOpen: z.object({ min: z.number().int(), max: z.number().int(), expected: z.number() }),
+    rarities: z.array(z.object({ rarity: z.string(), probability: z.number(), expectedCount: z.number() })),
+    collectibles: z.array(z.object({ id: z.string(), rarity: z.string(), probability: z.number() })),
+  }),
+);
+
+/** Where an inventory chest came from (the spec's chest_types counters). */
+export const ChestSourceSchema = z.enum(['purchased', 'earned', 'welcome', 'special']);
+
+/** One unopened chest of an inventory, with its type's presentation. */
+export const InventoryChestViewSchema = z.object({
+  id: UuidSchema,
+  chestTypeId: UuidSchema,
+  name: z.string(),
+  description: z.string(),
+  images: z.array(z.string()),
+  source: ChestSourceSchema,
+  /** ISO 8601 UTC. */
+  acquiredAt: z.string(),
+});
+export type InventoryChestView = z.infer<typeof InventoryChestViewSchema>;
+
+/**
+ * A player's unopened chests as ctx.playerId may see them: `full` (own, or a confirmed friend),
+ * or `counts` (public profile: counts per source only, no chests). Denied → 403 with the reason.
+ */
+export const GetInventory = defineSubject(
+  'chests.v1.inventory',
+  z.object({ ownerId: UuidSchema }),
+  z.object({
+    view: z.enum(['full', 'counts']),
+    playerId: UuidSchema,
+    chests: z.array(InventoryChestViewSchema),
+    totalChests: z.number().int().min(0),
+    bySource: z.record(ChestSourceSchema, z.number().int().min(0)),
+    /** Sum of the chests' prices per currency code (full view only). */
+    estimatedValue: z.record(z.string(), z.number().int()).optional(),
+    capacity: z.number().int().min(0).optional(),
+  }),
+);
+
+/** One item of an opening with the collectible's presentation at the time of opening. */
+export const OpenedItemSchema = z.object({
+  slot: z.number().int().min(0),
+  collectibleId: z.string(),
+  collectionId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  images: z.array(z.string()),
+  rarity: z.string(),
+});
+
+/** The stored result of one chest opening. */
+export const OpeningViewSchema = z.object({
+  openingId: UuidSchema,
+  chestId: UuidSchema,
+  chestTypeId: UuidSchema,
+  /** ISO 8601 UTC. */
+  openedAt: z.string(),
+  items: z.array(OpenedItemSchema),
+  experience: z.number().int().min(0),
+  rulesVersion: z.number().int().min(1),
+});
+export type OpeningView = z.infer<typeof OpeningViewSchema>;
+
+/**
+ * Opens ctx.playerId's chest: 404 chest_not_found, 403 chest_not_owned / chest_already_opened.
+ * The same `idempotencyKey` (per app and player) returns the first result again (`replayed`).
+ */
+export const OpenChest = defineSubject(
+  'chests.v1.open',
+  z.object({ chestId: UuidSchema, idempotencyKey: z.string().min(1).max(255).optional() }),
+  OpeningViewSchema.extend({
+    replayed: z.boolean(),
+    /** Whether collections confirmed the grant before the answer (else it lands shortly). */
+    granted: z.boolean(),
+  }),
+);
+
+/** ctx.playerId's openings, newest first. */
+export const ListOpenings = defineSubject(
+  'chests.v1.list_openings',
+  z.object({ page: PageSchema }),
+  z.object({ openings: z.array(OpeningViewSchema), total: z.number().int().min(0) }),
+);
+
+/**
+ * Buys `quantity` chests of a catalog type for ctx.playerId with one currency: capacity checked
+ * (409 inventory_full), the wallet debited (409 insufficient_funds), the chests added; the debit is
+ * refunded when they cannot be added.
+ */
+export const PurchaseChests = defineSubject(
+  'chests.v1.purchase',
+  z.object({ chestTypeId: UuidSchema, currency: CurrencyCodeSchema, quantity: z.number().int().min(1).max(10) }),
+  z.object({
+    purchaseId: UuidSchema,
+    chests: z.array(InventoryChestViewSchema),
+    amount: DecimalSchema,
+    /** The balance of that currency after the debit. */
+    balance: DecimalSchema,
+  }),
+);

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import { endpoint, GetChestOdds, GetChestType, ListChestTypes, tableOdds, type ReplyOf } from '@ccs/shared';
+import type { ChestsDeps } from '../deps.js';
+import { appOf, chestErrors } from '../errors.js';
+import { findChestType, listCatalog, toView } from '../repositories/chest-types-repo.js';
+import { currentContentVersion } from '../repositories/content-repo.js';
+
+/** The app's current content version (cached), or undefined before its content arrived. */
+function catalogVersion(deps: ChestsDeps, appId: string): Promise<number | undefined> {
+  return deps.cache.version(appId, () => currentContentVersion(deps.pool, appId));
+}
+
+/** chests.v1.list_chest_types: one page of the catalog, cached per query and content version. */
+export function listChestTypesEndpoint(deps: ChestsDeps) {
+  return endpoint(ListChestTypes, async (req, ctx) => {
+    const appId = appOf(ctx);
+    const version = await catalogVersion(deps, appId);
+    if (version === undefined) return { chests: [], total: 0 };
+    const queryHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
+    return deps.cache.getOrLoad(appId, version, `list:${queryHash}`, ListChestTypes.reply, async () => {
+      const { rows, total } = await listCatalog(deps.pool, appId, req);
+      return { chests: rows.map(toView), total };
+    });
+  });
+}
+
+/** chests.v1.get_chest_type: one catalog chest type (404 when not in the app's catalog). */
+export function getChestTypeEndpoint(deps: ChestsDeps) {
+  return endpoint(GetChestType, async (req, ctx) => {
+    const appId = appOf(ctx);
+    const version = await catalogVersion(deps, appId);
+    if (version === undefined) throw chestErrors.chestTypeNotFound();
+    const cached = await deps.cache.getOrLoad(appId, version, `chest:${req.chestTypeId}`, GetChestType.reply.nullable(), async () => {
+      const type = await findChestType(deps.pool, appId, req.chestTypeId, { catalogOnly: true });
+      return type ? toView(type) : null;
+    });
+    if (!cached) throw chestErrors.chestTypeNotFound();
+    return cached;
+  });
+}
+
+/** chests.v1.get_odds: the exact odds of a catalog chest type, from the rules its rolls use. */
+export function getChestOddsEndpoint(deps: ChestsDeps) {
+  return endpoint(GetChestOdds, async (req, ctx) => {
+    const appId = appOf(ctx);
+    const version = await catalogVersion(deps, appId);
+    if (version === undefined) throw chestErrors.chestTypeNotFound();
+    const odds = await deps.cache.getOrLoad(appId, version, `odds:${req.chestTypeId}`, GetChestOdds.reply.nullable(), async (): Promise<ReplyOf<typeof GetChestOdds> | null> => {
+      const type = await findChestType(deps.pool, appId, req.chestTypeId, { catalogOnly: true });
+      if (!type) return null;
+      const resolved = await deps.drops.resolve(appId, type);
+      return { chestTypeId: type.id, rulesVersion: type.contentVersion, ...tableOdds(resolved.table, resolved.content.rarities) };
+    });
+    if (!odds) throw chestErrors.chestTypeNotFound();
+    return odds;
+  });
+}

@@ -1,0 +1,47 @@
+import { endpoint, GetInventory, InventoryAccess, type CallContext } from '@ccs/shared';
+import type { ChestsDeps } from '../deps.js';
+import { appOf, chestErrors } from '../errors.js';
+import { countUnopenedBySource, listUnopened } from '../repositories/inventory-repo.js';
+import { currentContentVersion } from '../repositories/content-repo.js';
+
+/** Inventory capacity when an app's content has not arrived yet (DESIGN.md's default). */
+const DEFAULT_CAPACITY = 100;
+
+/** What the caller may see of the owner's inventory: its own always; others as players decides. */
+async function accessTo(deps: ChestsDeps, ownerId: string, ctx: CallContext): Promise<'full' | 'counts'> {
+  if (ctx.playerId === ownerId) return 'full';
+  const decision = await deps.bus.request(InventoryAccess, { ownerId }, ctx);
+  if (decision.access === 'denied') throw chestErrors.inventoryDenied(decision.code ?? 'inventory_forbidden');
+  return decision.access;
+}
+
+/**
+ * chests.v1.inventory: a player's unopened chests. Never cached: it changes with every opening.
+ * The counts view (another player's public profile) holds the counts per source only.
+ */
+export function inventoryEndpoint(deps: ChestsDeps) {
+  return endpoint(GetInventory, async ({ ownerId }, ctx) => {
+    const appId = appOf(ctx);
+    const view = await accessTo(deps, ownerId, ctx);
+    if (view === 'counts') {
+      const bySource = await countUnopenedBySource(deps.pool, appId, ownerId);
+      const totalChests = Object.values(bySource).reduce((a, b) => a + b, 0);
+      return { view, playerId: ownerId, chests: [], totalChests, bySource };
+    }
+    const [owned, version] = await Promise.all([listUnopened(deps.pool, appId, ownerId), currentContentVersion(deps.pool, appId)]);
+    const content = version === undefined ? undefined : await deps.drops.content(appId, version);
+    const bySource = { purchased: 0, earned: 0, welcome: 0, special: 0 };
+    for (const c of owned) bySource[c.source] += 1;
+    const estimatedValue: Record<string, number> = Object.fromEntries((content?.currencies ?? []).map((code) => [code, 0]));
+    for (const c of owned) for (const [code, price] of Object.entries(c.price)) estimatedValue[code] = (estimatedValue[code] ?? 0) + price;
+    return {
+      view,
+      playerId: ownerId,
+      chests: owned.map(({ price: _price, ...chest }) => chest),
+      totalChests: owned.length,
+      bySource,
+      estimatedValue,
+      capacity: content?.inventoryCapacity ?? DEFAULT_CAPACITY,
+    };
+  });
+}

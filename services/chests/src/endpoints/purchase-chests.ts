@@ -1,0 +1,9 @@
+import { endpoint, PurchaseChests } from '@ccs/shared';
+import type { ChestsDeps } from '../deps.js';
+import { appOf, callerOf } from '../errors.js';
+import { runPurchase } from '../purchase/purchase-saga.js';
+
+/** chests.v1.purchase: buys chests for the calling player (the purchase saga). */
+export function purchaseChestsEndpoint(deps: ChestsDeps) {
+  return endpoint(PurchaseChests, async (req, ctx) => runPurchase(deps, { appId: appOf(ctx), playerId: callerOf(ctx), ...req }, ctx));
+}

@@ -1,0 +1,43 @@
+import { AppError, UuidSchema, type CallContext } from '@ccs/shared';
+
+/** The chests service's domain errors, with the stable codes clients and other services see. */
+export const chestErrors = {
+  chestTypeNotFound: () => AppError.notFound('chest_not_found', 'No chest with this id in the catalog.', { parameter: 'id' }),
+  chestNotFound: () => AppError.notFound('chest_not_found', 'No chest with this id.', { parameter: 'id' }),
+  chestNotOwned: () => AppError.forbidden('chest_not_owned', 'This chest belongs to another player.'),
+  chestAlreadyOpened: () => AppError.forbidden('chest_already_opened', 'This chest has already been opened.'),
+  idempotencyKeyReused: () =>
+    AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used to open another chest; use a new key.', {
+      header: 'Idempotency-Key',
+    }),
+  inventoryFull: (capacity: number) =>
+    AppError.conflict('inventory_full', `The inventory holds at most ${capacity} unopened chests; open some first.`),
+  priceUnavailable: (currency: string) =>
+    AppError.unprocessable('price_unavailable', `This chest cannot be bought with ${currency}.`, { pointer: '/data/attributes/currency' }),
+  contentUnavailable: () => AppError.unavailable('content_unavailable', "The app's content is not loaded yet. Retry shortly."),
+  purchaseInterrupted: () =>
+    AppError.unavailable('purchase_interrupted', 'The purchase could not be completed; any amount taken will be refunded. Retry shortly.'),
+  inventoryDenied: (code: string) =>
+    AppError.forbidden(
+      code,
+      {
+        profile_private: "This player's inventory is private.",
+        friends_only: "This player's inventory is visible to their confirmed friends only.",
+        guest_forbidden: "Guests and anonymous callers can only see their own inventory.",
+      }[code] ?? "You may not see this player's inventory.",
+    ),
+  missingApp: () => AppError.badRequest('missing_app', 'The call names no app.'),
+  missingPlayer: () => AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'),
+};
+
+/** The app every call is scoped to; a call without a well-formed one is refused. */
+export function appOf(ctx: CallContext): string {
+  if (!ctx.appId || !UuidSchema.safeParse(ctx.appId).success) throw chestErrors.missingApp();
+  return ctx.appId;
+}
+
+/** The calling player of a player operation (the gateway sets it from the verified token). */
+export function callerOf(ctx: CallContext): string {
+  if (!ctx.playerId || !UuidSchema.safeParse(ctx.playerId).success) throw chestErrors.missingPlayer();
+  return ctx.playerId;
+}

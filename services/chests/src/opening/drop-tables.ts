@@ -1,0 +1,67 @@
+import { buildDropTable, type DropTable, type Queryable } from '@ccs/shared';
+import type { ChestTypeRecord } from '../repositories/chest-types-repo.js';
+import { loadContentVersion, type ContentSnapshot, type StoredCollectible } from '../repositories/content-repo.js';
+
+/** A chest type's rules resolved against the content version that defined them. */
+export interface ResolvedChestType {
+  table: DropTable;
+  content: ContentSnapshot;
+  collectibles: Map<string, StoredCollectible>;
+  experience: Map<string, number>;
+}
+
+const MAX_ENTRIES = 500;
+
+/**
+ * Drop tables per (app, chest type, content version), kept in memory: a content version never
+ * changes once stored, so neither does a table built from it.
+ */
+export class DropTables {
+  private readonly snapshots = new Map<string, Promise<ContentSnapshot | undefined>>();
+  private readonly tables = new Map<string, ResolvedChestType>();
+
+  constructor(private readonly db: Queryable) {}
+
+  /** The content version `version` of an app (undefined if never received). */
+  content(appId: string, version: number): Promise<ContentSnapshot | undefined> {
+    const key = `${appId}:${version}`;
+    let hit = this.snapshots.get(key);
+    if (!hit) {
+      hit = loadContentVersion(this.db, appId, version);
+      // Only found versions stay cached: a version not received yet may arrive later.
+      hit.then(
+        (s) => void (s || this.snapshots.delete(key)),
+        () => void this.snapshots.delete(key),
+      );
+      remember(this.snapshots, key, hit);
+    }
+    return hit;
+  }
+
+  /** The resolved rules of a chest type (its rules against its content version). */
+  async resolve(appId: string, type: ChestTypeRecord): Promise<ResolvedChestType> {
+    const key = `${appId}:${type.id}:${type.contentVersion}`;
+    const hit = this.tables.get(key);
+    if (hit) return hit;
+    const content = await this.content(appId, type.contentVersion);
+    if (!content) throw new Error(`content version ${type.contentVersion} of app ${appId} is missing`);
+    const table = buildDropTable(
+      type.rules,
+      content.rarities,
+      content.collectibles.map((c) => ({ id: c.id, collectionId: c.collection_id, rarity: c.rarity })),
+    );
+    const resolved: ResolvedChestType = {
+      table,
+      content,
+      collectibles: new Map(content.collectibles.map((c) => [c.id, c])),
+      experience: new Map(content.rarities.map((r) => [r.id, r.experience])),
+    };
+    remember(this.tables, key, resolved);
+    return resolved;
+  }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}

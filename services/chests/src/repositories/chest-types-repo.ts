@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { ChestRulesSchema, filterToSql, type ChestRules, type ChestTypeView, type FilterNode, type Queryable } from '@ccs/shared';
+
+const PriceSchema = z.record(z.string(), z.number().int());
+const ImagesSchema = z.array(z.string());
+
+/** A chest type with its rules and the content version they belong to. */
+export interface ChestTypeRecord extends ChestTypeView {
+  rules: ChestRules;
+  contentVersion: number;
+  inCatalog: boolean;
+}
+
+interface Row {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  images: unknown;
+  price: unknown;
+  rules: unknown;
+  content_version: number;
+  in_catalog: boolean;
+}
+
+const COLUMNS = 'id, slug, name, description, images, price, rules, content_version, in_catalog';
+// Filterable and sortable fields → SQL expressions (never user text).
+const FIELDS: Record<'id' | 'name' | 'description', string> = { id: 'id::text', name: 'name', description: 'description' };
+
+function toRecord(row: Row): ChestTypeRecord {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    images: ImagesSchema.parse(row.images),
+    // jsonb does not keep key order; currency codes are shown alphabetically (coins, gems).
+    price: Object.fromEntries(Object.entries(PriceSchema.parse(row.price)).sort(([a], [b]) => a.localeCompare(b))),
+    rules: ChestRulesSchema.parse(row.rules),
+    contentVersion: row.content_version,
+    inCatalog: row.in_catalog,
+  };
+}
+
+/** Presentation and price of a chest type, without its rules. */
+export function toView(r: ChestTypeRecord): ChestTypeView {
+  return { id: r.id, slug: r.slug, name: r.name, description: r.description, images: r.images, price: r.price };
+}
+
+/** One page of the app's catalog, filtered and sorted (content order by default), and the total. */
+export async function listCatalog(
+  db: Queryable,
+  appId: string,
+  q: { filter?: FilterNode; sort: { field: keyof typeof FIELDS; direction: 'asc' | 'desc' }[]; page: { limit: number; offset: number } },
+): Promise<{ rows: ChestTypeRecord[]; total: number }> {
+  const params: unknown[] = [appId];
+  const where = q.filter ? ` AND ${filterToSql(q.filter, FIELDS, params)}` : '';
+  const order = [...q.sort.map((s) => `${FIELDS[s.field]} ${s.direction === 'desc' ? 'DESC' : 'ASC'}`), 'position ASC', 'id ASC'].join(', ');
+  params.push(q.page.limit, q.page.offset);
+  const r = await db.query<Row & { total: number }>(
+    `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM chest_types
+     WHERE app_id = $1 AND in_catalog${where}
+     ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    params,
+  );
+  let total = r.rows[0]?.total;
+  if (total === undefined) {
+    // An offset past the end returns no rows, so the window count is missing: count apart.
+    const c = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chest_types WHERE app_id = $1 AND in_catalog${where}`, params.slice(0, -2));
+    total = c.rows[0]!.n;
+  }
+  return { rows: r.rows.map(toRecord), total };
+}
+
+/** A chest type of the app by id; `catalogOnly` hides types no longer on sale. */
+export async function findChestType(db: Queryable, appId: string, id: string, opts: { catalogOnly: boolean }): Promise<ChestTypeRecord | undefined> {
+  const r = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM chest_types WHERE app_id = $1 AND id = $2${opts.catalogOnly ? ' AND in_catalog' : ''}`,
+    [appId, id],
+  );
+  return r.rows[0] && toRecord(r.rows[0]);
+}
+
+/** A chest type of the app by slug (catalog or not). */
+export async function findChestTypeBySlug(db: Queryable, appId: string, slug: string): Promise<ChestTypeRecord | undefined> {
+  const r = await db.query<Row>(`SELECT ${COLUMNS} FROM chest_types WHERE app_id = $1 AND slug = $2`, [appId, slug]);
+  return r.rows[0] && toRecord(r.rows[0]);
+}

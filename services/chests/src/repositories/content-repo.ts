@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { AppContent, Queryable } from '@ccs/shared';
+import { chestTypeId } from '../chest-type-id.js';
+
+/** A rarity as stored with a content version. */
+export const StoredRaritySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  drop_rate: z.number(),
+  experience: z.number().int(),
+  rank: z.number().int(),
+});
+
+/** A collectible as stored with a content version: what a roll needs and what an opening shows. */
+export const StoredCollectibleSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  images: z.array(z.string()),
+  collection_id: z.string(),
+  rarity: z.string(),
+});
+export type StoredCollectible = z.infer<typeof StoredCollectibleSchema>;
+
+/** One content version of an app, as the chests service keeps it. */
+export interface ContentSnapshot {
+  appId: string;
+  version: number;
+  starterChestType: string;
+  inventoryCapacity: number;
+  currencies: string[];
+  rarities: z.infer<typeof StoredRaritySchema>[];
+  collectibles: StoredCollectible[];
+}
+
+/**
+ * Stores a content version and, when it is newer than the current one, makes its chest types the
+ * catalog (types it leaves out stay for the chests already owned). Returns whether the catalog
+ * changed. Run inside a transaction: the app's row is locked so versions apply in order.
+ */
+export async function applyContentVersion(tx: Queryable, appId: string, version: number, content: AppContent): Promise<boolean> {
+  const collectibles: StoredCollectible[] = content.collections.flatMap((col) =>
+    col.collectibles.map((c) => ({ id: c.id, name: c.name, description: c.description, images: c.images, collection_id: col.id, rarity: c.rarity })),
+  );
+  await tx.query(
+    `INSERT INTO content_versions (app_id, version, starter_chest_type, inventory_capacity, currencies, rarities, collectibles)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (app_id, version) DO NOTHING`,
+    [appId, version, content.players.starter_chest_type, content.players.inventory_capacity, content.currencies.map((c) => c.code),
+      JSON.stringify(content.rarities), JSON.stringify(collectibles)],
+  );
+  await tx.query('INSERT INTO apps (app_id, content_version) VALUES ($1, 0) ON CONFLICT (app_id) DO NOTHING', [appId]);
+  const current = await tx.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1 FOR UPDATE', [appId]);
+  if (current.rows[0]!.content_version >= version) return false;
+
+  const ids: string[] = [];
+  for (const [position, ch] of content.chests.entries()) {
+    const id = chestTypeId(appId, ch.id);
+    ids.push(id);
+    await tx.query(
+      `INSERT INTO chest_types (app_id, id, slug, content_version, name, description, images, price, rules, position, in_catalog)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true)
+       ON CONFLICT (app_id, id) DO UPDATE SET content_version = EXCLUDED.content_version, name = EXCLUDED.name,
+         description = EXCLUDED.description, images = EXCLUDED.images, price = EXCLUDED.price, rules = EXCLUDED.rules,
+         position = EXCLUDED.position, in_catalog = true`,
+      [appId, id, ch.id, version, ch.name, ch.description, JSON.stringify(ch.images), JSON.stringify(ch.price), JSON.stringify(ch.rules), position],
+    );
+  }
+  await tx.query('UPDATE chest_types SET in_catalog = false WHERE app_id = $1 AND NOT (id = ANY($2::uuid[]))', [appId, ids]);
+  await tx.query('UPDATE apps SET content_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
+  return true;
+}
+
+/** The app's current content version, or undefined before its content arrived. */
+export async function currentContentVersion(db: Queryable, appId: string): Promise<number | undefined> {
+  const r = await db.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1 AND content_version > 0', [appId]);
+  return r.rows[0]?.content_version;
+}
+
+/** Reads one stored content version (immutable once written). */
+export async function loadContentVersion(db: Queryable, appId: string, version: number): Promise<ContentSnapshot | undefined> {
+  const r = await db.query<{ starter_chest_type: string; inventory_capacity: number; currencies: string[]; rarities: unknown; collectibles: unknown }>(
+    `SELECT starter_chest_type, inventory_capacity, currencies, rarities, collectibles
+     FROM content_versions WHERE app_id = $1 AND version = $2`,
+    [appId, version],
+  );
+  const row = r.rows[0];
+  if (!row) return undefined;
+  return {
+    appId,
+    version,
+    starterChestType: row.starter_chest_type,
+    inventoryCapacity: row.inventory_capacity,
+    currencies: row.currencies,
+    rarities: z.array(StoredRaritySchema).parse(row.rarities),
+    collectibles: z.array(StoredCollectibleSchema).parse(row.collectibles),
+  };
+}

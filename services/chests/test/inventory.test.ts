@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppContentLoaded, ChestGrant, readContentFile } from '@ccs/shared';
+import { headers as natsHeaders } from 'nats';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
+import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
+import { chestTypeId } from '../src/chest-type-id.js';
+import { appIdOf, createApp, createGuest, get, inventory, registerPlayer, sql, waitForStarterChest, type Player } from './support/chests.js';
+
+const content = readContentFile();
+const wooden = content.chests.find((c) => c.id === 'wooden-chest')!;
+
+describe('player chest inventory', () => {
+  let stack: TestStack;
+  let appId: string;
+  let alice: Player;
+  let bob: Player;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    appId = await appIdOf(stack);
+    [alice, bob] = await Promise.all([registerPlayer(stack), registerPlayer(stack)]);
+    await Promise.all([waitForStarterChest(stack, alice), waitForStarterChest(stack, bob)]);
+  });
+  afterAll(async () => stack?.close());
+
+  const setPrivacy = async (p: Player, privacy: string) => {
+    const res = await stack.inject({
+      method: 'PATCH',
+      url: '/api/v1/players/me',
+      headers: jsonApiHeaders(stack.apiKey, p.token),
+      payload: { data: { type: 'player', attributes: { privacy } } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
+  const befriend = async (a: Player, b: Player) => {
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      const res = await stack.inject({
+        method: 'POST',
+        url: '/api/v1/players/me/friends',
+        headers: jsonApiHeaders(stack.apiKey, from.token),
+        payload: { data: { type: 'player', id: to.id } },
+      });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    }
+  };
+  const publishGrant = async (payload: Parameters<typeof ChestGrant.payload.parse>[0], msgId = randomUUID()) => {
+    const js = stack.nc.jetstream();
+    await js.publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(ChestGrant.payload.parse(payload)), { msgID: msgId, headers: natsHeaders() });
+  };
+
+  it("shows the starter chest with the spec's inventory meta, never cached", async () => {
+    const res = await get(stack, '/api/v1/players/me/chests', alice.token);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['content-type']).toContain('application/vnd.api+json');
+    const body = res.json();
+    expectJsonApi(body);
+    expect(body.data).toHaveLength(1);
+    expect(body.data[0]).toEqual({
+      type: 'chest',
+      id: alice.starterChestId,
+      attributes: { name: wooden.name, description: wooden.description, images: wooden.images },
+      relationships: {},
+      meta: { source: 'welcome', chest_type_id: chestTypeId(appId, 'wooden-chest'), acquired_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+    });
+    expect(body.included).toEqual([]);
+    expect(body.meta).toEqual({
+      player_id: alice.id,
+      total_chests: 1,
+      chest_types: { purchased: 0, earned: 0, welcome: 1, special: 0 },
+      estimated_value: { coins: 500, gems: 0 },
+      inventory_status: { capacity: 100, used: 1, available: 99 },
+    });
+  });
+
+  it('answers the same for the own id as for me, and selects fields', async () => {
+    const byId = await inventory(stack, alice, alice.id);
+    expect(byId).toEqual(await inventory(stack, alice, 'me'));
+    const sparse = (await get(stack, '/api/v1/players/me/chests?fields[chest]=name', alice.token)).json();
+    expect(sparse.data[0].attributes).toEqual({ name: wooden.name });
+    expect(sparse.data[0].meta.source).toBe('welcome');
+  });
+
+  it('answers 400 to include, sort, page, unknown fields and a malformed id; 401 to me without a token', async () => {
+    expectError(await get(stack, '/api/v1/players/me/chests?include=chest_type', alice.token), 400, 'unsupported_include');
+    expectError(await get(stack, '/api/v1/players/me/chests?sort=name', alice.token), 400, 'unsupported_sort');
+    expectError(await get(stack, '/api/v1/players/me/chests?page[limit]=1', alice.token), 400);
+    expectError(await get(stack, '/api/v1/players/me/chests?fields[chest]=price', alice.token), 400, 'unsupported_fields');
+    expectError(await get(stack, '/api/v1/players/12345/chests', alice.token), 400, 'invalid_id');
+    expectError(await get(stack, '/api/v1/players/me/chests'), 401, 'missing_token');
+  });
+
+  it("shows a public profile's counts and types only, not its chests", async () => {
+    const body = await inventory(stack, alice, bob.id);
+    expect(body.data).toEqual([]);
+    expect(body.included).toEqual([]);
+    expect(body.meta).toEqual({ player_id: bob.id, total_chests: 1, chest_types: { purchased: 0, earned: 0, welcome: 1, special: 0 } });
+  });
+
+  it('denies a private profile with 403 profile_private', async () => {
+    const carol = await registerPlayer(stack);
+    await setPrivacy(carol, 'private');
+    expectError(await get(stack, `/api/v1/players/${carol.id}/chests`, alice.token), 403, 'profile_private');
+    expect((await inventory(stack, carol)).meta.player_id).toBe(carol.id);
+  });
+
+  it('shows a friends-only inventory to confirmed friends only', async () => {
+    const dave = await registerPlayer(stack);
+    const erin = await registerPlayer(stack);
+    await waitForStarterChest(stack, dave);
+    await setPrivacy(dave, 'friends');
+    expectError(await get(stack, `/api/v1/players/${dave.id}/chests`, erin.token), 403, 'friends_only');
+    await befriend(dave, erin);
+    const body = await inventory(stack, erin, dave.id);
+    expect(body.data.map((c: { id: string }) => c.id)).toEqual([dave.starterChestId]);
+    expect(body.meta.inventory_status).toEqual({ capacity: 100, used: 1, available: 99 });
+  });
+
+  it("lets guests read their own inventory but never another's, nor anonymous callers", async () => {
+    const guest = await createGuest(stack);
+    await waitForStarterChest(stack, guest);
+    expect((await inventory(stack, guest)).meta.total_chests).toBe(1);
+    expectError(await get(stack, `/api/v1/players/${alice.id}/chests`, guest.token), 403, 'guest_forbidden');
+    expectError(await get(stack, `/api/v1/players/${alice.id}/chests`), 403, 'guest_forbidden');
+  });
+
+  it("answers 404 for an unknown player and for another app's player", async () => {
+    expectError(await get(stack, `/api/v1/players/${randomUUID()}/chests`, alice.token), 404, 'player_not_found');
+    const other = await createApp(stack);
+    const stranger = await registerPlayer(stack, other.publishableKey);
+    expectError(await get(stack, `/api/v1/players/${stranger.id}/chests`, alice.token), 404, 'player_not_found');
+    expectError(await get(stack, `/api/v1/players/${alice.id}/chests`, stranger.token, other.publishableKey), 404, 'player_not_found');
+  });
+
+  it('applies a chest grant once, even when delivered again, with its type and source', async () => {
+    const chestId = randomUUID();
+    const grant = { appId, playerId: bob.id, inventoryChestId: chestId, chestTypeId: 'golden-chest', source: 'special' as const };
+    await publishGrant(grant);
+    await publishGrant(grant);
+    await publishGrant({ ...grant, chestTypeId: chestTypeId(appId, 'golden-chest') });
+    await eventually(async () => expect((await inventory(stack, bob)).meta.total_chests).toBe(2));
+    await new Promise((r) => setTimeout(r, 300));
+    const body = await inventory(stack, bob);
+    expect(body.meta.chest_types).toEqual({ purchased: 0, earned: 0, welcome: 1, special: 1 });
+    expect(body.meta.estimated_value).toEqual({ coins: 500, gems: 50 });
+    expect(body.data.find((c: { id: string }) => c.id === chestId).attributes.name).toBe('Golden Chest');
+    expect(await sql(stack, 'SELECT id FROM chests.inventory_chests WHERE id = $1', [chestId])).toHaveLength(1);
+  });
+
+  it("retries a grant that arrives before its app's content, and applies it once the content is there", async () => {
+    const lateApp = randomUUID();
+    const chestId = randomUUID();
+    await publishGrant({ appId: lateApp, playerId: randomUUID(), inventoryChestId: chestId, source: 'welcome' });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(await sql(stack, 'SELECT id FROM chests.inventory_chests WHERE id = $1', [chestId])).toHaveLength(0);
+    const js = stack.nc.jetstream();
+    const payload = AppContentLoaded.payload.parse({ appId: lateApp, version: 1, content });
+    await js.publish(`${stack.env.NATS_PREFIX}.${AppContentLoaded.subject}`, JSON.stringify(payload), { msgID: randomUUID() });
+    await eventually(async () => {
+      const rows = await sql<{ chest_type_id: string }>(stack, 'SELECT chest_type_id FROM chests.inventory_chests WHERE id = $1', [chestId]);
+      expect(rows).toEqual([{ chest_type_id: chestTypeId(lateApp, 'wooden-chest') }]);
+    }, 20_000);
+  });
+});

@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { applyFieldset, GetInventory, ListOpenings, paginationLinks, resource } from '@ccs/shared';
+import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
+
+/** The player of the path: a UUID, or `me` for the authenticated player. */
+function ownerOf(request: FastifyRequest): string {
+  const { id } = request.params as { id?: string };
+  return id === 'me' ? playerOf(request).id : uuidParam(request, 'id');
+}
+
+/**
+ * GET /api/v1/players/{id}/chests: the unopened chests of a player with the spec's inventory meta.
+ * Another player's inventory follows their privacy (counts only for a public profile). Never cached.
+ */
+async function getInventory(request: FastifyRequest, reply: FastifyReply) {
+  const ownerId = ownerOf(request);
+  const q = jsonApiQuery(request, { fields: { chest: CHEST_FIELDS } });
+  const inv = await request.server.bus.request(GetInventory, { ownerId }, callContext(request));
+  const chestTypes = {
+    purchased: inv.bySource.purchased,
+    earned: inv.bySource.earned,
+    welcome: inv.bySource.welcome,
+    special: inv.bySource.special,
+  };
+  const meta: Record<string, unknown> = { player_id: inv.playerId, total_chests: inv.totalChests, chest_types: chestTypes };
+  if (inv.view === 'full') {
+    const capacity = inv.capacity ?? 0;
+    meta.estimated_value = { coins: 0, gems: 0, ...inv.estimatedValue };
+    meta.inventory_status = { capacity, used: inv.totalChests, available: Math.max(0, capacity - inv.totalChests) };
+  }
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: inv.chests.map((c) => applyFieldset(inventoryChest(c), q.fields)),
+    included: [],
+    meta,
+  });
+}
+
+/** GET /api/v1/players/me/openings: the caller's openings with their results, newest first. */
+async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
+  playerOf(request);
+  const q = jsonApiQuery(request, { page: { defaultLimit: 20, maxLimit: 100 } });
+  const r = await request.server.bus.request(ListOpenings, { page: q.page }, callContext(request));
+  const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: r.openings.map((o) =>
+      resource('chest_opening', o.openingId, {
+        ...openingData(o),
+        chest_type_id: o.chestTypeId,
+        experience_gained: o.experience,
+        rules_version: o.rulesVersion,
+      }),
+    ),
+    meta: { total_count: r.total, page: q.page },
+    links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/players/me/openings', rest, q.page, r.total),
+  });
+}
+
+/** Routes of player inventories and opening history. */
+export default async function inventoryRoutes(app: FastifyInstance) {
+  app.get('/api/v1/players/me/openings', listOpenings);
+  app.get('/api/v1/players/:id/chests', getInventory);
+}
