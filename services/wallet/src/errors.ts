@@ -19,6 +19,8 @@ export const walletErrors = {
     AppError.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed; retry shortly.', { header: 'Idempotency-Key' }),
   insufficientFunds: (code: string) => AppError.conflict('insufficient_funds', `The balance of ${code} is too low for this debit.`),
   referenceReused: () => AppError.conflict('reference_reused', 'This debit reference was already used for a different debit.'),
+  referenceVoided: () =>
+    AppError.conflict('reference_voided', 'This debit was cancelled (refunded before it arrived); nothing was taken.'),
   balanceLimit: () => AppError.conflict('balance_limit_exceeded', 'This change would take the balance above the largest amount the wallet holds.'),
   missingApp: () => AppError.badRequest('missing_app', 'The call names no app.'),
   missingPlayer: () => AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'),

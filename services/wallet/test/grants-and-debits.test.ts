@@ -174,6 +174,18 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     expect(totals).toEqual({ sum: '50.00', rows: 3, balance: '50.00' });
   });
 
+  it('refuses a debit that arrives after its refund (a purchase given up), so no money is lost', async () => {
+    const player = randomUUID();
+    await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '100' }]);
+    const reference = randomUUID();
+    expect(await stack.bus.request(RefundDebit, { reference }, ctxOf(appId))).toEqual({ outcome: 'unknown_reference' });
+    await expect(debit(appId, player, '40', reference)).rejects.toMatchObject({ status: 409, code: 'reference_voided' });
+    expect(await balances(appId, player)).toMatchObject({ coins: '100.00' });
+    // The void is per app: the same reference still debits in another app.
+    await grantCredits(stack, otherAppId, player, [{ currency: 'coins', amount: '100' }]);
+    expect(await debit(otherAppId, player, '40', reference)).toMatchObject({ balance: '60.00' });
+  });
+
   it('keeps each app apart: a balance in one app is not spendable in another', async () => {
     const player = randomUUID();
     await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '10' }]);

@@ -3,7 +3,7 @@ import { appOf } from '../call-context.js';
 import { walletErrors } from '../errors.js';
 import { takeFromBalance } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
-import { claimDebit, findDebit, setDebitBalance } from '../repositories/debits-repo.js';
+import { claimDebit, findDebit, isVoided, lockReference, setDebitBalance } from '../repositories/debits-repo.js';
 
 /**
  * wallet.v1.debit (purchases): takes an amount from a player's balance, never below zero.
@@ -16,6 +16,8 @@ export function debitEndpoint(pool: Pool) {
     // The amount is a validated decimal string: it is zero exactly when it has no non-zero digit.
     if (!/[1-9]/.test(req.amount)) throw walletErrors.amountNotPositive();
     return withTransaction(pool, async (tx) => {
+      await lockReference(tx, appId, req.reference);
+      if (await isVoided(tx, appId, req.reference)) throw walletErrors.referenceVoided();
       const currencyId = (await currencyIdsByCode(tx, appId, [req.currency])).get(req.currency);
       if (!currencyId) throw walletErrors.currencyNotFound();
       const debit = { appId, reference: req.reference, playerId: req.playerId, currencyId, amount: req.amount };

@@ -1,20 +1,23 @@
 import { endpoint, RefundDebit, withTransaction, type Pool } from '@ccs/shared';
 import { appOf } from '../call-context.js';
 import { addToBalance } from '../repositories/balances-repo.js';
-import { findDebit, markRefunded } from '../repositories/debits-repo.js';
+import { findDebit, lockReference, markRefunded, voidReference } from '../repositories/debits-repo.js';
 
 /**
  * wallet.v1.refund (a purchase's compensation): credits back exactly the debit with this
- * reference, once. A repeat, or a reference never debited, is a no-op that says so.
+ * reference, once. A repeat is a no-op that says so; a reference never debited is voided, so a
+ * debit that arrives late (after its purchase was given up) is refused and no money is lost.
  */
 export function refundEndpoint(pool: Pool) {
   return endpoint(RefundDebit, async (req, ctx) => {
     const appId = appOf(ctx);
     return withTransaction(pool, async (tx) => {
+      await lockReference(tx, appId, req.reference);
       const debit = await markRefunded(tx, appId, req.reference);
       if (!debit) {
-        const known = await findDebit(tx, appId, req.reference);
-        return { outcome: known ? ('already_refunded' as const) : ('unknown_reference' as const) };
+        if (await findDebit(tx, appId, req.reference)) return { outcome: 'already_refunded' as const };
+        await voidReference(tx, appId, req.reference);
+        return { outcome: 'unknown_reference' as const };
       }
       const balance = await addToBalance(tx, {
         appId,

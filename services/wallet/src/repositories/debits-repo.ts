@@ -64,3 +64,22 @@ export async function markRefunded(tx: Queryable, appId: string, reference: stri
   );
   return r.rows[0];
 }
+
+/**
+ * Serialises every debit and refund of one reference: with this lock held, "refund before the
+ * debit" and "debit" cannot miss each other.
+ */
+export async function lockReference(tx: Queryable, appId: string, reference: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${appId}:${reference}`]);
+}
+
+/** Voids a reference that was never debited, so a debit arriving later is refused. */
+export async function voidReference(tx: Queryable, appId: string, reference: string): Promise<void> {
+  await tx.query('INSERT INTO voided_references (app_id, reference) VALUES ($1, $2) ON CONFLICT DO NOTHING', [appId, reference]);
+}
+
+/** True when a refund came first and voided this reference. */
+export async function isVoided(q: Queryable, appId: string, reference: string): Promise<boolean> {
+  const r = await q.query('SELECT 1 FROM voided_references WHERE app_id = $1 AND reference = $2', [appId, reference]);
+  return (r.rowCount ?? 0) > 0;
+}
