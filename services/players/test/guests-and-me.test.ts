@@ -8,7 +8,7 @@ import { balances, createGuest, loginBody, newEmail, register, registrationBody 
 describe('guests and /players/me', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startStack({ services: ['players', 'wallet'], env: { GRANT_WAIT_MS: '3000' } });
+    stack = await startStack({ services: ['players', 'wallet', 'chests'], env: { GRANT_WAIT_MS: '3000' } });
   });
   afterAll(async () => stack?.close());
 
@@ -94,15 +94,18 @@ describe('guests and /players/me', () => {
 
   it('answers GET /players/me with the player, its privacy, experience and creation time', async () => {
     const player = await register(stack);
-    const res = await me(player.accessToken);
-    expect(res.statusCode, res.body).toBe(200);
-    const body = JSON.parse(res.body);
-    expectJsonApi(body);
-    expect(body.data).toEqual({
-      type: 'player',
-      id: player.id,
-      attributes: { email: player.email, is_anonymous: false, privacy: 'public', experience: 0, created_at: player.body.meta.created_at },
-      relationships: { chests: { data: [] } },
+    const starter = String(player.body.meta.welcome_bonus?.starter_chest);
+    await eventually(async () => {
+      const res = await me(player.accessToken);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = JSON.parse(res.body);
+      expectJsonApi(body);
+      expect(body.data).toEqual({
+        type: 'player',
+        id: player.id,
+        attributes: { email: player.email, is_anonymous: false, privacy: 'public', experience: 0, created_at: player.body.meta.created_at },
+        relationships: { chests: { data: [{ type: 'chest', id: starter }] } },
+      });
     });
   });
 
@@ -132,14 +135,22 @@ describe('guests and /players/me', () => {
     });
   });
 
-  it('accepts include=chests and fields[player] on /players/me, and refuses other includes with 400', async () => {
+  it('lists the starter chest in /players/me, includes it with include=chests, and refuses other includes with 400', async () => {
     const guest = await createGuest(stack);
-    const res = await me(guest.accessToken, '?include=chests&fields%5Bplayer%5D=is_anonymous,chests');
-    expect(res.statusCode, res.body).toBe(200);
-    const body = JSON.parse(res.body);
-    expectJsonApi(body);
-    expect(body.data.attributes).toEqual({ is_anonymous: true });
-    expect(body.included).toEqual([]);
+    const starter = String(guest.body.meta.welcome_bonus?.starter_chest);
+    await eventually(async () => {
+      const res = await me(guest.accessToken, '?include=chests&fields%5Bplayer%5D=is_anonymous,chests');
+      expect(res.statusCode, res.body).toBe(200);
+      const body = JSON.parse(res.body);
+      expectJsonApi(body);
+      expect(body.data.attributes).toEqual({ is_anonymous: true });
+      expect(body.data.relationships.chests.data).toEqual([{ type: 'chest', id: starter }]);
+      expect(body.included).toHaveLength(1);
+      expect(body.included[0]).toMatchObject({ type: 'chest', id: starter, attributes: { name: 'Wooden Chest' } });
+    });
+    const plain = JSON.parse((await me(guest.accessToken)).body);
+    expect(plain.data.relationships.chests.data).toEqual([{ type: 'chest', id: starter }]);
+    expect(plain.included).toEqual([]);
     const [err] = expectError(await me(guest.accessToken, '?include=friends'), 400, 'unsupported_include');
     expect(err!.source).toEqual({ parameter: 'include' });
   });

@@ -12,7 +12,7 @@ export interface Resource {
   type: string;
   id: string;
   attributes: Record<string, unknown>;
-  relationships: Record<string, { data: ResourceIdentifier | ResourceIdentifier[] | null }>;
+  relationships: Record<string, { data?: ResourceIdentifier | ResourceIdentifier[] | null; meta?: Record<string, unknown> }>;
   meta?: Record<string, unknown>;
   links?: Record<string, string>;
 }

@@ -1,18 +1,40 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, applyFieldset, GetMe, UpdateMe, type PlayerView } from '@ccs/shared';
+import { AppError, applyFieldset, GetInventory, GetMe, UpdateMe, type PlayerView, type Resource } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { UpdateMeBody } from './bodies.js';
 import { mePlayerResource } from './render.js';
+import { inventoryChest } from '../chests.js';
 
 const ME_QUERY = {
   include: ['chests'],
   fields: { player: ['id', 'email', 'is_anonymous', 'privacy', 'experience', 'created_at', 'chests'] },
 } as const;
 
-/** The calling player's document; `include=chests` is accepted (chests arrive with the chests service). */
-function meDocument(request: FastifyRequest, p: PlayerView) {
-  const { fields } = jsonApiQuery(request, ME_QUERY);
-  return { data: applyFieldset(mePlayerResource(p), fields), included: [] };
+/**
+ * The calling player's document: relationships.chests lists the unopened chests (asked from the
+ * chests service), and `include=chests` adds them as full resources in `included`.
+ */
+async function meDocument(request: FastifyRequest, p: PlayerView) {
+  const { fields, include } = jsonApiQuery(request, ME_QUERY);
+  const wanted = include.includes('chests');
+  const chests = await playerChests(request, p.id, wanted);
+  const data = applyFieldset(mePlayerResource(p, chests), fields);
+  return { data, included: wanted && chests ? chests : [] };
+}
+
+/**
+ * The player's unopened chests from the chests service. The profile stays readable when that
+ * service is down (the relationship then says so in its meta), unless the chests were asked for.
+ */
+async function playerChests(request: FastifyRequest, playerId: string, required: boolean): Promise<Resource[] | undefined> {
+  try {
+    const inv = await request.server.bus.request(GetInventory, { ownerId: playerId }, callContext(request));
+    return inv.chests.map((c) => inventoryChest(c));
+  } catch (err) {
+    if (required || !(err instanceof AppError) || err.status < 503) throw err;
+    request.log.warn({ code: err.code }, 'chests unavailable; /players/me without its chests');
+    return undefined;
+  }
 }
 
 /** GET and PATCH /api/v1/players/me. */
@@ -21,7 +43,7 @@ export default async function meRoutes(app: FastifyInstance) {
     playerOf(request);
     jsonApiQuery(request, ME_QUERY);
     const me = await app.bus.request(GetMe, {}, callContext(request));
-    return sendDocument(reply, 200, meDocument(request, me));
+    return sendDocument(reply, 200, await meDocument(request, me));
   });
 
   app.patch('/api/v1/players/me', { config: { bodyType: 'jsonapi' } }, async (request, reply) => {
@@ -32,6 +54,6 @@ export default async function meRoutes(app: FastifyInstance) {
       throw AppError.conflict('id_mismatch', 'data.id must be the id of the calling player.', { pointer: '/data/id' });
     }
     const me = await app.bus.request(UpdateMe, { privacy: data.attributes.privacy }, callContext(request));
-    return sendDocument(reply, 200, meDocument(request, me));
+    return sendDocument(reply, 200, await meDocument(request, me));
   });
 }

@@ -24,15 +24,17 @@ export function sessionMeta(s: Session): Record<string, unknown> {
   return meta;
 }
 
-/** The calling player on /players/me. */
-export function mePlayerResource(p: PlayerView): Resource {
-  // TODO(chests service, next issue): fill relationships.chests (and `included` for include=chests)
-  // from the chests service's inventory; until it exists the player's chests are not listed here.
+/**
+ * The calling player on /players/me, with references to their unopened chests; when the chests
+ * could not be read, the relationship carries `meta.available: false` instead of data.
+ */
+export function mePlayerResource(p: PlayerView, chests: Pick<Resource, 'type' | 'id'>[] | undefined): Resource {
+  const relationship = chests ? { data: chests.map((c) => ({ type: c.type, id: c.id })) } : { meta: { available: false } };
   return resource(
     'player',
     p.id,
     { email: p.email, is_anonymous: p.isAnonymous, privacy: p.privacy, experience: p.experience, created_at: p.createdAt },
-    { chests: { data: [] } },
+    { chests: relationship },
   );
 }
 
