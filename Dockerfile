@@ -1,0 +1,49 @@
+# syntax=docker/dockerfile:1
+# One image for all five services. The command picks the service:
+#   node services/<players|wallet|chests|collections|gateway>/dist/main.js
+# (docker-compose.yml sets it per container). Build: docker build -t collectible-chests .
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+# 1. Dependencies, from the lockfile only (cached until a package.json or the lockfile changes).
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+# Compilers only for native addons without a prebuilt binary for this platform (argon2 ships them).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+COPY packages/shared/package.json packages/shared/
+COPY services/gateway/package.json services/gateway/
+COPY services/players/package.json services/players/
+COPY services/wallet/package.json services/wallet/
+COPY services/chests/package.json services/chests/
+COPY services/collections/package.json services/collections/
+RUN npm ci --no-audit --no-fund
+
+# 2. TypeScript to JavaScript (src/ -> dist/ per workspace), then drop dev dependencies and sources.
+FROM deps AS build
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY packages/shared packages/shared
+COPY services services
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf packages/*/src services/*/src packages/*/test services/*/test \
+ && find packages services -name '*.map' -delete -o -name '*.tsbuildinfo' -delete -o -name 'tsconfig*.json' -delete
+
+# 3. Runtime: compiled code, SQL migrations, content files and production dependencies only.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HEALTH_PORT=8081
+WORKDIR /app
+COPY --from=build --chown=root:root /app/package.json /app/package-lock.json ./
+COPY --from=build --chown=root:root /app/node_modules node_modules
+COPY --from=build --chown=root:root /app/packages packages
+COPY --from=build --chown=root:root /app/services services
+# Files stay owned by root and read-only for the service user.
+USER node
+EXPOSE 3000 8081
+# Services answer /readyz on HEALTH_PORT; the gateway container sets HEALTHCHECK_URL to its own /readyz.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || `http://127.0.0.1:${process.env.HEALTH_PORT || 8081}/readyz`, { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "services/gateway/dist/main.js"]

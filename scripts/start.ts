@@ -1,0 +1,136 @@
+/**
+ * `npm start`: checks Postgres, NATS (JetStream) and Redis, then runs the five services as child
+ * processes (players first: it seeds the demo app), waits for the gateway's /readyz and says
+ * where the API is. Ctrl-C or SIGTERM stops every child gracefully; if one dies, the rest stop too.
+ */
+import { fileURLToPath } from 'node:url';
+import { checkInfrastructure, type InfraUrls } from './start/check-infra.js';
+import { SERVICE_NAMES, startServiceProcess, type Exit, type ServiceName, type ServiceProcess } from './start/service-process.js';
+import { NotReadyError, waitForGateway, waitForServiceHealth } from './start/wait-ready.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+const urls: InfraUrls = {
+  databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  natsUrl: env.NATS_URL || 'nats://127.0.0.1:4222',
+  redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
+};
+const port = Number(env.PORT || 3000);
+const startTimeoutMs = Number(env.START_TIMEOUT_MS || 120_000);
+const color = Boolean(process.stdout.isTTY) && !env.NO_COLOR;
+const STOP_GRACE_MS = 30_000;
+
+const say = (line: string) => console.log(`${color ? '\u001b[1mstart      |\u001b[0m' : 'start      |'} ${line}`);
+const describeExit = (e: Exit) => (e.signal ? `signal ${e.signal}` : `exit code ${e.code}`);
+const cleanExit = (e: Exit) => e.code === 0 || e.signal === 'SIGTERM' || e.signal === 'SIGINT';
+
+const running: ServiceProcess[] = [];
+let stopping: Promise<never> | undefined;
+let demoKeyLine: string | undefined;
+
+/** Starts one service process; an exit nobody asked for stops the whole stack with code 1. */
+function launch(name: ServiceName): void {
+  const proc = startServiceProcess(name, {
+    cwd: ROOT,
+    // HEALTH_PORT is off: four processes cannot share one port, and /readyz covers them all here.
+    env: { ...env, DATABASE_URL: urls.databaseUrl, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl, HEALTH_PORT: '0' },
+    color,
+    print: (line) => console.log(line),
+    onLine: name === 'players' ? (line) => (/demo app/i.test(line) && /key/i.test(line) ? (demoKeyLine = line) : undefined) : undefined,
+  });
+  running.push(proc);
+  void proc.exited.then((exit) => {
+    if (stopping) return;
+    say(`${name} stopped unexpectedly (${describeExit(exit)}); stopping the other services`);
+    void shutdown(1);
+  });
+}
+
+/** Sends SIGTERM to one process and waits (bounded) for it to exit; SIGKILL after the grace time. */
+async function stopProcess(proc: ServiceProcess, deadline: number): Promise<Exit> {
+  if (!proc.hasExited()) proc.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), Math.max(0, deadline - Date.now()))));
+  const result = await Promise.race([proc.exited, late]);
+  clearTimeout(timer);
+  if (result !== 'late') return result;
+  say(`${proc.name} did not stop within ${STOP_GRACE_MS / 1000} s; killing it`);
+  proc.child.kill('SIGKILL');
+  return proc.exited;
+}
+
+/** Stops the gateway first (no new requests), then the services, and exits. */
+function shutdown(code: number): Promise<never> {
+  stopping ??= (async () => {
+    const deadline = Date.now() + STOP_GRACE_MS;
+    let failed = code !== 0;
+    const gateway = running.filter((p) => p.name === 'gateway');
+    const services = running.filter((p) => p.name !== 'gateway');
+    for (const group of [gateway, services]) {
+      const exits = await Promise.all(group.map(async (p) => ({ p, exit: await stopProcess(p, deadline) })));
+      for (const { p, exit } of exits) {
+        if (!cleanExit(exit)) {
+          failed = true;
+          say(`${p.name} ended with ${describeExit(exit)}`);
+        }
+      }
+    }
+    say(failed ? 'stopped, with errors' : 'stopped');
+    process.exit(failed ? 1 : 0);
+  })();
+  return stopping;
+}
+
+let firstSignalAt = 0;
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopping) {
+    // Ctrl-C reaches us twice at once (from the terminal and relayed by npm/tsx): only a second
+    // press, a moment later, means the user does not want to wait for a graceful stop.
+    if (Date.now() - firstSignalAt < 1500) return;
+    say(`${signal} again; killing the services`);
+    for (const p of running) if (!p.hasExited()) p.child.kill('SIGKILL');
+    process.exit(1);
+  }
+  firstSignalAt = Date.now();
+  say(`${signal} received; stopping the services`);
+  void shutdown(0);
+}
+
+function demoKeyHint(): string {
+  if (env.CHESTS_DEMO_API_KEY) return `demo API key: ${env.CHESTS_DEMO_API_KEY} (from CHESTS_DEMO_API_KEY)`;
+  const printed = demoKeyLine?.match(/API key: (\S+)/)?.[1];
+  if (printed) return `demo API key: ${printed} (created just now; players prints it only once)`;
+  if (demoKeyLine) return `demo API key: in the players line above ("${demoKeyLine.trim()}")`;
+  return 'demo API key: printed by players when it created the demo app on the first start (set CHESTS_DEMO_API_KEY to choose it, or run npm run admin -- create-app --name "My Game")';
+}
+
+async function main(): Promise<void> {
+  say(`checking Postgres, NATS and Redis (${urls.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')}, ${urls.natsUrl}, ${urls.redisUrl})`);
+  const problems = await checkInfrastructure(urls);
+  if (problems.length) {
+    for (const line of problems) console.error(line);
+    process.exit(1);
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const aborted = () => stopping !== undefined;
+  try {
+    say('starting players (migrates its schema, seeds the demo app on an empty database)');
+    launch('players');
+    await waitForServiceHealth({ natsUrl: urls.natsUrl, prefix: env.NATS_PREFIX ?? '', service: 'players', timeoutMs: startTimeoutMs, aborted });
+    const rest = SERVICE_NAMES.filter((n) => n !== 'players');
+    say(`players is up; starting ${rest.join(', ')}`);
+    for (const name of rest) launch(name);
+    const url = `http://localhost:${port}`;
+    await waitForGateway({ url: `http://127.0.0.1:${port}`, timeoutMs: startTimeoutMs, aborted, progress: say });
+    say(`ready: the API is at ${url} (${url}/readyz, ${url}/healthz); ${demoKeyHint()}`);
+  } catch (err) {
+    if (stopping) return;
+    say(err instanceof NotReadyError ? `not ready: ${err.message}` : `could not start: ${String(err)}`);
+    void shutdown(1);
+  }
+}
+
+void main();

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { healthSubject, ListCurrencies, prefixed, ResolveApiKey } from '@ccs/shared';
+import type { Subscription } from 'nats';
+import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
+import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
+
+const REQUEST_TIMEOUT_MS = 1200;
+// A no-responders answer must come well before the request timeout would have fired.
+const PROMPT_MS = 1000;
+const READY_TIMEOUT_MS = 300;
+
+/** Runs a call and returns its answer with how long it took. */
+async function timed<T>(call: () => Promise<T>): Promise<{ res: T; ms: number }> {
+  const started = performance.now();
+  const res = await call();
+  return { res, ms: performance.now() - started };
+}
+
+describe('gateway when a backing service is missing or silent', () => {
+  let stack: TestStack;
+  const silent: Subscription[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), READY_TIMEOUT_MS: String(READY_TIMEOUT_MS) } });
+  });
+  afterAll(async () => {
+    for (const s of silent) s.unsubscribe();
+    await stack?.close();
+  });
+
+  /** A subscriber that takes every request on a subject and never answers. */
+  function blackHole(subject: string): Subscription {
+    const sub = stack.nc.subscribe(prefixed(stack.env.NATS_PREFIX!, subject), { callback: () => undefined });
+    silent.push(sub);
+    return sub;
+  }
+
+  const currencies = () => stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: stack.apiKey } });
+  const readyz = () => stack.inject({ method: 'GET', url: '/readyz' });
+
+  it('answers 503 at once when the wallet service is stopped, and 200 again once it is back', async () => {
+    expect((await currencies()).statusCode).toBe(200);
+    await stack.stopService('wallet');
+    const { res, ms } = await timed(currencies);
+    const [error] = expectError(res, 503, 'service_unavailable');
+    expect(error!.detail).toContain('wallet');
+    expect(ms).toBeLessThan(PROMPT_MS);
+
+    const ready = await readyz();
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toEqual({ status: 'not ready', checks: { players: true, wallet: false, chests: true, collections: true, redis: true } });
+
+    await stack.startService('wallet');
+    await eventually(async () => expect((await readyz()).statusCode).toBe(200));
+    const back = await currencies();
+    expect(back.statusCode).toBe(200);
+    expectJsonApi(back.json());
+  });
+
+  it('answers 504 within the request timeout when the service takes the request and never answers', async () => {
+    await stack.stopService('wallet');
+    const sub = blackHole(ListCurrencies.subject);
+    try {
+      const { res, ms } = await timed(currencies);
+      const [error] = expectError(res, 504, 'service_timeout');
+      expect(error!.detail).toContain('wallet');
+      expect(ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+    } finally {
+      sub.unsubscribe();
+      await stack.startService('wallet');
+    }
+  });
+
+  it('answers /readyz within its bound, naming a service whose health check hangs', async () => {
+    await stack.stopService('chests');
+    const sub = blackHole(healthSubject('chests').subject);
+    try {
+      const { res, ms } = await timed(readyz);
+      expect(res.statusCode).toBe(503);
+      expect(res.json().checks).toMatchObject({ chests: false, players: true, wallet: true });
+      expect(ms).toBeLessThan(READY_TIMEOUT_MS + 1000);
+    } finally {
+      sub.unsubscribe();
+      await stack.startService('chests');
+    }
+    await eventually(async () => expect((await readyz()).statusCode).toBe(200));
+  });
+
+  it('answers 503 for a new apikey while players is down, and keeps serving keys it already knows', async () => {
+    await stack.stopService('players');
+    try {
+      const { res, ms } = await timed(() => stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: 'never-seen-key-000000000000' } }));
+      expectError(res, 503, 'service_unavailable');
+      expect(ms).toBeLessThan(PROMPT_MS);
+      // The demo key was resolved before players stopped: the tenancy cache still knows it.
+      expect((await currencies()).statusCode).toBe(200);
+      const ready = await readyz();
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().checks.players).toBe(false);
+    } finally {
+      await stack.startService('players');
+    }
+  });
+
+  it('answers 504 for an apikey lookup that never comes back', async () => {
+    await stack.stopService('players');
+    const sub = blackHole(ResolveApiKey.subject);
+    try {
+      const { res, ms } = await timed(() => stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: 'another-unseen-key-00000000' } }));
+      expectError(res, 504, 'service_timeout');
+      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+    } finally {
+      sub.unsubscribe();
+      await stack.startService('players');
+    }
+    await eventually(async () => expect((await readyz()).statusCode).toBe(200));
+  });
+
+  it('keeps /healthz answering whatever the services do', async () => {
+    await stack.stopService('collections');
+    try {
+      const res = await stack.inject({ method: 'GET', url: '/healthz' });
+      expect(res.statusCode).toBe(200);
+    } finally {
+      await stack.startService('collections');
+    }
+  });
+});

@@ -1,0 +1,184 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, deleteTestStreams, testInfra } from '@ccs/shared/testing';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A TCP port nobody listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The service processes a launcher started (its other children, like tsx's esbuild, aside). */
+function childProcesses(pid: number): { pid: number; args: string }[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => ({ pid: Number(l.split(/\s+/, 1)[0]), args: l.replace(/^\d+\s+/, '') }))
+    .filter((c) => /services\/\w+\/src\/main\.ts/.test(c.args));
+}
+
+/** Whether a process still exists. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `npm start` as a child process, with everything it prints collected. */
+function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; stderr: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => out + err, stderr: () => err, exit };
+}
+
+/** Resolves when `check` holds, or fails with what the process printed. */
+async function waitFor(check: () => boolean, timeoutMs: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out; output so far:\n${output().slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Bounds a promise in time (for exits that must happen promptly). */
+function within<T>(ms: number, p: Promise<T>): Promise<T | 'timeout'> {
+  return Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms))]);
+}
+
+describe('npm start (scripts/start.ts)', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  });
+
+  /** A throwaway database, NATS prefix, Redis prefix and port for one launch; cleaned up after. */
+  async function isolatedEnv(): Promise<Record<string, string>> {
+    const infra = await testInfra();
+    const db = await createTestDatabase(infra);
+    cleanups.push(db.drop);
+    const id = randomBytes(4).toString('hex');
+    const env = {
+      DATABASE_URL: db.url,
+      NATS_URL: infra.natsUrl,
+      REDIS_URL: infra.redisUrl,
+      NATS_PREFIX: `tstart${id}`,
+      REDIS_PREFIX: `tstart${id}:`,
+      PORT: String(await freePort()),
+      CHESTS_DEMO_API_KEY: `demo_${id}${randomBytes(12).toString('hex')}`,
+      LOG_LEVEL: 'info',
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_TIME_COST: '1',
+      PG_POOL_MAX: '3',
+    };
+    cleanups.push(() => deleteTestStreams(infra.natsUrl, env.NATS_PREFIX));
+    cleanups.push(async () => {
+      const redis = new Redis(infra.redisUrl);
+      const keys = await redis.keys(`${env.REDIS_PREFIX}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    });
+    return env;
+  }
+
+  /** Launches the stack and waits for its ready line. */
+  async function launchReady(env: Record<string, string>) {
+    const run = launch(env);
+    cleanups.push(async () => {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    });
+    await waitFor(() => /\| ready: /.test(run.output()) || run.child.exitCode !== null, 100_000, run.output);
+    return run;
+  }
+
+  it('starts all five services, answers /readyz and /healthz, and stops cleanly on SIGTERM', async () => {
+    const env = await isolatedEnv();
+    const port = env.PORT!;
+    const run = await launchReady(env);
+    const output = run.output();
+    expect(output, output).toContain(`ready: the API is at http://localhost:${port}`);
+    expect(output).toContain(`demo API key: ${env.CHESTS_DEMO_API_KEY}`);
+    // players starts (and seeds) before the others are launched.
+    expect(output.indexOf('players is up')).toBeGreaterThan(output.indexOf('starting players'));
+    expect(output.indexOf('players is up')).toBeLessThan(output.indexOf('ready: '));
+    for (const name of ['players', 'wallet', 'chests', 'collections', 'gateway']) expect(output).toMatch(new RegExp(`^${name} *\\| `, 'm'));
+
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { players: true, wallet: true, chests: true, collections: true, redis: true } });
+    const alive = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(alive.status).toBe(200);
+    expect(await alive.json()).toEqual({ status: 'ok' });
+
+    const children = childProcesses(run.child.pid!);
+    expect(children.map((c) => c.args.match(/services\/(\w+)\//)?.[1]).sort()).toEqual(['chests', 'collections', 'gateway', 'players', 'wallet']);
+    run.child.kill('SIGTERM');
+    expect(await within(30_000, run.exit)).toBe(0);
+    expect(run.output()).toMatch(/\| stopped\n/);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    for (const c of children) expect(isAlive(c.pid), c.args).toBe(false);
+  }, 150_000);
+
+  it('stops the others and exits non-zero, naming it, when one service dies', async () => {
+    const env = await isolatedEnv();
+    const run = await launchReady(env);
+    expect(run.output()).toContain('| ready: ');
+    const children = childProcesses(run.child.pid!);
+    const wallet = children.find((c) => c.args.includes('services/wallet/src/main.ts'));
+    expect(wallet, JSON.stringify(children)).toBeDefined();
+    process.kill(wallet!.pid, 'SIGKILL');
+    expect(await within(30_000, run.exit)).toBe(1);
+    expect(run.output()).toContain('wallet stopped unexpectedly (signal SIGKILL); stopping the other services');
+    for (const c of children) expect(isAlive(c.pid), c.args).toBe(false);
+  }, 150_000);
+
+  it('prints one line for an unreachable Redis and exits 1 without starting anything', async () => {
+    const infra = await testInfra();
+    const run = launch({ DATABASE_URL: infra.databaseUrl, NATS_URL: infra.natsUrl, REDIS_URL: 'redis://127.0.0.1:1', PORT: String(await freePort()) });
+    expect(await within(20_000, run.exit)).toBe(1);
+    const lines = run.stderr().trim().split('\n');
+    expect(lines, run.output()).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\): .*redis-server.*docker compose up -d redis/);
+    expect(run.output()).not.toContain('starting players');
+    expect(run.output()).not.toMatch(/\n\s+at /);
+  }, 30_000);
+
+  it('names each missing piece on its own line when several are down', async () => {
+    const run = launch({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres',
+      NATS_URL: 'nats://127.0.0.1:1',
+      REDIS_URL: 'redis://127.0.0.1:1',
+      PORT: String(await freePort()),
+    });
+    expect(await within(20_000, run.exit)).toBe(1);
+    const lines = run.stderr().trim().split('\n');
+    expect(lines, run.output()).toHaveLength(3);
+    expect(lines[0]).toMatch(/^Cannot reach Postgres .*docker compose up -d postgres/);
+    expect(lines[1]).toMatch(/^Cannot reach NATS .*nats-server -js.*docker compose up -d nats/);
+    expect(lines[2]).toMatch(/^Cannot reach Redis .*docker compose up -d redis/);
+  }, 30_000);
+});
