@@ -61,6 +61,13 @@ export const healthSubject = (service: string) =>
 
 const MESSAGING_MIGRATIONS = fileURLToPath(new URL('../../migrations/messaging', import.meta.url));
 
+/** Applies a service's migrations (the shared messaging tables, then its own) to its schema. */
+export async function migrateService(def: Pick<ServiceDefinition, 'schema' | 'migrationsDir'>, databaseUrl: string): Promise<string[]> {
+  const shared = await migrateSchema(databaseUrl, def.schema, MESSAGING_MIGRATIONS, 'messaging_migrations');
+  const own = await migrateSchema(databaseUrl, def.schema, def.migrationsDir);
+  return [...shared, ...own];
+}
+
 /** A started service. */
 export interface RunningService<C extends BaseConfig = BaseConfig> {
   deps: ServiceDeps<C>;
@@ -89,8 +96,7 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
     await pool.end().catch(() => undefined);
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
   }
-  await migrateSchema(config.DATABASE_URL, def.schema, MESSAGING_MIGRATIONS, 'messaging_migrations');
-  await migrateSchema(config.DATABASE_URL, def.schema, def.migrationsDir);
+  await migrateService(def, config.DATABASE_URL);
   const jsm = await nc.jetstreamManager().catch((err) => {
     throw new InfraError(`NATS at ${config.NATS_URL} has no JetStream (${String(err)}): start nats-server with -js.`);
   });
@@ -204,6 +210,7 @@ function startHealthServer(port: number, pool: pg.Pool, parts: ServiceParts): Se
  * or SIGINT. A missing Postgres or NATS prints one line saying how to start it, and exits 1.
  */
 export async function runMain<C extends BaseConfig>(def: ServiceDefinition<C>, loadServiceConfig: () => C): Promise<void> {
+  if (process.argv.includes('--migrate-only')) return migrateOnly(def, loadServiceConfig);
   let running: RunningService<C>;
   try {
     running = await startService(def, loadServiceConfig());
@@ -227,3 +234,28 @@ export async function runMain<C extends BaseConfig>(def: ServiceDefinition<C>, l
 }
 
 export const newRequestId = (): string => randomUUID();
+
+/**
+ * `main.js --migrate-only`: applies the service's migrations and exits (0 when done), for a
+ * Kubernetes migration Job or init container that runs before the replicas start.
+ */
+async function migrateOnly<C extends BaseConfig>(def: ServiceDefinition<C>, loadServiceConfig: () => C): Promise<void> {
+  try {
+    const config = loadServiceConfig();
+    const pool = createPool(config.DATABASE_URL, def.schema, 1);
+    try {
+      await pool.query('SELECT 1');
+    } catch (err) {
+      throw new InfraError(describeInfraError('Postgres', config.DATABASE_URL, err));
+    } finally {
+      await pool.end().catch(() => undefined);
+    }
+    const applied = await migrateService(def, config.DATABASE_URL);
+    console.log(`[${def.name}] schema "${def.schema}" is up to date (${applied.length} migration(s) applied now)`);
+    process.exit(0);
+  } catch (err) {
+    const e = err as Error;
+    console.error(`[${def.name}] migration failed: ${e.name === 'InfraError' || e.name === 'ConfigError' ? e.message : String(err)}`);
+    process.exit(1);
+  }
+}
