@@ -33,6 +33,7 @@ interface Row {
   scenario: string;
   requests: number;
   rps: number;
+  mean: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -47,12 +48,13 @@ async function measure(scenario: string, opts: autocannon.Options): Promise<Row>
     scenario,
     requests: r.requests.total,
     rps: Math.round(r.requests.average),
+    mean: r.latency.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     non2xx: r.non2xx,
     errors: r.errors,
   };
-  log(`${scenario}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
+  log(`${scenario}: ${row.rps} req/s, mean ${row.mean.toFixed(2)} ms, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
   return row;
 }
 
@@ -136,9 +138,11 @@ function report(rows: Row[], settings: Record<string, number>) {
   const table = rows.map((r) => ({
     scenario: r.scenario,
     'req/s': r.rps,
+    'mean ms': +r.mean.toFixed(2),
     'p50 ms': r.p50,
     'p99 ms': r.p99,
-    'throughput ÷ floor': +(r.rps / floor.rps).toFixed(2),
+    'throughput ÷ floor': +(r.rps / floor.rps).toFixed(3),
+    'mean latency ÷ floor': +(r.mean / Math.max(floor.mean, 0.01)).toFixed(1),
     'p50 ÷ floor': +(r.p50 / Math.max(floor.p50, 0.01)).toFixed(2),
     'p99 ÷ floor': +(r.p99 / Math.max(floor.p99, 0.01)).toFixed(2),
     'non-2xx': r.non2xx,
