@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { connect, type NatsConnection } from 'nats';
 import { Redis } from 'ioredis';
-import { Bus, startService, type BaseConfig, type RunningService, type ServiceDefinition } from '@ccs/shared';
+import { Bus, startService, type BaseConfig, type Logger, type RunningService, type ServiceDefinition } from '@ccs/shared';
 import { createTestDatabase, deleteTestStreams, testInfra } from '@ccs/shared/testing';
 import type { z } from 'zod';
 import { buildApp } from '../../services/gateway/src/app.js';
@@ -45,7 +45,14 @@ export interface TestStack {
  * Starts the whole stack in this process against real Postgres, NATS and Redis: the four
  * services (or those named) and the gateway app, which tests call through `inject`.
  */
-export async function startStack(opts: { env?: Record<string, string>; services?: ServiceName[] } = {}): Promise<TestStack> {
+export async function startStack(
+  opts: {
+    env?: Record<string, string>;
+    services?: ServiceName[];
+    /** The logger of each service and of the gateway (observability tests capture the lines). */
+    logger?: (service: ServiceName | 'gateway') => Logger;
+  } = {},
+): Promise<TestStack> {
   const infra = await testInfra();
   const db = await createTestDatabase(infra);
   const id = randomBytes(4).toString('hex');
@@ -67,7 +74,7 @@ export async function startStack(opts: { env?: Record<string, string>; services?
   const services: TestStack['services'] = {};
   const start = async (name: ServiceName) => {
     const s = SERVICES[name];
-    const running = await startService(s.def, s.schema.parse(env) as BaseConfig);
+    const running = await startService(s.def, s.schema.parse(env) as BaseConfig, opts.logger?.(name));
     services[name] = running;
     return running;
   };
@@ -79,7 +86,7 @@ export async function startStack(opts: { env?: Record<string, string>; services?
   const nc = await connect({ servers: infra.natsUrl });
   const redis = new Redis(infra.redisUrl, { maxRetriesPerRequest: 1 });
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS);
-  const app = await buildApp({ config, bus, redis });
+  const app = await buildApp({ config, bus, redis, logger: opts.logger?.('gateway') });
   await app.ready();
 
   return {

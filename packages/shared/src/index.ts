@@ -6,3 +6,4 @@ export * from './jsonapi/index.js';
 export * from './messaging/index.js';
 export * from './runtime/index.js';
 export * from './domain/index.js';
+export * from './observability/index.js';

@@ -6,11 +6,13 @@ import { AppError, errorDocument, JSONAPI_MEDIA_TYPE, type Bus } from '@ccs/shar
 import type { GatewayConfig } from './config.js';
 import { genRequestId } from './lib/http.js';
 import errors from './plugins/errors.js';
+import observability, { observabilityLogController } from './plugins/observability.js';
 import negotiation from './plugins/negotiation.js';
 import tenancy from './plugins/tenancy.js';
 import auth from './plugins/auth.js';
 import rateLimiting from './plugins/rate-limit.js';
 import healthRoutes from './routes/health.js';
+import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
 
 /** What the gateway needs from outside: its config, the NATS bus and Redis. */
@@ -46,6 +48,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger,
     genReqId: genRequestId,
     requestIdHeader: false,
+    logController: observabilityLogController(),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: true,
     frameworkErrors: routerError,
@@ -62,6 +65,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
+  await app.register(observability); // first: its hooks wrap every other plugin's in the request's trace
   await app.register(errors);
   await app.register(negotiation);
   await app.register(tenancy, { bus: deps.bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
@@ -74,6 +78,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       authPerMinute: deps.config.RATE_LIMIT_AUTH_PER_MINUTE,
     });
   }
+  // Before every route it documents: it collects them as they are registered.
+  await app.register(apiDocs, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
   await app.register(healthRoutes, { bus: deps.bus, redis: deps.redis, timeoutMs: deps.config.READY_TIMEOUT_MS });
   await app.register(v1Routes);
   return app;

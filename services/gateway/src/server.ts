@@ -1,6 +1,6 @@
 import { connect } from 'nats';
 import { Redis } from 'ioredis';
-import { Bus, createLogger, describeInfraError, InfraError, type Logger } from '@ccs/shared';
+import { Bus, createLogger, describeInfraError, initTracing, InfraError, type Logger } from '@ccs/shared';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
@@ -15,6 +15,8 @@ export interface RunningGateway {
 /** Connects NATS and Redis, builds the app and listens; `close` finishes in-flight requests first. */
 export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
   const log = logger ?? createLogger('gateway', config.LOG_LEVEL);
+  // Before anything makes a span: OFF unless the OTEL_* variables ask for it (a no-op when set up already).
+  initTracing('gateway');
   const nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}gateway`, maxReconnectAttempts: -1 }).catch((err) => {
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
   });
@@ -33,9 +35,20 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     app,
     url: url.replace('0.0.0.0', '127.0.0.1'),
     async close() {
-      await app.close();
+      // 1. Stop accepting connections; idle keep-alive connections close, requests in flight
+      //    finish (their NATS calls still work), and a request arriving meanwhile on a busy
+      //    connection gets 503 with `Connection: close` (so /readyz is 503 from now on). A
+      //    connection whose request finishes during the close turns idle but would stay open for
+      //    Fastify's keepAliveTimeout (72 s), holding the close: reap idle connections meanwhile.
+      const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(reaper);
+      }
+      // 2. Then flush and close NATS: nothing is waiting for a reply any more.
       await nc.drain().catch(() => undefined);
-      redis.disconnect();
+      await redis.quit().catch(() => redis.disconnect());
     },
   };
 }

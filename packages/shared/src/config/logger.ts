@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { logCorrelation } from '../observability/log-correlation.js';
 
 export type { Logger };
 
@@ -19,9 +20,32 @@ export const REDACT_PATHS = [
   '*.authorization',
   'req.headers.authorization',
   'req.headers.apikey',
+  // Spellings used inside the services and NATS payloads (ResolveApiKey's apiKey, token pairs,
+  // key material), and the header bags of requests and messages.
+  'apiKey',
+  'refreshToken',
+  'accessToken',
+  'privateKey',
+  'secret',
+  '*.apiKey',
+  '*.refreshToken',
+  '*.accessToken',
+  '*.privateKey',
+  '*.secret',
+  'headers.authorization',
+  'headers.apikey',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.apikey',
+  '*.headers.cookie',
 ];
 
-/** Creates the process logger for one service. */
-export function createLogger(service: string, level: string): Logger {
-  return pino({ name: service, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+/**
+ * Creates the process logger for one service: JSON lines on stdout (or `destination`, for tests),
+ * secrets redacted, and on every line logged while a request or message is handled its
+ * `requestId`, `traceId` and `spanId` (see observability/log-correlation).
+ */
+export function createLogger(service: string, level: string, destination?: DestinationStream): Logger {
+  const options = { name: service, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, mixin: logCorrelation };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -7,6 +8,12 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { contextFromHeaders, decodeJson } from '../runtime/codec.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 import { grantsStream } from './stream.js';
+import type { ConsumerOutcome, ServiceMetrics } from '../observability/metrics.js';
+import { runInScope } from '../observability/scope.js';
+import { endSpan, remoteParent, SpanKind, startSpan, withTraceContext } from '../observability/trace-context.js';
+
+/** Per delivery: whether the handler found the message already processed (counted as `duplicate`). */
+const deliveryState = new AsyncLocalStorage<{ duplicate: boolean }>();
 
 /** What a durable handler learns about the message besides its payload. */
 export interface DeliveryInfo {
@@ -39,7 +46,10 @@ export async function markProcessed(tx: Queryable, messageId: string, consumerNa
     'INSERT INTO processed_messages (message_id, consumer) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING',
     [messageId, consumerName],
   );
-  return r.rowCount === 1;
+  if (r.rowCount === 1) return true;
+  const delivery = deliveryState.getStore();
+  if (delivery) delivery.duplicate = true;
+  return false;
 }
 
 /**
@@ -90,7 +100,7 @@ export interface RunningConsumer {
 /** Starts a durable pull consumer on the grants stream for one message kind. */
 export async function startConsumer(
   def: ConsumerDef,
-  deps: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager; pool: Pool; prefix: string; log: Logger },
+  deps: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager; pool: Pool; prefix: string; log: Logger; metrics: ServiceMetrics },
 ): Promise<RunningConsumer> {
   const stream = grantsStream(deps.prefix);
   const durable = streamName(deps.prefix, def.durable);
@@ -116,35 +126,60 @@ export async function startConsumer(
   };
 }
 
-async function deliver(
-  def: ConsumerDef,
-  m: JsMsg,
-  maxDeliver: number,
-  deps: { nc: NatsConnection; pool: Pool; prefix: string; log: Logger },
-): Promise<void> {
+type DeliveryDeps = { nc: NatsConnection; pool: Pool; prefix: string; log: Logger; metrics: ServiceMetrics };
+
+/**
+ * One delivery, observed: a CONSUMER span continuing the trace the message was written in (its
+ * `traceparent` header), log lines carrying the request id that caused it, and its outcome
+ * counted in `ccs_consumer_messages_total`.
+ */
+async function deliver(def: ConsumerDef, m: JsMsg, maxDeliver: number, deps: DeliveryDeps): Promise<void> {
   const messageId = m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`;
   const ctx = contextFromHeaders(m.headers);
-  const log = deps.log.child({ consumer: def.durable, messageId, requestId: ctx.requestId });
+  const { span, context } = startSpan(`process ${def.event.subject}`, SpanKind.CONSUMER, remoteParent(m.headers), {
+    'messaging.system': 'nats',
+    'messaging.destination.name': def.event.subject,
+    'messaging.consumer.group.name': def.durable,
+    'messaging.message.id': messageId,
+    'ccs.delivery_count': m.info.deliveryCount,
+  });
+  let outcome: ConsumerOutcome | undefined;
+  try {
+    outcome = await withTraceContext(context, () =>
+      runInScope({ metrics: deps.metrics, requestId: ctx.requestId }, () => applyOnce(def, m, maxDeliver, deps, messageId, ctx)),
+    );
+    deps.metrics.consumed(def.durable, outcome);
+  } finally {
+    endSpan(span, outcome !== 'applied' && outcome !== 'duplicate', { 'ccs.outcome': outcome ?? 'failed' });
+  }
+}
+
+async function applyOnce(def: ConsumerDef, m: JsMsg, maxDeliver: number, deps: DeliveryDeps, messageId: string, ctx: CallContext): Promise<ConsumerOutcome> {
+  const log = deps.log.child({ consumer: def.durable, messageId });
   const parsed = def.event.payload.safeParse(decodeJson(m.data));
   if (!parsed.success) {
     await park(deps.pool, def, m, messageId, `invalid payload: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     log.error('durable message has an invalid payload; parked');
     m.ack();
-    return;
+    return 'parked';
   }
   try {
-    await def.handle(parsed.data, { messageId, ctx, deliveryCount: m.info.deliveryCount });
+    const delivery = { duplicate: false };
+    await deliveryState.run(delivery, () => def.handle(parsed.data, { messageId, ctx, deliveryCount: m.info.deliveryCount }));
     m.ack();
     deps.nc.publish(appliedSubject(deps.prefix, messageId, def.durable));
+    log.debug({ duplicate: delivery.duplicate, attempt: m.info.deliveryCount }, 'durable message applied');
+    return delivery.duplicate ? 'duplicate' : 'applied';
   } catch (err) {
     if (m.info.deliveryCount >= maxDeliver) {
       await park(deps.pool, def, m, messageId, String(err)).catch((e) => log.error({ err: String(e) }, 'could not park'));
       log.error({ err: String(err) }, 'durable message failed too often; parked');
       m.ack();
-    } else {
-      log.warn({ err: String(err), attempt: m.info.deliveryCount }, 'durable message failed; will retry');
-      m.nak(Math.min(30_000, 250 * 2 ** m.info.deliveryCount));
+      return 'parked';
     }
+    log.warn({ err: String(err), attempt: m.info.deliveryCount }, 'durable message failed; will retry');
+    m.nak(Math.min(30_000, 250 * 2 ** m.info.deliveryCount));
+    return 'retried';
   }
 }
 

@@ -1,3 +1,4 @@
 export * from './stream.js';
 export * from './outbox.js';
 export * from './consumer.js';
+export * from './messaging-stats.js';

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { encodeJson } from '../runtime/codec.js';
 import { prefixed } from '../runtime/subjects.js';
 import type { Pool, Queryable } from '../db/pool.js';
+import { activeTraceContext, endSpan, injectTraceContext, remoteParent, SpanKind, startSpan } from '../observability/trace-context.js';
 
 /** Writes a durable message in the caller's transaction; the relay publishes it after commit. */
 export async function enqueue<P extends z.ZodType>(
@@ -21,7 +22,21 @@ export async function enqueue<P extends z.ZodType>(
   if (ctx.appId) h['ccs-app-id'] = ctx.appId;
   if (ctx.playerId) h['ccs-player-id'] = ctx.playerId;
   if (ctx.traceparent) h['traceparent'] = ctx.traceparent;
-  await tx.query('INSERT INTO outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)', [id, event.subject, body, h]);
+  // The row carries the context of a PRODUCER span started here, so each consumer's span (maybe
+  // much later, in another service) joins the trace of the request that wrote the message.
+  const { span, context } = startSpan(`enqueue ${event.subject}`, SpanKind.PRODUCER, activeTraceContext(), {
+    'messaging.system': 'nats',
+    'messaging.destination.name': event.subject,
+    'messaging.message.id': id,
+  });
+  injectTraceContext(context, h);
+  try {
+    await tx.query('INSERT INTO outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)', [id, event.subject, body, h]);
+    endSpan(span, false);
+  } catch (err) {
+    endSpan(span, true);
+    throw err;
+  }
 }
 
 interface OutboxRow {
@@ -96,10 +111,37 @@ export class OutboxRelay {
     return r.rows[0]!.n;
   }
 
+  /** Backlog and age of the oldest unpublished message, in one query on the partial index (for /metrics). */
+  async pendingStats(): Promise<{ count: number; oldestAgeSeconds: number }> {
+    const r = await this.pool.query<{ n: number; age: number }>(
+      `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+       FROM outbox WHERE published_at IS NULL`,
+    );
+    return { count: r.rows[0]!.n, oldestAgeSeconds: Math.max(0, r.rows[0]!.age) };
+  }
+
   private async drainPending(): Promise<void> {
     for (;;) {
       const published = await this.publishBatch(100);
       if (published < 100) return;
+    }
+  }
+
+  /** Publishes one row with its headers unchanged; a PUBLISH span in the row's trace shows the relay's delay. */
+  private async publishRow(row: OutboxRow): Promise<void> {
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
+    const { span } = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, remoteParent(row.headers), {
+      'messaging.system': 'nats',
+      'messaging.destination.name': row.subject,
+      'messaging.message.id': row.id,
+    });
+    try {
+      await this.js.publish(prefixed(this.prefix, row.subject), encodeJson(row.payload), { msgID: row.id, headers: h });
+      endSpan(span, false);
+    } catch (err) {
+      endSpan(span, true);
+      throw err;
     }
   }
 
@@ -112,11 +154,7 @@ export class OutboxRelay {
          ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
-      for (const row of rows) {
-        const h = natsHeaders();
-        for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
-        await this.js.publish(prefixed(this.prefix, row.subject), encodeJson(row.payload), { msgID: row.id, headers: h });
-      }
+      for (const row of rows) await this.publishRow(row);
       if (rows.length) {
         await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
       }

@@ -1,9 +1,12 @@
-import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { ErrorCode, type Msg, type NatsConnection, type NatsError } from 'nats';
 import { AppError, ErrorReplySchema } from '../errors/app-error.js';
 import type { CallContext } from '../contracts/context.js';
 import type { ReplyOf, RequestOf, SubjectContract } from '../contracts/subject.js';
 import { contextToHeaders, decodeJson, encodeJson } from './codec.js';
 import { prefixed } from './subjects.js';
+import type { NatsRequestOutcome } from '../observability/metrics.js';
+import { currentScope } from '../observability/scope.js';
+import { activeTraceContext, endSpan, injectTraceContext, SpanKind, startSpan } from '../observability/trace-context.js';
 
 /** The header our runtime sets on error replies, besides the Service API's own. */
 export const ERROR_HEADER = 'Nats-Service-Error-Code';
@@ -19,6 +22,11 @@ export class Bus {
     private readonly timeoutMs: number,
   ) {}
 
+  /**
+   * One call, observed: a CLIENT span whose context travels in the `traceparent` header, and its
+   * duration in `ccs_nats_request_duration_seconds` by outcome, in the metrics of the service
+   * (or gateway) whose work makes the call.
+   */
   async request<C extends SubjectContract>(
     contract: C,
     payload: RequestOf<C>,
@@ -26,25 +34,49 @@ export class Bus {
     opts: { timeoutMs?: number } = {},
   ): Promise<ReplyOf<C>> {
     const body = contract.request.parse(payload);
-    let msg;
+    const started = performance.now();
+    const { span, context } = startSpan(contract.subject, SpanKind.CLIENT, activeTraceContext(), {
+      'messaging.system': 'nats',
+      'messaging.destination.name': contract.subject,
+    });
+    let outcome: NatsRequestOutcome = 'error';
     try {
-      msg = await this.nc.request(prefixed(this.prefix, contract.subject), encodeJson(body), {
-        timeout: opts.timeoutMs ?? this.timeoutMs,
-        headers: contextToHeaders(ctx),
-      });
-    } catch (err) {
-      throw transportError(err as NatsError, contract.subject);
+      const headers = contextToHeaders(ctx);
+      injectTraceContext(context, headers);
+      let msg: Msg;
+      try {
+        msg = await this.nc.request(prefixed(this.prefix, contract.subject), encodeJson(body), { timeout: opts.timeoutMs ?? this.timeoutMs, headers });
+      } catch (err) {
+        outcome = transportOutcome(err as NatsError);
+        throw transportError(err as NatsError, contract.subject);
+      }
+      const reply = decodeReply(contract, msg);
+      outcome = 'ok';
+      return reply;
+    } finally {
+      endSpan(span, outcome !== 'ok', { 'ccs.outcome': outcome });
+      currentScope()?.metrics.requested(contract.subject, outcome, (performance.now() - started) / 1000);
     }
-    const decoded = decodeJson(msg.data);
-    if (msg.headers?.get(ERROR_HEADER)) {
-      const errors = ErrorReplySchema.safeParse(decoded);
-      if (errors.success) throw AppError.many(errors.data.errors);
-      throw AppError.internal();
-    }
-    const reply = contract.reply.safeParse(decoded);
-    if (!reply.success) throw AppError.internal();
-    return reply.data as ReplyOf<C>;
   }
+}
+
+/** The reply's payload checked against the contract; a typed error reply becomes its AppError again. */
+function decodeReply<C extends SubjectContract>(contract: C, msg: Msg): ReplyOf<C> {
+  const decoded = decodeJson(msg.data);
+  if (msg.headers?.get(ERROR_HEADER)) {
+    const errors = ErrorReplySchema.safeParse(decoded);
+    if (errors.success) throw AppError.many(errors.data.errors);
+    throw AppError.internal();
+  }
+  const reply = contract.reply.safeParse(decoded);
+  if (!reply.success) throw AppError.internal();
+  return reply.data as ReplyOf<C>;
+}
+
+function transportOutcome(err: NatsError): NatsRequestOutcome {
+  if (err.code === ErrorCode.NoResponders) return 'no_responders';
+  if (err.code === ErrorCode.Timeout) return 'timeout';
+  return 'error';
 }
 
 function transportError(err: NatsError, subject: string): AppError {

@@ -1,4 +1,4 @@
-import { connect, type JetStreamClient, type JetStreamManager, type NatsConnection, type Service } from 'nats';
+import { connect, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type pg from 'pg';
@@ -8,14 +8,16 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { defineSubject } from '../contracts/subject.js';
 import { createPool } from '../db/pool.js';
 import { migrateSchema } from '../db/migrate.js';
-import { AppError, toAppError } from '../errors/app-error.js';
 import { ensureGrantsStream } from '../messaging/stream.js';
 import { startConsumer, type ConsumerDef, type RunningConsumer } from '../messaging/consumer.js';
+import { OutboxRelay } from '../messaging/outbox.js';
+import { ServiceMetrics } from '../observability/metrics.js';
+import { runInScope } from '../observability/scope.js';
+import { initTracing, shutdownTracing } from '../observability/tracing.js';
+import { addEndpoint } from './add-endpoint.js';
 import { Bus } from './bus.js';
-import { contextFromHeaders, decodeJson, encodeJson } from './codec.js';
 import type { Endpoint } from './endpoint.js';
 import { describeInfraError, InfraError } from './infra-errors.js';
-import { prefixed } from './subjects.js';
 import { fileURLToPath } from 'node:url';
 
 /** Everything a service's handlers may depend on, built once by the runtime. */
@@ -27,6 +29,8 @@ export interface ServiceDeps<C extends BaseConfig = BaseConfig> {
   js: JetStreamClient;
   jsm: JetStreamManager;
   bus: Bus;
+  /** This service's Prometheus registry and metrics (served on /metrics of HEALTH_PORT). */
+  metrics: ServiceMetrics;
 }
 
 /** A background task owned by a service (relays, sweepers). */
@@ -100,29 +104,36 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   const jsm = await nc.jetstreamManager().catch((err) => {
     throw new InfraError(`NATS at ${config.NATS_URL} has no JetStream (${String(err)}): start nats-server with -js.`);
   });
-  await ensureGrantsStream(jsm, config.NATS_PREFIX);
+  await ensureGrantsStream(jsm, config.NATS_PREFIX, config.JETSTREAM_REPLICAS);
   const js = nc.jetstream();
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS);
-  const deps: ServiceDeps<C> = { config, log, pool, nc, js, jsm, bus };
+  const metrics = new ServiceMetrics(def.name);
+  metrics.observePool(pool);
+  const deps: ServiceDeps<C> = { config, log, pool, nc, js, jsm, bus, metrics };
   const parts = await def.build(deps);
+  metrics.observeOutbox((parts.workers ?? []).filter((w): w is OutboxRelay => w instanceof OutboxRelay));
 
   const inFlight = new Set<Promise<unknown>>();
   const service = await nc.services.add({
     name: (config.NATS_PREFIX ? `${config.NATS_PREFIX}-` : '') + def.name,
     version: def.version,
     queue: (config.NATS_PREFIX ? `${config.NATS_PREFIX}-` : '') + def.name,
+    description: `Collectible Chest Service: ${def.name}`,
+    // nats.js times only the synchronous part of a handler and never sees our error replies.
+    statsHandler: async (e) => metrics.tally(String(e.metadata?.contract ?? e.subject)),
   });
   const health = healthSubject(def.name);
   const all: Endpoint<any>[] = [
     ...parts.endpoints,
     { contract: health, handle: async () => ({ service: def.name, ok: await isReady(pool, parts) }) },
   ];
-  for (const ep of all) addEndpoint(service, ep, config.NATS_PREFIX, log, inFlight);
+  for (const ep of all) addEndpoint(service, ep, { service: def.name, prefix: config.NATS_PREFIX, log, metrics, inFlight, traced: ep.contract !== health });
 
   const consumers: RunningConsumer[] = [];
-  for (const c of parts.consumers ?? []) consumers.push(await startConsumer(c, { nc, js, jsm, pool, prefix: config.NATS_PREFIX, log }));
-  for (const w of parts.workers ?? []) w.start();
-  const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, parts) : undefined;
+  for (const c of parts.consumers ?? []) consumers.push(await startConsumer(c, { nc, js, jsm, pool, prefix: config.NATS_PREFIX, log, metrics }));
+  // Timers a worker starts keep this scope, so what its passes record lands in this service's metrics.
+  for (const w of parts.workers ?? []) runInScope({ metrics }, () => w.start());
+  const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, parts, metrics, log) : undefined;
   log.info({ endpoints: all.length, consumers: consumers.length }, `${def.name} service started`);
 
   let stopping: Promise<void> | undefined;
@@ -131,53 +142,31 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
     parts,
     stop() {
       stopping ??= (async () => {
-        await service.stop().catch(() => undefined);
+        const began = Date.now();
+        // 1. Not ready from now on (HTTP /readyz and the health subject), so probes and the
+        //    gateway's /readyz stop counting on this replica while it drains.
+        parts.ready = async () => false;
+        // 2. Drain the endpoint subscriptions: the server routes new requests to the other
+        //    replicas of the queue group at once, and every message already delivered here still
+        //    reaches its handler (the Service API's stop drains its subscriptions, it drops nothing).
+        await service.stop().catch((err) => log.warn({ err: String(err) }, 'endpoint drain failed'));
+        // 3. The requests in hand answer before anything they use goes away.
+        const handlers = inFlight.size;
         await Promise.allSettled([...inFlight]);
+        // 4. Consumers stop pulling and finish the messages already pulled; a message never acked
+        //    (a crash) is redelivered by JetStream to another replica after its ack wait.
         await Promise.all(consumers.map((c) => c.stop()));
+        // 5. Workers (outbox relays, sweepers) finish their pass; rows left are another replica's.
         await Promise.all((parts.workers ?? []).map((w) => w.stop()));
+        // 6. Flush what is still buffered for NATS (replies, acks), then close.
         await nc.drain().catch(() => undefined);
         await pool.end().catch(() => undefined);
         healthServer?.close();
-        log.info(`${def.name} service stopped`);
+        log.info({ handlersFinished: handlers, ms: Date.now() - began }, `${def.name} service stopped`);
       })();
       return stopping;
     },
   };
-}
-
-function addEndpoint(service: Service, ep: Endpoint<any>, prefix: string, log: Logger, inFlight: Set<Promise<unknown>>): void {
-  const subject = prefixed(prefix, ep.contract.subject);
-  service.addEndpoint(ep.contract.subject.replace(/\./g, '_'), {
-    subject,
-    handler: (err, msg) => {
-      if (err) {
-        log.error({ err: String(err), subject }, 'endpoint subscription failed');
-        return;
-      }
-      const work = (async () => {
-        const ctx = contextFromHeaders(msg.headers);
-        try {
-          const req = ep.contract.request.safeParse(decodeJson(msg.data));
-          if (!req.success) {
-            throw AppError.badRequest('invalid_message', `message on ${ep.contract.subject} failed validation`);
-          }
-          const reply = await ep.handle(req.data, ctx);
-          const checked = ep.contract.reply.safeParse(reply);
-          if (!checked.success) {
-            log.error({ subject, requestId: ctx.requestId, issues: checked.error.issues }, 'handler reply broke its contract');
-            throw AppError.internal();
-          }
-          msg.respond(encodeJson(checked.data));
-        } catch (e) {
-          const appErr = toAppError(e);
-          if (appErr.status >= 500) log.error({ err: e, subject, requestId: ctx.requestId }, 'handler failed');
-          msg.respondError(appErr.status, appErr.code, encodeJson({ errors: appErr.errors }));
-        }
-      })();
-      inFlight.add(work);
-      void work.finally(() => inFlight.delete(work));
-    },
-  });
 }
 
 async function isReady(pool: pg.Pool, parts: ServiceParts): Promise<boolean> {
@@ -189,7 +178,7 @@ async function isReady(pool: pg.Pool, parts: ServiceParts): Promise<boolean> {
   }
 }
 
-function startHealthServer(port: number, pool: pg.Pool, parts: ServiceParts): Server {
+function startHealthServer(port: number, pool: pg.Pool, parts: ServiceParts, metrics: ServiceMetrics, log: Logger): Server {
   const server = createServer((req, res) => {
     if (req.url === '/livez') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
@@ -197,10 +186,20 @@ function startHealthServer(port: number, pool: pg.Pool, parts: ServiceParts): Se
       void isReady(pool, parts).then((ok) =>
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not ready' })),
       );
+    } else if (req.url?.split('?')[0] === '/metrics') {
+      void metrics.render().then(
+        (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
+        (err) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${String(err)}`),
+      );
     } else {
       res.writeHead(404).end();
     }
   });
+  // A taken port (two services in one process, another process on the host network) must not
+  // take the service down: it runs on without its HTTP health server and says so once.
+  server.on('error', (err: NodeJS.ErrnoException) =>
+    log.error({ port, code: err.code }, `health server cannot listen on port ${port} (${err.code ?? String(err)}); running without /livez, /readyz and /metrics`),
+  );
   server.listen(port);
   return server;
 }
@@ -213,6 +212,7 @@ export async function runMain<C extends BaseConfig>(def: ServiceDefinition<C>, l
   if (process.argv.includes('--migrate-only')) return migrateOnly(def, loadServiceConfig);
   let running: RunningService<C>;
   try {
+    initTracing(def.name); // observability: OFF unless the OTEL_* variables ask for it
     running = await startService(def, loadServiceConfig());
   } catch (err) {
     const e = err as Error;
@@ -223,15 +223,35 @@ export async function runMain<C extends BaseConfig>(def: ServiceDefinition<C>, l
     }
     process.exit(1);
   }
-  const shutdown = (signal: string) => {
-    running.deps.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 25_000);
+  const log = running.deps.log;
+  let signalled: NodeJS.Signals | undefined;
+  const shutdown = (signal: NodeJS.Signals) => {
+    // Ctrl-C under `npm start` arrives twice (terminal and launcher): one graceful stop is enough.
+    if (signalled) return void log.info({ signal }, `already shutting down (${signalled})`);
+    signalled = signal;
+    log.info({ signal, boundMs: SHUTDOWN_BOUND_MS }, 'shutting down: draining endpoints and consumers');
+    const force = setTimeout(() => {
+      log.error(`did not stop within ${SHUTDOWN_BOUND_MS / 1000} s; exiting anyway (JetStream redelivers what was not acked)`);
+      process.exit(1);
+    }, SHUTDOWN_BOUND_MS);
     force.unref();
-    void running.stop().then(() => process.exit(0));
+    void running.stop().then(shutdownTracing /* observability: export the last spans */).then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err: String(err) }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
+
+/**
+ * Hard bound on a graceful stop, below Kubernetes' default 30 s grace period (the manifests give
+ * more): a handler stuck past it is cut off and the process exits 1.
+ */
+export const SHUTDOWN_BOUND_MS = 25_000;
 
 export const newRequestId = (): string => randomUUID();
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { endpoint, OpenChest, watchApplied } from '@ccs/shared';
+import { endpoint, OpenChest, recordSagaOutcome, watchApplied } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { appOf, callerOf, chestErrors } from '../errors.js';
 import { consumeChest } from '../opening/consume-chest.js';
@@ -26,6 +26,7 @@ export function openChestEndpoint(deps: ChestsDeps) {
     const openingId = randomUUID();
     const { opening, replayed } = await consumeChest(deps.pool, deps.drops, { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey }, ctx);
     if (replayed) return { ...opening, replayed, granted: true };
+    recordSagaOutcome('opening', 'opened');
     if (deps.config.CHESTS_FAULT === 'exit_after_open_commit') {
       deps.log.fatal({ openingId }, 'fault injection: exiting after the opening committed, before publishing');
       process.exit(86);
@@ -34,6 +35,7 @@ export function openChestEndpoint(deps: ChestsDeps) {
     const applied = watchApplied(deps.nc, deps.config.NATS_PREFIX, [openingId], COLLECTIONS_GRANT_CONSUMER);
     await deps.relay.flush().catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
     const seen = await applied.done(deps.config.GRANT_WAIT_MS);
+    recordSagaOutcome('opening', seen.has(openingId) ? 'granted' : 'grant_pending');
     return { ...opening, replayed: false, granted: seen.has(openingId) };
   });
 }

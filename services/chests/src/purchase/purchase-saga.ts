@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type CallContext, type ReplyOf, type PurchaseChests } from '@ccs/shared';
+import { AppError, recordSagaOutcome, type CallContext, type ReplyOf, type PurchaseChests } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
@@ -46,6 +46,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   } catch (err) {
     if (err instanceof AppError && err.status < 500) {
       await transition(deps.pool, purchaseId, ['pending'], 'failed', err.code);
+      recordSagaOutcome('purchase', 'failed');
       throw err;
     }
     // The wallet did not answer: the debit may have happened. Refund now, or leave it to the sweeper.
@@ -66,6 +67,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
     deps.log.error({ err, purchaseId }, 'purchase grant failed; debit refunded');
     throw chestErrors.purchaseInterrupted();
   }
+  recordSagaOutcome('purchase', 'completed');
   return { purchaseId, chests: await findChests(deps.pool, cmd.appId, ids), amount, balance: debit.balance };
 }
 
@@ -78,6 +80,7 @@ async function compensate(deps: ChestsDeps, purchaseId: string, from: ('pending'
   try {
     const outcome = await debitStep.compensate(deps.bus, purchaseId, ctx);
     await transition(deps.pool, purchaseId, ['compensating'], outcome === 'refunded' ? 'refunded' : 'failed');
+    recordSagaOutcome('purchase', outcome === 'refunded' ? 'compensated' : 'failed');
   } catch (err) {
     deps.log.warn({ err: String(err), purchaseId }, 'refund failed; the purchase sweeper will retry it');
   }

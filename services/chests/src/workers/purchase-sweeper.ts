@@ -1,4 +1,4 @@
-import type { Worker } from '@ccs/shared';
+import { recordSagaOutcome, type Worker } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { debitStep } from '../purchase/debit-step.js';
 import { claimStalePurchases, transition } from '../repositories/purchases-repo.js';
@@ -36,6 +36,7 @@ export class PurchaseSweeper implements Worker {
       try {
         const outcome = await debitStep.compensate(this.deps.bus, p.id, { requestId: `sweep-${p.id}`, appId: p.appId, playerId: p.playerId });
         await transition(this.deps.pool, p.id, ['compensating'], outcome === 'refunded' ? 'refunded' : 'failed', 'interrupted');
+        recordSagaOutcome('purchase', outcome === 'refunded' ? 'compensated' : 'failed');
         settled += 1;
         this.deps.log.info({ purchaseId: p.id, outcome }, 'interrupted purchase settled');
       } catch (err) {

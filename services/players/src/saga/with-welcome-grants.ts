@@ -1,4 +1,4 @@
-import { watchApplied, withTransaction, type CallContext, type PoolClient } from '@ccs/shared';
+import { AppError, recordSagaOutcome, watchApplied, withTransaction, type CallContext, type PoolClient } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { enqueueWelcomeGrants, type WelcomeGrantPlan } from './welcome-grants.js';
 
@@ -41,10 +41,12 @@ export async function withWelcomeGrants<T>(
     });
   } catch (err) {
     await applied.done(0);
+    if (!(err instanceof AppError && err.status < 500)) recordSagaOutcome('registration', 'failed');
     throw err;
   }
   await publishNow(d).catch((err) => d.log.warn({ err: String(err), requestId: ctx.requestId }, 'outbox publish deferred to the relay'));
   const seen = await applied.done(d.config.GRANT_WAIT_MS);
+  recordSagaOutcome('registration', seen.size < ids.length ? 'grant_pending' : 'completed');
   if (seen.size < ids.length) {
     d.log.info({ requestId: ctx.requestId, pending: ids.length - seen.size }, 'answered before the wallet applied the grants; they land later');
   }

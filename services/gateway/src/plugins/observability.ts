@@ -1,0 +1,77 @@
+import fp from 'fastify-plugin';
+import { LogController, type FastifyInstance } from 'fastify';
+import { beginHttpRequest, endHttpRequest, runObserved, ServiceMetrics, type HttpObservation } from '@ccs/shared';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The gateway's Prometheus metrics (served at GET /metrics). */
+    metrics: ServiceMetrics;
+  }
+  interface FastifyRequest {
+    observation?: HttpObservation;
+  }
+}
+
+/**
+ * Fastify's log lines for the gateway: the request id under `requestId`, the key every service
+ * uses, and no per-request lines of Fastify's own (they are written outside the request's trace;
+ * the plugin below logs one line per request inside it).
+ */
+export function observabilityLogController(): LogController {
+  return new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true });
+}
+
+/** Probes and scrapes: counted, but neither traced nor logged per request (they come every few seconds). */
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Metrics, tracing and log correlation for every request, and GET /metrics:
+ * - onRequest starts a SERVER span continuing an incoming `traceparent` and enters the scope in
+ *   which log lines carry the request id and trace id and NATS calls carry the trace;
+ * - preValidation enters it again, because body parsing runs outside it (stream callbacks);
+ * - onResponse counts the request by route pattern (never the raw URL), method and status, ends
+ *   the span and logs one line per request (Fastify's own request logging is off).
+ */
+export default fp(
+  async function observability(app: FastifyInstance, opts: { metrics?: ServiceMetrics } = {}) {
+    const metrics = opts.metrics ?? new ServiceMetrics('gateway');
+    app.decorate('metrics', metrics);
+    app.decorateRequest('observation', undefined);
+
+    app.addHook('onRequest', (request, _reply, done) => {
+      const route = request.routeOptions.url;
+      const o = beginHttpRequest(metrics, {
+        method: request.method,
+        route,
+        path: request.url.split('?')[0]!,
+        requestId: request.id,
+        headers: request.headers,
+        traced: !(route && QUIET_ROUTES.has(route)),
+      });
+      request.observation = o;
+      runObserved(o, done);
+    });
+    app.addHook('preValidation', (request, _reply, done) => (request.observation ? runObserved(request.observation, done) : done()));
+    app.addHook('onResponse', (request, reply, done) => {
+      const o = request.observation;
+      if (!o) return done();
+      const ms = endHttpRequest(o, reply.statusCode);
+      if (!QUIET_ROUTES.has(o.route)) {
+        runObserved(o, () =>
+          request.log.info({ method: o.method, route: o.route, url: request.url, statusCode: reply.statusCode, ms: Math.round(ms) }, 'request completed'),
+        );
+      }
+      done();
+    });
+    app.addHook('onRequestAbort', (request, done) => {
+      if (request.observation) endHttpRequest(request.observation, 499);
+      done();
+    });
+
+    app.get('/metrics', async (_request, reply) => {
+      const m = await metrics.render();
+      return reply.type(m.contentType).send(m.body);
+    });
+  },
+  { name: 'observability' },
+);
