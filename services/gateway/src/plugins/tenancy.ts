@@ -43,6 +43,8 @@ export default fp(
     app.decorateRequest('tenant', undefined);
     app.addHook('onRequest', async (request) => {
       if (!request.url.startsWith('/api/') && !request.routeOptions.config.tenantScoped) return;
+      // Public documents under /api (the OpenAPI document) are readable without a key.
+      if (request.routeOptions.config.noApiKey) return;
       const key = request.headers.apikey;
       if (typeof key !== 'string' || key.length === 0) {
         throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
@@ -60,5 +62,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes outside /api that still need an apikey (the unprefixed aliases). */
     tenantScoped?: boolean;
+    /** Routes under /api that need no apikey (the OpenAPI document). */
+    noApiKey?: boolean;
   }
 }

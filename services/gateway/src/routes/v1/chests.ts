@@ -21,6 +21,8 @@ import {
 } from '@ccs/shared';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { baseUrl, callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { documented, NO_QUERY } from '../../openapi/route-doc.js';
+import * as docs from '../../openapi/operations/chests.js';
 
 /** Fields a client may select for a chest (`fields[chest]`). */
 export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
@@ -66,14 +68,19 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return value;
 }
 
+/** Query members of the catalog. */
+const CATALOG_QUERY = {
+  fields: { chest: CHEST_FIELDS },
+  sort: CHEST_SORT_FIELDS,
+  filter: { fields: CHEST_SORT_FIELDS, nested: true },
+  page: { defaultLimit: 20, maxLimit: 100 },
+};
+/** Query members of one catalog chest. */
+const CHEST_QUERY = { fields: { chest: CHEST_FIELDS } };
+
 /** GET /api/v1/chests: the catalog, filtered, sorted and paginated. */
 async function listChests(request: FastifyRequest, reply: FastifyReply) {
-  const q = jsonApiQuery(request, {
-    fields: { chest: CHEST_FIELDS },
-    sort: CHEST_SORT_FIELDS,
-    filter: { fields: CHEST_SORT_FIELDS, nested: true },
-    page: { defaultLimit: 20, maxLimit: 100 },
-  });
+  const q = jsonApiQuery(request, CATALOG_QUERY);
   // The parser bounds depth and width; the contract also bounds list values.
   if (q.filter && !FilterNodeSchema.safeParse(q.filter).success) {
     throw AppError.badRequest('invalid_filter', 'The filter has too many values.', { parameter: 'filter' });
@@ -91,7 +98,7 @@ async function listChests(request: FastifyRequest, reply: FastifyReply) {
 /** GET /api/v1/chests/{id}: one catalog chest. */
 async function getChest(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
-  const q = jsonApiQuery(request, { fields: { chest: CHEST_FIELDS } });
+  const q = jsonApiQuery(request, CHEST_QUERY);
   const chest = await request.server.bus.request(GetChestType, { chestTypeId }, callContext(request));
   return sendDocument(reply, 200, { data: applyFieldset(catalogChest(chest), q.fields), meta: {} });
 }
@@ -99,7 +106,7 @@ async function getChest(request: FastifyRequest, reply: FastifyReply) {
 /** GET /api/v1/chests/{id}/odds: the exact odds of a catalog chest, computed from its rules. */
 async function getOdds(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
-  jsonApiQuery(request, {});
+  jsonApiQuery(request, NO_QUERY);
   const o = await request.server.bus.request(GetChestOdds, { chestTypeId }, callContext(request));
   return sendDocument(reply, 200, {
     data: resource('chest_odds', o.chestTypeId, {
@@ -116,7 +123,7 @@ async function openChest(request: FastifyRequest, reply: FastifyReply) {
   playerOf(request);
   const chestId = uuidParam(request, 'id');
   const idempotencyKey = idempotencyKeyOf(request);
-  jsonApiQuery(request, {});
+  jsonApiQuery(request, NO_QUERY);
   const o = await request.server.bus.request(OpenChest, { chestId, idempotencyKey }, callContext(request));
   const data = openingData(o);
   const summary = Object.entries(data.statistics.rarity_breakdown).map(([rarity, n]) => `${n} ${rarity}`).join(', ');
@@ -148,7 +155,7 @@ const PurchaseBodySchema = z.object({
 async function purchase(request: FastifyRequest, reply: FastifyReply) {
   playerOf(request);
   const chestTypeId = uuidParam(request, 'id');
-  jsonApiQuery(request, {});
+  jsonApiQuery(request, NO_QUERY);
   const body = parseBody(PurchaseBodySchema, request.body);
   const { currency, quantity } = body.data.attributes;
   const r = await request.server.bus.request(PurchaseChests, { chestTypeId, currency, quantity }, callContext(request));
@@ -161,14 +168,18 @@ async function purchase(request: FastifyRequest, reply: FastifyReply) {
 
 /** Routes of the chest catalog, odds, opening and purchase. */
 export default async function chestsRoutes(app: FastifyInstance) {
-  app.get('/api/v1/chests', listChests);
-  app.get('/api/v1/chests/:id', getChest);
-  app.get('/api/v1/chests/:id/odds', getOdds);
-  app.get('/api/v1/chests/:id/open', openChest);
+  app.get('/api/v1/chests', { config: { openapi: documented(docs.listChests, { query: CATALOG_QUERY }) } }, listChests);
+  app.get('/api/v1/chests/:id', { config: { openapi: documented(docs.getChest, { query: CHEST_QUERY }) } }, getChest);
+  app.get('/api/v1/chests/:id/odds', { config: { openapi: documented(docs.getChestOdds, { query: NO_QUERY }) } }, getOdds);
+  app.get('/api/v1/chests/:id/open', { config: { openapi: documented(docs.openChest, { query: NO_QUERY }) } }, openChest);
   // POST open takes no body: an empty one sent with the JSON:API media type is fine too.
   await app.register(async (noBody) => {
     allowEmptyJsonApiBody(noBody);
-    noBody.post('/api/v1/chests/:id/open', openChest);
+    noBody.post('/api/v1/chests/:id/open', { config: { openapi: documented(docs.openChestPost, { query: NO_QUERY }) } }, openChest);
   });
-  app.post('/api/v1/chests/:id/purchase', { config: { bodyType: 'jsonapi' } }, purchase);
+  app.post(
+    '/api/v1/chests/:id/purchase',
+    { config: { bodyType: 'jsonapi', openapi: documented(docs.purchaseChests, { query: NO_QUERY, body: { schema: PurchaseBodySchema, required: true } }) } },
+    purchase,
+  );
 }

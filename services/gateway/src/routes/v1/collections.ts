@@ -18,6 +18,7 @@ import {
   type CollectionView,
   type Completeness,
   type ParsedQuery,
+  type QuerySpec,
   type ReplyOf,
   type RequestOf,
   type Resource,
@@ -25,11 +26,23 @@ import {
   zodIssuesToErrors,
 } from '@ccs/shared';
 import { appIdOf, baseUrl, callContext, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
+import { documented } from '../../openapi/route-doc.js';
+import * as docs from '../../openapi/operations/collections.js';
 
 const COLLECTION_FIELDS = ['name', 'description', 'collectibles'] as const;
 const COLLECTIBLE_FIELDS = ['name', 'description', 'collection_id', 'images', 'collection'] as const;
 const FIELDS = { collection: COLLECTION_FIELDS, collectible: COLLECTIBLE_FIELDS };
 const PAGE = { defaultLimit: 20, maxLimit: 100 };
+
+/** Query members of each route (the OpenAPI document is generated from the same objects). */
+const QUERY = {
+  collections: { fields: FIELDS, sort: COLLECTION_SORT_FIELDS, page: PAGE },
+  collection: { include: ['collectibles'], fields: FIELDS },
+  collectionCollectibles: { include: ['collection'], fields: FIELDS, sort: COLLECTIBLE_SORT_FIELDS, page: { defaultLimit: 100, maxLimit: 100 } },
+  collectibles: { fields: FIELDS, sort: COLLECTIBLE_SORT_FIELDS, filter: { fields: COLLECTIBLE_FILTER_FIELDS, nested: true }, page: PAGE },
+  collectible: { include: ['collection'], fields: FIELDS },
+  playerCollection: { include: ['collection'], fields: FIELDS, page: PAGE },
+} satisfies Record<string, QuerySpec>;
 
 /**
  * Sends a request to the collections service after checking it against the contract here, so a
@@ -101,7 +114,7 @@ function privateIfPlayer(request: FastifyRequest, reply: FastifyReply): void {
 /** GET /api/v1/collections: the app's collections, paginated. */
 async function listCollections(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
-  const query = jsonApiQuery(request, { fields: FIELDS, sort: COLLECTION_SORT_FIELDS, page: PAGE });
+  const query = jsonApiQuery(request, QUERY.collections);
   const sort = sortOf(query, COLLECTION_SORT_FIELDS);
   const { total, collections } = await ask(request, ListCollections, { page: query.page, sort });
   const { links, page } = paged(request, query, total);
@@ -116,7 +129,7 @@ async function listCollections(request: FastifyRequest, reply: FastifyReply) {
 async function getCollection(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
   const collectionId = contentId(request, 'collection');
-  const query = jsonApiQuery(request, { include: ['collectibles'], fields: FIELDS });
+  const query = jsonApiQuery(request, QUERY.collection);
   const includeCollectibles = query.include.includes('collectibles');
   const found = await ask(request, GetCollection, { collectionId, includeCollectibles });
   privateIfPlayer(request, reply);
@@ -132,7 +145,7 @@ async function getCollection(request: FastifyRequest, reply: FastifyReply) {
 async function listCollectionCollectibles(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
   const collectionId = contentId(request, 'collection');
-  const query = jsonApiQuery(request, { include: ['collection'], fields: FIELDS, sort: COLLECTIBLE_SORT_FIELDS, page: { defaultLimit: 100, maxLimit: 100 } });
+  const query = jsonApiQuery(request, QUERY.collectionCollectibles);
   const sort = sortOf(query, COLLECTIBLE_SORT_FIELDS);
   const found = await ask(request, ListCollectionCollectibles, { collectionId, sort });
   const total = found.collectibles.length;
@@ -153,12 +166,7 @@ async function listCollectionCollectibles(request: FastifyRequest, reply: Fastif
 /** GET /api/v1/collectibles: the app's collectibles, `filter[collection_id]`, `filter[rarity]`, paginated. */
 async function listCollectibles(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
-  const query = jsonApiQuery(request, {
-    fields: FIELDS,
-    sort: COLLECTIBLE_SORT_FIELDS,
-    filter: { fields: COLLECTIBLE_FILTER_FIELDS, nested: true },
-    page: PAGE,
-  });
+  const query = jsonApiQuery(request, QUERY.collectibles);
   const sort = sortOf(query, COLLECTIBLE_SORT_FIELDS);
   const { total, collectibles } = await ask(
     request,
@@ -180,7 +188,7 @@ async function listCollectibles(request: FastifyRequest, reply: FastifyReply) {
 async function getCollectible(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
   const collectibleId = contentId(request, 'collectible');
-  const query = jsonApiQuery(request, { include: ['collection'], fields: FIELDS });
+  const query = jsonApiQuery(request, QUERY.collectible);
   const includeCollection = query.include.includes('collection');
   const found = await ask(request, GetCollectible, { collectibleId, includeCollection });
   const own = found.ownership;
@@ -214,7 +222,7 @@ async function getCollectible(request: FastifyRequest, reply: FastifyReply) {
 async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
   const player = playerOf(request);
-  const query = jsonApiQuery(request, { include: ['collection'], fields: FIELDS, page: PAGE });
+  const query = jsonApiQuery(request, QUERY.playerCollection);
   const found = await ask(request, GetPlayerCollection, { page: query.page });
   const { links, page } = paged(request, query, found.total);
   const shown = new Set(found.items.map((i) => i.collectible.collectionId));
@@ -242,10 +250,11 @@ async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
 
 /** Routes of the collections and collectibles resources, and the calling player's collection. */
 export default async function collectionsRoutes(app: FastifyInstance) {
-  app.get('/api/v1/collections', listCollections);
-  app.get('/api/v1/collections/:id', getCollection);
-  app.get('/api/v1/collections/:id/collectibles', listCollectionCollectibles);
-  app.get('/api/v1/collectibles', listCollectibles);
-  app.get('/api/v1/collectibles/:id', getCollectible);
-  app.get('/api/v1/players/me/collection', playerCollection);
+  const doc = (op: Parameters<typeof documented>[0], query: QuerySpec) => ({ config: { openapi: documented(op, { query }) } });
+  app.get('/api/v1/collections', doc(docs.listCollections, QUERY.collections), listCollections);
+  app.get('/api/v1/collections/:id', doc(docs.getCollection, QUERY.collection), getCollection);
+  app.get('/api/v1/collections/:id/collectibles', doc(docs.listCollectionCollectibles, QUERY.collectionCollectibles), listCollectionCollectibles);
+  app.get('/api/v1/collectibles', doc(docs.listCollectibles, QUERY.collectibles), listCollectibles);
+  app.get('/api/v1/collectibles/:id', doc(docs.getCollectible, QUERY.collectible), getCollectible);
+  app.get('/api/v1/players/me/collection', doc(docs.getPlayerCollection, QUERY.playerCollection), playerCollection);
 }

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, applyFieldset, CreditCurrency, ListCurrencies, resource, selfLink, type CurrencyView } from '@ccs/shared';
 import { appIdOf, baseUrl, callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { documented } from '../../openapi/route-doc.js';
+import * as docs from '../../openapi/operations/currencies.js';
 
 /** The credit body: the spec's amount pattern, as a string (never a JSON number). */
 const CreditBodySchema = z.object({
@@ -31,10 +33,13 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 const currencyResource = (c: CurrencyView) =>
   resource('currency', c.id, { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) });
 
+/** Query members of the currency list. */
+const CURRENCIES_QUERY = { fields: { currency: ['code', 'name', 'balance'] } };
+
 /** GET /currencies: the app's currencies; with a Bearer token, each carries the player's balance. */
 async function listCurrencies(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
-  const query = jsonApiQuery(request, { fields: { currency: ['code', 'name', 'balance'] } });
+  const query = jsonApiQuery(request, CURRENCIES_QUERY);
   const { currencies } = await request.server.bus.request(ListCurrencies, {}, callContext(request));
   const path = request.url.split('?')[0]!;
   return sendDocument(reply, 200, {
@@ -67,7 +72,13 @@ async function credit(request: FastifyRequest, reply: FastifyReply) {
 export default async function currenciesRoutes(app: FastifyInstance) {
   for (const prefix of ['/api/v1', '']) {
     const tenantScoped = prefix === '';
-    app.get(`${prefix}/currencies`, { config: { tenantScoped } }, listCurrencies);
-    app.post(`${prefix}/currencies/:currency_id/credit`, { config: { tenantScoped, bodyType: 'json' } }, credit);
+    const list = documented(tenantScoped ? docs.listCurrenciesAlias : docs.listCurrencies, { query: CURRENCIES_QUERY });
+    // Credit never reads the query string (query: null).
+    const creditDoc = documented(tenantScoped ? docs.creditCurrencyAlias : docs.creditCurrency, {
+      query: null,
+      body: { schema: CreditBodySchema, required: true },
+    });
+    app.get(`${prefix}/currencies`, { config: { tenantScoped, openapi: list } }, listCurrencies);
+    app.post(`${prefix}/currencies/:currency_id/credit`, { config: { tenantScoped, bodyType: 'json', openapi: creditDoc } }, credit);
   }
 }

@@ -2,6 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { applyFieldset, GetInventory, ListOpenings, paginationLinks, resource } from '@ccs/shared';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
+import { documented } from '../../openapi/route-doc.js';
+import * as docs from '../../openapi/operations/chests.js';
+
+/** Query members of an inventory. */
+const INVENTORY_QUERY = { fields: { chest: CHEST_FIELDS } };
+/** Query members of the opening history. */
+const OPENINGS_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
 
 /** The player of the path: a UUID, or `me` for the authenticated player. */
 function ownerOf(request: FastifyRequest): string {
@@ -15,7 +22,7 @@ function ownerOf(request: FastifyRequest): string {
  */
 async function getInventory(request: FastifyRequest, reply: FastifyReply) {
   const ownerId = ownerOf(request);
-  const q = jsonApiQuery(request, { fields: { chest: CHEST_FIELDS } });
+  const q = jsonApiQuery(request, INVENTORY_QUERY);
   const inv = await request.server.bus.request(GetInventory, { ownerId }, callContext(request));
   const chestTypes = {
     purchased: inv.bySource.purchased,
@@ -40,7 +47,7 @@ async function getInventory(request: FastifyRequest, reply: FastifyReply) {
 /** GET /api/v1/players/me/openings: the caller's openings with their results, newest first. */
 async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
   playerOf(request);
-  const q = jsonApiQuery(request, { page: { defaultLimit: 20, maxLimit: 100 } });
+  const q = jsonApiQuery(request, OPENINGS_QUERY);
   const r = await request.server.bus.request(ListOpenings, { page: q.page }, callContext(request));
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
   reply.header('cache-control', 'no-store');
@@ -60,6 +67,6 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
 
 /** Routes of player inventories and opening history. */
 export default async function inventoryRoutes(app: FastifyInstance) {
-  app.get('/api/v1/players/me/openings', listOpenings);
-  app.get('/api/v1/players/:id/chests', getInventory);
+  app.get('/api/v1/players/me/openings', { config: { openapi: documented(docs.listOpenings, { query: OPENINGS_QUERY }) } }, listOpenings);
+  app.get('/api/v1/players/:id/chests', { config: { openapi: documented(docs.getInventory, { query: INVENTORY_QUERY }) } }, getInventory);
 }

@@ -4,6 +4,8 @@ import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '..
 import { UpdateMeBody } from './bodies.js';
 import { mePlayerResource } from './render.js';
 import { inventoryChest } from '../chests.js';
+import { documented } from '../../../openapi/route-doc.js';
+import * as docs from '../../../openapi/operations/players.js';
 
 const ME_QUERY = {
   include: ['chests'],
@@ -39,14 +41,15 @@ async function playerChests(request: FastifyRequest, playerId: string, required:
 
 /** GET and PATCH /api/v1/players/me. */
 export default async function meRoutes(app: FastifyInstance) {
-  app.get('/api/v1/players/me', async (request, reply) => {
+  app.get('/api/v1/players/me', { config: { openapi: documented(docs.getMe, { query: ME_QUERY }) } }, async (request, reply) => {
     playerOf(request);
     jsonApiQuery(request, ME_QUERY);
     const me = await app.bus.request(GetMe, {}, callContext(request));
     return sendDocument(reply, 200, await meDocument(request, me));
   });
 
-  app.patch('/api/v1/players/me', { config: { bodyType: 'jsonapi' } }, async (request, reply) => {
+  const updateDoc = documented(docs.updateMe, { query: ME_QUERY, body: { schema: UpdateMeBody, required: true } });
+  app.patch('/api/v1/players/me', { config: { bodyType: 'jsonapi', openapi: updateDoc } }, async (request, reply) => {
     const player = playerOf(request);
     jsonApiQuery(request, ME_QUERY);
     const { data } = parseBody(UpdateMeBody, request.body);

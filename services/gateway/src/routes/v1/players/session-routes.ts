@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { LoginBody, LogoutBody, RefreshBody, RegisterBody } from './bodies.js';
 import { sessionMeta, sessionPlayerResource } from './render.js';
+import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
+import * as docs from '../../../openapi/operations/players.js';
 
 const credentialRoute = { authLimited: true, bodyType: 'jsonapi' as const };
 const SESSION_QUERY = { fields: { player: ['id', 'email', 'is_anonymous'] } } as const;
@@ -25,7 +27,8 @@ function sessionIdOf(request: FastifyRequest): string | undefined {
  * creation. Credential routes carry the tighter rate limit.
  */
 export default async function sessionRoutes(app: FastifyInstance) {
-  app.post('/api/v1/players/register', { config: credentialRoute }, async (request, reply) => {
+  const registerDoc = documented(docs.register, { query: SESSION_QUERY, body: { schema: RegisterBody, required: true } });
+  app.post('/api/v1/players/register', { config: { ...credentialRoute, openapi: registerDoc } }, async (request, reply) => {
     jsonApiQuery(request, SESSION_QUERY);
     const body = parseBody(RegisterBody, request.body);
     const { email, password, password_confirmation } = body.data.attributes;
@@ -38,12 +41,16 @@ export default async function sessionRoutes(app: FastifyInstance) {
     const { email, password } = parseBody(LoginBody, request.body).data.attributes;
     return sessionDocument(request, await app.bus.request(LoginPlayer, { email, password }, callContext(request)));
   };
-  app.post('/api/v1/players/login', { config: credentialRoute }, async (request, reply) => sendDocument(reply, 200, await login(request)));
-  app.post('/players/login', { config: { ...credentialRoute, tenantScoped: true } }, async (request, reply) =>
+  const loginBody = { query: SESSION_QUERY, body: { schema: LoginBody, required: true } };
+  app.post('/api/v1/players/login', { config: { ...credentialRoute, openapi: documented(docs.login, loginBody) } }, async (request, reply) =>
+    sendDocument(reply, 200, await login(request)),
+  );
+  app.post('/players/login', { config: { ...credentialRoute, tenantScoped: true, openapi: documented(docs.loginAlias, loginBody) } }, async (request, reply) =>
     sendDocument(reply, 200, await login(request)),
   );
 
-  app.post('/api/v1/players/refresh', { config: credentialRoute }, async (request, reply) => {
+  const refreshDoc = documented(docs.refresh, { query: SESSION_QUERY, body: { schema: RefreshBody, required: true } });
+  app.post('/api/v1/players/refresh', { config: { ...credentialRoute, openapi: refreshDoc } }, async (request, reply) => {
     jsonApiQuery(request, SESSION_QUERY);
     const { refresh_token } = parseBody(RefreshBody, request.body).data.attributes;
     const session = await app.bus.request(RefreshSession, { refreshToken: refresh_token }, callContext(request));
@@ -51,15 +58,16 @@ export default async function sessionRoutes(app: FastifyInstance) {
   });
 
   // No body needed: see allowEmptyJsonApiBody in ../players.ts.
-  app.post('/api/v1/players/anonymous', { config: { authLimited: true } }, async (request, reply) => {
+  app.post('/api/v1/players/anonymous', { config: { authLimited: true, openapi: documented(docs.createGuest, { query: SESSION_QUERY }) } }, async (request, reply) => {
     jsonApiQuery(request, SESSION_QUERY);
     const session = await app.bus.request(CreateGuest, {}, callContext(request));
     return sendDocument(reply, 201, sessionDocument(request, session));
   });
 
-  app.post('/api/v1/players/logout', async (request, reply) => {
+  const logoutDoc = documented(docs.logout, { query: NO_QUERY, body: { schema: LogoutBody, required: false } });
+  app.post('/api/v1/players/logout', { config: { openapi: logoutDoc } }, async (request, reply) => {
     playerOf(request);
-    jsonApiQuery(request, {});
+    jsonApiQuery(request, NO_QUERY);
     const body = request.body === undefined ? undefined : parseBody(LogoutBody, request.body);
     const refreshToken = body?.data.attributes.refresh_token;
     await app.bus.request(LogoutPlayer, { sessionId: sessionIdOf(request), refreshToken }, callContext(request));

@@ -1,0 +1,139 @@
+import {
+  ChestCatalogDocument,
+  ChestDocument,
+  ChestOddsDocument,
+  ChestOpeningResult,
+  ChestOpeningsDocument,
+  InventoryDocument,
+  PurchaseDocument,
+} from '../schemas/chests.js';
+import { variantOf, type OperationDoc } from '../route-doc.js';
+import { idempotencyKeyHeader, INVALID_ID, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, PlayerIdOrMe, REPLAYED_HEADER, uuidParam } from './common.js';
+
+/** Documentation of the chest catalog, odds, opening, purchase, inventories and openings. */
+
+const catalogChestId = { id: uuidParam('A catalog chest (chest type).') };
+const unknownCatalogChest = 'no such chest in the catalog of this app (`chest_not_found`)';
+
+/** GET /api/v1/chests. */
+export const listChests: OperationDoc = {
+  operationId: 'listChests',
+  tag: 'Chests',
+  summary: 'The chest catalog',
+  description: "The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`.",
+  token: 'optional',
+  responses: [{ status: 200, description: 'A page of the catalog.', schema: ChestCatalogDocument }],
+};
+
+/** GET /api/v1/chests/{id}. */
+export const getChest: OperationDoc = {
+  operationId: 'getChest',
+  tag: 'Chests',
+  summary: 'One catalog chest',
+  token: 'optional',
+  params: catalogChestId,
+  responses: [{ status: 200, description: 'The chest.', schema: ChestDocument }],
+  errors: { 400: [INVALID_ID], 404: [unknownCatalogChest] },
+};
+
+/** GET /api/v1/chests/{id}/odds. */
+export const getChestOdds: OperationDoc = {
+  operationId: 'getChestOdds',
+  tag: 'Chests',
+  summary: 'The exact odds of a chest',
+  description:
+    'Odds disclosure (app stores and several jurisdictions require it): items per opening, the share of each rarity and of each collectible among the items, computed from the rules the roll uses.',
+  token: 'optional',
+  params: catalogChestId,
+  responses: [{ status: 200, description: 'The odds.', schema: ChestOddsDocument }],
+  errors: { 400: [INVALID_ID], 404: [unknownCatalogChest] },
+};
+
+/** GET /api/v1/chests/{id}/open (the spec's method). */
+export const openChest: OperationDoc = {
+  operationId: 'openChest',
+  tag: 'Chests',
+  summary: 'Open a chest',
+  description:
+    'Consumes an unopened chest of the calling player and rolls its collectibles, which are added to their collection; cannot be undone. ' +
+    'The path id is an inventory chest (from `/players/me/chests`, or the `starter_chest` of registration), not a catalog chest. ' +
+    'GET as the spec shows; never cached.',
+  token: 'required',
+  params: { id: uuidParam("One of the calling player's chests (inventory id).") },
+  headers: idempotencyKeyHeader('the first result'),
+  responses: [
+    {
+      status: 200,
+      description: 'Opened: the chest-opening result.',
+      schema: ChestOpeningResult,
+      headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER },
+    },
+  ],
+  errors: {
+    400: [INVALID_ID, INVALID_IDEMPOTENCY_KEY],
+    403: ['a chest of another player (`chest_not_owned`)', 'a chest already opened (`chest_already_opened`)'],
+    404: ['no such chest in this app (`chest_not_found`)'],
+    409: ['the Idempotency-Key was used to open another chest (`idempotency_key_reused`)'],
+  },
+};
+
+/** POST /api/v1/chests/{id}/open. */
+export const openChestPost = variantOf(
+  openChest,
+  'openChestPost',
+  'POST does the same as GET, for clients and proxies that must not send side effects on GET. No body is needed.',
+);
+
+/** POST /api/v1/chests/{id}/purchase. */
+export const purchaseChests: OperationDoc = {
+  operationId: 'purchaseChests',
+  tag: 'Chests',
+  summary: 'Buy chests',
+  description:
+    "Debits the calling player's balance and adds `quantity` (default 1, at most 10) chests of a catalog chest to their inventory, atomically: when the chests cannot be added, the debit is refunded.",
+  token: 'required',
+  params: catalogChestId,
+  bodyExample: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 1 } } },
+  responses: [{ status: 201, description: 'Bought: the new inventory chests.', schema: PurchaseDocument, headers: NO_STORE_HEADER }],
+  errors: {
+    400: [INVALID_ID],
+    404: [unknownCatalogChest],
+    409: ['the inventory would exceed its capacity (`inventory_full`)', 'the balance is too low (`insufficient_funds`)'],
+    422: ['the chest cannot be bought with that currency (`price_unavailable`)'],
+    503: ["the app's content is not loaded yet (`content_unavailable`)", 'the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)'],
+  },
+};
+
+/** GET /api/v1/players/{id}/chests. */
+export const getInventory: OperationDoc = {
+  operationId: 'getInventory',
+  tag: 'Inventory',
+  summary: "A player's unopened chests",
+  description:
+    "A player's unopened chests with the inventory meta. Always readable for oneself (`me` or one's own id, with a token). " +
+    "Another player's inventory follows their privacy: public → counts only (`data` empty); private → 403; friends → confirmed friends see the chests, others 403. " +
+    'Guests and callers without a token never see another player\'s. Never cached.',
+  token: 'optional',
+  params: { id: { schema: PlayerIdOrMe, description: 'A player id, or `me` for the calling player (needs a token).', example: 'me' } },
+  responses: [{ status: 200, description: 'The inventory.', schema: InventoryDocument, headers: NO_STORE_HEADER }],
+  errors: {
+    400: ['a path id that is neither a UUID nor `me` (`invalid_id`)'],
+    401: ['`me` without a Bearer token (`missing_token`)'],
+    403: [
+      "another player's private profile (`profile_private`)",
+      'a friends-only profile of someone not a confirmed friend (`friends_only`)',
+      "a guest, or a caller without a token, reading another player's (`guest_forbidden`)",
+    ],
+    404: ['no such player in this app (`player_not_found`)'],
+  },
+};
+
+/** GET /api/v1/players/me/openings. */
+export const listOpenings: OperationDoc = {
+  operationId: 'listOpenings',
+  tag: 'Inventory',
+  summary: "The calling player's openings",
+  description: 'Every chest the calling player opened, newest first, with its result. Never cached.',
+  token: 'required',
+  responses: [{ status: 200, description: 'A page of openings.', schema: ChestOpeningsDocument, headers: NO_STORE_HEADER }],
+};

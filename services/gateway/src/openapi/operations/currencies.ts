@@ -1,0 +1,50 @@
+import { CreditResult, CurrencyListDocument } from '../schemas/currencies.js';
+import { variantOf, type OperationDoc } from '../route-doc.js';
+import { ALIAS_NOTE, idempotencyKeyHeader, INVALID_ID, INVALID_IDEMPOTENCY_KEY, REPLAYED_HEADER, uuidParam } from './common.js';
+
+/** Documentation of currencies and credits. */
+
+/** GET /api/v1/currencies. */
+export const listCurrencies: OperationDoc = {
+  operationId: 'listCurrencies',
+  tag: 'Currencies',
+  summary: "The app's currencies",
+  description: "The app's currencies with UUID ids; with a Bearer token each carries the player's balance as a decimal string.",
+  token: 'optional',
+  responses: [{ status: 200, description: 'The currencies.', schema: CurrencyListDocument }],
+};
+
+/** GET /currencies. */
+export const listCurrenciesAlias = variantOf(listCurrencies, 'listCurrenciesAlias', ALIAS_NOTE);
+
+/** POST /api/v1/currencies/{currency_id}/credit. */
+export const creditCurrency: OperationDoc = {
+  operationId: 'creditCurrency',
+  tag: 'Currencies',
+  summary: "Credit the player's balance",
+  description:
+    'Adds `amount` to the calling player\'s balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). ' +
+    'The amount is a string matching `^\\d+(\\.\\d{1,2})?$`, above zero and at most the currency\'s maximum credit. ' +
+    'With an `Idempotency-Key`, the same key and body give the first answer again (credited once); the same key with another body gets 409.',
+  token: 'required',
+  params: { currency_id: uuidParam('The currency (its UUID from the currency list).') },
+  headers: idempotencyKeyHeader('the first answer'),
+  bodyExample: { amount: '25.50' },
+  responses: [
+    { status: 200, description: 'Credited: the balance after the credit.', schema: CreditResult, mediaType: 'application/json', headers: REPLAYED_HEADER },
+  ],
+  errors: {
+    400: [INVALID_ID, INVALID_IDEMPOTENCY_KEY],
+    403: ["the app accepts credits only with its secret key, from the studio's servers (`secret_key_required`)"],
+    404: ['no such currency in this app (`currency_not_found`)'],
+    409: [
+      'the Idempotency-Key was used with another body (`idempotency_key_reused`)',
+      'a request with the same Idempotency-Key is still being processed (`idempotency_key_in_use`): retry shortly',
+      'the balance would exceed the largest amount the wallet holds (`balance_limit_exceeded`)',
+    ],
+    422: ['`amount` zero (`amount_not_positive`) or above the currency\'s maximum credit (`amount_above_maximum`)'],
+  },
+};
+
+/** POST /currencies/{currency_id}/credit. */
+export const creditCurrencyAlias = variantOf(creditCurrency, 'creditCurrencyAlias', ALIAS_NOTE);

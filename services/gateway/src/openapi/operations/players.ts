@@ -1,0 +1,151 @@
+import { FriendDocument, FriendListDocument, MeDocument, RegistrationDocument, SessionDocument } from '../schemas/players.js';
+import { variantOf, type OperationDoc } from '../route-doc.js';
+import { ALIAS_NOTE, INVALID_ID, uuidParam } from './common.js';
+
+/** Documentation of registration, sessions, guests, the calling player and friends. */
+
+const password = 'Str0ng!pass';
+
+/** POST /api/v1/players/register. */
+export const register: OperationDoc = {
+  operationId: 'registerPlayer',
+  tag: 'Players',
+  summary: 'Register a player',
+  description:
+    'Creates a registered player with tokens, the initial currency and the welcome bonus, whose `starter_chest` is the inventory id of the chest now owned. ' +
+    "Sent with an anonymous player's Bearer token, upgrades that guest in place (same id, chests and collection kept). " +
+    'Passwords need 8+ characters with a lowercase and an uppercase letter, a digit and one of `! @ # $ % ^ & *`.',
+  token: 'optional',
+  bodyExample: { data: { type: 'player', attributes: { email: 'ada@example.com', password, password_confirmation: password }, relationships: {} } },
+  responses: [{ status: 201, description: 'Registered (or upgraded): the player, tokens and grants.', schema: RegistrationDocument }],
+  errors: {
+    401: ['a Bearer token whose player no longer exists (`invalid_token`)'],
+    409: ['the email is already registered in this app (`email_taken`)', 'the token is of a player who is already registered (`already_registered`)'],
+    422: [
+      'one error per failing rule, pointing at its member: `email_blank`, `email_whitespace`, `email_at_sign`, `email_domain`, `email_too_long`, `password_too_short`, `password_too_long`, `password_lowercase`, `password_uppercase`, `password_digit`, `password_special`, `password_confirmation_mismatch`',
+    ],
+  },
+};
+
+/** POST /api/v1/players/login. */
+export const login: OperationDoc = {
+  operationId: 'login',
+  tag: 'Players',
+  summary: 'Log in',
+  description: 'Answers like registration, without the grants. A wrong email or password gets one generic 401 (no account enumeration).',
+  token: 'none',
+  bodyExample: { data: { type: 'player', attributes: { email: 'ada@example.com', password } } },
+  responses: [{ status: 200, description: 'Logged in: the player and new tokens.', schema: SessionDocument }],
+  errors: { 401: ['a wrong email or password (`invalid_credentials`)'] },
+};
+
+/** POST /api/v1/players/refresh. */
+export const refresh: OperationDoc = {
+  operationId: 'refreshSession',
+  tag: 'Players',
+  summary: 'Refresh the tokens',
+  description:
+    'Exchanges a refresh token for a new access token and a new refresh token. Each refresh token works once; presenting a used one again revokes its whole session family.',
+  token: 'none',
+  bodyExample: { data: { type: 'session', attributes: { refresh_token: '<refresh token>' } } },
+  responses: [{ status: 200, description: 'The player and a new pair of tokens.', schema: SessionDocument }],
+  errors: {
+    401: [
+      'an unknown refresh token (`invalid_refresh_token`), an expired one (`refresh_token_expired`), one of an ended session (`refresh_token_revoked`)',
+      'a refresh token already used once: the session family is revoked (`refresh_token_reused`)',
+    ],
+  },
+};
+
+/** POST /api/v1/players/anonymous. */
+export const createGuest: OperationDoc = {
+  operationId: 'createGuest',
+  tag: 'Players',
+  summary: 'Create a guest',
+  description:
+    'Creates an anonymous player (`is_anonymous: true`, `player_type: anonymous`) with tokens, the initial currency and a starter chest. No body is needed. Registering later with its token upgrades it.',
+  token: 'none',
+  responses: [{ status: 201, description: 'The guest, its tokens and grants.', schema: RegistrationDocument }],
+};
+
+/** POST /api/v1/players/logout. */
+export const logout: OperationDoc = {
+  operationId: 'logout',
+  tag: 'Players',
+  summary: 'Log out',
+  description:
+    "Revokes the refresh tokens of the access token's session, and of `refresh_token` when a body names one. The access token stays valid until it expires, as JWTs do. The body is optional.",
+  token: 'required',
+  bodyExample: { data: { type: 'session', attributes: { refresh_token: '<refresh token>' } } },
+  responses: [{ status: 204, description: 'Logged out.' }],
+};
+
+/** GET /api/v1/players/me. */
+export const getMe: OperationDoc = {
+  operationId: 'getMe',
+  tag: 'Players',
+  summary: 'The calling player',
+  description:
+    'The calling player with privacy, experience and references to their unopened chests; `include=chests` adds the chests. If the chests service is down, the player is still shown (the relationship says so), unless `include=chests` was asked.',
+  token: 'required',
+  responses: [{ status: 200, description: 'The calling player.', schema: MeDocument }],
+  errors: { 404: ['the player of the token no longer exists (`player_not_found`)'] },
+};
+
+/** PATCH /api/v1/players/me. */
+export const updateMe: OperationDoc = {
+  operationId: 'updateMe',
+  tag: 'Players',
+  summary: 'Change privacy',
+  description: 'Sets who may see the inventory: `public` (counts only), `private` (nobody else) or `friends` (confirmed friends see the chests). Only `privacy` can change.',
+  token: 'required',
+  bodyExample: { data: { type: 'player', attributes: { privacy: 'friends' } } },
+  responses: [{ status: 200, description: 'The updated player.', schema: MeDocument }],
+  errors: {
+    404: ['the player of the token no longer exists (`player_not_found`)'],
+    409: ['`data.id` is not the calling player (`id_mismatch`)'],
+  },
+};
+
+/** POST /api/v1/players/me/friends. */
+export const addFriend: OperationDoc = {
+  operationId: 'addFriend',
+  tag: 'Friends',
+  summary: 'Send or confirm a friend request',
+  description: 'Sends a friend request to another player of the app; when that player has requested the caller already, the friendship is confirmed.',
+  token: 'required',
+  bodyExample: { data: { type: 'player', id: '3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43' } },
+  responses: [
+    { status: 201, description: 'Requested or confirmed: `meta.status` says which.', schema: FriendDocument },
+    { status: 200, description: 'The relation existed already; unchanged.', schema: FriendDocument },
+  ],
+  errors: {
+    404: ['no such player in this app (`player_not_found`)'],
+    409: ['the friendship changed during the request (`friendship_changed`): retry'],
+    422: ['the caller themselves (`cannot_befriend_self`)'],
+  },
+};
+
+/** GET /api/v1/players/me/friends. */
+export const listFriends: OperationDoc = {
+  operationId: 'listFriends',
+  tag: 'Friends',
+  summary: 'Friends and pending requests',
+  token: 'required',
+  responses: [{ status: 200, description: "The caller's friendships, each with its status.", schema: FriendListDocument }],
+};
+
+/** DELETE /api/v1/players/me/friends/{id}. */
+export const removeFriend: OperationDoc = {
+  operationId: 'removeFriend',
+  tag: 'Friends',
+  summary: 'Remove a friend or a request',
+  description: 'Ends a friendship or a pending request, in both directions; answers 204 also when there was none.',
+  token: 'required',
+  params: { id: uuidParam('The other player.') },
+  responses: [{ status: 204, description: 'Removed.' }],
+  errors: { 400: [INVALID_ID], 404: ['no such player in this app (`player_not_found`)'] },
+};
+
+/** POST /players/login (the spec's unprefixed path). */
+export const loginAlias = variantOf(login, 'loginAlias', ALIAS_NOTE);

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { ChestSourceSchema, DecimalSchema, UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { Count, NoRelationships, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
+
+/** Response schemas of the chest catalog, odds, inventories, openings and purchases. */
+
+const ChestAttributes = z.object({
+  name: z.string(),
+  description: z.string(),
+  images: z.array(z.string()).describe('Image URLs.'),
+});
+
+/** Amounts per currency code, as integers. */
+const PerCurrency = z.record(z.string(), z.number().int());
+
+/** A chest of the catalog (a chest type). */
+export const CatalogChest = component(
+  'CatalogChest',
+  'A chest of the catalog. `meta.price` holds its price per currency code; a currency it cannot be bought with is absent.',
+  z.object({
+    type: z.literal('chest'),
+    id: UuidSchema,
+    attributes: ChestAttributes,
+    relationships: NoRelationships,
+    meta: z.object({ price: PerCurrency.describe('Price per currency code, e.g. `{"coins": 500, "gems": 5}`.') }),
+  }),
+);
+
+/** An unopened chest a player owns: its own id (the one `/open` takes) and its type's presentation. */
+export const InventoryChest = component(
+  'InventoryChest',
+  'An unopened chest a player owns. Its `id` is this chest (the one `/chests/{id}/open` takes); `meta.chest_type_id` is its catalog chest.',
+  z.object({
+    type: z.literal('chest'),
+    id: UuidSchema,
+    attributes: ChestAttributes,
+    relationships: NoRelationships,
+    meta: z.object({ source: ChestSourceSchema, chest_type_id: UuidSchema, acquired_at: Timestamp }),
+  }),
+);
+
+/** The catalog: filtered, sorted, paginated. */
+export const ChestCatalogDocument = component(
+  'ChestCatalogDocument',
+  'A page of the chest catalog.',
+  z.object({
+    data: z.array(CatalogChest),
+    meta: z.object({ total_count: Count.describe('Chests matching the filter.'), page: PageMeta }),
+    links: PaginationLinks,
+  }),
+);
+
+/** One catalog chest. */
+export const ChestDocument = component('ChestDocument', 'One catalog chest; `meta` is empty.', z.object({ data: CatalogChest, meta: z.object({}) }));
+
+/** The odds of a catalog chest. */
+export const ChestOddsDocument = component(
+  'ChestOddsDocument',
+  "The exact odds of a catalog chest, computed from the same rules the roll uses. A probability is the expected share of that rarity or collectible among one opening's items (each list sums to 1).",
+  z.object({
+    data: z.object({
+      type: z.literal('chest_odds'),
+      id: UuidSchema.describe('The catalog chest.'),
+      attributes: z.object({
+        items_per_open: z.object({ min: z.number().int(), max: z.number().int(), expected: z.number() }),
+        rarities: z.array(z.object({ rarity: z.string(), probability: z.number().min(0).max(1), expected_count: z.number().min(0) })),
+        collectibles: z.array(z.object({ id: z.string(), rarity: z.string(), probability: z.number().min(0).max(1) })),
+        rules_version: z.number().int().min(1).describe('Content version the rules come from.'),
+      }),
+      relationships: NoRelationships,
+    }),
+  }),
+);
+
+/** A collectible as an opening shows it: with its rarity as an attribute, no relationships. */
+const OpenedCollectible = z.object({
+  type: z.literal('collectible'),
+  id: z.string(),
+  attributes: z.object({ name: z.string(), description: z.string(), collection_id: z.string(), images: z.array(z.string()), rarity: z.string() }),
+});
+
+const OpeningMembers = {
+  chest_id: UuidSchema.describe('The opened chest.'),
+  opened_at: Timestamp,
+  collectibles: z.array(OpenedCollectible),
+  statistics: z.object({
+    total_items: Count,
+    rarity_breakdown: z.record(z.string(), Count).describe('How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`.'),
+  }),
+};
+
+/** The chest-opening result: the spec's custom `data` object, not a resource. */
+export const ChestOpeningResult = component(
+  'ChestOpeningResult',
+  'The chest-opening result (the spec\'s exception to JSON:API: `data` is not a resource). The collectibles are in the player\'s collection when the answer goes out, or shortly after if the collections service is slow (the message then says so).',
+  z.object({
+    data: z.object(OpeningMembers),
+    meta: z.object({
+      chest_consumed: z.literal(true),
+      experience_gained: Count.describe('Sum of the per-rarity experience of the items.'),
+      message: z.string().describe('Human-readable summary.'),
+      opening_id: UuidSchema.describe('This opening, as listed by `/players/me/openings`.'),
+    }),
+  }),
+);
+
+/** One past opening. */
+export const ChestOpening = component(
+  'ChestOpening',
+  'One past opening of the calling player, with its result.',
+  z.object({
+    type: z.literal('chest_opening'),
+    id: UuidSchema,
+    attributes: z.object({
+      ...OpeningMembers,
+      chest_type_id: UuidSchema,
+      experience_gained: Count,
+      rules_version: z.number().int().min(1),
+    }),
+    relationships: NoRelationships,
+  }),
+);
+
+/** The calling player's openings, newest first. */
+export const ChestOpeningsDocument = component(
+  'ChestOpeningsDocument',
+  "A page of the calling player's openings, newest first.",
+  z.object({ data: z.array(ChestOpening), meta: z.object({ total_count: Count, page: PageMeta }), links: PaginationLinks }),
+);
+
+/** Chests bought: the new inventory chests. */
+export const PurchaseDocument = component(
+  'PurchaseDocument',
+  'The chests bought, now in the inventory; what was paid and the balance left.',
+  z.object({
+    data: z.array(InventoryChest),
+    meta: z.object({
+      purchase_id: UuidSchema,
+      price_paid: z.record(z.string(), z.number()).describe('Amount paid, by currency code.'),
+      balance: z.record(z.string(), DecimalSchema).describe('Balance left, by currency code, as a decimal string.'),
+    }),
+  }),
+);
+
+/** A player's unopened chests with the spec's inventory meta. */
+export const InventoryDocument = component(
+  'InventoryDocument',
+  "A player's unopened chests. For another player's public profile `data` is empty and `meta` holds the counts only (no `estimated_value`, no `inventory_status`).",
+  z.object({
+    data: z.array(InventoryChest),
+    included: z.array(z.never()).max(0).describe('Always empty.'),
+    meta: z.object({
+      player_id: UuidSchema,
+      total_chests: Count,
+      chest_types: z.object({ purchased: Count, earned: Count, welcome: Count, special: Count }).describe('Unopened chests by how they were obtained.'),
+      estimated_value: z
+        .object({ coins: z.number().int(), gems: z.number().int() })
+        .catchall(z.number().int())
+        .optional()
+        .describe('Sum of the chests\' catalog prices, by currency code.'),
+      inventory_status: z.object({ capacity: Count, used: Count, available: Count }).optional(),
+    }),
+  }),
+);

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { Count, identifierOf, PageMeta, PaginationLinks, SelfLink, Timestamp } from './jsonapi.js';
+
+/** Response schemas of collections, collectibles and the calling player's collection. */
+
+const CollectibleAttributes = z.object({
+  name: z.string(),
+  description: z.string(),
+  collection_id: z.string().describe('Id of the parent collection.'),
+  images: z.array(z.string()).describe('Image URLs.'),
+});
+
+const collectibleResource = <M extends z.ZodType>(meta: M) =>
+  z.object({
+    type: z.literal('collectible'),
+    id: z.string().describe('Slug-like identifier, not a UUID.'),
+    attributes: CollectibleAttributes,
+    relationships: z.object({ collection: z.object({ data: identifierOf('collection') }) }),
+    meta,
+  });
+
+const Rarity = z.string().describe('The rarity, e.g. `common`, `rare`, `legendary`.');
+
+/** A collectible of the app's content. */
+export const Collectible = component('Collectible', 'A collectible; its rarity is in `meta`.', collectibleResource(z.object({ rarity: Rarity })));
+
+/** A collectible the calling player owns, with its copies. */
+export const OwnedCollectible = component(
+  'OwnedCollectible',
+  'A collectible the calling player owns: copies (duplicates are counted, not lost) and when they arrived.',
+  collectibleResource(z.object({ rarity: Rarity, owned_count: z.number().int().min(1), first_acquired_at: Timestamp, last_acquired_at: Timestamp })),
+);
+
+/** A collection with the identifiers of all its collectibles. */
+export const Collection = component(
+  'Collection',
+  'A collection: thematically related collectibles.',
+  z.object({
+    type: z.literal('collection'),
+    id: z.string().describe('Slug-like identifier, not a UUID.'),
+    attributes: z.object({ name: z.string(), description: z.string() }),
+    relationships: z.object({ collectibles: z.object({ data: z.array(identifierOf('collectible')) }) }),
+  }),
+);
+
+const Fraction = z.number().min(0).max(1);
+
+/** How much of a collection the caller owns. */
+const Completeness = z.object({
+  total_items: Count.describe("The collection's size."),
+  unique_items: Count.describe('Distinct items of it the player owns.'),
+  completion_rate: Fraction.describe('unique_items / total_items; 0 for anonymous requests.'),
+});
+
+/** A page of collections. */
+export const CollectionListDocument = component(
+  'CollectionListDocument',
+  "A page of the app's collections.",
+  z.object({ data: z.array(Collection), meta: z.object({ total_count: Count, page: PageMeta }), links: PaginationLinks }),
+);
+
+/** One collection. */
+export const CollectionDocument = component(
+  'CollectionDocument',
+  "One collection; `included` holds its collectibles with `include=collectibles`; `meta` the caller's completeness.",
+  z.object({
+    data: Collection,
+    included: z.array(Collectible).optional(),
+    meta: z.object({ collectible_count: Count, collection_completeness: Completeness }),
+    links: SelfLink,
+  }),
+);
+
+/** A collection's collectibles. */
+export const CollectionCollectiblesDocument = component(
+  'CollectionCollectiblesDocument',
+  'The collectibles of one collection, all with `collection_id` equal to the path id; `included` holds the collection with `include=collection`.',
+  z.object({
+    data: z.array(Collectible),
+    included: z.array(Collection).optional(),
+    meta: z.object({
+      total_collectibles: Count,
+      collection_info: z.object({ id: z.string(), name: z.string(), completion_rate: Fraction }),
+      page: PageMeta,
+    }),
+    links: PaginationLinks,
+  }),
+);
+
+/** A page of collectibles. */
+export const CollectibleListDocument = component(
+  'CollectibleListDocument',
+  "A page of the app's collectibles.",
+  z.object({ data: z.array(Collectible), meta: z.object({ total_count: Count, page: PageMeta }), links: PaginationLinks }),
+);
+
+/** One collectible with its rarity and, for a player, their ownership. */
+export const CollectibleDocument = component(
+  'CollectibleDocument',
+  'One collectible. `meta.rarity_info` always; the ownership members only on authenticated requests.',
+  z.object({
+    data: Collectible,
+    included: z.array(Collection).optional(),
+    meta: z.object({
+      rarity_info: z.object({ level: Rarity, drop_rate: z.number().min(0).max(1).describe("The rarity's configured base rate.") }),
+      owned_by_player: z.boolean().optional(),
+      acquired_at: Timestamp.nullable().optional().describe('First acquisition; null when not owned.'),
+      owned_count: Count.optional(),
+      collection_progress: z
+        .object({
+          current_item: Count.describe('Distinct items of the collection the player owns.'),
+          total_items: Count,
+          completion_percentage: z.number().min(0).max(100),
+        })
+        .optional(),
+    }),
+    links: SelfLink,
+  }),
+);
+
+/** What the calling player owns. */
+export const PlayerCollectionDocument = component(
+  'PlayerCollectionDocument',
+  "The calling player's collectibles, most recent acquisition first; `meta.collections` has the completeness of every collection of the app.",
+  z.object({
+    data: z.array(OwnedCollectible),
+    included: z.array(Collection).optional(),
+    meta: z.object({
+      player_id: UuidSchema,
+      total_count: Count.describe('Distinct collectibles owned.'),
+      total_copies: Count.describe('All copies, duplicates included.'),
+      page: PageMeta,
+      collections: z.array(z.object({ id: z.string(), name: z.string(), ...Completeness.shape })),
+    }),
+    links: PaginationLinks,
+  }),
+);

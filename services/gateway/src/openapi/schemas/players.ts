@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { PrivacySchema, UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { InventoryChest } from './chests.js';
+import { Count, identifierOf, NoRelationships, Timestamp } from './jsonapi.js';
+
+/** Response schemas of registration, sessions, the calling player and friends. */
+
+const Email = z.string().nullable().describe('Null for guests (anonymous players).');
+const ChestRefs = z.object({ data: z.array(identifierOf('chest')) });
+
+/** The player as registration, login, refresh and guest creation show it. */
+export const SessionPlayer = component(
+  'SessionPlayer',
+  'The player of a session. `relationships.chests` holds the starter chest on registration and guest creation, nothing later (the inventory is at `/players/me/chests`).',
+  z.object({
+    type: z.literal('player'),
+    id: UuidSchema,
+    attributes: z.object({ email: Email, is_anonymous: z.boolean() }),
+    relationships: z.object({ chests: ChestRefs }),
+  }),
+);
+
+const Amounts = z.record(z.string(), z.number().int().min(0));
+
+const TokenMeta = {
+  access_token: z.string().describe('JWT (ES256) for `Authorization: Bearer`.'),
+  refresh_token: z.string().describe('Opaque; works once: every refresh rotates it, and reusing an old one revokes the session.'),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().positive().describe('Lifetime of the access token, in seconds.'),
+  created_at: Timestamp.describe("The player's creation time."),
+  player_type: z.enum(['registered', 'anonymous']),
+};
+
+/** Registration and guest creation: tokens and what was granted. */
+export const RegistrationDocument = component(
+  'RegistrationDocument',
+  'A new player (or an upgraded guest) with tokens and grants. The balances after registration are `initial_currency` plus `welcome_bonus`; an upgraded guest got its initial currency when it was created and is not granted it twice.',
+  z.object({
+    data: SessionPlayer,
+    included: z.array(z.never()).max(0).describe('Always empty.'),
+    meta: z.object({
+      ...TokenMeta,
+      initial_currency: Amounts.describe('By currency code.'),
+      welcome_bonus: z
+        .object({ starter_chest: UuidSchema.describe('Inventory id of the starter chest, openable at once.') })
+        .catchall(z.number().int().min(0))
+        .describe('Amounts by currency code, and the starter chest.'),
+    }),
+  }),
+);
+
+/** Login and refresh: the player and new tokens. */
+export const SessionDocument = component(
+  'SessionDocument',
+  'The player and a new pair of tokens.',
+  z.object({ data: SessionPlayer, included: z.array(z.never()).max(0).describe('Always empty.'), meta: z.object(TokenMeta) }),
+);
+
+/** The calling player. */
+export const MePlayer = component(
+  'MePlayer',
+  'The calling player. `relationships.chests` lists the unopened chests; when the chests service cannot be reached it carries `meta.available: false` instead.',
+  z.object({
+    type: z.literal('player'),
+    id: UuidSchema,
+    attributes: z.object({
+      email: Email,
+      is_anonymous: z.boolean(),
+      privacy: PrivacySchema.describe('Who may see the inventory: everyone (counts only), nobody else, or confirmed friends.'),
+      experience: Count,
+      created_at: Timestamp,
+    }),
+    relationships: z.object({
+      chests: z.union([ChestRefs, z.object({ meta: z.object({ available: z.literal(false) }) })]),
+    }),
+  }),
+);
+
+/** GET and PATCH /players/me. */
+export const MeDocument = component(
+  'MeDocument',
+  'The calling player; `included` holds the unopened chests with `include=chests` (else it is empty).',
+  z.object({ data: MePlayer, included: z.array(InventoryChest) }),
+);
+
+/** Another player in the caller's friend list. */
+export const Friend = component(
+  'Friend',
+  "A friendship as the calling player sees it. Only the relation is shown, never the other player's email.",
+  z.object({
+    type: z.literal('player'),
+    id: UuidSchema,
+    attributes: z.object({ is_anonymous: z.boolean() }),
+    relationships: NoRelationships,
+    meta: z.object({
+      status: z.enum(['confirmed', 'pending_outgoing', 'pending_incoming']),
+      since: Timestamp.describe("When the caller's side (or, if none, the other side) was requested."),
+    }),
+  }),
+);
+
+/** One friendship. */
+export const FriendDocument = component('FriendDocument', 'The friendship after the request.', z.object({ data: Friend }));
+
+/** Friends and pending requests. */
+export const FriendListDocument = component(
+  'FriendListDocument',
+  "The calling player's friends and pending requests.",
+  z.object({ data: z.array(Friend), meta: z.object({ total_count: Count }) }),
+);

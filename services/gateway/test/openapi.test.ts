@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { LightMyRequestResponse } from 'fastify';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
+import { buildOpenApiDocument, openApiPath } from '../src/openapi/document.js';
+import {
+  OpenApiDocumentSchema,
+  operationsOf,
+  pointer,
+  refsIn,
+  resolvePointer,
+  servedRoutes,
+  type OpenApiDocument,
+} from './support/openapi-document.js';
+
+/** Routes that are not part of the API: probes, metrics, the reference page and the document. */
+const NOT_API = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/docs/, /^\/api\/v1\/openapi\.json$/];
+const DOC_ID = 'https://ccs.invalid/openapi.json';
+const ERROR_DOCUMENT = { $ref: '#/components/schemas/ErrorDocument' };
+
+/** A resource as the flow below reads it. */
+interface Res {
+  id: string;
+  attributes: Record<string, unknown>;
+}
+/** An answer as the flow below reads it: `data` is one resource or a list (each call knows which). */
+interface Doc {
+  data: Res & Res[];
+  meta: Record<string, string>;
+}
+
+describe('OpenAPI document and API reference', () => {
+  let stack: TestStack;
+  let doc: OpenApiDocument;
+  let ajv: Ajv2020;
+  const exercised = new Set<string>();
+
+  /** The documented path a concrete URL belongs to (literal paths win over `{templates}`). */
+  function documentedPath(url: string): string {
+    const plain = url.split('?')[0]!;
+    if (doc.paths[plain]) return plain;
+    const matches = Object.keys(doc.paths).filter((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(plain));
+    expect(matches, `one documented path for ${plain}`).toHaveLength(1);
+    return matches[0]!;
+  }
+
+  /**
+   * Asserts that a real answer is documented: its status is listed for the operation, its media
+   * type is the documented one, and its body validates against the documented schema.
+   */
+  function expectDocumented(res: LightMyRequestResponse, method: 'get' | 'post' | 'patch' | 'delete', url: string): Doc {
+    const path = documentedPath(url);
+    const op = doc.paths[path]?.[method];
+    if (!op) throw new Error(`${method.toUpperCase()} ${path} is not documented`);
+    exercised.add(op.operationId);
+    const documented = op.responses[String(res.statusCode)];
+    expect(documented, `${op.operationId} documents status ${res.statusCode}: ${res.body.slice(0, 300)}`).toBeDefined();
+    expect(res.headers['x-request-id']).toBeTruthy();
+    const [mediaType] = Object.keys(documented?.content ?? {});
+    if (!mediaType) {
+      expect(res.body, `${op.operationId} ${res.statusCode} has no body`).toBe('');
+      return res.body as unknown as Doc;
+    }
+    expect(String(res.headers['content-type']).split(';')[0]).toBe(mediaType);
+    if (mediaType === 'text/plain') return res.body as unknown as Doc;
+    const validate = ajv.getSchema(DOC_ID + pointer('paths', path, method, 'responses', String(res.statusCode), 'content', mediaType, 'schema'))!;
+    const ok = validate(res.json());
+    expect(ok ? [] : validate.errors, `${op.operationId} ${res.statusCode} body: ${res.body.slice(0, 600)}`).toEqual([]);
+    return res.json() as Doc;
+  }
+
+  beforeAll(async () => {
+    stack = await startStack();
+    const res = await stack.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.statusCode, res.body).toBe(200);
+    doc = OpenApiDocumentSchema.parse(res.json());
+    ajv = new Ajv2020({ strict: false, allErrors: true });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    // Responses are validated against the document itself, so every $ref resolves as in a client.
+    ajv.addSchema({ ...(res.json() as object), $id: DOC_ID }, undefined, undefined, false);
+  });
+  afterAll(async () => stack?.close());
+
+  it('serves the document as OpenAPI 3.1 JSON without an apikey', async () => {
+    const res = await stack.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.headers['content-type']).toContain('application/json');
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(buildOpenApiDocument([], { publicBaseUrl: 'https://api.example.com/' }).servers).toEqual([{ url: 'https://api.example.com' }]);
+    expectDocumented(res, 'get', '/api/v1/openapi.json');
+  });
+
+  it('documents every route the gateway serves, and only those', () => {
+    const served = servedRoutes(stack.app.printRoutes({ commonPrefix: false }));
+    // The parser must really see the route tree (else this test would pass on nothing).
+    expect(served).toContainEqual({ method: 'POST', url: '/api/v1/chests/:id/open' });
+    expect(served).toContainEqual({ method: 'DELETE', url: '/api/v1/players/me/friends/:id' });
+    expect(served.length).toBeGreaterThan(40);
+
+    const api = served.filter((r) => !NOT_API.some((re) => re.test(r.url)));
+    const isDocumented = (r: { method: string; url: string }) => Boolean(doc.paths[openApiPath(r.url)]?.[r.method.toLowerCase() as 'get']);
+    const missing = api.filter((r) => r.method !== 'HEAD' && !isDocumented(r)).map((r) => `${r.method} ${r.url}`);
+    expect(missing, 'routes without documentation').toEqual([]);
+    // HEAD is Fastify's automatic mirror of GET, which the document covers.
+    for (const r of api.filter((x) => x.method === 'HEAD')) expect(api).toContainEqual({ method: 'GET', url: r.url });
+
+    const operations = operationsOf(doc);
+    expect(operations.length).toBeGreaterThanOrEqual(31);
+    for (const { path, method } of operations) {
+      const url = path.replace(/\{([^}]+)\}/g, ':$1');
+      expect(stack.app.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method} ${path} exists`).toBe(true);
+    }
+  });
+
+  it('is well formed: unique operations, declared tags, schemes and path parameters, resolvable $refs', () => {
+    const tags = new Set(doc.tags.map((t) => t.name));
+    const schemes = new Set(Object.keys(doc.components.securitySchemes));
+    expect(doc.components.securitySchemes).toMatchObject({
+      apikey: { type: 'apiKey', in: 'header', name: 'apikey' },
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    });
+    const ids = new Set<string>();
+    for (const { path, method, op } of operationsOf(doc)) {
+      const where = `${method} ${path}`;
+      expect(ids.has(op.operationId), `${where}: operationId ${op.operationId} is unique`).toBe(false);
+      ids.add(op.operationId);
+      expect(op.tags.every((t) => tags.has(t)), `${where}: tags declared`).toBe(true);
+      for (const requirement of op.security) for (const s of Object.keys(requirement)) expect(schemes.has(s), where).toBe(true);
+      for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
+        expect(op.parameters.find((p) => p.in === 'path' && p.name === name && p.required === true), `${where}: path parameter ${name}`).toBeDefined();
+      }
+      const statuses = Object.keys(op.responses);
+      // Every operation may fail, and answers its errors with the JSON:API error document.
+      expect(statuses.some((s) => s.startsWith('5')), `${where}: documents a 5xx`).toBe(true);
+      for (const status of statuses.filter((s) => Number(s) >= 400 && op.operationId !== 'readiness')) {
+        expect(op.responses[status]!.content?.['application/vnd.api+json']?.schema, `${where} ${status}`).toEqual(ERROR_DOCUMENT);
+      }
+    }
+    const refs = refsIn(doc);
+    expect(refs.length).toBeGreaterThan(30);
+    for (const ref of refs) {
+      expect(ref.startsWith('#/'), ref).toBe(true);
+      expect(resolvePointer(doc, ref), `${ref} resolves`).toBeDefined();
+    }
+    // Every component is valid JSON Schema 2020-12 (against the meta-schema) and compiles.
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      expect(ajv.validateSchema(schema) ? [] : ajv.errors, name).toEqual([]);
+      expect(ajv.getSchema(DOC_ID + pointer('components', 'schemas', name)), name).toBeTruthy();
+    }
+  });
+
+  it('describes security per operation, and the request side as the routes validate it', () => {
+    const op = (path: string, method: 'get' | 'post') => doc.paths[path]![method]!;
+    const player = [{ apikey: [], bearerAuth: [] }];
+    expect([op('/api/v1/openapi.json', 'get').security, op('/healthz', 'get').security]).toEqual([[], []]);
+    expect([op('/api/v1/players/login', 'post').security, op('/players/login', 'post').security]).toEqual([[{ apikey: [] }], [{ apikey: [] }]]);
+    expect(op('/api/v1/chests', 'get').security).toEqual([...player, { apikey: [] }]);
+    expect([op('/api/v1/chests/{id}/open', 'get').security, op('/currencies/{currency_id}/credit', 'post').security]).toEqual([player, player]);
+    // Media types, query members and bodies come from the routes' own config and validation.
+    expect(Object.keys(op('/api/v1/currencies/{currency_id}/credit', 'post').requestBody!.content)).toEqual(['application/json']);
+    expect(Object.keys(op('/api/v1/chests/{id}/purchase', 'post').requestBody!.content)).toEqual(['application/vnd.api+json']);
+    const catalog = op('/api/v1/chests', 'get').parameters;
+    expect(catalog.map((p) => p.name).sort()).toEqual(['fields', 'filter', 'page', 'sort']);
+    expect(resolvePointer(catalog.find((p) => p.name === 'page')!.schema, '#/properties/limit')).toMatchObject({ maximum: 100, default: 20 });
+    expect(op('/api/v1/collections/{id}', 'get').parameters.map((p) => p.name)).toEqual(['id', 'include', 'fields']);
+    expect(op('/api/v1/chests/{id}/odds', 'get').parameters.map((p) => p.name)).toEqual(['id']);
+    expect(op('/api/v1/chests/{id}/open', 'get').responses['403']!.description).toContain('chest_already_opened');
+    expect(op('/api/v1/players/register', 'post').responses['429']!.headers!['retry-after']).toBeDefined();
+  });
+
+  it('has request examples that its own request schemas accept', () => {
+    const examples = operationsOf(doc).flatMap(({ op }) =>
+      Object.values(op.requestBody?.content ?? {}).filter((m) => m.example !== undefined).map((m) => ({ id: op.operationId, ...m })),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(8);
+    for (const { id, schema, example } of examples) {
+      const validate = ajv.compile(schema);
+      expect(validate(example) ? [] : validate.errors, id).toEqual([]);
+    }
+  });
+
+  it('serves a browsable reference at /docs from local files', async () => {
+    const page = await stack.inject({ method: 'GET', url: '/docs' });
+    expect([page.statusCode, page.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(page.body).toContain('swagger-ui-bundle.js');
+    // Offline: every script and stylesheet is served by the gateway itself.
+    expect(page.body).not.toMatch(/(src|href)="https?:/);
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-initializer.js']) {
+      const res = await stack.inject({ method: 'GET', url: `/docs/static/${asset}` });
+      expect([res.statusCode, res.body.length > 100], asset).toEqual([200, true]);
+    }
+    expect((await stack.inject({ method: 'GET', url: '/docs/json' })).json()).toEqual(doc);
+  });
+
+  it('answers every documented operation as documented, on real requests', { timeout: 60_000 }, async () => {
+    type Opts = { token?: string; body?: unknown; headers?: Record<string, string>; noKey?: boolean };
+    /** Sends a request and checks its answer against the document. */
+    const go = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, o: Opts = {}) => {
+      const headers = { ...(o.noKey ? {} : jsonApiHeaders(stack.apiKey, o.token)), ...o.headers };
+      const res = await stack.inject({ method, url, headers, ...(o.body === undefined ? {} : { payload: JSON.stringify(o.body) }) });
+      return expectDocumented(res, method.toLowerCase() as 'get', url);
+    };
+    const password = 'Str0ng!pass';
+    const register = (email: string) =>
+      go('POST', '/api/v1/players/register', { body: { data: { type: 'player', attributes: { email, password, password_confirmation: password }, relationships: {} } } });
+    const login = { data: { type: 'player', attributes: { email: 'ada@example.com', password } } };
+
+    // Players and sessions: successes and the failures particular to them.
+    const ada = await register('ada@example.com');
+    await register('ada@example.com'); // 409
+    await register('not-an-email'); // 422
+    await go('POST', '/api/v1/players/login', { body: login });
+    await go('POST', '/players/login', { body: { data: { type: 'player', attributes: { email: 'ada@example.com', password: 'Wr0ng!pass' } } } }); // 401
+    const refreshed = await go('POST', '/api/v1/players/refresh', { body: { data: { type: 'session', attributes: { refresh_token: ada.meta.refresh_token } } } });
+    const token = refreshed.meta.access_token;
+    expect((await go('POST', '/api/v1/players/anonymous')).data.attributes.email).toBeNull();
+    await go('GET', '/api/v1/players/me?include=chests', { token });
+    await go('PATCH', '/api/v1/players/me', { token, body: { data: { type: 'player', attributes: { privacy: 'public' } } } });
+
+    // Friends.
+    const bob = await register('bob@example.com');
+    const befriend = (id: string) => go('POST', '/api/v1/players/me/friends', { token, body: { data: { type: 'player', id } } });
+    await befriend(bob.data.id); // 201
+    await befriend(bob.data.id); // 200
+    await befriend(ada.data.id); // 422
+    await go('GET', '/api/v1/players/me/friends', { token });
+    await go('DELETE', `/api/v1/players/me/friends/${bob.data.id}`, { token });
+
+    // Currencies and credit (plain JSON).
+    const currencies = await go('GET', '/api/v1/currencies', { token });
+    await go('GET', '/currencies');
+    const coins = currencies.data.find((c) => c.attributes.code === 'coins')!.id;
+    const credit = (url: string, amount: unknown) =>
+      go('POST', url, { token, body: { amount }, headers: { 'content-type': 'application/json', 'idempotency-key': `k-${String(amount)}` } });
+    await credit(`/api/v1/currencies/${coins}/credit`, '25.50');
+    await credit(`/currencies/${coins}/credit`, '25.50'); // replayed
+    await credit(`/currencies/${coins}/credit`, 10); // 422
+
+    // Catalog, inventory, opening, purchase.
+    const catalog = await go('GET', '/api/v1/chests?filter[name]=Wooden%20Chest&sort=-name&page[limit]=2', { token });
+    const chestType = catalog.data[0]!.id;
+    await go('GET', '/api/v1/chests?sort=color'); // 400
+    await go('GET', `/api/v1/chests/${chestType}`);
+    await go('GET', '/api/v1/chests/not-a-uuid'); // 400
+    await go('GET', `/api/v1/chests/${chestType}/odds`);
+    await go('GET', `/api/v1/players/${bob.data.id}/chests`, { token }); // counts only
+    const starter = (await go('GET', '/api/v1/players/me/chests', { token })).data[0]!.id;
+    await go('GET', `/api/v1/chests/${starter}/open`, { token });
+    await go('GET', `/api/v1/chests/${starter}/open`, { token }); // 403
+    const bought = await go('POST', `/api/v1/chests/${chestType}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'coins' } } } });
+    await go('POST', `/api/v1/chests/${bought.data[0]!.id}/open`, { token });
+    await go('GET', '/api/v1/players/me/openings', { token });
+
+    // Collections and collectibles, anonymous and as the player.
+    const collectionId = (await go('GET', '/api/v1/collections?page[limit]=2')).data[0]!.id;
+    await go('GET', `/api/v1/collections/${collectionId}?include=collectibles`, { token });
+    await go('GET', '/api/v1/collections/no-such-collection'); // 404
+    await go('GET', `/api/v1/collections/${collectionId}/collectibles?include=collection`, { token });
+    const collectibleId = (await go('GET', `/api/v1/collectibles?filter[collection_id]=${collectionId}&sort=rarity`)).data[0]!.id;
+    await go('GET', `/api/v1/collectibles/${collectibleId}?include=collection`, { token });
+    await go('GET', `/api/v1/collectibles/${collectibleId}`);
+    // Grants land asynchronously when collections is slow: wait for owned items to validate.
+    await eventually(async () => expect((await go('GET', '/api/v1/players/me/collection?include=collection', { token })).data.length).toBeGreaterThan(0));
+
+    // Failures every route shares; the gateway's own routes.
+    await go('GET', '/api/v1/collectibles', { noKey: true }); // 401
+    await go('POST', '/api/v1/players/login', { body: login, headers: { 'content-type': 'text/plain' } }); // 415
+    await go('GET', '/api/v1/chests', { headers: { accept: 'application/vnd.api+json; ext=x' } }); // 406
+    await go('POST', '/api/v1/players/logout', { token });
+    for (const url of ['/healthz', '/readyz', '/api/v1/openapi.json', ...(doc.paths['/metrics'] ? ['/metrics'] : [])]) await go('GET', url, { noKey: true });
+
+    const never = operationsOf(doc).filter(({ op }) => !exercised.has(op.operationId)).map(({ op }) => op.operationId);
+    expect(never, 'operations never exercised against the real stack').toEqual([]);
+  });
+});
