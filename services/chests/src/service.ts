@@ -6,6 +6,8 @@ import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import type { ChestsDeps } from './deps.js';
+import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
+import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getChestOddsEndpoint, getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
 import { inventoryEndpoint } from './endpoints/inventory.js';
 import { listOpeningsEndpoint } from './endpoints/list-openings.js';
@@ -50,6 +52,8 @@ export const chestsService: ServiceDefinition<ChestsConfig> = {
         openChestEndpoint(deps),
         listOpeningsEndpoint(deps),
         purchaseChestsEndpoint(deps),
+        adminStatsEndpoint(pool),
+        adminContentVersionEndpoint(pool),
       ],
       consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
       workers: [

@@ -6,6 +6,8 @@ import { createCacheRedis } from './cache/redis-client.js';
 import { CatalogReader } from './catalog/catalog-reader.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { openingGrantedConsumer } from './consumers/opening-granted.js';
+import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
+import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
 import { getCollectionEndpoint } from './endpoints/get-collection.js';
 import { listCollectiblesEndpoint } from './endpoints/list-collectibles.js';
@@ -31,6 +33,8 @@ export const collectionsService: ServiceDefinition<CollectionsConfig> = {
         listCollectiblesEndpoint(catalog),
         getCollectibleEndpoint(pool, catalog),
         playerCollectionEndpoint(pool, catalog),
+        adminStatsEndpoint(pool),
+        adminContentVersionEndpoint(pool),
       ],
       consumers: [contentLoadedConsumer(pool, cache, log), openingGrantedConsumer(pool)],
       workers: [redisCloser],

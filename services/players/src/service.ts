@@ -6,6 +6,9 @@ import type { PlayersConfig } from './config.js';
 import { PasswordHasher } from './credentials/passwords.js';
 import type { PlayersDeps } from './deps.js';
 import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/admin.js';
+import { adminListAppsEndpoint } from './endpoints/admin-list-apps.js';
+import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
+import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { createGuestEndpoint } from './endpoints/create-guest.js';
 import { addFriendEndpoint, listFriendsEndpoint, removeFriendEndpoint } from './endpoints/friends.js';
 import { inventoryAccessEndpoint } from './endpoints/inventory-access.js';
@@ -58,6 +61,9 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         inventoryAccessEndpoint(d),
         adminCreateAppEndpoint(d),
         adminLoadContentEndpoint(d),
+        adminRotateKeysEndpoint(d),
+        adminListAppsEndpoint(d),
+        adminStatsEndpoint(d),
       ],
       consumers: [experienceConsumer(pool)],
       workers: [d.relay],

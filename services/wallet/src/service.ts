@@ -3,6 +3,8 @@ import type { ServiceDefinition } from '@ccs/shared';
 import type { WalletConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { creditGrantsConsumer } from './consumers/credit-grants.js';
+import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
+import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { balancesEndpoint } from './endpoints/balances.js';
 import { creditEndpoint } from './endpoints/credit.js';
 import { debitEndpoint } from './endpoints/debit.js';
@@ -23,6 +25,8 @@ export const walletService: ServiceDefinition<WalletConfig> = {
       debitEndpoint(pool),
       refundEndpoint(pool),
       balancesEndpoint(pool),
+      adminStatsEndpoint(pool),
+      adminContentVersionEndpoint(pool),
     ],
     consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool)],
     workers: [idempotencySweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS)],

@@ -8,3 +8,4 @@ export * from './wallet.js';
 export * from './players-access.js';
 export * from './collections.js';
 export * from './chests.js';
+export * from './admin.js';

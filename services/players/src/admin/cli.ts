@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util';
+import { AppError, type Bus } from '@ccs/shared';
+import { createAppCommand } from './commands/create-app.js';
+import { listAppsCommand } from './commands/list-apps.js';
+import { loadContentCommand } from './commands/load-content.js';
+import { rotateKeysCommand } from './commands/rotate-keys.js';
+import { statsCommand } from './commands/stats.js';
+import { UsageError, type AdminContext, type AdminIo } from './output.js';
+
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+  list-apps                                   every app: id, name, content version, players, live keys
+  create-app --name "My Game" [--content content.json]
+                                              a new app with a publishable and a secret key (shown once)
+  load-content --app <app id> --file content.json
+                                              validate a content file, load it as the app's next version,
+                                              and follow each service applying it
+  rotate-keys --app <app id> [--kind publishable|secret] [--grace 24h | --now]
+                                              new keys (shown once); old ones work for the grace period
+                                              (default 24h, at most 30d) or stop at once with --now
+  stats --app <app id>                        players, chests, openings, items, pending grants, balances,
+                                              and each service's outbox and parked messages
+
+Options for every command: --json (one JSON document on stdout; progress stays on stderr).
+create-app and load-content: --wait <seconds> (default 60) or --no-wait.
+Talks to the running services over NATS (NATS_URL, NATS_PREFIX): start them first with \`npm start\`.`;
+
+const OPTIONS = {
+  name: { type: 'string' },
+  content: { type: 'string' },
+  app: { type: 'string' },
+  file: { type: 'string' },
+  kind: { type: 'string' },
+  grace: { type: 'string' },
+  now: { type: 'boolean' },
+  json: { type: 'boolean' },
+  wait: { type: 'string' },
+  'no-wait': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message.split('. ')[0]! : String(err));
+  }
+}
+
+function waitSeconds(v: { wait?: string; 'no-wait'?: boolean }): number {
+  if (v['no-wait']) return 0;
+  if (v.wait === undefined) return 60;
+  if (!/^\d+$/.test(v.wait)) throw new UsageError(`--wait takes whole seconds, not "${v.wait}"`);
+  return Number(v.wait);
+}
+
+async function dispatch(c: AdminContext, command: string | undefined, v: ReturnType<typeof parse>['values']): Promise<number> {
+  switch (command) {
+    case 'list-apps':
+      return listAppsCommand(c);
+    case 'create-app':
+      return createAppCommand(c, { name: v.name, content: v.content, waitSeconds: waitSeconds(v) });
+    case 'load-content':
+      return loadContentCommand(c, { app: v.app, file: v.file, waitSeconds: waitSeconds(v) });
+    case 'rotate-keys':
+      return rotateKeysCommand(c, { app: v.app, kind: v.kind, grace: v.grace, now: v.now });
+    case 'stats':
+      return statsCommand(c, { app: v.app });
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+/** What failed, for an operator: one or a few lines, never a stack trace. */
+function explain(err: unknown): string {
+  if (err instanceof AppError) {
+    if (err.status === 503 || err.status === 504) return 'No players service answered: start the stack with `npm start`.';
+    if (err.code === 'app_not_found') return `${err.errors[0]!.detail ?? 'No such app.'} List the apps with: npm run admin -- list-apps`;
+    return err.errors.map((e) => `${e.title}: ${e.detail ?? e.code}`).join('\n');
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Runs one admin command line against the services behind `bus`; returns the exit code: 0 done,
+ * 1 failed (or a running service did not apply new content in time), 2 wrong usage.
+ */
+export async function runAdmin(argv: string[], deps: { bus: Bus; io: AdminIo; maxPayload: number }): Promise<number> {
+  try {
+    const { values, positionals } = parse(argv);
+    if (values.help || positionals[0] === 'help') {
+      deps.io.out(USAGE);
+      return 0;
+    }
+    if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+    return await dispatch({ bus: deps.bus, io: deps.io, json: values.json ?? false, maxPayload: deps.maxPayload }, positionals[0], values);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      deps.io.progress(`${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    deps.io.progress(explain(err));
+    return 1;
+  }
+}

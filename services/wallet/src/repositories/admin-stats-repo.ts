@@ -1,0 +1,20 @@
+import type { Queryable } from '@ccs/shared';
+
+/** The content version of an app the wallet has applied; null when it has none yet. */
+export async function appliedContentVersion(q: Queryable, appId: string): Promise<number | null> {
+  const { rows } = await q.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1', [appId]);
+  return rows[0]?.content_version ?? null;
+}
+
+/** Per live currency of an app: the sum of all balances and how many players hold some. */
+export async function balanceTotals(q: Queryable, appId: string): Promise<{ code: string; name: string; total: string; holders: number }[]> {
+  const { rows } = await q.query<{ code: string; name: string; total: string; holders: number }>(
+    `SELECT c.code, c.name, coalesce(sum(b.amount), 0)::numeric(20, 2)::text AS total,
+            (count(b.player_id) FILTER (WHERE b.amount > 0))::int AS holders
+     FROM currencies c LEFT JOIN balances b ON b.app_id = c.app_id AND b.currency_id = c.id
+     WHERE c.app_id = $1 AND c.retired_at IS NULL
+     GROUP BY c.id ORDER BY c.position, c.code`,
+    [appId],
+  );
+  return rows;
+}
