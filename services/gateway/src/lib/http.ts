@@ -65,3 +65,17 @@ export function genRequestId(req: { headers: Record<string, string | string[] | 
   const incoming = req.headers['x-request-id'];
   return typeof incoming === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : randomUUID();
 }
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The optional Idempotency-Key header: printable ASCII, 1 to 255 characters, sent once (else 400). */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const value = request.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
+    throw AppError.badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.', {
+      header: 'Idempotency-Key',
+    });
+  }
+  return value;
+}

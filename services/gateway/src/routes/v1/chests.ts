@@ -20,7 +20,7 @@ import {
   type Resource,
 } from '@ccs/shared';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
-import { baseUrl, callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/chests.js';
 
@@ -53,19 +53,6 @@ export function openingData(o: OpeningView) {
     })),
     statistics: { total_items: o.items.length, rarity_breakdown: breakdown },
   };
-}
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const value = request.headers['idempotency-key'];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
-    throw AppError.badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.', {
-      header: 'Idempotency-Key',
-    });
-  }
-  return value;
 }
 
 /** Query members of the catalog. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, applyFieldset, CreditCurrency, ListCurrencies, resource, selfLink, type CurrencyView } from '@ccs/shared';
-import { appIdOf, baseUrl, callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { appIdOf, baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/currencies.js';
 
@@ -15,20 +15,6 @@ const CreditBodySchema = z.object({
     .max(40, { error: 'amount is too long.' })
     .regex(/^\d+(\.\d{1,2})?$/, { error: 'amount must be digits with at most two decimals, such as "10" or "10.50".' }),
 });
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** The optional Idempotency-Key header: printable ASCII, 1 to 255 characters (else 400). */
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const value = request.headers['idempotency-key'];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
-    throw AppError.badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.', {
-      header: 'Idempotency-Key',
-    });
-  }
-  return value;
-}
 
 const currencyResource = (c: CurrencyView) =>
   resource('currency', c.id, { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) });
