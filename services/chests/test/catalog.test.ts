@@ -161,6 +161,7 @@ describe('chest catalog', () => {
   });
 
   it('discloses the exact odds computed from the rules the roll uses', async () => {
+    const p12 = (x: number) => Number(x.toPrecision(15));
     for (const chest of content.chests) {
       const res = await get(stack, `/api/v1/chests/${ids[chest.name]}/odds`);
       expect(res.statusCode, res.body).toBe(200);
@@ -171,9 +172,9 @@ describe('chest catalog', () => {
         type: 'chest_odds',
         id: ids[chest.name],
         attributes: {
-          items_per_open: expected.itemsPerOpen,
-          rarities: expected.rarities.map((r) => ({ rarity: r.rarity, probability: r.probability, expected_count: r.expectedCount })),
-          collectibles: expected.collectibles,
+          items_per_open: { ...expected.itemsPerOpen, expected: p12(expected.itemsPerOpen.expected) },
+          rarities: expected.rarities.map((r) => ({ rarity: r.rarity, probability: p12(r.probability), expected_count: p12(r.expectedCount) })),
+          collectibles: expected.collectibles.map((c) => ({ ...c, probability: p12(c.probability) })),
           rules_version: 1,
         },
         relationships: {},
@@ -184,6 +185,12 @@ describe('chest catalog', () => {
     }
     const silver = (await get(stack, `/api/v1/chests/${ids['Silver Chest']}/odds`)).json().data.attributes;
     expect(silver.items_per_open).toEqual({ min: 3, max: 5, expected: 4 });
+    // No binary floating-point noise in what is disclosed: 65/28/7 weights, one rare+ slot of 4.
+    expect(silver.rarities).toEqual([
+      { rarity: 'common', probability: 0.4875, expected_count: 1.95 },
+      { rarity: 'rare', probability: 0.41, expected_count: 1.64 },
+      { rarity: 'legendary', probability: 0.1025, expected_count: 0.41 },
+    ]);
     const mecha = (await get(stack, `/api/v1/chests/${ids['Mecha Crate']}/odds`)).json().data.attributes;
     expect(mecha.collectibles.map((c: { id: string }) => c.id).every((id: string) => id.startsWith('mecha-'))).toBe(true);
   });

@@ -97,13 +97,19 @@ async function getOdds(request: FastifyRequest, reply: FastifyReply) {
   const o = await request.server.bus.request(GetChestOdds, { chestTypeId }, callContext(request));
   return sendDocument(reply, 200, {
     data: resource('chest_odds', o.chestTypeId, {
-      items_per_open: o.itemsPerOpen,
-      rarities: o.rarities.map((r) => ({ rarity: r.rarity, probability: r.probability, expected_count: r.expectedCount })),
-      collectibles: o.collectibles,
+      items_per_open: { ...o.itemsPerOpen, expected: exact(o.itemsPerOpen.expected) },
+      rarities: o.rarities.map((r) => ({ rarity: r.rarity, probability: exact(r.probability), expected_count: exact(r.expectedCount) })),
+      collectibles: o.collectibles.map((c) => ({ ...c, probability: exact(c.probability) })),
       rules_version: o.rulesVersion,
     }),
   });
 }
+
+/**
+ * Drops binary floating-point noise (0.48750000000000004 → 0.4875) from a disclosed figure: 15
+ * significant digits are beyond what any rule expresses and keep every sum at 1 within 1e-13.
+ */
+const exact = (x: number): number => Number(x.toPrecision(15));
 
 /** GET or POST /api/v1/chests/{id}/open: consumes the chest and answers the chest-opening result. */
 async function openChest(request: FastifyRequest, reply: FastifyReply) {
