@@ -5,6 +5,7 @@
  * run. Prints one table of ratios to the floor and saves it under bench/results/.
  */
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -129,7 +130,19 @@ async function main() {
     log('stopping the stack ...');
     await stopAll(children);
     await deleteTestStreams(infra.natsUrl, env.NATS_PREFIX!);
+    await dropRedisKeys(infra.redisUrl, env.REDIS_PREFIX!);
     await db.drop();
+  }
+}
+
+/** Removes this run's cache and rate-limit keys, so runs leave nothing behind in Redis. */
+async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
   }
 }
 

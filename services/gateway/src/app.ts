@@ -50,7 +50,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     logController: observabilityLogController(),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    trustProxy: true,
+    trustProxy: deps.config.TRUST_PROXY,
     frameworkErrors: routerError,
     routerOptions: {
       // Long enough for any id a handler judges itself (404/400); beyond it, routerError's 414.

@@ -13,6 +13,15 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
   /** Requests per minute per app and address on login, registration, refresh and guest creation. */
   RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /**
+   * Peers whose X-Forwarded-For is believed (proxy-addr syntax: addresses, CIDRs, or the presets
+   * loopback, linklocal, uniquelocal). The client address is the nearest hop not in this list,
+   * so a client cannot escape its rate limit by sending its own X-Forwarded-For.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('loopback,linklocal,uniquelocal')
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
   APIKEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   JWT_ISSUER: z.string().default('collectible-chest-service'),
   JWT_AUDIENCE: z.string().default('collectible-chest-api'),
