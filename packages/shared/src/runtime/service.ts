@@ -125,7 +125,7 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   const health = healthSubject(def.name);
   const all: Endpoint<any>[] = [
     ...parts.endpoints,
-    { contract: health, handle: async () => ({ service: def.name, ok: await isReady(pool, parts) }) },
+    { contract: health, handle: async () => ({ service: def.name, ok: await isReady(pool, nc, parts) }) },
   ];
   for (const ep of all) addEndpoint(service, ep, { service: def.name, prefix: config.NATS_PREFIX, log, metrics, inFlight, traced: ep.contract !== health });
 
@@ -133,7 +133,7 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   for (const c of parts.consumers ?? []) consumers.push(await startConsumer(c, { nc, js, jsm, pool, prefix: config.NATS_PREFIX, log, metrics }));
   // Timers a worker starts keep this scope, so what its passes record lands in this service's metrics.
   for (const w of parts.workers ?? []) runInScope({ metrics }, () => w.start());
-  const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, parts, metrics, log) : undefined;
+  const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, nc, parts, metrics, log) : undefined;
   log.info({ endpoints: all.length, consumers: consumers.length }, `${def.name} service started`);
 
   let stopping: Promise<void> | undefined;
@@ -169,21 +169,29 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   };
 }
 
-async function isReady(pool: pg.Pool, parts: ServiceParts): Promise<boolean> {
+/**
+ * Ready: Postgres answers, NATS answers a round trip (both within a second), and the service's
+ * own check passes. Migrations ran before the service started taking messages.
+ */
+async function isReady(pool: pg.Pool, nc: NatsConnection, parts: ServiceParts): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('readiness timed out')), 1000)));
   try {
-    await pool.query('SELECT 1');
+    await Promise.race([Promise.all([pool.query('SELECT 1'), nc.isClosed() ? Promise.reject(new Error('NATS closed')) : nc.flush()]), timeout]);
     return parts.ready ? await parts.ready() : true;
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-function startHealthServer(port: number, pool: pg.Pool, parts: ServiceParts, metrics: ServiceMetrics, log: Logger): Server {
+function startHealthServer(port: number, pool: pg.Pool, nc: NatsConnection, parts: ServiceParts, metrics: ServiceMetrics, log: Logger): Server {
   const server = createServer((req, res) => {
     if (req.url === '/livez') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     } else if (req.url === '/readyz') {
-      void isReady(pool, parts).then((ok) =>
+      void isReady(pool, nc, parts).then((ok) =>
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not ready' })),
       );
     } else if (req.url?.split('?')[0] === '/metrics') {
