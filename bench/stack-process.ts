@@ -6,7 +6,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** Starts one TypeScript entry point as a child process with the given environment. */
 export function spawnTs(entry: string, env: Record<string, string>, label: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', path.join(ROOT, entry)], {
+  // BENCH_NODE_ARGS passes flags to every stack process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', '--conditions=development', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
