@@ -122,6 +122,12 @@ describe('admin command line (npm run admin)', () => {
     expect(now.retired).toHaveLength(3);
     for (const old of [app.publishableKey, second, app.secretKey]) expect(await resolves(old)).toBe(false);
     for (const k of now.keys) expect(await resolves(k.key)).toBe(true);
+    // The gateway cached `second` as valid a moment ago (its TTL is 30 s); the rotation's notice
+    // makes it forget that app's keys at once.
+    await eventually(async () => {
+      const gone = await stack.inject({ method: 'GET', url: '/api/v1/chests', headers: jsonApiHeaders(second) });
+      expect(gone.statusCode, gone.body).toBe(401);
+    }, 2000);
 
     const grace = await admin(['rotate-keys', '--app', app.appId, '--kind', 'secret', '--grace', '2h']);
     expect(grace.out).toMatch(/1 old key\(s\) keep working until \S+ \(2 h grace\)/);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineSubject } from './subject.js';
+import { defineEvent, defineSubject } from './subject.js';
 import { UuidSchema } from './context.js';
 import { AppContentSchema } from './content.js';
 
@@ -157,3 +157,9 @@ export const AdminLoadContent = defineSubject(
   z.object({ appId: UuidSchema, content: AppContentSchema }),
   z.object({ version: z.number().int().min(1) }),
 );
+
+/**
+ * Core NATS notification (not durable) that an app's API keys changed: gateways drop their cached
+ * answers for that app at once instead of waiting for APIKEY_CACHE_TTL_MS.
+ */
+export const ApiKeysChanged = defineEvent('events.apps.keys_changed', z.object({ appId: UuidSchema }));

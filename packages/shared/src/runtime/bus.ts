@@ -1,7 +1,8 @@
 import { ErrorCode, type Msg, type NatsConnection, type NatsError } from 'nats';
 import { AppError, ErrorReplySchema } from '../errors/app-error.js';
 import type { CallContext } from '../contracts/context.js';
-import type { ReplyOf, RequestOf, SubjectContract } from '../contracts/subject.js';
+import type { EventContract, ReplyOf, RequestOf, SubjectContract } from '../contracts/subject.js';
+import type { z } from 'zod';
 import { contextToHeaders, decodeJson, encodeJson } from './codec.js';
 import { prefixed } from './subjects.js';
 import type { NatsRequestOutcome } from '../observability/metrics.js';
@@ -21,6 +22,20 @@ export class Bus {
     private readonly prefix: string,
     private readonly timeoutMs: number,
   ) {}
+
+  /**
+   * Receives every core-NATS notification of one kind (fire-and-forget hints such as cache
+   * invalidation; invalid payloads are ignored); returns how to stop.
+   */
+  listen<P extends z.ZodType>(event: EventContract<P>, handle: (payload: z.infer<P>) => void): () => void {
+    const sub = this.nc.subscribe(prefixed(this.prefix, event.subject), {
+      callback: (_err, msg) => {
+        const parsed = event.payload.safeParse(decodeJson(msg.data));
+        if (parsed.success) handle(parsed.data);
+      },
+    });
+    return () => sub.unsubscribe();
+  }
 
   /**
    * One call, observed: a CLIENT span whose context travels in the `traceparent` header, and its

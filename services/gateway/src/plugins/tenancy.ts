@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { AppError, ResolveApiKey, type Bus } from '@ccs/shared';
+import { ApiKeysChanged, AppError, ResolveApiKey, type Bus } from '@ccs/shared';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +24,11 @@ const MAX_ENTRIES = 10_000;
 export default fp(
   async function tenancy(app: FastifyInstance, opts: { bus: Bus; ttlMs: number }) {
     const cache = new Map<string, CacheEntry>();
+    // A rotation with immediate revocation is announced: forget that app's keys now.
+    const stopListening = opts.bus.listen(ApiKeysChanged, ({ appId }) => {
+      for (const [key, entry] of cache) if (entry.value?.appId === appId) cache.delete(key);
+    });
+    app.addHook('onClose', async () => stopListening());
 
     async function resolve(apiKey: string, requestId: string) {
       const hit = cache.get(apiKey);

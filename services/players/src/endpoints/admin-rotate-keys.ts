@@ -1,10 +1,11 @@
-import { AdminRotateKeys, endpoint, withTransaction } from '@ccs/shared';
+import { AdminRotateKeys, ApiKeysChanged, encodeJson, endpoint, prefixed, withTransaction } from '@ccs/shared';
 import { rotateKeys } from '../apps/rotate-keys.js';
 import type { PlayersDeps } from '../deps.js';
 
 /**
- * Operator command: new keys for an app; the old ones keep working for the grace period asked
- * (gateways cache a key's answer for APIKEY_CACHE_TTL_MS more). Internal NATS only.
+ * Operator command: new keys for an app; the old ones keep working for the grace period asked.
+ * Gateways are told at once (ApiKeysChanged), so a key revoked now stops working now, not after
+ * their APIKEY_CACHE_TTL_MS. Internal NATS only.
  */
 export function adminRotateKeysEndpoint(d: PlayersDeps) {
   return endpoint(AdminRotateKeys, async (req) => {
@@ -13,6 +14,7 @@ export function adminRotateKeysEndpoint(d: PlayersDeps) {
       { appId: req.appId, kinds: rotated.keys.map((k) => k.kind), retired: rotated.retired.length, graceSeconds: req.graceSeconds },
       'api keys rotated',
     );
+    d.nc.publish(prefixed(d.config.NATS_PREFIX, ApiKeysChanged.subject), encodeJson(ApiKeysChanged.payload.parse({ appId: req.appId })));
     return rotated;
   });
 }
