@@ -44,6 +44,8 @@ function routerError(err: FastifyError, _request: FastifyRequest, reply: Fastify
 
 /** Builds the gateway app (no port); the server and the tests share it. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  // Fastify types the instance with pino's Logger when given one; every plugin takes the default
+  // FastifyInstance, whose logger interface pino satisfies, hence the one cast below.
   const app = Fastify({
     loggerInstance: deps.logger,
     genReqId: genRequestId,

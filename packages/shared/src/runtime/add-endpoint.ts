@@ -26,7 +26,7 @@ export interface EndpointRegistration {
  * (span, metrics, log correlation: see observeHandler). The endpoint's unprefixed subject is its
  * metadata, so `$SRV.INFO` names the contract and `$SRV.STATS` can report our own tallies.
  */
-export function addEndpoint(service: Service, ep: Endpoint<any>, r: EndpointRegistration): void {
+export function addEndpoint(service: Service, ep: Endpoint, r: EndpointRegistration): void {
   const subject = prefixed(r.prefix, ep.contract.subject);
   const observation = { service: r.service, subject: ep.contract.subject, metrics: r.metrics, log: r.log, traced: r.traced };
   service.addEndpoint(ep.contract.subject.replace(/\./g, '_'), {

@@ -41,8 +41,8 @@ export interface Worker {
 
 /** What a service contributes: its endpoints, durable consumers and background workers. */
 export interface ServiceParts {
-  endpoints: Endpoint<any>[];
-  consumers?: ConsumerDef<any>[];
+  endpoints: Endpoint[];
+  consumers?: ConsumerDef[];
   workers?: Worker[];
   /** Extra readiness check (beyond Postgres and NATS). */
   ready?: () => Promise<boolean>;
@@ -123,7 +123,7 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
     statsHandler: async (e) => metrics.tally(String(e.metadata?.contract ?? e.subject)),
   });
   const health = healthSubject(def.name);
-  const all: Endpoint<any>[] = [
+  const all: Endpoint[] = [
     ...parts.endpoints,
     { contract: health, handle: async () => ({ service: def.name, ok: await isReady(pool, nc, parts) }) },
   ];
