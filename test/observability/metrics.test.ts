@@ -12,6 +12,8 @@ import { createLogger, OpeningGranted, prefixed } from '@ccs/shared';
 import { eventually, startStack, type ServiceName, type TestStack } from '../support/stack.js';
 import { catalogIds, credit, open, purchase, registerPlayer, sql, waitForStarterChest, wallet, type Player } from '../../services/chests/test/support/chests.js';
 import { parseSamples, valueOf } from './support/prometheus-text.js';
+import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
+import { startGateway } from '../../services/gateway/src/server.js';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const logLines: { name: string; msg: string; port?: number }[] = [];
@@ -160,5 +162,24 @@ describe('metrics', () => {
     expect(valueOf(text, 'ccs_nats_request_duration_seconds_count', { subject: 'wallet.v1.credit', outcome: 'ok' })).toBe(1);
     expect(valueOf(text, 'ccs_nats_request_duration_seconds_count', { subject: 'wallet.v1.credit', outcome: 'no_responders' })).toBe(1);
     expect(valueOf(text, 'ccs_http_requests_total', { route: '/api/v1/currencies/:currency_id/credit', status: '503' })).toBe(1);
+  });
+
+  it('with METRICS_PORT the gateway serves /metrics only there, never on its public port', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const config = GatewayConfigSchema.parse({ ...stack.env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1' });
+    const gateway = await startGateway(config, createLogger('gateway', 'silent'));
+    try {
+      const publicRes = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(publicRes.status).toBe(404);
+      expect(publicRes.headers.get('content-type')).toContain('application/vnd.api+json');
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(valueOf(text, 'ccs_http_requests_total', { route: '/healthz', method: 'GET', status: '200' })).toBe(1);
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/api/v1/chests`)).status).toBe(404);
+    } finally {
+      await gateway.close();
+    }
   });
 });

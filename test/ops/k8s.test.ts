@@ -43,7 +43,9 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('deploy/k8s %s', (overlay) => 
   it.each(SERVICES)('gives %s liveness, readiness and startup probes on a port its container listens on', (name) => {
     const d = deployment(objs, name);
     const c = appContainer(d, name);
-    expect(c.ports.map((p) => p.containerPort)).toEqual([PROBE_PORT[name]]);
+    // The gateway's metrics have their own port (METRICS_PORT), kept off the ingress.
+    const metricsPort = name === 'gateway' ? 9464 : PROBE_PORT[name];
+    expect(c.ports.map((p) => p.containerPort)).toEqual(name === 'gateway' ? [PROBE_PORT[name], metricsPort] : [PROBE_PORT[name]]);
     const paths = PROBE_PATHS[name === 'gateway' ? 'gateway' : 'backend'];
     for (const [probe, expected] of [['livenessProbe', paths.liveness], ['readinessProbe', paths.readiness], ['startupProbe', paths.liveness]] as const) {
       const p = c[probe];
@@ -54,8 +56,9 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('deploy/k8s %s', (overlay) => 
     }
     const env = environmentOf(objs, c);
     expect(Number(name === 'gateway' ? env.PORT : env.HEALTH_PORT)).toBe(PROBE_PORT[name]);
+    if (name === 'gateway') expect(Number(env.METRICS_PORT)).toBe(metricsPort);
     const ann = d.spec.template.metadata.annotations;
-    expect(ann).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(PROBE_PORT[name]), 'prometheus.io/path': '/metrics' });
+    expect(ann).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metricsPort), 'prometheus.io/path': '/metrics' });
   });
 
   it.each(SERVICES)('sets requests and limits on every %s container, requests within limits', (name) => {

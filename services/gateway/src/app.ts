@@ -67,7 +67,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  await app.register(observability); // first: its hooks wrap every other plugin's in the request's trace
+  // First: its hooks wrap every other plugin's in the request's trace.
+  await app.register(observability, { serveMetrics: deps.config.METRICS_PORT === 0 });
   await app.register(errors);
   await app.register(negotiation);
   await app.register(tenancy, { bus: deps.bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });

@@ -5,6 +5,11 @@ import { BaseConfigSchema } from '@ccs/shared';
 export const GatewayConfigSchema = BaseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  /**
+   * Port of a separate listener for GET /metrics; 0 serves /metrics on PORT instead. Set it where
+   * PORT is public (behind an ingress), so metrics stay inside the cluster.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** Absolute base of links in documents; derived from the request's Host when unset. */
   PUBLIC_BASE_URL: z.string().url().optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(64 * 1024),

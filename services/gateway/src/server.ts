@@ -2,6 +2,7 @@ import { connect } from 'nats';
 import { Redis } from 'ioredis';
 import { Bus, createLogger, describeInfraError, initTracing, InfraError, type Logger } from '@ccs/shared';
 import type { FastifyInstance } from 'fastify';
+import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 
@@ -30,7 +31,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS);
   const app = await buildApp({ config, bus, redis, logger: log });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
-  log.info({ url }, 'gateway listening');
+  const metricsServer = config.METRICS_PORT ? await listenMetrics(app, config.HOST, config.METRICS_PORT) : undefined;
+  log.info({ url, metricsPort: config.METRICS_PORT || config.PORT }, 'gateway listening');
   return {
     app,
     url: url.replace('0.0.0.0', '127.0.0.1'),
@@ -46,9 +48,25 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       } finally {
         clearInterval(reaper);
       }
+      metricsServer?.close();
       // 2. Then flush and close NATS: nothing is waiting for a reply any more.
       await nc.drain().catch(() => undefined);
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** GET /metrics on its own port (METRICS_PORT), so an ingress in front of PORT never exposes it. */
+function listenMetrics(app: FastifyInstance, host: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') return void res.writeHead(404).end();
+    app.metrics.render().then(
+      (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable'),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
 }

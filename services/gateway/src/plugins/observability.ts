@@ -33,7 +33,7 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
  *   the span and logs one line per request (Fastify's own request logging is off).
  */
 export default fp(
-  async function observability(app: FastifyInstance, opts: { metrics?: ServiceMetrics } = {}) {
+  async function observability(app: FastifyInstance, opts: { metrics?: ServiceMetrics; serveMetrics?: boolean } = {}) {
     const metrics = opts.metrics ?? new ServiceMetrics('gateway');
     app.decorate('metrics', metrics);
     app.decorateRequest('observation', undefined);
@@ -68,10 +68,13 @@ export default fp(
       done();
     });
 
-    app.get('/metrics', async (_request, reply) => {
-      const m = await metrics.render();
-      return reply.type(m.contentType).send(m.body);
-    });
+    // Off when METRICS_PORT gives /metrics its own listener (see server.ts).
+    if (opts.serveMetrics !== false) {
+      app.get('/metrics', async (_request, reply) => {
+        const m = await metrics.render();
+        return reply.type(m.contentType).send(m.body);
+      });
+    }
   },
   { name: 'observability' },
 );
