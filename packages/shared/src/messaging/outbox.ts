@@ -120,6 +120,16 @@ export class OutboxRelay {
     return { count: r.rows[0]!.n, oldestAgeSeconds: Math.max(0, r.rows[0]!.age) };
   }
 
+  /**
+   * Publishes the named rows now, for a caller that just committed them and waits for their
+   * effect: no waiting behind a relay pass. Rows a concurrent pass holds are left to that pass
+   * (it publishes them); rows already published are skipped.
+   */
+  async publishNow(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.publishWhere('id = ANY($1::uuid[]) AND published_at IS NULL', [ids]);
+  }
+
   private async drainPending(): Promise<void> {
     for (;;) {
       const published = await this.publishBatch(100);
@@ -145,16 +155,24 @@ export class OutboxRelay {
     }
   }
 
-  private async publishBatch(limit: number): Promise<number> {
+  private publishBatch(limit: number): Promise<number> {
+    return this.publishWhere('published_at IS NULL ORDER BY created_at LIMIT $1', [limit]);
+  }
+
+  /**
+   * One transaction: lock the matching unpublished rows (skipping rows another pass holds), publish
+   * them concurrently (JetStream de-duplicates on the row id, so a retry after a partial failure
+   * is safe), mark them published. Returns how many were published.
+   */
+  private async publishWhere(condition: string, params: unknown[]): Promise<number> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<OutboxRow>(
-        `SELECT id, subject, payload, headers FROM outbox WHERE published_at IS NULL
-         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit],
+        `SELECT id, subject, payload, headers FROM outbox WHERE ${condition} FOR UPDATE SKIP LOCKED`,
+        params,
       );
-      for (const row of rows) await this.publishRow(row);
+      await Promise.all(rows.map((row) => this.publishRow(row)));
       if (rows.length) {
         await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
       }
@@ -168,4 +186,3 @@ export class OutboxRelay {
     }
   }
 }
-

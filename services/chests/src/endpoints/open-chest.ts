@@ -33,7 +33,7 @@ export function openChestEndpoint(deps: ChestsDeps) {
     }
     // Subscribe before publishing, so the applied notice cannot be missed.
     const applied = watchApplied(deps.nc, deps.config.NATS_PREFIX, [openingId], COLLECTIONS_GRANT_CONSUMER);
-    await deps.relay.flush().catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
+    await deps.relay.publishNow([openingId]).catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
     const seen = await applied.done(deps.config.GRANT_WAIT_MS);
     recordSagaOutcome('opening', seen.has(openingId) ? 'granted' : 'grant_pending');
     return { ...opening, replayed: false, granted: seen.has(openingId) };

@@ -6,18 +6,9 @@ import { enqueueWelcomeGrants, type WelcomeGrantPlan } from './welcome-grants.js
 const WALLET_GRANTS_CONSUMER = 'wallet-credit-grants';
 
 /**
- * Publishes the outbox now. `flush` joins a pass already running, which may have read the outbox
- * before our commit; the second call then starts (or joins) a pass that began after it.
- */
-async function publishNow(d: PlayersDeps): Promise<void> {
-  await d.relay.flush();
-  await d.relay.flush();
-}
-
-/**
  * The registration saga's first step and its read-your-writes wait:
  * 1. in one transaction, `work` (create or upgrade the player, issue tokens) and the grant messages;
- * 2. publish the outbox now instead of at the relay's next tick;
+ * 2. publish its messages now instead of at the relay's next tick;
  * 3. wait, bounded by GRANT_WAIT_MS, until the wallet has applied the credits, so the balances read
  *    right after the answer include them. If the wallet is down the answer still goes out: the
  *    grants are durable and land when it returns. The chests service applies the chest grant on
@@ -44,7 +35,8 @@ export async function withWelcomeGrants<T>(
     if (!(err instanceof AppError && err.status < 500)) recordSagaOutcome('registration', 'failed');
     throw err;
   }
-  await publishNow(d).catch((err) => d.log.warn({ err: String(err), requestId: ctx.requestId }, 'outbox publish deferred to the relay'));
+  const published = [...ids, ...(plan.chest ? [plan.chest.id] : [])];
+  await d.relay.publishNow(published).catch((err) => d.log.warn({ err: String(err), requestId: ctx.requestId }, 'outbox publish deferred to the relay'));
   const seen = await applied.done(d.config.GRANT_WAIT_MS);
   recordSagaOutcome('registration', seen.size < ids.length ? 'grant_pending' : 'completed');
   if (seen.size < ids.length) {
