@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     for (const name of rest) launch(name);
     const url = `http://localhost:${port}`;
     await waitForGateway({ url: `http://127.0.0.1:${port}`, timeoutMs: startTimeoutMs, aborted, progress: say });
-    say(`ready: the API is at ${url} (${url}/readyz, ${url}/healthz); ${demoKeyHint()}`);
+    say(`ready: the API is at ${url} (reference: ${url}/docs; probes: ${url}/readyz, ${url}/healthz); ${demoKeyHint()}`);
   } catch (err) {
     if (stopping) return;
     say(err instanceof NotReadyError ? `not ready: ${err.message}` : `could not start: ${String(err)}`);
