@@ -4,7 +4,7 @@ import { AdminLoadContent, ChestGrant, odds, readContentFile, type AppContent } 
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { chestTypeId } from '../src/chest-type-id.js';
-import { appIdOf, catalogIds, createApp, get, inventory, open, registerPlayer, waitForStarterChest } from './support/chests.js';
+import { appIdOf, catalogIds, createApp, get, inventory, open, registerPlayer, waitForStarterChest, defaultCatalogIds } from './support/chests.js';
 
 const content = readContentFile();
 const names = (body: { data: { attributes: { name: string } }[] }) => body.data.map((c) => c.attributes.name);
@@ -17,11 +17,7 @@ describe('chest catalog', () => {
   beforeAll(async () => {
     stack = await startStack();
     appId = await appIdOf(stack);
-    ids = await eventually(async () => {
-      const found = await catalogIds(stack);
-      expect(Object.keys(found)).toHaveLength(5);
-      return found;
-    }, 20_000);
+    ids = await defaultCatalogIds(stack);
   });
   afterAll(async () => stack?.close());
 

@@ -4,19 +4,7 @@ import { ChestGrant, readContentFile } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { chestTypeId } from '../src/chest-type-id.js';
-import {
-  appIdOf,
-  catalogIds,
-  createApp,
-  get,
-  inventory,
-  open,
-  purchase,
-  registerPlayer,
-  sql,
-  waitForStarterChest,
-  type Player,
-} from './support/chests.js';
+import { appIdOf, createApp, get, inventory, open, purchase, registerPlayer, sql, waitForStarterChest, defaultCatalogIds, type Player } from './support/chests.js';
 
 const content = readContentFile();
 const experience = new Map(content.rarities.map((r) => [r.id, r.experience]));
@@ -41,11 +29,7 @@ describe('opening a chest', () => {
     // The relay's timer is slowed down so that only the opening's own publish can meet the wait.
     stack = await startStack({ env: { OUTBOX_INTERVAL_MS: '60000' } });
     appId = await appIdOf(stack);
-    ids = await eventually(async () => {
-      const found = await catalogIds(stack);
-      expect(Object.keys(found)).toHaveLength(5);
-      return found;
-    }, 20_000);
+    ids = await defaultCatalogIds(stack);
   });
   afterAll(async () => stack?.close());
 

@@ -6,19 +6,7 @@ import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema
 import { chestTypeId } from '../src/chest-type-id.js';
 import { ChestsConfigSchema } from '../src/config.js';
 import { chestsService } from '../src/service.js';
-import {
-  appIdOf,
-  catalogIds,
-  createApp,
-  credit,
-  inventory,
-  purchase,
-  registerPlayer,
-  sql,
-  waitForStarterChest,
-  wallet,
-  type Player,
-} from './support/chests.js';
+import { appIdOf, catalogIds, createApp, credit, inventory, purchase, registerPlayer, sql, waitForStarterChest, wallet, defaultCatalogIds, type Player } from './support/chests.js';
 
 const content = readContentFile();
 
@@ -30,11 +18,7 @@ describe('buying chests', () => {
   beforeAll(async () => {
     stack = await startStack({ env: { PURCHASE_SWEEP_INTERVAL_MS: '200', PURCHASE_STALE_MS: '1500' } });
     appId = await appIdOf(stack);
-    ids = await eventually(async () => {
-      const found = await catalogIds(stack);
-      expect(Object.keys(found)).toHaveLength(5);
-      return found;
-    }, 20_000);
+    ids = await defaultCatalogIds(stack);
   });
   afterAll(async () => stack?.close());
 

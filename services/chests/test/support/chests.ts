@@ -77,6 +77,15 @@ export async function catalogIds(stack: TestStack, apiKey = stack.apiKey): Promi
   return Object.fromEntries(res.json().data.map((c: { id: string; attributes: { name: string } }) => [c.attributes.name, c.id]));
 }
 
+/** The default catalog's ids by name, once the content has landed in the chests service (all five types). */
+export function defaultCatalogIds(stack: TestStack): Promise<Record<string, string>> {
+  return eventually(async () => {
+    const found = await catalogIds(stack);
+    expect(Object.keys(found)).toHaveLength(5);
+    return found;
+  }, 20_000);
+}
+
 /** The caller's currencies: code → {id, balance}. */
 export async function wallet(stack: TestStack, p: Player): Promise<Record<string, { id: string; balance: string }>> {
   const res = await get(stack, '/api/v1/currencies', p.token, p.apiKey);
