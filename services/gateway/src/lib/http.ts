@@ -13,6 +13,17 @@ export function callContext(request: FastifyRequest): CallContext {
   };
 }
 
+/**
+ * Whether a request must carry an apikey: every path under /api (matched or not) and the
+ * unprefixed aliases (`tenantScoped`). The matched route's own pattern counts too: the router
+ * decodes the path, so `/%61pi/v1/...` reaches an /api route while its raw URL does not start
+ * with /api/, and must not skip the key (and with it the token check and the rate limit).
+ */
+export function needsApiKey(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return request.url.startsWith('/api/') || route?.startsWith('/api/') === true || request.routeOptions.config.tenantScoped === true;
+}
+
 /** The app id of an API-key-checked request (every /api route has one). */
 export function appIdOf(request: FastifyRequest): string {
   if (!request.tenant) throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');

@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '@ccs/shared';
+import { needsApiKey } from '../lib/http.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,7 +34,7 @@ export default fp(
         const who = request.routeOptions.config.authLimited || !request.player ? `ip:${request.ip}` : `player:${request.player.id}`;
         return `${request.routeOptions.config.authLimited ? 'auth' : 'api'}:${app}:${who}`;
       },
-      allowList: (request) => !request.url.startsWith('/api/') && !request.routeOptions.config.tenantScoped,
+      allowList: (request) => !needsApiKey(request),
       errorResponseBuilder: (_request, context) => {
         const err = new AppError({
           status: 429,

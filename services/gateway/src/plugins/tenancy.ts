@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { ApiKeysChanged, AppError, ResolveApiKey, type Bus } from '@ccs/shared';
+import { needsApiKey } from '../lib/http.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -47,7 +48,7 @@ export default fp(
 
     app.decorateRequest('tenant', undefined);
     app.addHook('onRequest', async (request) => {
-      if (!request.url.startsWith('/api/') && !request.routeOptions.config.tenantScoped) return;
+      if (!needsApiKey(request)) return;
       // Public documents under /api (the OpenAPI document) are readable without a key.
       if (request.routeOptions.config.noApiKey) return;
       const key = request.headers.apikey;

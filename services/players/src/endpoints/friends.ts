@@ -16,6 +16,9 @@ export function addFriendEndpoint(d: PlayersDeps) {
     const other = req.playerId.toLowerCase();
     if (other === me) throw AppError.unprocessable('cannot_befriend_self', 'You cannot send a friend request to yourself.', { pointer: '/data/id' });
     if (!(await findPlayer(d.pool, appId, other))) throw unknownPlayer();
+    // A token can outlive its player (deleted meanwhile): refuse it like GET /players/me does,
+    // instead of failing on the foreign key with a 500.
+    if (!(await findPlayer(d.pool, appId, me))) throw AppError.notFound('player_not_found', 'The player of this token does not exist in this app.');
     const created = await insertFriendRequest(d.pool, appId, me, other);
     const friend = await findRelation(d.pool, appId, me, other);
     // Both players exist and a request was just stored; a concurrent removal is the only way here.
