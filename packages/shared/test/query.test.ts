@@ -4,7 +4,7 @@ import { AppError } from '../src/errors/app-error.js';
 import { MAX_FILTER_DEPTH, parseJsonApiQuery, type QuerySpec } from '../src/jsonapi/query.js';
 
 // The gateway's own query-string parser options, so the inputs look exactly like real requests.
-const parse = (query: string) => qs.parse(query, { depth: 8, arrayLimit: 20, parameterLimit: 200 }) as Record<string, unknown>;
+const parse = (query: string) => qs.parse(query, { depth: 8, arrayLimit: 20, parameterLimit: 200, plainObjects: true }) as Record<string, unknown>;
 
 const CATALOG: QuerySpec = {
   include: [],
@@ -41,6 +41,13 @@ describe('parseJsonApiQuery: defaults and plain members', () => {
 
   it('rejects an unknown parameter naming it', () => {
     expectBadParameter('color=red', 'color', 'unknown_parameter');
+  });
+
+  it('rejects parameters named like Object.prototype members, as any unknown one', () => {
+    // (qs drops `__proto__` members; the gateway's query parser records them: see its app.ts.)
+    expectBadParameter('constructor[prototype][polluted]=1', 'constructor', 'unknown_parameter');
+    expectBadParameter('hasOwnProperty=1', 'hasOwnProperty', 'unknown_parameter');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('accepts the extra parameters an endpoint declares', () => {
@@ -220,6 +227,11 @@ describe('parseJsonApiQuery: filter', () => {
 
   it('rejects an operator given a list instead of a string', () => {
     expectBadParameter('filter[name][eq][]=a&filter[name][eq][]=b', 'filter[name][eq]', 'invalid_filter');
+  });
+
+  it('rejects a value with the NUL character, which the database cannot compare', () => {
+    expectBadParameter('filter[name]=a%00b', 'filter[name]', 'invalid_filter');
+    expectBadParameter('filter[or][0][name][contains]=%00', 'filter[or][0][name][contains]', 'invalid_filter');
   });
 
   it('rejects filter as a plain value', () => {

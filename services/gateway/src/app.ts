@@ -34,12 +34,36 @@ declare module 'fastify' {
  * Failures inside the router (bad URL encoding, an overlong path parameter) happen before the
  * errors plugin's context exists; they are rendered as JSON:API error documents here.
  */
-function routerError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+function routerError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // No hook runs for these answers: the request id the onSend hook adds is set here.
+  reply.header('x-request-id', request.id);
   const e =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError({ status: 414, code: 'uri_too_long', title: 'URI Too Long', detail: 'A path segment of the URL is too long.' })
       : AppError.badRequest('bad_url', 'The request URL is malformed.');
   return reply.code(e.status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e.errors));
+}
+
+/** Whether a query-string member's name mentions `__proto__` anywhere (`__proto__[x]`, `filter[__proto__]`). */
+function namesProto(part: string): boolean {
+  const name = part.split('=')[0]!.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name).includes('__proto__');
+  } catch {
+    return name.includes('__proto__');
+  }
+}
+
+/**
+ * The query string as nested objects (qs). Members named like Object.prototype's are refused like
+ * any unknown parameter instead of being dropped silently: `plainObjects` keeps `constructor` or
+ * `hasOwnProperty` as plain keys, and a `__proto__` member (which qs always drops) is recorded
+ * as a plain `__proto__` key of the (prototype-less) result.
+ */
+function parseQueryString(s: string): Record<string, unknown> {
+  const query = qs.parse(s, { depth: 8, arrayLimit: 20, parameterLimit: 200, plainObjects: true }) as Record<string, unknown>;
+  if (s.split('&').some(namesProto)) Object.defineProperty(query, '__proto__', { value: '', enumerable: true });
+  return query;
 }
 
 /** Builds the gateway app (no port); the server and the tests share it. */
@@ -57,7 +81,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     routerOptions: {
       // Long enough for any id a handler judges itself (404/400); beyond it, routerError's 414.
       maxParamLength: 500,
-      querystringParser: (s: string) => qs.parse(s, { depth: 8, arrayLimit: 20, parameterLimit: 200 }) as Record<string, unknown>,
+      querystringParser: parseQueryString,
       ignoreTrailingSlash: true,
     },
   }) as unknown as FastifyInstance;
@@ -67,9 +91,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  // First: its hooks wrap every other plugin's in the request's trace.
-  await app.register(observability, { serveMetrics: deps.config.METRICS_PORT === 0 });
+  // The error handler before any route: a route keeps the handler set when it was registered
+  // (observability's /metrics too). It adds no hooks, so observability's still run first.
   await app.register(errors);
+  // First hooks: they wrap every other plugin's in the request's trace.
+  await app.register(observability, { serveMetrics: deps.config.METRICS_PORT === 0 });
   await app.register(negotiation);
   await app.register(tenancy, { bus: deps.bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
   await app.register(auth, { bus: deps.bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });

@@ -153,8 +153,15 @@ function filterObject(v: unknown, f: NonNullable<QuerySpec['filter']>, at: strin
   return nodes.length === 1 ? nodes[0]! : { and: nodes };
 }
 
+/** Filter values reach the database as text, which cannot hold the NUL character. */
+function noNul(value: string, at: string): string {
+  if (value.includes('\u0000')) throw bad(at, `${at} must not contain the NUL character (%00).`, 'invalid_filter');
+  return value;
+}
+
 function comparison(field: string, value: unknown, f: NonNullable<QuerySpec['filter']>, at: string): FilterNode {
   if (typeof value === 'string') {
+    noNul(value, at);
     const list = value.split(',');
     return { field, op: 'eq', value: list.length === 1 ? value : list };
   }
@@ -165,6 +172,7 @@ function comparison(field: string, value: unknown, f: NonNullable<QuerySpec['fil
       throw bad(here, `Unknown filter operator "${op}". Use one of: ${FILTER_OPS.join(', ')}.`, 'invalid_filter');
     }
     if (typeof operand !== 'string') throw bad(here, `${here} must be a single string value.`, 'invalid_filter');
+    noNul(operand, here);
     const list = operand.split(',');
     return { field, op: op as FilterOp, value: op === 'in' || op === 'eq' || op === 'ne' ? (list.length === 1 ? operand : list) : operand };
   });

@@ -36,10 +36,30 @@ export function playerOf(request: FastifyRequest): { id: string; anonymous: bool
   return request.player;
 }
 
-/** Validates a JSON body; each failing field is a 422 pointing at it (under `pointerPrefix`). */
+/** The JSON pointer of a string in a JSON value that contains U+0000, if any (iterative: bodies may nest deeply). */
+function nulPointer(body: unknown): string | undefined {
+  const pending: [unknown, string][] = [[body, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, at] = next;
+    if (typeof value === 'string' && value.includes('\u0000')) return at;
+    if (typeof value !== 'object' || value === null) continue;
+    const members = Object.entries(value).reverse();
+    for (const [key, member] of members) pending.push([member, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+  }
+  return undefined;
+}
+
+/**
+ * Validates a JSON body; each failing field is a 422 pointing at it (under `pointerPrefix`). Text
+ * containing the NUL character is refused first: no service can store it (Postgres text cannot).
+ */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, pointerPrefix = ''): z.infer<S> {
   if (body === undefined || body === null || typeof body !== 'object') {
     throw AppError.badRequest('missing_body', 'This request needs a JSON body.', { pointer: '' });
+  }
+  const nul = nulPointer(body);
+  if (nul !== undefined) {
+    throw AppError.unprocessable('invalid_field', 'Text must not contain the NUL character (\\u0000).', { pointer: pointerPrefix + nul || '/' });
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw AppError.many(zodIssuesToErrors(parsed.error.issues, 'body', pointerPrefix));

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../support/stack.js';
+import { OpenApiDocumentSchema } from '../../services/gateway/test/support/openapi-document.js';
+import { casesFor, hostile, type Baseline, type Context, type HostileCase, type Target } from './support/hostile-cases.js';
+import { opViews, seeded, type OpView } from './support/operations.js';
+import { playerState, problemsOf } from './support/checks.js';
+
+/**
+ * "Every bad input gets a clear JSON:API error with the right status and nothing changes; no 500
+ * for anything a client can send." For every operation of the gateway's own OpenAPI document, a
+ * deterministic (seeded) barrage of hostile requests: malformed path ids, hostile query strings,
+ * bodies that are not JSON, not objects or mistyped member by member (from the documented request
+ * schema), prototype-pollution keys, wrong media types, missing or garbage keys and tokens, bad
+ * Idempotency-Keys. Each must get exactly its documented status, listed for that operation, as a
+ * JSON:API error document without internals; the player's state must be the same afterwards.
+ */
+
+const SEED = 0x5ec0de;
+const PASSWORD = 'Str0ng!pass';
+
+describe('bad input: every hostile request gets its documented 4xx and changes nothing', () => {
+  let stack: TestStack;
+  let ops: OpView[];
+  let baselines: Record<string, Baseline>;
+  let ctx: Context;
+  let refreshToken: string;
+  let before: Awaited<ReturnType<typeof playerState>>;
+  const secrets: string[] = [];
+
+  const send = (c: HostileCase) => stack.inject({ method: c.method as 'GET', url: c.url, headers: c.headers, ...(c.payload === undefined ? {} : { payload: c.payload }) });
+  const call = async (method: 'GET' | 'POST', url: string, token?: string, body?: unknown) => {
+    const res = await stack.inject({ method, url, headers: jsonApiHeaders(stack.apiKey, token), ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+    expect(res.statusCode, `${method} ${url}: ${res.body.slice(0, 300)}`).toBeLessThan(300);
+    return res.json();
+  };
+
+  beforeAll(async () => {
+    stack = await startStack();
+    const attributes = { email: 'x@example.com', password: PASSWORD, password_confirmation: PASSWORD };
+    const registered = await call('POST', '/api/v1/players/register', undefined, { data: { type: 'player', attributes, relationships: {} } });
+    const token: string = registered.meta.access_token;
+    const starter: string = registered.meta.welcome_bonus.starter_chest;
+    refreshToken = registered.meta.refresh_token;
+    const guest = await call('POST', '/api/v1/players/anonymous');
+    secrets.push(stack.apiKey, token, refreshToken, guest.meta.access_token);
+    const doc = OpenApiDocumentSchema.parse((await stack.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
+    ops = opViews(doc);
+
+    // Real ids for the targets, and a collection to compare: buy a chest and open it.
+    const coins = (await call('GET', '/api/v1/currencies', token)).data.find((c: { attributes: { code: string } }) => c.attributes.code === 'coins').id;
+    const chestType = (await call('GET', '/api/v1/chests')).data[0].id;
+    const collectionId = (await call('GET', '/api/v1/collections')).data[0].id;
+    const collectibleId = (await call('GET', '/api/v1/collectibles')).data[0].id;
+    await eventually(async () => expect((await call('GET', '/api/v1/players/me/chests', token)).data.map((c: { id: string }) => c.id)).toContain(starter));
+    const purchase = { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 1 } } };
+    const bought = await call('POST', `/api/v1/chests/${chestType}/purchase`, token, purchase);
+    await call('POST', `/api/v1/chests/${bought.data[0].id}/open`, token);
+    await eventually(async () => {
+      expect((await call('GET', '/api/v1/players/me/collection', token)).data.length).toBeGreaterThan(0);
+      expect((await call('GET', '/api/v1/players/me', token)).data.attributes.experience).toBeGreaterThan(0);
+    });
+    before = await playerState(stack.inject, stack.apiKey, token);
+
+    const rng = seeded(SEED);
+    ctx = { apiKey: stack.apiKey, token, rng };
+    const unknown = rng.uuid();
+    const same = (t: Target, safeStatus: number): Baseline => ({ target: t, safe: t, safeStatus });
+    const player = (params: Record<string, string> = {}, body?: unknown): Target => ({ params, token, body });
+    const login = same({ params: {}, body: { data: { type: 'player', attributes: { email: 'x@example.com', password: 'Wr0ng!pass' } } } }, 401);
+    const open = { target: player({ id: starter }), safe: player({ id: unknown }), safeStatus: 404 };
+    const credit = { target: player({ currency_id: coins }, { amount: '1' }), safe: player({ currency_id: unknown }, { amount: '1' }), safeStatus: 404 };
+    baselines = {
+      listChests: same(player(), 200),
+      getChest: same(player({ id: chestType }), 200),
+      getChestOdds: same(player({ id: chestType }), 200),
+      openChest: open,
+      openChestPost: open,
+      purchaseChests: { target: player({ id: chestType }, purchase), safe: player({ id: unknown }, purchase), safeStatus: 404 },
+      listCollectibles: same(player(), 200),
+      getCollectible: same(player({ id: collectibleId }), 200),
+      listCollections: same(player(), 200),
+      getCollection: same(player({ id: collectionId }), 200),
+      listCollectionCollectibles: same(player({ id: collectionId }), 200),
+      listCurrencies: same(player(), 200),
+      listCurrenciesAlias: same(player(), 200),
+      creditCurrency: credit,
+      creditCurrencyAlias: credit,
+      getOpenApiDocument: same({ params: {} }, 200),
+      getInventory: same(player({ id: 'me' }), 200),
+      createGuest: same({ params: {} }, 201),
+      login,
+      loginAlias: login,
+      logout: {
+        target: player({}, { data: { type: 'session', attributes: { refresh_token: refreshToken } } }),
+        safe: { params: {}, token: guest.meta.access_token, body: { data: { type: 'session', attributes: {} } } },
+        safeStatus: 204,
+      },
+      getMe: same(player(), 200),
+      updateMe: {
+        target: player({}, { data: { type: 'player', attributes: { privacy: 'private' } } }),
+        safe: player({}, { data: { type: 'player', attributes: { privacy: before.player.privacy } } }),
+        safeStatus: 200,
+      },
+      getPlayerCollection: same(player(), 200),
+      addFriend: {
+        target: player({}, { data: { type: 'player', id: guest.data.id } }),
+        safe: player({}, { data: { type: 'player', id: unknown } }),
+        safeStatus: 404,
+      },
+      listFriends: same(player(), 200),
+      removeFriend: same(player({ id: unknown }), 404),
+      listOpenings: same(player(), 200),
+      refreshSession: same({ params: {}, body: { data: { type: 'session', attributes: { refresh_token: `rt_${rng.b64(40)}` } } } }, 401),
+      registerPlayer: same({ params: {}, body: { data: { type: 'player', attributes, relationships: {} } } }, 409),
+      liveness: same({ params: {} }, 200),
+      metrics: same({ params: {} }, 200),
+      readiness: same({ params: {} }, 200),
+    };
+  });
+  afterAll(async () => stack?.close());
+
+  it('has a baseline for every documented operation, answered as documented', async () => {
+    expect(ops.map((o) => o.operationId).filter((id) => !baselines[id]), 'operations without a baseline').toEqual([]);
+    for (const op of ops) {
+      const b = baselines[op.operationId]!;
+      const res = await send(hostile(op, b.safe, ctx, { name: 'baseline', expect: b.safeStatus }));
+      expect([op.operationId, res.statusCode], res.body.slice(0, 300)).toEqual([op.operationId, b.safeStatus]);
+      expect(op.statuses.has(b.safeStatus), op.operationId).toBe(true);
+    }
+  });
+
+  it('answers every hostile request with its documented status, as a clean JSON:API error', { timeout: 60_000 }, async () => {
+    const build = () => {
+      const rng = seeded(SEED + 1);
+      return ops.flatMap((op) => casesFor(op, baselines[op.operationId]!, { ...ctx, rng }));
+    };
+    const cases = build();
+    const failures: string[] = [];
+    for (const c of cases) {
+      const problems = problemsOf(c, await send(c), secrets);
+      for (const p of problems) failures.push(`${c.method} ${c.url.slice(0, 80)} [${c.name}]: ${p}`);
+    }
+    expect(failures, `${failures.length} of ${cases.length} requests`).toEqual([]);
+    // The barrage is what it claims: large, deterministic, and mostly refusals.
+    expect(cases.length).toBeGreaterThan(1500);
+    expect(cases.filter((c) => c.expect >= 400).length / cases.length).toBeGreaterThan(0.9);
+    const shape = (cs: HostileCase[]) => cs.map((c) => `${c.name} ${c.url} ${c.payload?.length}`);
+    expect(shape(build())).toEqual(shape(cases));
+  });
+
+  it('regressions the barrage found, each answered with its code and culprit', async () => {
+    const inject = (method: 'GET' | 'POST', url: string, body?: unknown, headers: Record<string, string> = {}) =>
+      stack.inject({ method, url, headers: { ...jsonApiHeaders(stack.apiKey), ...headers }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+    const errorsOf = (res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) => {
+      expect(res.statusCode, res.body).toBe(status);
+      expect(String(res.headers['content-type'])).toContain('application/vnd.api+json');
+      expect(res.headers['x-request-id']).toBeTruthy();
+      const errors = JSON.parse(res.body).errors as { code: string; source?: Record<string, string> }[];
+      expect(errors.map((e) => e.code)).toContain(code);
+      return errors[0]!.source;
+    };
+    // NUL in text reached Postgres ("invalid byte sequence"): 500 on login/register and filters.
+    const login = { data: { type: 'player', attributes: { email: 'x\u0000@example.com', password: PASSWORD } } };
+    expect(errorsOf(await inject('POST', '/api/v1/players/login', login), 422, 'invalid_field')).toEqual({ pointer: '/data/attributes/email' });
+    expect(errorsOf(await inject('GET', '/api/v1/chests?filter[name][contains]=a%00'), 400, 'invalid_filter')).toEqual({ parameter: 'filter[name][contains]' });
+    expect(errorsOf(await inject('GET', '/api/v1/collectibles?filter[rarity]=%00'), 400, 'invalid_filter')).toEqual({ parameter: 'filter[rarity]' });
+    // Query members named like Object.prototype's were dropped silently (the request went through).
+    for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) {
+      expect(errorsOf(await inject('GET', `/api/v1/chests?${name}[x]=1`), 400, 'unknown_parameter')).toEqual({ parameter: name });
+    }
+    // Router errors (overlong segment, broken encoding) had no x-request-id.
+    errorsOf(await inject('GET', `/api/v1/chests/${'a'.repeat(501)}`), 414, 'uri_too_long');
+    errorsOf(await inject('GET', '/api/v1/chests/%E0%A4%A'), 400, 'bad_url');
+    // /metrics was registered before the JSON:API error handler: its errors were Fastify's JSON.
+    errorsOf(await inject('GET', '/metrics', undefined, { accept: 'application/vnd.api+json; ext=x' }), 406, 'not_acceptable');
+  });
+
+  it('changed nothing: balances, inventory, collection, profile, friends, openings, session, prototypes', async () => {
+    expect(await playerState(stack.inject, stack.apiKey, ctx.token)).toEqual(before);
+    // The session survived every hostile logout and refresh.
+    const refreshed = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/refresh',
+      headers: jsonApiHeaders(stack.apiKey),
+      payload: JSON.stringify({ data: { type: 'session', attributes: { refresh_token: refreshToken } } }),
+    });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    // No prototype pollution in this process, where the gateway ran.
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted');
+  });
+});
