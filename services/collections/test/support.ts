@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { encodeJson, OpeningGranted, ResolveApiKey, watchApplied } from '@ccs/shared';
 import { eventually, jsonApiHeaders, type TestStack } from '../../../test/support/stack.js';
 import { OPENINGS_CONSUMER } from '../src/consumers/opening-granted.js';
+import { registerThroughGateway } from '../../../test/support/register.js';
 
 /** A registered player of one app: id and access token. */
 export interface TestPlayer {
@@ -19,23 +20,7 @@ export async function appIdOf(stack: TestStack, apiKey = stack.apiKey): Promise<
 }
 
 /** Registers a player through the gateway, exactly as a client does. */
-export async function registerPlayer(stack: TestStack, apiKey = stack.apiKey): Promise<TestPlayer> {
-  const res = await stack.inject({
-    method: 'POST',
-    url: '/api/v1/players/register',
-    headers: jsonApiHeaders(apiKey),
-    payload: {
-      data: {
-        type: 'player',
-        attributes: { email: `p${randomUUID()}@example.com`, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' },
-        relationships: {},
-      },
-    },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const body = res.json();
-  return { id: body.data.id, token: body.meta.access_token };
-}
+export const registerPlayer = (stack: TestStack, apiKey = stack.apiKey): Promise<TestPlayer> => registerThroughGateway(stack, apiKey);
 
 /** Waits until the app's content reached the collections service (it arrives over JetStream). */
 export async function waitForContent(stack: TestStack, apiKey = stack.apiKey, collections = 5): Promise<void> {

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { AdminCreateApp, ResolveApiKey, type AppContent } from '@ccs/shared';
 import { eventually, jsonApiHeaders, type TestStack } from '../../../../test/support/stack.js';
 import { expectJsonApi } from '../../../../test/support/jsonapi-schema.js';
+import { registerThroughGateway } from '../../../../test/support/register.js';
 
 /** A registered player of a test: id, access token and the starter chest's inventory id. */
 export interface Player {
@@ -13,21 +14,8 @@ export interface Player {
   apiKey: string;
 }
 
-const PASSWORD = 'Str0ng!pass';
-
 /** Registers a player through the gateway, as the spec shows. */
-export async function registerPlayer(stack: TestStack, apiKey = stack.apiKey): Promise<Player> {
-  const email = `chests-${randomBytes(5).toString('hex')}@example.com`;
-  const res = await stack.inject({
-    method: 'POST',
-    url: '/api/v1/players/register',
-    headers: jsonApiHeaders(apiKey),
-    payload: { data: { type: 'player', attributes: { email, password: PASSWORD, password_confirmation: PASSWORD }, relationships: {} } },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const body = res.json();
-  return { id: body.data.id, token: body.meta.access_token, starterChestId: body.meta.welcome_bonus.starter_chest, apiKey };
-}
+export const registerPlayer = (stack: TestStack, apiKey = stack.apiKey): Promise<Player> => registerThroughGateway(stack, apiKey);
 
 /** Creates an anonymous guest through the gateway. */
 export async function createGuest(stack: TestStack, apiKey = stack.apiKey): Promise<Player> {

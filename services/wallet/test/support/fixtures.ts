@@ -14,6 +14,7 @@ import {
 } from '@ccs/shared';
 import type { z } from 'zod';
 import { jsonApiHeaders, type TestStack } from '../../../../test/support/stack.js';
+import { registerThroughGateway } from '../../../../test/support/register.js';
 
 /** The wallet's own database pool in a running stack (for ledger assertions). */
 export function walletPool(stack: TestStack): Pool {
@@ -64,24 +65,8 @@ export async function grantCredits(
 }
 
 /** A registered player of the stack's demo app (or of `apiKey`'s app): id and access token. */
-export async function registerPlayer(stack: TestStack, apiKey = stack.apiKey): Promise<{ id: string; token: string }> {
-  const email = `p-${randomUUID()}@example.com`;
-  const res = await stack.inject({
-    method: 'POST',
-    url: '/api/v1/players/register',
-    headers: jsonApiHeaders(apiKey),
-    payload: {
-      data: {
-        type: 'player',
-        attributes: { email, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' },
-        relationships: {},
-      },
-    },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const body = res.json();
-  return { id: body.data.id, token: body.meta.access_token };
-}
+export const registerPlayer = (stack: TestStack, apiKey = stack.apiKey): Promise<{ id: string; token: string }> =>
+  registerThroughGateway(stack, apiKey);
 
 /** The sum of a player's ledger deltas and the stored balance of one currency. */
 export async function ledgerTotals(pool: Pool, appId: string, playerId: string, currencyId: string) {
