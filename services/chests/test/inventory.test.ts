@@ -71,21 +71,29 @@ describe('player chest inventory', () => {
       chest_types: { purchased: 0, earned: 0, welcome: 1, special: 0 },
       estimated_value: { coins: 500, gems: 0 },
       inventory_status: { capacity: 100, used: 1, available: 99 },
+      page: { limit: 100, offset: 0, total: 1 },
     });
+    expect(body.links.next).toBeNull();
+    expect(body.links.self).toMatch(/\/api\/v1\/players\/me\/chests\?page%5Blimit%5D=100&page%5Boffset%5D=0$/);
   });
 
   it('answers the same for the own id as for me, and selects fields', async () => {
     const byId = await inventory(stack, alice, alice.id);
-    expect(byId).toEqual(await inventory(stack, alice, 'me'));
+    const me = await inventory(stack, alice, 'me');
+    expect({ data: byId.data, meta: byId.meta }).toEqual({ data: me.data, meta: me.meta });
+    expect(byId.links.self).toContain(`/api/v1/players/${alice.id}/chests?`);
     const sparse = (await get(stack, '/api/v1/players/me/chests?fields[chest]=name', alice.token)).json();
     expect(sparse.data[0].attributes).toEqual({ name: wooden.name });
     expect(sparse.data[0].meta.source).toBe('welcome');
   });
 
-  it('answers 400 to include, sort, page, unknown fields and a malformed id; 401 to me without a token', async () => {
+  it('answers 400 to include, sort, page, filter, unknown fields and a malformed id; 401 to me without a token', async () => {
     expectError(await get(stack, '/api/v1/players/me/chests?include=chest_type', alice.token), 400, 'unsupported_include');
     expectError(await get(stack, '/api/v1/players/me/chests?sort=name', alice.token), 400, 'unsupported_sort');
-    expectError(await get(stack, '/api/v1/players/me/chests?page[limit]=1', alice.token), 400);
+    expectError(await get(stack, '/api/v1/players/me/chests?page[limit]=101', alice.token), 400);
+    expectError(await get(stack, '/api/v1/players/me/chests?page[offset]=-1', alice.token), 400);
+    expectError(await get(stack, '/api/v1/players/me/chests?filter[chest_type_id]=wooden', alice.token), 400, 'invalid_filter');
+    expectError(await get(stack, '/api/v1/players/me/chests?filter[source]=welcome', alice.token), 400);
     expectError(await get(stack, '/api/v1/players/me/chests?fields[chest]=price', alice.token), 400, 'unsupported_fields');
     expectError(await get(stack, '/api/v1/players/12345/chests', alice.token), 400, 'invalid_id');
     expectError(await get(stack, '/api/v1/players/me/chests'), 401, 'missing_token');
@@ -146,6 +154,43 @@ describe('player chest inventory', () => {
     expect(body.meta.estimated_value).toEqual({ coins: 500, gems: 50 });
     expect(body.data.find((c: { id: string }) => c.id === chestId).attributes.name).toBe('Golden Chest');
     expect(await sql(stack, 'SELECT id FROM chests.inventory_chests WHERE id = $1', [chestId])).toHaveLength(1);
+  });
+
+  it('pages a large inventory by acquisition time, filters by chest type, and always counts the whole of it', async () => {
+    const frank = await registerPlayer(stack);
+    await waitForStarterChest(stack, frank);
+    const golden = chestTypeId(appId, 'golden-chest');
+    const granted: string[] = [];
+    for (let i = 0; i < 11; i++) {
+      const id = randomUUID();
+      granted.push(id);
+      await publishGrant({ appId, playerId: frank.id, inventoryChestId: id, chestTypeId: i % 2 ? golden : chestTypeId(appId, 'wooden-chest'), source: 'earned' });
+    }
+    await eventually(async () => expect((await inventory(stack, frank)).meta.total_chests).toBe(12));
+    const all = (await inventory(stack, frank)).data.map((c: { id: string }) => c.id);
+    expect(all).toHaveLength(12);
+    expect(all[0]).toBe(frank.starterChestId);
+
+    const page = (await get(stack, '/api/v1/players/me/chests?page[limit]=5&page[offset]=5', frank.token)).json();
+    expectJsonApi(page);
+    expect(page.data.map((c: { id: string }) => c.id)).toEqual(all.slice(5, 10));
+    expect(page.meta.total_chests).toBe(12);
+    expect(page.meta.chest_types).toEqual({ purchased: 0, earned: 11, welcome: 1, special: 0 });
+    expect(page.meta.estimated_value).toEqual({ coins: 500 * 7, gems: 50 * 5 });
+    expect(page.meta.page).toEqual({ limit: 5, offset: 5, total: 12 });
+    expect(page.links.prev).toContain('page%5Boffset%5D=0');
+    expect(page.links.next).toContain('page%5Boffset%5D=10');
+    expect(page.links.last).toContain('page%5Boffset%5D=10');
+
+    const newest = (await get(stack, '/api/v1/players/me/chests?sort=-acquired_at&page[limit]=3', frank.token)).json();
+    expect(newest.data.map((c: { id: string }) => c.id)).toEqual([...all].reverse().slice(0, 3));
+
+    const goldens = (await get(stack, `/api/v1/players/me/chests?filter[chest_type_id]=${golden}`, frank.token)).json();
+    expect(goldens.data).toHaveLength(5);
+    expect(goldens.data.every((c: { meta: { chest_type_id: string } }) => c.meta.chest_type_id === golden)).toBe(true);
+    expect(goldens.meta.page.total).toBe(5);
+    expect(goldens.meta.total_chests).toBe(12);
+    expect(goldens.links.self).toContain(`filter%5Bchest_type_id%5D=${golden}`);
   });
 
   it("retries a grant that arrives before its app's content, and applies it once the content is there", async () => {

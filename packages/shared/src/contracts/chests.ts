@@ -70,11 +70,22 @@ export type InventoryChestView = z.infer<typeof InventoryChestViewSchema>;
  */
 export const GetInventory = defineSubject(
   'chests.v1.inventory',
-  z.object({ ownerId: UuidSchema }),
+  z.object({
+    ownerId: UuidSchema,
+    /** The page of chests to list (default: the first 100); the counts always cover the whole inventory. */
+    page: PageSchema.default({ limit: 100, offset: 0 }),
+    /** Order by acquisition time (then id): oldest first by default. */
+    order: z.enum(['asc', 'desc']).default('asc'),
+    /** Only chests of this chest type in `chests` (and in `matching`). */
+    chestTypeId: UuidSchema.optional(),
+  }),
   z.object({
     view: z.enum(['full', 'counts']),
     playerId: UuidSchema,
+    /** One page of the unopened chests (empty in the counts view). */
     chests: z.array(InventoryChestViewSchema),
+    /** Chests matching the filter (for page links); `totalChests` when there is none. */
+    matching: z.number().int().min(0).optional(),
     totalChests: z.number().int().min(0),
     bySource: z.record(ChestSourceSchema, z.number().int().min(0)),
     /** Sum of the chests' prices per currency code (full view only). */

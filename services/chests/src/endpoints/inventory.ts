@@ -1,7 +1,7 @@
 import { endpoint, GetInventory, InventoryAccess, type CallContext } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { appOf, chestErrors } from '../errors.js';
-import { countUnopenedBySource, listUnopened } from '../repositories/inventory-repo.js';
+import { countUnopenedBySource, listUnopened, summarizeUnopened } from '../repositories/inventory-repo.js';
 import { currentContentVersion } from '../repositories/content-repo.js';
 
 /** Inventory capacity when an app's content has not arrived yet (DESIGN.md's default). */
@@ -16,11 +16,13 @@ async function accessTo(deps: ChestsDeps, ownerId: string, ctx: CallContext): Pr
 }
 
 /**
- * chests.v1.inventory: a player's unopened chests. Never cached: it changes with every opening.
+ * chests.v1.inventory: one page of a player's unopened chests, and counts and value of the whole
+ * inventory. Never cached: it changes with every opening. Three indexed queries whatever the
+ * inventory's size (the page, the counts grouped by source and type, the content version).
  * The counts view (another player's public profile) holds the counts per source only.
  */
 export function inventoryEndpoint(deps: ChestsDeps) {
-  return endpoint(GetInventory, async ({ ownerId }, ctx) => {
+  return endpoint(GetInventory, async ({ ownerId, page, order, chestTypeId }, ctx) => {
     const appId = appOf(ctx);
     const view = await accessTo(deps, ownerId, ctx);
     if (view === 'counts') {
@@ -28,17 +30,28 @@ export function inventoryEndpoint(deps: ChestsDeps) {
       const totalChests = Object.values(bySource).reduce((a, b) => a + b, 0);
       return { view, playerId: ownerId, chests: [], totalChests, bySource };
     }
-    const [owned, version] = await Promise.all([listUnopened(deps.pool, appId, ownerId), currentContentVersion(deps.pool, appId)]);
+    const [chests, groups, version] = await Promise.all([
+      listUnopened(deps.pool, appId, ownerId, { ...page, order, chestTypeId }),
+      summarizeUnopened(deps.pool, appId, ownerId),
+      currentContentVersion(deps.pool, appId),
+    ]);
     const content = version === undefined ? undefined : await deps.drops.content(appId, version);
     const bySource = { purchased: 0, earned: 0, welcome: 0, special: 0 };
-    for (const c of owned) bySource[c.source] += 1;
     const estimatedValue: Record<string, number> = Object.fromEntries((content?.currencies ?? []).map((code) => [code, 0]));
-    for (const c of owned) for (const [code, price] of Object.entries(c.price)) estimatedValue[code] = (estimatedValue[code] ?? 0) + price;
+    let totalChests = 0;
+    let matching = 0;
+    for (const g of groups) {
+      totalChests += g.count;
+      bySource[g.source] += g.count;
+      if (!chestTypeId || g.chestTypeId === chestTypeId) matching += g.count;
+      for (const [code, price] of Object.entries(g.price)) estimatedValue[code] = (estimatedValue[code] ?? 0) + price * g.count;
+    }
     return {
       view,
       playerId: ownerId,
-      chests: owned.map(({ price: _price, ...chest }) => chest),
-      totalChests: owned.length,
+      chests,
+      matching,
+      totalChests,
       bySource,
       estimatedValue,
       capacity: content?.inventoryCapacity ?? DEFAULT_CAPACITY,

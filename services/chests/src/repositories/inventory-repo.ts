@@ -30,44 +30,73 @@ interface ChestRow {
   name: string;
   description: string;
   images: unknown;
-  price: unknown;
   source: string;
   acquired_at: Date;
 }
 
-/** An unopened chest with its type's presentation and price. */
-export interface OwnedChest extends InventoryChestView {
-  price: Record<string, number>;
-}
+// Built once: the jsonb columns were validated when their content was loaded, this only guards
+// their shape (a schema built per row was a third of the inventory's CPU).
+const ImagesSchema = z.array(z.string());
+const PriceSchema = z.record(z.string(), z.number().int());
 
-const toOwned = (r: ChestRow): OwnedChest => ({
+const toOwned = (r: ChestRow): InventoryChestView => ({
   id: r.id,
   chestTypeId: r.chest_type_id,
   name: r.name,
   description: r.description,
-  images: z.array(z.string()).parse(r.images),
+  images: ImagesSchema.parse(r.images),
   source: SourceSchema.parse(r.source),
   acquiredAt: r.acquired_at.toISOString(),
-  price: z.record(z.string(), z.number().int()).parse(r.price),
 });
 
-const OWNED_SELECT = `SELECT c.id, c.chest_type_id, t.name, t.description, t.images, t.price, c.source, c.acquired_at
+const OWNED_SELECT = `SELECT c.id, c.chest_type_id, t.name, t.description, t.images, c.source, c.acquired_at
   FROM inventory_chests c JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id`;
 
-/** A player's unopened chests, oldest first. */
-export async function listUnopened(db: Queryable, appId: string, playerId: string): Promise<OwnedChest[]> {
+/** Which unopened chests of a player to list. */
+export interface InventoryPage {
+  limit: number;
+  offset: number;
+  /** By acquisition time, then id. */
+  order: 'asc' | 'desc';
+  chestTypeId?: string;
+}
+
+/** One page of a player's unopened chests (an index range scan, whatever the inventory's size). */
+export async function listUnopened(db: Queryable, appId: string, playerId: string, page: InventoryPage): Promise<InventoryChestView[]> {
+  const dir = page.order === 'desc' ? 'DESC' : 'ASC';
   const r = await db.query<ChestRow>(
-    `${OWNED_SELECT} WHERE c.app_id = $1 AND c.player_id = $2 AND c.opened_at IS NULL ORDER BY c.acquired_at, c.id`,
-    [appId, playerId],
+    `${OWNED_SELECT} WHERE c.app_id = $1 AND c.player_id = $2 AND c.opened_at IS NULL AND ($3::uuid IS NULL OR c.chest_type_id = $3)
+     ORDER BY c.acquired_at ${dir}, c.id ${dir} LIMIT $4 OFFSET $5`,
+    [appId, playerId, page.chestTypeId ?? null, page.limit, page.offset],
   );
   return r.rows.map(toOwned);
 }
 
 /** Chests by id (for a purchase's answer), in the order given. */
-export async function findChests(db: Queryable, appId: string, ids: string[]): Promise<OwnedChest[]> {
+export async function findChests(db: Queryable, appId: string, ids: string[]): Promise<InventoryChestView[]> {
   const r = await db.query<ChestRow>(`${OWNED_SELECT} WHERE c.app_id = $1 AND c.id = ANY($2::uuid[])`, [appId, ids]);
   const byId = new Map(r.rows.map((row) => [row.id, toOwned(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** Unopened chests of a player counted per source and chest type, with the type's price. */
+export interface InventoryGroup {
+  source: Source;
+  chestTypeId: string;
+  count: number;
+  price: Record<string, number>;
+}
+
+/** The whole inventory in a few grouped rows (its counts and value, without listing it). */
+export async function summarizeUnopened(db: Queryable, appId: string, playerId: string): Promise<InventoryGroup[]> {
+  const r = await db.query<{ source: string; chest_type_id: string; n: number; price: unknown }>(
+    `SELECT g.source, g.chest_type_id, g.n, t.price
+       FROM (SELECT source, chest_type_id, count(*)::int AS n FROM inventory_chests
+              WHERE app_id = $1 AND player_id = $2 AND opened_at IS NULL GROUP BY source, chest_type_id) g
+       JOIN chest_types t ON t.app_id = $1 AND t.id = g.chest_type_id`,
+    [appId, playerId],
+  );
+  return r.rows.map((row) => ({ source: SourceSchema.parse(row.source), chestTypeId: row.chest_type_id, count: row.n, price: PriceSchema.parse(row.price) }));
 }
 
 /** How many unopened chests a player holds, per source. */

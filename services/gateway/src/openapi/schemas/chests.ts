@@ -160,6 +160,11 @@ export const InventoryDocument = component(
         .optional()
         .describe('Sum of the chests\' catalog prices, by currency code.'),
       inventory_status: z.object({ capacity: Count, used: Count, available: Count }).optional(),
+      page: z
+        .object({ limit: Count, offset: Count, total: Count.describe('Chests matching the filter (the whole inventory without one).') })
+        .optional()
+        .describe('The page shown (own or a friend\'s inventory); the other meta always counts the whole inventory.'),
     }),
+    links: PaginationLinks.optional().describe('Pages of the inventory (own or a friend\'s).'),
   }),
 );

@@ -1,12 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { applyFieldset, GetInventory, ListOpenings, paginationLinks, resource } from '@ccs/shared';
+import { AppError, applyFieldset, GetInventory, ListOpenings, paginationLinks, resource, type ParsedQuery } from '@ccs/shared';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/chests.js';
 
-/** Query members of an inventory. */
-const INVENTORY_QUERY = { fields: { chest: CHEST_FIELDS } };
+/** Query members of an inventory: pages of at most 100, by acquisition time, one chest type. */
+const INVENTORY_QUERY = {
+  fields: { chest: CHEST_FIELDS },
+  page: { defaultLimit: 100, maxLimit: 100 },
+  sort: ['acquired_at'],
+  filter: { fields: ['chest_type_id'] },
+};
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `filter[chest_type_id]=<uuid>`: one chest type (400 for anything else). */
+function chestTypeFilter(q: ParsedQuery): string | undefined {
+  if (!q.filter) return undefined;
+  const f = q.filter;
+  if ('field' in f && f.op === 'eq' && typeof f.value === 'string' && UUID.test(f.value)) return f.value.toLowerCase();
+  throw AppError.badRequest('invalid_filter', 'Use filter[chest_type_id]=<chest type id> (one UUID).', { parameter: 'filter[chest_type_id]' });
+}
 /** Query members of the opening history. */
 const OPENINGS_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
 
@@ -23,7 +37,9 @@ function ownerOf(request: FastifyRequest): string {
 async function getInventory(request: FastifyRequest, reply: FastifyReply) {
   const ownerId = ownerOf(request);
   const q = jsonApiQuery(request, INVENTORY_QUERY);
-  const inv = await request.server.bus.request(GetInventory, { ownerId }, callContext(request));
+  const chestTypeId = chestTypeFilter(q);
+  const order = q.sort[0]?.direction ?? 'asc';
+  const inv = await request.server.bus.request(GetInventory, { ownerId, page: q.page, order, chestTypeId }, callContext(request));
   const chestTypes = {
     purchased: inv.bySource.purchased,
     earned: inv.bySource.earned,
@@ -35,12 +51,19 @@ async function getInventory(request: FastifyRequest, reply: FastifyReply) {
     const capacity = inv.capacity ?? 0;
     meta.estimated_value = { coins: 0, gems: 0, ...inv.estimatedValue };
     meta.inventory_status = { capacity, used: inv.totalChests, available: Math.max(0, capacity - inv.totalChests) };
+    meta.page = { ...q.page, total: inv.matching ?? inv.totalChests };
   }
+  const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
+  // The id as asked (`me` or the UUID ownerOf validated), so the links page the same inventory.
+  const path = `/api/v1/players/${(request.params as { id: string }).id}/chests`;
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
     data: inv.chests.map((c) => applyFieldset(inventoryChest(c), q.fields)),
     included: [],
     meta,
+    ...(inv.view === 'full'
+      ? { links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), path, rest, q.page, inv.matching ?? inv.totalChests) }
+      : {}),
   });
 }
 
