@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isDatabaseUnavailable } from './database.js';
 
 /** Where in the request an error points: a JSON pointer into the body, or a query/path parameter. */
 export const ErrorSourceSchema = z
@@ -70,6 +71,19 @@ export class AppError extends Error {
   static unavailable(code: string, detail: string): AppError {
     return new AppError({ status: 503, code, title: 'Service Unavailable', detail });
   }
+  /**
+   * Postgres is away (restart, failover, lost connection): 503, retry shortly. A request cut off
+   * at COMMIT may or may not have been applied; retried with the same Idempotency-Key it is
+   * applied at most once. `cause` stays in this process (logs), it never crosses NATS.
+   */
+  static databaseUnavailable(cause?: unknown): AppError {
+    const err = AppError.unavailable(
+      'database_unavailable',
+      'The database is not reachable right now. Retry shortly, with the same Idempotency-Key if the request had one.',
+    );
+    if (cause !== undefined) err.cause = cause;
+    return err;
+  }
   static internal(): AppError {
     return new AppError({
       status: 500,
@@ -80,9 +94,13 @@ export class AppError extends Error {
   }
 }
 
-/** Turns anything thrown into an AppError without leaking internals. */
+/**
+ * Turns anything thrown into an AppError without leaking internals: a lost or unreachable
+ * database is 503 `database_unavailable`, anything else untyped a generic 500.
+ */
 export function toAppError(err: unknown): AppError {
-  return err instanceof AppError ? err : AppError.internal();
+  if (err instanceof AppError) return err;
+  return isDatabaseUnavailable(err) ? AppError.databaseUnavailable(err) : AppError.internal();
 }
 
 /** Converts zod issues into 422 (body) or 400 (query/path) error objects with their source. */

@@ -1,1 +1,2 @@
 export * from './app-error.js';
+export * from './database.js';
