@@ -85,7 +85,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       ignoreTrailingSlash: true,
     },
   }) as unknown as FastifyInstance;
-  app.decorate('bus', deps.bus);
+  // Every payload the gateway sends is built from input its routes validated (path, query and body,
+  // against bounds at least as tight as the contracts'), and every service parses what arrives:
+  // the Bus's own parse of each request would be a third check (see "Where payloads are validated"
+  // in packages/shared/src/runtime/bus.ts).
+  const bus = deps.bus.withOptions({ validateRequests: false });
+  app.decorate('bus', bus);
   app.decorate('gatewayConfig', deps.config);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -97,8 +102,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // First hooks: they wrap every other plugin's in the request's trace.
   await app.register(observability, { serveMetrics: deps.config.METRICS_PORT === 0 });
   await app.register(negotiation);
-  await app.register(tenancy, { bus: deps.bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
-  await app.register(auth, { bus: deps.bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });
+  await app.register(tenancy, { bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
+  await app.register(auth, { bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });
   if (deps.config.RATE_LIMIT === 'on') {
     await app.register(rateLimiting, {
       redis: deps.redis,
@@ -109,7 +114,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   }
   // Before every route it documents: it collects them as they are registered.
   await app.register(apiDocs, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
-  await app.register(healthRoutes, { bus: deps.bus, redis: deps.redis, timeoutMs: deps.config.READY_TIMEOUT_MS });
+  await app.register(healthRoutes, { bus, redis: deps.redis, timeoutMs: deps.config.READY_TIMEOUT_MS });
   await app.register(v1Routes);
   return app;
 }

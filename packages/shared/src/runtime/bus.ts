@@ -12,16 +12,55 @@ import { activeTraceContext, endSpan, injectTraceContext, SpanKind, startSpan } 
 /** The header our runtime sets on error replies, besides the Service API's own. */
 export const ERROR_HEADER = 'Nats-Service-Error-Code';
 
+/** How a Bus treats what its callers hand it. */
+export interface BusOptions {
+  /**
+   * Parse every request payload with its contract before sending (default true). A caller whose
+   * payloads are built only from input it validated itself (the gateway) turns it off: see
+   * "Where payloads are validated" on Bus.
+   */
+  validateRequests?: boolean;
+}
+
 /**
- * Request-reply over NATS with the shared contracts: validates the request before sending and the
- * reply on arrival, turns typed error replies back into AppError, and bounds every call in time.
+ * Request-reply over NATS with the shared contracts: turns typed error replies back into
+ * AppError, and bounds every call in time.
+ *
+ * Where payloads are validated (each check once, at a boundary):
+ * - Requests: the responder parses every request with its contract on arrival (addEndpoint) and
+ *   answers 400 `invalid_message` when it fails, so the parse here is a second check of the same
+ *   thing. It is kept by default, because services and the admin CLI build payloads from data no
+ *   one validated (an operator's content file, a row), and there a bad payload should fail in the
+ *   caller, before anything is sent; and because the parse applies the contract's defaults (e.g.
+ *   ListChestTypes' `sort`, AppContentSchema's) and strips unknown members before they cross the
+ *   wire. The gateway's Bus (`validateRequests: false`, see its app.ts) skips it: every payload it
+ *   sends is built from path, query and body values its routes validated first, against bounds
+ *   at least as tight as the contract's, and the responder applies the same defaults on arrival,
+ *   so the handler receives exactly what it received before.
+ * - Replies: the responder parses its handler's reply with the contract before sending it
+ *   (addEndpoint: a reply that breaks it is a 500 there and never leaves), and sends the parsed
+ *   value, so a successful reply arrives already in the contract's shape, defaults applied and
+ *   unknown members stripped. Parsing it again here re-validated what was validated a moment
+ *   before; what remains is a cheap structural guard: a reply that is not a JSON object (every
+ *   reply contract is an object) is a 500, as a failed parse was. Error replies are still parsed
+ *   (ErrorReplySchema): they are rare, and become the AppError the caller throws.
  */
 export class Bus {
+  private readonly validateRequests: boolean;
+
   constructor(
     private readonly nc: NatsConnection,
     private readonly prefix: string,
     private readonly timeoutMs: number,
-  ) {}
+    opts: BusOptions = {},
+  ) {
+    this.validateRequests = opts.validateRequests ?? true;
+  }
+
+  /** The same connection, prefix and bound with other options (e.g. the gateway's view without request parsing). */
+  withOptions(opts: BusOptions): Bus {
+    return new Bus(this.nc, this.prefix, this.timeoutMs, { validateRequests: this.validateRequests, ...opts });
+  }
 
   /**
    * Receives every core-NATS notification of one kind (fire-and-forget hints such as cache
@@ -48,7 +87,7 @@ export class Bus {
     ctx: CallContext,
     opts: { timeoutMs?: number } = {},
   ): Promise<ReplyOf<C>> {
-    const body = contract.request.parse(payload);
+    const body = this.validateRequests ? contract.request.parse(payload) : payload;
     const started = performance.now();
     const { span, context } = startSpan(contract.subject, SpanKind.CLIENT, activeTraceContext(), {
       'messaging.system': 'nats',
@@ -65,7 +104,7 @@ export class Bus {
         outcome = transportOutcome(err as NatsError);
         throw transportError(err as NatsError, contract.subject);
       }
-      const reply = decodeReply(contract, msg);
+      const reply = decodeReply<C>(msg);
       outcome = 'ok';
       return reply;
     } finally {
@@ -75,17 +114,19 @@ export class Bus {
   }
 }
 
-/** The reply's payload checked against the contract; a typed error reply becomes its AppError again. */
-function decodeReply<C extends SubjectContract>(contract: C, msg: Msg): ReplyOf<C> {
+/**
+ * The reply's payload (validated by the responder before sending: see Bus), guarded structurally:
+ * anything but a JSON object is a 500. A typed error reply becomes its AppError again.
+ */
+function decodeReply<C extends SubjectContract>(msg: Msg): ReplyOf<C> {
   const decoded = decodeJson(msg.data);
   if (msg.headers?.get(ERROR_HEADER)) {
     const errors = ErrorReplySchema.safeParse(decoded);
     if (errors.success) throw AppError.many(errors.data.errors);
     throw AppError.internal();
   }
-  const reply = contract.reply.safeParse(decoded);
-  if (!reply.success) throw AppError.internal();
-  return reply.data as ReplyOf<C>;
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw AppError.internal();
+  return decoded as ReplyOf<C>;
 }
 
 function transportOutcome(err: NatsError): NatsRequestOutcome {
