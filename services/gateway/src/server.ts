@@ -18,7 +18,11 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const log = logger ?? createLogger('gateway', config.LOG_LEVEL);
   // Before anything makes a span: OFF unless the OTEL_* variables ask for it (a no-op when set up already).
   initTracing('gateway');
-  const nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}gateway`, maxReconnectAttempts: -1 }).catch((err) => {
+  // noAsyncTraces: nats.js otherwise creates an Error (a stack capture) per request, and a second
+  // one for its timeout, only to append the caller's stack to a failure; the Bus turns every
+  // failure into an AppError naming the subject anyway. Requests share the connection's one
+  // muxed inbox subscription (nats.js' default; never noMux).
+  const nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}gateway`, maxReconnectAttempts: -1, noAsyncTraces: true }).catch((err) => {
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
   });
   const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: true });
