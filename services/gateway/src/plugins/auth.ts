@@ -25,7 +25,11 @@ class KeyStore {
   private lastFetch = 0;
   private fetching: Promise<void> | undefined;
 
-  constructor(private readonly bus: Bus) {}
+  /** `onKeys` hears every fetched key set (the verified-token cache forgets kids no longer in it). */
+  constructor(
+    private readonly bus: Bus,
+    private readonly onKeys: (kids: ReadonlySet<string>) => void = () => undefined,
+  ) {}
 
   async publicKey(kid: string | undefined, requestId: string): Promise<string> {
     if (!kid) throw new Error('token has no kid');
@@ -41,6 +45,7 @@ class KeyStore {
       .then((jwks) => {
         this.keys = new Map(jwks.keys.map((k) => [k.kid, k.publicKeyPem]));
         this.lastFetch = Date.now();
+        this.onKeys(new Set(this.keys.keys()));
       })
       .finally(() => (this.fetching = undefined));
     return this.fetching;
@@ -49,6 +54,75 @@ class KeyStore {
 
 const invalid = (detail: string) => AppError.unauthorized('invalid_token', detail);
 
+/** `Authorization: Bearer <token>`: the scheme, then base64url/base64 characters (the token is checked by verification). */
+const BEARER = /^Bearer [A-Za-z0-9._~+/-]+=*$/;
+
+type Claims = FastifyRequest['user'];
+
+/** How long a verified token's claims are reused, at most (never past its `exp`). */
+export const TOKEN_CACHE_TTL_MS = 60_000;
+/** Verified tokens remembered at once; the oldest is forgotten first. */
+export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+
+interface VerifiedToken {
+  claims: Claims;
+  /** The key that verified it: entries of a kid the players service no longer lists are dropped. */
+  kid: string | undefined;
+  /** Epoch ms up to which the claims may be reused: the TTL's end or the token's `exp`, the earlier. */
+  reuseUntil: number;
+}
+
+/**
+ * Claims of recently verified tokens, keyed by the whole token (never by its signature alone: a
+ * payload re-encoded under a valid signature must not match). Only successful verifications are
+ * stored; a hit past `reuseUntil` is dropped and the token verified again (so an expired one gets
+ * its `token_expired` answer from the verifier, as before). The app check runs on every request.
+ */
+export class VerifiedTokenCache {
+  private readonly entries = new Map<string, VerifiedToken>();
+
+  constructor(
+    private readonly ttlMs = TOKEN_CACHE_TTL_MS,
+    private readonly maxEntries = TOKEN_CACHE_MAX_ENTRIES,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(token: string, now = Date.now()): Claims | undefined {
+    const hit = this.entries.get(token);
+    if (!hit) return undefined;
+    if (now <= hit.reuseUntil) return hit.claims;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  set(token: string, claims: Claims, now = Date.now()): void {
+    // fast-jwt accepts a token while now <= exp * 1000: never reuse it past that.
+    const reuseUntil = Math.min(now + this.ttlMs, claims.exp * 1000);
+    if (!(reuseUntil >= now)) return;
+    if (this.entries.size >= this.maxEntries && !this.entries.has(token)) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(token, { claims: Object.freeze(claims), kid: kidOf(token), reuseUntil });
+  }
+
+  /** Forgets the tokens of keys no longer in the players service's key set. */
+  keepOnly(kids: ReadonlySet<string>): void {
+    for (const [token, entry] of this.entries) if (entry.kid === undefined || !kids.has(entry.kid)) this.entries.delete(token);
+  }
+}
+
+/** The `kid` of a (verified) token's header. */
+function kidOf(token: string): string | undefined {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString());
+    const kid = (header as { kid?: unknown } | null)?.kid;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Verifies `Authorization: Bearer` tokens: ES256 only (the algorithm is pinned, so `alg: none`
  * and HMAC confusion fail), issuer and audience checked, expiry enforced, and the token's app
@@ -56,7 +130,8 @@ const invalid = (detail: string) => AppError.unauthorized('invalid_token', detai
  */
 export default fp(
   async function auth(app: FastifyInstance, opts: { bus: Bus; issuer: string; audience: string }) {
-    const store = new KeyStore(opts.bus);
+    const verified = new VerifiedTokenCache();
+    const store = new KeyStore(opts.bus, (kids) => verified.keepOnly(kids));
     await app.register(fastifyJwt, {
       // Verify-only: the key is looked up by the token's kid; the gateway never signs.
       secret: ((request: FastifyRequest, token: { header?: { kid?: string } }) => store.publicKey(token.header?.kid, request.id)) as never,
@@ -72,13 +147,16 @@ export default fp(
     app.decorateRequest('player', undefined);
     app.decorateRequest('authError', undefined);
 
-    app.addHook('onRequest', async (request) => {
-      const header = request.headers.authorization;
-      if (header === undefined || !request.tenant) return;
-      if (!/^Bearer [A-Za-z0-9._~+/-]+=*$/.test(header)) throw invalid('Use Authorization: Bearer <access token>.');
-      let claims;
+    /** The request's player from verified claims: the token's app must be the apikey's app. */
+    const admit = (request: FastifyRequest, appId: string, claims: Claims) => {
+      if (claims.app !== appId) throw invalid('The access token belongs to another app.');
+      request.player = { id: claims.sub, anonymous: claims.anon === true };
+    };
+
+    async function verify(request: FastifyRequest, token: string, appId: string): Promise<void> {
+      let claims: Claims;
       try {
-        claims = await request.jwtVerify<FastifyRequest["user"]>();
+        claims = await request.jwtVerify<Claims>();
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED') {
@@ -86,8 +164,28 @@ export default fp(
         }
         throw invalid('The access token is not valid.');
       }
-      if (claims.app !== request.tenant.appId) throw invalid('The access token belongs to another app.');
-      request.player = { id: claims.sub, anonymous: claims.anon === true };
+      verified.set(token, claims);
+      admit(request, appId, claims);
+    }
+
+    // Callback style: a token verified recently (the common case) costs no promise.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const header = request.headers.authorization;
+      if (header === undefined || !request.tenant) return done();
+      if (!BEARER.test(header)) return done(invalid('Use Authorization: Bearer <access token>.'));
+      const token = header.slice(7);
+      const claims = verified.get(token);
+      if (claims === undefined) {
+        verify(request, token, request.tenant.appId).then(() => done(), done);
+        return;
+      }
+      try {
+        request.user = claims;
+        admit(request, request.tenant.appId, claims);
+      } catch (err) {
+        return done(err as AppError);
+      }
+      done();
     });
   },
   { name: 'auth', dependencies: ['tenancy'] },
