@@ -45,9 +45,14 @@ export function resource(
 export function applyFieldset(r: Resource, fields: Record<string, string[]>): Resource {
   const wanted = fields[r.type];
   if (!wanted) return r;
-  const keep = new Set(wanted);
-  const pick = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).filter(([k]) => keep.has(k)));
-  return { ...r, attributes: pick(r.attributes), relationships: pick(r.relationships) };
+  return { ...r, attributes: pick(r.attributes, wanted), relationships: pick(r.relationships, wanted) };
+}
+
+/** The members of `o` named in `wanted` (a handful of validated field names), in `o`'s order. */
+function pick<T>(o: Record<string, T>, wanted: readonly string[]): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(o)) if (wanted.includes(k)) out[k] = o[k]!;
+  return out;
 }
 
 /** Renders error objects as a JSON:API error document (status as a string, per the schema). */

@@ -11,10 +11,17 @@ export function paginationLinks(
   page: { limit: number; offset: number },
   total: number,
 ): Record<string, string | null> {
-  const at = (offset: number) => {
-    const q = qs.stringify({ ...query, page: { limit: String(page.limit), offset: String(offset) } }, { encodeValuesOnly: false });
-    return `${baseUrl}${path}?${q}`;
-  };
+  let at: (offset: number) => string;
+  if (Object.prototype.hasOwnProperty.call(query, 'page')) {
+    // A `page` member of its own would keep its place in the query: the general (slow) way.
+    at = (offset) => `${baseUrl}${path}?${qs.stringify({ ...query, page: { limit: String(page.limit), offset: String(offset) } }, { encodeValuesOnly: false })}`;
+  } else {
+    // The same text, the other members encoded once: qs joins each top-level member's encoding
+    // with `&`, and `page` comes last.
+    const rest = qs.stringify(query, { encodeValuesOnly: false });
+    const head = `${baseUrl}${path}?${rest ? `${rest}&` : ''}page%5Blimit%5D=${String(page.limit)}&page%5Boffset%5D=`;
+    at = (offset) => head + String(offset);
+  }
   const lastOffset = total === 0 ? 0 : Math.floor((total - 1) / page.limit) * page.limit;
   return {
     self: at(page.offset),

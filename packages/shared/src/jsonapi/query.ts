@@ -30,18 +30,37 @@ export interface ParsedQuery {
 export const MAX_FILTER_DEPTH = 4;
 const bad = (parameter: string, detail: string, code = 'invalid_parameter') => AppError.badRequest(code, detail, { parameter });
 
+/** What parsing derives from a spec, built once per spec (specs are module-level constants, never changed). */
+interface CompiledSpec {
+  /** Query members the endpoint knows. */
+  known: ReadonlySet<string>;
+  /** Its include paths. */
+  include: ReadonlySet<string>;
+}
+
+const compiledSpecs = new WeakMap<QuerySpec, CompiledSpec>();
+
+function compile(spec: QuerySpec): CompiledSpec {
+  let c = compiledSpecs.get(spec);
+  if (!c) {
+    c = { known: new Set(['include', 'fields', 'sort', 'filter', 'page', ...(spec.extra ?? [])]), include: new Set(spec.include ?? []) };
+    compiledSpecs.set(spec, c);
+  }
+  return c;
+}
+
 /**
  * Parses the JSON:API query members of a request (already split by `qs` into nested objects):
  * include, fields[type], sort, filter (equality, operators, and/or/not to a bounded depth) and
  * page[limit]/page[offset]. Every unsupported value is a 400 naming the parameter.
  */
 export function parseJsonApiQuery(raw: Record<string, unknown>, spec: QuerySpec): ParsedQuery {
-  const known = new Set(['include', 'fields', 'sort', 'filter', 'page', ...(spec.extra ?? [])]);
+  const compiled = compile(spec);
   for (const key of Object.keys(raw)) {
-    if (!known.has(key)) throw bad(key, `Unknown query parameter "${key}".`, 'unknown_parameter');
+    if (!compiled.known.has(key)) throw bad(key, `Unknown query parameter "${key}".`, 'unknown_parameter');
   }
   return {
-    include: parseInclude(raw.include, spec),
+    include: parseInclude(raw.include, compiled.include),
     fields: parseFields(raw.fields, spec),
     sort: parseSort(raw.sort, spec),
     filter: raw.filter === undefined ? undefined : parseFilter(raw.filter, spec),
@@ -54,10 +73,9 @@ function asString(v: unknown, parameter: string): string {
   return v;
 }
 
-function parseInclude(v: unknown, spec: QuerySpec): string[] {
+function parseInclude(v: unknown, allowed: ReadonlySet<string>): string[] {
   if (v === undefined) return [];
   const paths = asString(v, 'include').split(',').map((s) => s.trim()).filter(Boolean);
-  const allowed = new Set(spec.include ?? []);
   for (const p of paths) {
     if (!allowed.has(p)) {
       const hint = allowed.size ? ` Supported: ${[...allowed].join(', ')}.` : ' This endpoint supports no relationships.';
@@ -99,6 +117,8 @@ function parseSort(v: unknown, spec: QuerySpec): SortField[] {
   });
 }
 
+const DIGITS = /^\d{1,9}$/;
+
 function parsePage(v: unknown, spec: QuerySpec): { limit: number; offset: number } {
   const defaults = spec.page ?? { defaultLimit: 20, maxLimit: 100 };
   if (v === undefined) return { limit: defaults.defaultLimit, offset: 0 };
@@ -111,7 +131,7 @@ function parsePage(v: unknown, spec: QuerySpec): { limit: number; offset: number
   const int = (name: 'limit' | 'offset', min: number, max: number, dflt: number) => {
     if (page[name] === undefined) return dflt;
     const s = asString(page[name], `page[${name}]`);
-    if (!/^\d{1,9}$/.test(s) || Number(s) < min || Number(s) > max) {
+    if (!DIGITS.test(s) || Number(s) < min || Number(s) > max) {
       throw bad(`page[${name}]`, `page[${name}] must be an integer from ${min} to ${max}.`, 'invalid_page');
     }
     return Number(s);

@@ -20,8 +20,10 @@ export function callContext(request: FastifyRequest): CallContext {
  * with /api/, and must not skip the key (and with it the token check and the rate limit).
  */
 export function needsApiKey(request: FastifyRequest): boolean {
-  const route = request.routeOptions.url;
-  return request.url.startsWith('/api/') || route?.startsWith('/api/') === true || request.routeOptions.config.tenantScoped === true;
+  if (request.url.startsWith('/api/')) return true;
+  // Fastify builds a new routeOptions object on every read: read it once.
+  const { url: route, config } = request.routeOptions;
+  return route?.startsWith('/api/') === true || config.tenantScoped === true;
 }
 
 /** The app id of an API-key-checked request (every /api route has one). */
@@ -66,10 +68,12 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, pointer
   return parsed.data;
 }
 
+const UUID = z.string().uuid();
+
 /** Validates a path parameter as a UUID (400 naming the parameter). */
 export function uuidParam(request: FastifyRequest, name: string): string {
   const value = (request.params as Record<string, string>)[name];
-  if (!value || !z.string().uuid().safeParse(value).success) {
+  if (!value || !UUID.safeParse(value).success) {
     throw AppError.badRequest('invalid_id', `Path parameter "${name}" must be a UUID.`, { parameter: name });
   }
   return value.toLowerCase();
@@ -91,10 +95,12 @@ export function baseUrl(request: FastifyRequest, configured?: string): string {
   return `${request.protocol}://${request.host}`;
 }
 
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
 /** Request ids: a well-formed incoming X-Request-Id is kept, else a new UUID. */
 export function genRequestId(req: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -16,9 +16,11 @@ function sessionDocument(request: FastifyRequest, s: Session) {
   return { data: applyFieldset(sessionPlayerResource(s), fields), included: [], meta: sessionMeta(s) };
 }
 
+const SessionClaims = z.object({ sid: z.string().uuid() });
+
 /** The access token's session id (`sid`), which logout revokes. */
 function sessionIdOf(request: FastifyRequest): string | undefined {
-  const claims = z.object({ sid: z.string().uuid() }).safeParse(request.user);
+  const claims = SessionClaims.safeParse(request.user);
   return claims.success ? claims.data.sid : undefined;
 }
 
