@@ -92,8 +92,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const bus = deps.bus.withOptions({ validateRequests: false });
   app.decorate('bus', bus);
   app.decorate('gatewayConfig', deps.config);
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   // The error handler before any route: a route keeps the handler set when it was registered

@@ -9,6 +9,14 @@ declare module 'fastify' {
   }
 }
 
+const notAcceptable = () =>
+  new AppError({
+    status: 406,
+    code: 'not_acceptable',
+    title: 'Not Acceptable',
+    detail: `Accept ${JSONAPI_MEDIA_TYPE} without media type parameters.`,
+  });
+
 const unsupported = (detail: string) =>
   new AppError({ status: 415, code: 'unsupported_media_type', title: 'Unsupported Media Type', detail });
 
@@ -30,18 +38,14 @@ export default fp(
   async function negotiation(app: FastifyInstance) {
     app.addContentTypeParser(JSONAPI_MEDIA_TYPE, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
 
-    app.addHook('onRequest', async (request) => {
+    // Callback style, and no parsing for the usual headers: an Accept that is exactly the JSON:API
+    // media type, or that does not mention it at all (any case), can never be refused.
+    app.addHook('onRequest', (request, _reply, done) => {
       const accept = request.headers.accept;
-      if (!accept) return;
+      if (!accept || accept === JSONAPI_MEDIA_TYPE || !accept.toLowerCase().includes(JSONAPI_MEDIA_TYPE)) return done();
       const jsonapi = mediaTypes(accept).filter((m) => m.type === JSONAPI_MEDIA_TYPE);
-      if (jsonapi.length > 0 && jsonapi.every((m) => m.hasParams)) {
-        throw new AppError({
-          status: 406,
-          code: 'not_acceptable',
-          title: 'Not Acceptable',
-          detail: `Accept ${JSONAPI_MEDIA_TYPE} without media type parameters.`,
-        });
-      }
+      if (jsonapi.length > 0 && jsonapi.every((m) => m.hasParams)) return done(notAcceptable());
+      done();
     });
 
     app.addHook('preValidation', async (request) => {

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { LogController, type FastifyInstance } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { beginHttpRequest, endHttpRequest, runObserved, ServiceMetrics, type HttpObservation } from '@ccs/shared';
 
 declare module 'fastify' {
@@ -20,6 +20,9 @@ declare module 'fastify' {
 export function observabilityLogController(): LogController {
   return new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true });
 }
+
+/** Whether a request logger writes `info` lines (pino says; a logger that cannot tell is asked to). */
+const logsInfo = (log: FastifyBaseLogger): boolean => (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? true;
 
 /** Probes and scrapes: counted, but neither traced nor logged per request (they come every few seconds). */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -56,7 +59,8 @@ export default fp(
       const o = request.observation;
       if (!o) return done();
       const ms = endHttpRequest(o, reply.statusCode);
-      if (!QUIET_ROUTES.has(o.route)) {
+      // Below `info` (LOG_LEVEL=warn) the line would be dropped: skip building it and re-entering the scope.
+      if (!QUIET_ROUTES.has(o.route) && logsInfo(request.log)) {
         runObserved(o, () =>
           request.log.info({ method: o.method, route: o.route, url: request.url, statusCode: reply.statusCode, ms: Math.round(ms) }, 'request completed'),
         );

@@ -31,9 +31,13 @@ export default fp(
     });
     app.addHook('onClose', async () => stopListening());
 
-    async function resolve(apiKey: string, requestId: string) {
+    /** The cached answer for a key (null: known to be unknown), or undefined when it must be asked. */
+    function cached(apiKey: string): CacheEntry['value'] | undefined {
       const hit = cache.get(apiKey);
-      if (hit && hit.expires > Date.now()) return hit.value;
+      return hit && hit.expires > Date.now() ? hit.value : undefined;
+    }
+
+    async function resolve(apiKey: string, requestId: string) {
       let value: CacheEntry['value'];
       try {
         value = await opts.bus.request(ResolveApiKey, { apiKey }, { requestId });
@@ -46,19 +50,30 @@ export default fp(
       return value;
     }
 
+    const invalidKey = () => AppError.unauthorized('invalid_api_key', 'The apikey is not valid.');
+
     app.decorateRequest('tenant', undefined);
-    app.addHook('onRequest', async (request) => {
-      if (!needsApiKey(request)) return;
+    // Callback style: a cached key (the common case) costs no promise.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!needsApiKey(request)) return done();
       // Public documents under /api (the OpenAPI document) are readable without a key.
-      if (request.routeOptions.config.noApiKey) return;
+      if (request.routeOptions.config.noApiKey) return done();
       const key = request.headers.apikey;
       if (typeof key !== 'string' || key.length === 0) {
-        throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
+        return done(AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.'));
       }
-      if (key.length > 200) throw AppError.unauthorized('invalid_api_key', 'The apikey is not valid.');
-      const tenant = await resolve(key, request.id);
-      if (!tenant) throw AppError.unauthorized('invalid_api_key', 'The apikey is not valid.');
-      request.tenant = tenant;
+      if (key.length > 200) return done(invalidKey());
+      const hit = cached(key);
+      if (hit !== undefined) {
+        if (!hit) return done(invalidKey());
+        request.tenant = hit;
+        return done();
+      }
+      resolve(key, request.id).then((tenant) => {
+        if (!tenant) return done(invalidKey());
+        request.tenant = tenant;
+        done();
+      }, done);
     });
   },
   { name: 'tenancy', dependencies: ['errors'] },
