@@ -1,4 +1,4 @@
-import type { Bus, Logger, OutboxRelay, Pool } from '@ccs/shared';
+import type { AppliedNotices, Bus, Logger, OutboxRelay, Pool } from '@ccs/shared';
 import type { NatsConnection } from 'nats';
 import type { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
@@ -12,6 +12,8 @@ export interface ChestsDeps {
   bus: Bus;
   nc: NatsConnection;
   relay: OutboxRelay;
+  /** Tells this process when consumers applied the grants it wrote (one subscription). */
+  notices: AppliedNotices;
   cache: CatalogCache;
   drops: DropTables;
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { OutboxRelay, type ServiceDefinition, type ServiceDeps } from '@ccs/shared';
+import { AppliedNotices, OutboxRelay, type ServiceDefinition, type ServiceDeps } from '@ccs/shared';
 import { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
@@ -38,8 +38,9 @@ export const chestsService: ServiceDefinition<ChestsConfig> = {
     const { config, log, pool, bus, nc, js } = base;
     const redis = connectRedis(base);
     const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
+    const notices = new AppliedNotices(nc, config.NATS_PREFIX);
     const deps: ChestsDeps = {
-      config, log, pool, bus, nc, relay,
+      config, log, pool, bus, nc, relay, notices,
       cache: new CatalogCache(redis, config.REDIS_PREFIX, config.CATALOG_CACHE_TTL_SECONDS, log),
       drops: new DropTables(pool),
     };
@@ -60,6 +61,7 @@ export const chestsService: ServiceDefinition<ChestsConfig> = {
         relay,
         new PurchaseSweeper(deps),
         { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },
+        { start: () => undefined, stop: async () => notices.close() },
       ],
     };
   },

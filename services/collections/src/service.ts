@@ -36,7 +36,7 @@ export const collectionsService: ServiceDefinition<CollectionsConfig> = {
         adminStatsEndpoint(pool),
         adminContentVersionEndpoint(pool),
       ],
-      consumers: [contentLoadedConsumer(pool, cache, log), openingGrantedConsumer(pool)],
+      consumers: [contentLoadedConsumer(pool, cache, log), openingGrantedConsumer()],
       workers: [redisCloser],
     };
   },

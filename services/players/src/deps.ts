@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import type { Logger, OutboxRelay, Pool } from '@ccs/shared';
+import type { AppliedNotices, Logger, OutboxRelay, Pool } from '@ccs/shared';
 import type { PlayersConfig } from './config.js';
 import type { PasswordHasher } from './credentials/passwords.js';
 import type { AccessTokenSigner } from './tokens/access-tokens.js';
@@ -12,6 +12,8 @@ export interface PlayersDeps {
   pool: Pool;
   nc: NatsConnection;
   relay: OutboxRelay;
+  /** Tells this process when consumers applied the grants it wrote (one subscription). */
+  notices: AppliedNotices;
   hasher: PasswordHasher;
   signer: AccessTokenSigner;
   keys: KeyRing;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { OutboxRelay, type ServiceDefinition } from '@ccs/shared';
+import { AppliedNotices, OutboxRelay, type ServiceDefinition } from '@ccs/shared';
 import { ensureDemoApp } from './apps/demo-app.js';
 import { experienceConsumer } from './consumers/experience.js';
 import type { PlayersConfig } from './config.js';
@@ -40,6 +40,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
       pool,
       nc,
       relay: new OutboxRelay(pool, js, config.NATS_PREFIX, log),
+      notices: new AppliedNotices(nc, config.NATS_PREFIX),
       hasher: new PasswordHasher({ memoryKib: config.ARGON2_MEMORY_KIB, timeCost: config.ARGON2_TIME_COST }),
       signer: new AccessTokenSigner(keys.active, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
       keys,
@@ -65,8 +66,8 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
       ],
-      consumers: [experienceConsumer(pool)],
-      workers: [d.relay],
+      consumers: [experienceConsumer()],
+      workers: [d.relay, { start: () => undefined, stop: async () => d.notices.close() }],
     };
   },
 };

@@ -4,13 +4,17 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { CallContext } from '../contracts/context.js';
 import type { EventContract } from '../contracts/subject.js';
-import type { Pool, Queryable } from '../db/pool.js';
+import { withTransaction, type Pool, type PoolClient, type Queryable } from '../db/pool.js';
 import { contextFromHeaders, decodeJson } from '../runtime/codec.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 import { grantsStream } from './stream.js';
 import type { ConsumerOutcome, ServiceMetrics } from '../observability/metrics.js';
 import { runInScope } from '../observability/scope.js';
-import { endSpan, remoteParent, SpanKind, startSpan, withTraceContext } from '../observability/trace-context.js';
+import { endSpan, remoteParent, SpanKind, startSpan, withTraceContext, type Span, type TraceContext } from '../observability/trace-context.js';
+import { isNoticeSubject } from './applied-notices.js';
+import { NOTIFY_HEADER } from './outbox.js';
+
+const encoder = new TextEncoder();
 
 /** Per delivery: whether the handler found the message already processed (counted as `duplicate`). */
 const deliveryState = new AsyncLocalStorage<{ duplicate: boolean }>();
@@ -22,18 +26,53 @@ export interface DeliveryInfo {
   deliveryCount: number;
 }
 
-/** A durable JetStream consumer of one message kind, applied at least once and idempotently. */
-export interface ConsumerDef<P extends z.ZodType = z.ZodType> {
+/** One message of a batch, validated, with what the runtime knows about it. */
+export interface Delivery<P> extends DeliveryInfo {
+  payload: P;
+}
+
+/**
+ * A durable JetStream consumer of one message kind, applied at least once and idempotently, in
+ * one of two ways:
+ * - `handle`: one message at a time; the handler opens its own transaction and calls
+ *   `markProcessed` in it;
+ * - `applyBatch`: every message pulled meanwhile (up to `batchSize`) in ONE transaction that the
+ *   runtime opens; the runtime has already recorded their ids as processed in it and passes only
+ *   the messages never processed before, in delivery order. Each is acked after the commit. When
+ *   a batch fails, its messages are retried one by one, so one bad message delays only itself.
+ */
+export type ConsumerDef<P extends z.ZodType = z.ZodType> = ConsumerBase<P> & (PerMessage<P> | Batched<P>);
+
+interface ConsumerBase<P extends z.ZodType> {
   /** Durable name, unique per service and message kind (e.g. `wallet-registration-grants`). */
   durable: string;
   event: EventContract<P>;
-  handle(payload: z.infer<P>, info: DeliveryInfo): Promise<void>;
   /** Deliveries before the message is parked for an operator; default 8. */
   maxDeliver?: number;
 }
 
+interface PerMessage<P extends z.ZodType> {
+  handle(payload: z.infer<P>, info: DeliveryInfo): Promise<void>;
+  applyBatch?: undefined;
+  processedId?: undefined;
+}
+
+interface Batched<P extends z.ZodType> {
+  applyBatch(tx: PoolClient, batch: Delivery<z.infer<P>>[]): Promise<void>;
+  /** At most this many messages per transaction; default 100. */
+  batchSize?: number;
+  /**
+   * The id a message is recorded as processed under; default its message id. A payload's own key
+   * (e.g. the opening id) also recognises the same grant re-published under another message id.
+   */
+  processedId?(payload: z.infer<P>): string;
+  handle?: undefined;
+}
+
 /** Declares a durable consumer (keeps the payload type tied to the event). */
-export function consumer<P extends z.ZodType>(def: ConsumerDef<P>): ConsumerDef<P> {
+export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & PerMessage<P>): ConsumerBase<P> & PerMessage<P>;
+export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & Batched<P>): ConsumerBase<P> & Batched<P>;
+export function consumer(def: ConsumerDef): ConsumerDef {
   return def;
 }
 
@@ -92,10 +131,13 @@ export function watchApplied(nc: NatsConnection, prefix: string, messageIds: str
   };
 }
 
-/** A running consumer; `stop` lets the message in hand finish. */
+/** A running consumer; `stop` lets the messages in hand finish. */
 export interface RunningConsumer {
   stop(): Promise<void>;
 }
+
+/** How long JetStream waits for an ack before redelivering (a crashed replica's messages). */
+const ACK_WAIT_MS = 30_000;
 
 /** Starts a durable pull consumer on the grants stream for one message kind. */
 export async function startConsumer(
@@ -109,78 +151,179 @@ export async function startConsumer(
     filter_subject: prefixed(deps.prefix, def.event.subject),
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    ack_wait: 30 * 1e9,
+    ack_wait: ACK_WAIT_MS * 1e6,
     max_ack_pending: 1000,
   });
   const c = await deps.js.consumers.get(stream, durable);
-  const messages = await c.consume({ max_messages: 64 });
+  // Messages arrive in a buffer; one loop applies what has arrived, a batch (or one) at a time.
+  const buffer: JsMsg[] = [];
+  let wake: (() => void) | undefined;
+  let closing = false;
+  const messages = await c.consume({
+    max_messages: 256,
+    callback: (m) => {
+      buffer.push(m);
+      wake?.();
+    },
+  });
   const maxDeliver = def.maxDeliver ?? 8;
+  const batchSize = def.applyBatch ? (def.batchSize ?? 100) : 1;
   const loop = (async () => {
-    for await (const m of messages) await deliver(def, m, maxDeliver, deps);
+    for (;;) {
+      if (buffer.length === 0) {
+        if (closing) return;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+        continue;
+      }
+      const batch = buffer.splice(0, batchSize);
+      await deliverBatch(def, batch, maxDeliver, deps).catch((err) => deps.log.error({ err: String(err), consumer: def.durable }, 'consumer batch failed unexpectedly'));
+    }
   })();
   return {
     async stop() {
       await messages.close().catch(() => undefined);
-      await loop.catch(() => undefined);
+      closing = true;
+      wake?.();
+      await loop;
     },
   };
 }
 
 type DeliveryDeps = { nc: NatsConnection; pool: Pool; prefix: string; log: Logger; metrics: ServiceMetrics };
 
+/** A pulled message, parsed, with its CONSUMER span (continuing the trace it was written in). */
+interface Pulled {
+  m: JsMsg;
+  messageId: string;
+  ctx: CallContext;
+  span: Span;
+  context: TraceContext;
+}
+
 /**
- * One delivery, observed: a CONSUMER span continuing the trace the message was written in (its
- * `traceparent` header), log lines carrying the request id that caused it, and its outcome
- * counted in `ccs_consumer_messages_total`.
+ * Applies pulled messages: each with `handle` alone, or all with `applyBatch` together. Every
+ * delivery is observed: a CONSUMER span continuing the trace the message was written in (its
+ * `traceparent` header), log lines carrying the request id that caused it, and its outcome counted
+ * in `ccs_consumer_messages_total`.
  */
-async function deliver(def: ConsumerDef, m: JsMsg, maxDeliver: number, deps: DeliveryDeps): Promise<void> {
-  const messageId = m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`;
-  const ctx = contextFromHeaders(m.headers);
-  const { span, context } = startSpan(`process ${def.event.subject}`, SpanKind.CONSUMER, remoteParent(m.headers), {
-    'messaging.system': 'nats',
-    'messaging.destination.name': def.event.subject,
-    'messaging.consumer.group.name': def.durable,
-    'messaging.message.id': messageId,
-    'ccs.delivery_count': m.info.deliveryCount,
-  });
-  let outcome: ConsumerOutcome | undefined;
+async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number, deps: DeliveryDeps): Promise<void> {
+  const valid: (Pulled & { payload: unknown })[] = [];
+  for (const m of msgs) {
+    const messageId = m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`;
+    const ctx = contextFromHeaders(m.headers);
+    const { span, context } = startSpan(`process ${def.event.subject}`, SpanKind.CONSUMER, remoteParent(m.headers), {
+      'messaging.system': 'nats',
+      'messaging.destination.name': def.event.subject,
+      'messaging.consumer.group.name': def.durable,
+      'messaging.message.id': messageId,
+      'ccs.delivery_count': m.info.deliveryCount,
+    });
+    const parsed = def.event.payload.safeParse(decodeJson(m.data));
+    if (parsed.success) {
+      valid.push({ m, messageId, ctx, span, context, payload: parsed.data });
+      continue;
+    }
+    const reason = `invalid payload: ${parsed.error.issues.map((i) => i.message).join('; ')}`;
+    await park(deps.pool, def, m, messageId, reason).catch((e) => deps.log.error({ err: String(e), messageId }, 'could not park'));
+    deps.log.error({ consumer: def.durable, messageId, requestId: ctx.requestId }, 'durable message has an invalid payload; parked');
+    m.ack();
+    finish(def, { m, messageId, ctx, span, context }, 'parked', deps);
+  }
+  if (valid.length === 0) return;
+  if (def.handle) {
+    for (const v of valid) await handleOne(def, v, maxDeliver, deps);
+    return;
+  }
+  let fresh: Set<string>;
   try {
-    outcome = await withTraceContext(context, () =>
-      runInScope({ metrics: deps.metrics, requestId: ctx.requestId }, () => applyOnce(def, m, maxDeliver, deps, messageId, ctx)),
-    );
-    deps.metrics.consumed(def.durable, outcome);
-  } finally {
-    endSpan(span, outcome !== 'applied' && outcome !== 'duplicate', { 'ccs.outcome': outcome ?? 'failed' });
+    fresh = await withTransaction(deps.pool, (tx) => applyTogether(def, tx, valid));
+  } catch (err) {
+    if (valid.length > 1) {
+      // Find the message that fails: each alone, so the others are applied now.
+      for (const v of valid) {
+        v.span.end();
+        await deliverBatch(def, [v.m], maxDeliver, deps);
+      }
+      return;
+    }
+    await failed(def, valid[0]!, err, maxDeliver, deps);
+    return;
+  }
+  const counted = new Set<string>();
+  for (const v of valid) {
+    v.m.ack();
+    const key = def.processedId ? def.processedId(v.payload) : v.messageId;
+    const applied = fresh.has(key) && !counted.has(key);
+    counted.add(key);
+    finish(def, v, applied ? 'applied' : 'duplicate', deps);
   }
 }
 
-async function applyOnce(def: ConsumerDef, m: JsMsg, maxDeliver: number, deps: DeliveryDeps, messageId: string, ctx: CallContext): Promise<ConsumerOutcome> {
-  const log = deps.log.child({ consumer: def.durable, messageId });
-  const parsed = def.event.payload.safeParse(decodeJson(m.data));
-  if (!parsed.success) {
-    await park(deps.pool, def, m, messageId, `invalid payload: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-    log.error('durable message has an invalid payload; parked');
-    m.ack();
-    return 'parked';
+/** In the caller's transaction: marks the batch's ids processed, applies the ones that were not. */
+async function applyTogether(def: ConsumerDef, tx: PoolClient, valid: (Pulled & { payload: unknown })[]): Promise<Set<string>> {
+  const keyOf = (v: Pulled & { payload: unknown }) => (def.processedId ? def.processedId(v.payload) : v.messageId);
+  const ids = [...new Set(valid.map(keyOf))];
+  const r = await tx.query<{ message_id: string }>(
+    `INSERT INTO processed_messages (message_id, consumer) SELECT unnest($1::text[]), $2
+     ON CONFLICT (message_id) DO NOTHING RETURNING message_id`,
+    [ids, def.durable],
+  );
+  const fresh = new Set(r.rows.map((row) => row.message_id));
+  const todo = new Set(fresh);
+  const batch = valid.filter((v) => todo.delete(keyOf(v)));
+  if (batch.length) {
+    await def.applyBatch!(
+      tx,
+      batch.map((v) => ({ payload: v.payload, messageId: v.messageId, ctx: v.ctx, deliveryCount: v.m.info.deliveryCount })),
+    );
   }
+  return fresh;
+}
+
+/** One message with a per-message handler, in the trace and log scope of the request that caused it. */
+async function handleOne(def: ConsumerDef, v: Pulled & { payload: unknown }, maxDeliver: number, deps: DeliveryDeps): Promise<void> {
+  const delivery = { duplicate: false };
   try {
-    const delivery = { duplicate: false };
-    await deliveryState.run(delivery, () => def.handle(parsed.data, { messageId, ctx, deliveryCount: m.info.deliveryCount }));
-    m.ack();
-    deps.nc.publish(appliedSubject(deps.prefix, messageId, def.durable));
-    log.debug({ duplicate: delivery.duplicate, attempt: m.info.deliveryCount }, 'durable message applied');
-    return delivery.duplicate ? 'duplicate' : 'applied';
+    await withTraceContext(v.context, () =>
+      runInScope({ metrics: deps.metrics, requestId: v.ctx.requestId }, () =>
+        deliveryState.run(delivery, () => def.handle!(v.payload, { messageId: v.messageId, ctx: v.ctx, deliveryCount: v.m.info.deliveryCount })),
+      ),
+    );
   } catch (err) {
-    if (m.info.deliveryCount >= maxDeliver) {
-      await park(deps.pool, def, m, messageId, String(err)).catch((e) => log.error({ err: String(e) }, 'could not park'));
-      log.error({ err: String(err) }, 'durable message failed too often; parked');
-      m.ack();
-      return 'parked';
-    }
-    log.warn({ err: String(err), attempt: m.info.deliveryCount }, 'durable message failed; will retry');
-    m.nak(Math.min(30_000, 250 * 2 ** m.info.deliveryCount));
-    return 'retried';
+    await failed(def, v, err, maxDeliver, deps);
+    return;
   }
+  v.m.ack();
+  finish(def, v, delivery.duplicate ? 'duplicate' : 'applied', deps);
+}
+
+/** A message that could not be applied: retried later with backoff, or parked after `maxDeliver` tries. */
+async function failed(def: ConsumerDef, v: Pulled, err: unknown, maxDeliver: number, deps: DeliveryDeps): Promise<void> {
+  const log = deps.log.child({ consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId });
+  if (v.m.info.deliveryCount >= maxDeliver) {
+    await park(deps.pool, def, v.m, v.messageId, String(err)).catch((e) => log.error({ err: String(e) }, 'could not park'));
+    log.error({ err: String(err) }, 'durable message failed too often; parked');
+    v.m.ack();
+    finish(def, v, 'parked', deps);
+    return;
+  }
+  log.warn({ err: String(err), attempt: v.m.info.deliveryCount }, 'durable message failed; will retry');
+  v.m.nak(Math.min(30_000, 250 * 2 ** v.m.info.deliveryCount));
+  finish(def, v, 'retried', deps);
+}
+
+/** Ends a delivery: counts its outcome, ends its span and tells whoever waits that it was applied. */
+function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, deps: DeliveryDeps): void {
+  deps.metrics.consumed(def.durable, outcome);
+  endSpan(v.span, outcome !== 'applied' && outcome !== 'duplicate', { 'ccs.outcome': outcome });
+  if (outcome !== 'applied' && outcome !== 'duplicate') return;
+  const notify = v.m.headers?.get(NOTIFY_HEADER);
+  if (notify && isNoticeSubject(deps.prefix, notify)) deps.nc.publish(`${notify}.${def.durable}`, encoder.encode(v.messageId));
+  else deps.nc.publish(appliedSubject(deps.prefix, v.messageId, def.durable));
+  withTraceContext(v.context, () =>
+    deps.log.debug({ consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId, duplicate: outcome === 'duplicate', attempt: v.m.info.deliveryCount }, 'durable message applied'),
+  );
 }
 
 async function park(pool: Pool, def: ConsumerDef, m: JsMsg, messageId: string, error: string): Promise<void> {

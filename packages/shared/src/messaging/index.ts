@@ -2,3 +2,4 @@ export * from './stream.js';
 export * from './outbox.js';
 export * from './consumer.js';
 export * from './messaging-stats.js';
+export * from './applied-notices.js';

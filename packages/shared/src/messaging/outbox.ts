@@ -9,16 +9,32 @@ import { prefixed } from '../runtime/subjects.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { activeTraceContext, endSpan, injectTraceContext, remoteParent, SpanKind, startSpan } from '../observability/trace-context.js';
 
-/** Writes a durable message in the caller's transaction; the relay publishes it after commit. */
-export async function enqueue<P extends z.ZodType>(
-  tx: Queryable,
+/** A durable message as the outbox holds it. */
+export interface OutboxMessage {
+  id: string;
+  subject: string;
+  payload: unknown;
+  headers: Record<string, string>;
+}
+
+/** Header naming the subject on which the consumers announce that they applied the message. */
+export const NOTIFY_HEADER = 'ccs-notify';
+
+/**
+ * Builds a durable message (payload validated, call and trace context in its headers) for the
+ * caller to insert in its own statement (see `OUTBOX_INSERT`); `enqueue` does both. `notify` (an
+ * `AppliedNotices` subject) asks the consumers to tell this process when they applied it.
+ */
+export function outboxMessage<P extends z.ZodType>(
   event: EventContract<P>,
   id: string,
   payload: z.infer<P>,
   ctx: CallContext,
-): Promise<void> {
+  opts: { notify?: string } = {},
+): OutboxMessage {
   const body = event.payload.parse(payload);
   const h: Record<string, string> = { 'ccs-request-id': ctx.requestId };
+  if (opts.notify) h[NOTIFY_HEADER] = opts.notify;
   if (ctx.appId) h['ccs-app-id'] = ctx.appId;
   if (ctx.playerId) h['ccs-player-id'] = ctx.playerId;
   if (ctx.traceparent) h['traceparent'] = ctx.traceparent;
@@ -30,32 +46,62 @@ export async function enqueue<P extends z.ZodType>(
     'messaging.message.id': id,
   });
   injectTraceContext(context, h);
-  try {
-    await tx.query('INSERT INTO outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)', [id, event.subject, body, h]);
-    endSpan(span, false);
-  } catch (err) {
-    endSpan(span, true);
-    throw err;
-  }
+  endSpan(span, false);
+  return { id, subject: event.subject, payload: body, headers: h };
 }
 
-interface OutboxRow {
-  id: string;
-  subject: string;
-  payload: unknown;
-  headers: Record<string, string>;
+/** Columns of an outbox row, in the order `outboxParams` gives them. */
+export const OUTBOX_COLUMNS = 'id, subject, payload, headers';
+
+/** Parameters of an outbox row for `INSERT INTO outbox (OUTBOX_COLUMNS)`. */
+export function outboxParams(m: OutboxMessage): [string, string, unknown, Record<string, string>] {
+  return [m.id, m.subject, m.payload, m.headers];
 }
 
 /**
+ * Writes a durable message in the caller's transaction and returns it, so that the caller can
+ * publish it right after its commit (`OutboxRelay.publishNow`); the relay publishes it otherwise.
+ */
+export async function enqueue<P extends z.ZodType>(
+  tx: Queryable,
+  event: EventContract<P>,
+  id: string,
+  payload: z.infer<P>,
+  ctx: CallContext,
+  opts: { notify?: string } = {},
+): Promise<OutboxMessage> {
+  const message = outboxMessage(event, id, payload, ctx, opts);
+  await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4)`, outboxParams(message));
+  return message;
+}
+
+/** How long a pass's claim on the rows it publishes lasts (another replica may take them after). */
+const CLAIM_MS = 30_000;
+/** Rows younger than this are left to the request that wrote them (it publishes them itself). */
+const FRESH_MS = 3_000;
+/** How often published rows are marked so, in one statement for all of them. */
+const MARK_EVERY_MS = 25;
+
+/**
  * Publishes outbox rows to JetStream with `Nats-Msg-Id` = row id (the stream de-duplicates
- * re-publishes), then marks them published. Runs on a timer and on demand; replicas share the
- * work through `FOR UPDATE SKIP LOCKED`, so a crash between commit and publish loses nothing.
+ * re-publishes; consumers apply a message id once), then marks them published. No transaction is
+ * ever held across the network:
+ * - a request that committed rows publishes them at once (`publishNow`) from memory;
+ * - a pass (on a timer, or `flush`) claims unpublished rows for a while in one short statement
+ *   (`FOR UPDATE SKIP LOCKED` in a single UPDATE, so replicas share the work), publishes them,
+ *   and marks them;
+ * - marks are batched: one UPDATE every few milliseconds for every row published meanwhile.
+ * A crash between commit and publish, or between publish and mark, loses nothing: the row is
+ * published (again) by a later pass, and the duplicate is recognised by its id.
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private stopped = false;
+  private marks: string[] = [];
+  private marking: Promise<void> | undefined;
+  private markTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -69,7 +115,7 @@ export class OutboxRelay {
     this.stopped = false;
     const tick = () => {
       if (this.stopped) return;
-      this.flush()
+      this.pass(FRESH_MS)
         .catch((err) => this.log.warn({ err: String(err) }, 'outbox relay pass failed; will retry'))
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
@@ -79,8 +125,9 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes everything pending now. A pass already under way may have read the outbox before
-   * the caller's commit, so callers arriving during a pass share one more pass after it.
+   * Publishes everything pending now, fresh rows included. A pass already under way may have
+   * read the outbox before the caller's commit, so callers arriving during a pass share one more
+   * pass after it.
    */
   flush(): Promise<void> {
     if (this.running) {
@@ -92,7 +139,11 @@ export class OutboxRelay {
         });
       return this.next;
     }
-    this.running = this.drainPending().finally(() => {
+    return this.pass(0);
+  }
+
+  private pass(freshMs: number): Promise<void> {
+    this.running = this.drainPending(freshMs).finally(() => {
       this.running = undefined;
     });
     return this.running;
@@ -103,6 +154,7 @@ export class OutboxRelay {
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     await this.next?.catch(() => undefined);
+    await this.markPublished().catch((err) => this.log.warn({ err: String(err) }, 'could not mark published outbox rows; a later pass re-publishes them'));
   }
 
   /** Number of messages not yet confirmed by the stream (for metrics and tests). */
@@ -121,24 +173,25 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes the named rows now, for a caller that just committed them and waits for their
-   * effect: no waiting behind a relay pass. Rows a concurrent pass holds are left to that pass
-   * (it publishes them); rows already published are skipped.
+   * Publishes messages its caller has just committed (as `enqueue` returned them) and waits for
+   * the stream's acknowledgement, without reading the outbox; the rows are marked published a
+   * moment later. If this fails, a relay pass publishes them.
    */
-  async publishNow(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.publishWhere('id = ANY($1::uuid[]) AND published_at IS NULL', [ids]);
+  async publishNow(messages: OutboxMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await Promise.all(messages.map((m) => this.publishRow(m)));
+    this.queueMarks(messages.map((m) => m.id));
   }
 
-  private async drainPending(): Promise<void> {
+  private async drainPending(freshMs: number): Promise<void> {
     for (;;) {
-      const published = await this.publishBatch(100);
+      const published = await this.publishBatch(100, freshMs);
       if (published < 100) return;
     }
   }
 
   /** Publishes one row with its headers unchanged; a PUBLISH span in the row's trace shows the relay's delay. */
-  private async publishRow(row: OutboxRow): Promise<void> {
+  private async publishRow(row: OutboxMessage): Promise<void> {
     const h = natsHeaders();
     for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
     const { span } = startSpan(`publish ${row.subject}`, SpanKind.PRODUCER, remoteParent(row.headers), {
@@ -155,34 +208,44 @@ export class OutboxRelay {
     }
   }
 
-  private publishBatch(limit: number): Promise<number> {
-    return this.publishWhere('published_at IS NULL ORDER BY created_at LIMIT $1', [limit]);
+  /**
+   * Claims up to `limit` unpublished rows older than `freshMs` that no pass holds (one statement,
+   * no transaction left open), publishes them concurrently and marks them. Returns how many.
+   */
+  private async publishBatch(limit: number, freshMs: number): Promise<number> {
+    const { rows } = await this.pool.query<OutboxMessage>(
+      `UPDATE outbox SET claimed_until = now() + make_interval(secs => $2::float8 / 1000)
+        WHERE id IN (SELECT id FROM outbox
+                      WHERE published_at IS NULL AND created_at <= now() - make_interval(secs => $3::float8 / 1000)
+                        AND (claimed_until IS NULL OR claimed_until < now())
+                      ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, subject, payload, headers`,
+      [limit, CLAIM_MS, freshMs],
+    );
+    if (rows.length === 0) return 0;
+    await Promise.all(rows.map((row) => this.publishRow(row)));
+    await this.pool.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
+    return rows.length;
   }
 
-  /**
-   * One transaction: lock the matching unpublished rows (skipping rows another pass holds), publish
-   * them concurrently (JetStream de-duplicates on the row id, so a retry after a partial failure
-   * is safe), mark them published. Returns how many were published.
-   */
-  private async publishWhere(condition: string, params: unknown[]): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<OutboxRow>(
-        `SELECT id, subject, payload, headers FROM outbox WHERE ${condition} FOR UPDATE SKIP LOCKED`,
-        params,
-      );
-      await Promise.all(rows.map((row) => this.publishRow(row)));
-      if (rows.length) {
-        await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
-      }
-      await client.query('COMMIT');
-      return rows.length;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  private queueMarks(ids: string[]): void {
+    this.marks.push(...ids);
+    this.markTimer ??= setTimeout(() => {
+      this.markTimer = undefined;
+      void this.markPublished().catch((err) => this.log.warn({ err: String(err) }, 'could not mark published outbox rows; a later pass re-publishes them'));
+    }, MARK_EVERY_MS);
+  }
+
+  /** Marks every row published since the last mark, in one statement (one at a time). */
+  private async markPublished(): Promise<void> {
+    while (this.marking) await this.marking.catch(() => undefined);
+    if (this.marks.length === 0) return;
+    const ids = this.marks;
+    this.marks = [];
+    this.marking = this.pool
+      .query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [ids])
+      .then(() => undefined)
+      .finally(() => (this.marking = undefined));
+    await this.marking;
   }
 }

@@ -95,7 +95,8 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   }
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}${def.name}`, maxReconnectAttempts: -1 });
+    // noAsyncTraces: no Error object (and stack capture) per request; our errors carry the subject.
+    nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}${def.name}`, maxReconnectAttempts: -1, noAsyncTraces: true });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));

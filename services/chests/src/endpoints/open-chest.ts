@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { endpoint, OpenChest, recordSagaOutcome, watchApplied } from '@ccs/shared';
+import { endpoint, OpenChest, recordSagaOutcome } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { appOf, callerOf, chestErrors } from '../errors.js';
 import { consumeChest } from '../opening/consume-chest.js';
@@ -9,10 +9,15 @@ import { findOpeningByKey } from '../repositories/openings-repo.js';
 export const COLLECTIONS_GRANT_CONSUMER = 'collections-openings';
 
 /**
- * chests.v1.open: the opening saga. Step 1 consumes the chest in one transaction (see
- * consumeChest); then the grant is published at once (the relay would also do it later) and the
- * answer waits, bounded by GRANT_WAIT_MS, until collections applied it. If collections is down the
- * opening still succeeds: the chest is consumed and the grant is durable.
+ * chests.v1.open: the opening saga.
+ * 1. Consume the chest, record the opening and its grant in one statement (see consumeChest).
+ * 2. Publish the grant at once, from memory, and wait for the stream's acknowledgement (the outbox
+ *    relay publishes it later if this fails).
+ * 3. Answer once collections has applied it (read-your-writes: the collection read right after
+ *    shows the items), bounded by GRANT_WAIT_MS. If collections is down the opening still
+ *    succeeds: the chest is consumed and the grant is durable.
+ * The wait is one entry in this process's AppliedNotices, registered before the grant can be
+ * published; no subscription per opening.
  */
 export function openChestEndpoint(deps: ChestsDeps) {
   return endpoint(OpenChest, async (req, ctx) => {
@@ -24,18 +29,27 @@ export function openChestEndpoint(deps: ChestsDeps) {
       if (first) return { ...first, replayed: true, granted: true };
     }
     const openingId = randomUUID();
-    const { opening, replayed } = await consumeChest(deps.pool, deps.drops, { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey }, ctx);
-    if (replayed) return { ...opening, replayed, granted: true };
+    const applied = deps.notices.expect(COLLECTIONS_GRANT_CONSUMER, [openingId]);
+    let consumed;
+    try {
+      consumed = await consumeChest(
+        deps.pool,
+        deps.drops,
+        { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
+        ctx,
+      );
+    } finally {
+      if (!consumed || consumed.replayed) await applied.done(0);
+    }
+    if (consumed.replayed) return { ...consumed.opening, replayed: true, granted: true };
     recordSagaOutcome('opening', 'opened');
     if (deps.config.CHESTS_FAULT === 'exit_after_open_commit') {
       deps.log.fatal({ openingId }, 'fault injection: exiting after the opening committed, before publishing');
       process.exit(86);
     }
-    // Subscribe before publishing, so the applied notice cannot be missed.
-    const applied = watchApplied(deps.nc, deps.config.NATS_PREFIX, [openingId], COLLECTIONS_GRANT_CONSUMER);
-    await deps.relay.publishNow([openingId]).catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
+    await deps.relay.publishNow([consumed.grant]).catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
     const seen = await applied.done(deps.config.GRANT_WAIT_MS);
     recordSagaOutcome('opening', seen.has(openingId) ? 'granted' : 'grant_pending');
-    return { ...opening, replayed: false, granted: seen.has(openingId) };
+    return { ...consumed.opening, replayed: false, granted: seen.has(openingId) };
   });
 }

@@ -1,8 +1,7 @@
-import { rollTable, enqueue, OpeningGranted, withTransaction, isUniqueViolation, type CallContext, type OpeningView, type Pool } from '@ccs/shared';
+import { isUniqueViolation, OpeningGranted, outboxMessage, rollTable, type CallContext, type OpeningView, type OutboxMessage, type Pool } from '@ccs/shared';
 import { chestErrors } from '../errors.js';
-import { findChestType } from '../repositories/chest-types-repo.js';
-import { lockChest, markOpened } from '../repositories/inventory-repo.js';
-import { findOpeningByKey, insertOpening } from '../repositories/openings-repo.js';
+import { findChestToOpen } from '../repositories/inventory-repo.js';
+import { findOpeningByKey, recordOpening } from '../repositories/openings-repo.js';
 import type { DropTables } from './drop-tables.js';
 
 /** Who opens which chest, and the id the opening (and its grant message) will have. */
@@ -12,65 +11,76 @@ export interface OpenCommand {
   chestId: string;
   openingId: string;
   idempotencyKey?: string;
+  /** Where the grant's consumers announce that they applied it (an AppliedNotices subject). */
+  notify?: string;
+}
+
+/** What step 1 produced: the opening, whether it is an earlier one replayed, and the grant to publish. */
+export type Consumed = { opening: OpeningView; replayed: true } | { opening: OpeningView; replayed: false; grant: OutboxMessage };
+
+/**
+ * Step 1 of the opening saga: 404 when the app has no such chest, 403 when another player owns it
+ * or it is already opened; else roll from its type's rules and, in ONE atomic statement
+ * (`recordOpening`), consume the chest, record the opening and write the grant to the outbox.
+ * The chest is read without a lock and no connection is held while the roll's tables load; the
+ * statement consumes the chest only if it is still unopened, so of concurrent openings exactly one
+ * wins and the others answer as for an opened chest. An already opened chest asked for again with
+ * the Idempotency-Key of its opening returns that opening (`replayed`).
+ */
+export async function consumeChest(pool: Pool, drops: DropTables, cmd: OpenCommand, ctx: CallContext): Promise<Consumed> {
+  const chest = await findChestToOpen(pool, cmd.appId, cmd.chestId);
+  if (!chest) throw chestErrors.chestNotFound();
+  if (chest.playerId !== cmd.playerId) throw chestErrors.chestNotOwned();
+  if (chest.opened) return openedBefore(pool, cmd);
+  const resolved = await drops.resolveType(cmd.appId, chest.chestTypeId, chest.contentVersion);
+  const items = rollTable(resolved.table).map((it) => {
+    const c = resolved.collectibles.get(it.collectibleId)!;
+    return { ...it, name: c.name, description: c.description, images: c.images };
+  });
+  const opening: OpeningView = {
+    openingId: cmd.openingId,
+    chestId: chest.id,
+    chestTypeId: resolved.type.id,
+    openedAt: new Date().toISOString(),
+    items,
+    experience: items.reduce((sum, it) => sum + (resolved.experience.get(it.rarity) ?? 0), 0),
+    rulesVersion: resolved.type.contentVersion,
+  };
+  const grant = outboxMessage(
+    OpeningGranted,
+    opening.openingId,
+    {
+      openingId: opening.openingId,
+      appId: cmd.appId,
+      playerId: cmd.playerId,
+      chestTypeId: opening.chestTypeId,
+      openedAt: opening.openedAt,
+      experience: opening.experience,
+      items: items.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, collectionId: it.collectionId, rarity: it.rarity })),
+    },
+    ctx,
+    { notify: cmd.notify },
+  );
+  let recorded: boolean;
+  try {
+    recorded = await recordOpening(pool, { ...opening, appId: cmd.appId, playerId: cmd.playerId, idempotencyKey: cmd.idempotencyKey }, grant);
+  } catch (err) {
+    // The key already opened another chest (concurrently, or before): nothing was written.
+    if (isUniqueViolation(err, 'openings_idempotency')) return openedBefore(pool, cmd, chestErrors.idempotencyKeyReused());
+    throw err;
+  }
+  // Another opening of this chest won meanwhile.
+  if (!recorded) return openedBefore(pool, cmd);
+  return { opening, replayed: false, grant };
 }
 
 /**
- * Step 1 of the opening saga, in ONE transaction: lock the chest row; 404 when the app has no such
- * chest, 403 when another player owns it or it is already opened; else roll, mark it opened,
- * record the opening and write the grant message to the outbox. An already opened chest asked for
- * again with the Idempotency-Key of its opening returns that opening (`replayed`).
+ * A chest already opened: the opening made with the caller's Idempotency-Key when that is the one
+ * that opened this chest (a retry, maybe concurrent), else `refusal` (403 chest_already_opened).
  */
-export async function consumeChest(pool: Pool, drops: DropTables, cmd: OpenCommand, ctx: CallContext): Promise<{ opening: OpeningView; replayed: boolean }> {
-  try {
-    return await withTransaction(pool, async (tx) => {
-      const chest = await lockChest(tx, cmd.appId, cmd.chestId);
-      if (!chest) throw chestErrors.chestNotFound();
-      if (chest.playerId !== cmd.playerId) throw chestErrors.chestNotOwned();
-      if (chest.opened) {
-        // A concurrent request with the same key may have opened it while we waited for the lock.
-        const first = cmd.idempotencyKey && (await findOpeningByKey(tx, cmd.appId, cmd.playerId, cmd.idempotencyKey));
-        if (first && first.chestId === cmd.chestId) return { opening: first, replayed: true };
-        throw chestErrors.chestAlreadyOpened();
-      }
-      const type = await findChestType(tx, cmd.appId, chest.chestTypeId, { catalogOnly: false });
-      if (!type) throw new Error(`chest type ${chest.chestTypeId} of chest ${chest.id} is missing`);
-      const resolved = await drops.resolve(cmd.appId, type);
-      const openedAt = new Date();
-      const items = rollTable(resolved.table).map((it) => {
-        const c = resolved.collectibles.get(it.collectibleId)!;
-        return { ...it, name: c.name, description: c.description, images: c.images };
-      });
-      const opening: OpeningView = {
-        openingId: cmd.openingId,
-        chestId: chest.id,
-        chestTypeId: type.id,
-        openedAt: openedAt.toISOString(),
-        items,
-        experience: items.reduce((sum, it) => sum + (resolved.experience.get(it.rarity) ?? 0), 0),
-        rulesVersion: type.contentVersion,
-      };
-      await markOpened(tx, cmd.appId, chest.id, openedAt);
-      await insertOpening(tx, { ...opening, appId: cmd.appId, playerId: cmd.playerId, idempotencyKey: cmd.idempotencyKey });
-      await enqueue(
-        tx,
-        OpeningGranted,
-        opening.openingId,
-        {
-          openingId: opening.openingId,
-          appId: cmd.appId,
-          playerId: cmd.playerId,
-          chestTypeId: type.id,
-          openedAt: opening.openedAt,
-          experience: opening.experience,
-          items: items.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, collectionId: it.collectionId, rarity: it.rarity })),
-        },
-        ctx,
-      );
-      return { opening, replayed: false };
-    });
-  } catch (err) {
-    // The key was used to open another chest (concurrently, or before).
-    if (isUniqueViolation(err, 'openings_idempotency')) throw chestErrors.idempotencyKeyReused();
-    throw err;
-  }
+async function openedBefore(pool: Pool, cmd: OpenCommand, refusal = chestErrors.chestAlreadyOpened()): Promise<Consumed> {
+  const first = cmd.idempotencyKey ? await findOpeningByKey(pool, cmd.appId, cmd.playerId, cmd.idempotencyKey) : undefined;
+  if (first && first.chestId === cmd.chestId) return { opening: first, replayed: true };
+  if (first) throw chestErrors.idempotencyKeyReused();
+  throw refusal;
 }

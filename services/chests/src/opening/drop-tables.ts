@@ -1,9 +1,11 @@
 import { buildDropTable, type DropTable, type Queryable } from '@ccs/shared';
-import type { ChestTypeRecord } from '../repositories/chest-types-repo.js';
+import { findChestType, type ChestTypeRecord } from '../repositories/chest-types-repo.js';
 import { loadContentVersion, type ContentSnapshot, type StoredCollectible } from '../repositories/content-repo.js';
 
 /** A chest type's rules resolved against the content version that defined them. */
 export interface ResolvedChestType {
+  /** The chest type whose rules these are. */
+  type: ChestTypeRecord;
   table: DropTable;
   content: ContentSnapshot;
   collectibles: Map<string, StoredCollectible>;
@@ -38,6 +40,19 @@ export class DropTables {
     return hit;
   }
 
+  /**
+   * The resolved rules of chest type `typeId` at `contentVersion` (the version its row had when
+   * read): from memory, else loaded with the pool's own connections (the caller holds none, so a
+   * busy pool cannot deadlock on it). If the type changed meanwhile, its current rules are used.
+   */
+  async resolveType(appId: string, typeId: string, contentVersion: number): Promise<ResolvedChestType> {
+    const hit = this.tables.get(`${appId}:${typeId}:${contentVersion}`);
+    if (hit) return hit;
+    const type = await findChestType(this.db, appId, typeId, { catalogOnly: false });
+    if (!type) throw new Error(`chest type ${typeId} of app ${appId} is missing`);
+    return this.resolve(appId, type);
+  }
+
   /** The resolved rules of a chest type (its rules against its content version). */
   async resolve(appId: string, type: ChestTypeRecord): Promise<ResolvedChestType> {
     const key = `${appId}:${type.id}:${type.contentVersion}`;
@@ -51,6 +66,7 @@ export class DropTables {
       content.collectibles.map((c) => ({ id: c.id, collectionId: c.collection_id, rarity: c.rarity })),
     );
     const resolved: ResolvedChestType = {
+      type,
       table,
       content,
       collectibles: new Map(content.collectibles.map((c) => [c.id, c])),

@@ -120,28 +120,26 @@ export async function countUnopened(db: Queryable, appId: string, playerId: stri
   return r.rows[0]!.n;
 }
 
-/** The lock of one chest for opening: its owner, type and whether it is opened. */
-export interface LockedChest {
+/** A chest as an opening sees it: its owner, type, the content version of that type, and whether it is opened. */
+export interface ChestToOpen {
   id: string;
   playerId: string;
   chestTypeId: string;
+  /** The content version of its chest type's current rules. */
+  contentVersion: number;
   opened: boolean;
 }
 
-/** Locks a chest of the app (`SELECT … FOR UPDATE`) until the transaction ends. */
-export async function lockChest(tx: Queryable, appId: string, chestId: string): Promise<LockedChest | undefined> {
-  const r = await tx.query<{ id: string; player_id: string; chest_type_id: string; opened: boolean }>(
-    `SELECT id, player_id, chest_type_id, opened_at IS NOT NULL AS opened
-     FROM inventory_chests WHERE app_id = $1 AND id = $2 FOR UPDATE`,
+/** A chest of the app with its type's rules version (read without a lock; `recordOpening` decides). */
+export async function findChestToOpen(db: Queryable, appId: string, chestId: string): Promise<ChestToOpen | undefined> {
+  const r = await db.query<{ id: string; player_id: string; chest_type_id: string; content_version: number; opened: boolean }>(
+    `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened
+       FROM inventory_chests c JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
+      WHERE c.app_id = $1 AND c.id = $2`,
     [appId, chestId],
   );
   const row = r.rows[0];
-  return row && { id: row.id, playerId: row.player_id, chestTypeId: row.chest_type_id, opened: row.opened };
-}
-
-/** Marks a locked chest opened (consumed). */
-export async function markOpened(tx: Queryable, appId: string, chestId: string, openedAt: Date): Promise<void> {
-  await tx.query('UPDATE inventory_chests SET opened_at = $3 WHERE app_id = $1 AND id = $2 AND opened_at IS NULL', [appId, chestId, openedAt]);
+  return row && { id: row.id, playerId: row.player_id, chestTypeId: row.chest_type_id, contentVersion: row.content_version, opened: row.opened };
 }
 
 /**

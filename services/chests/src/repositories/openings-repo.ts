@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OpenedItemSchema, type OpeningView, type Queryable } from '@ccs/shared';
+import { OpenedItemSchema, OUTBOX_COLUMNS, outboxParams, type OpeningView, type OutboxMessage, type Queryable } from '@ccs/shared';
 
 interface OpeningRow {
   id: string;
@@ -11,6 +11,7 @@ interface OpeningRow {
   content_version: number;
 }
 
+const ItemsSchema = z.array(OpenedItemSchema);
 const COLUMNS = 'id, chest_id, chest_type_id, opened_at, items, experience, content_version';
 
 const toView = (r: OpeningRow): OpeningView => ({
@@ -18,21 +19,42 @@ const toView = (r: OpeningRow): OpeningView => ({
   chestId: r.chest_id,
   chestTypeId: r.chest_type_id,
   openedAt: r.opened_at.toISOString(),
-  items: z.array(OpenedItemSchema).parse(r.items),
+  items: ItemsSchema.parse(r.items),
   experience: r.experience,
   rulesVersion: r.content_version,
 });
 
-/** Records an opening (in the transaction that consumes the chest). */
-export async function insertOpening(
-  tx: Queryable,
+/**
+ * Step 1 of the opening saga as ONE atomic statement: consumes the chest if it is still unopened
+ * (the conditional UPDATE takes its row lock; a concurrent opening waits for it, then finds the
+ * chest opened and changes nothing), records the opening and writes its grant message to the
+ * outbox. Returns false when the chest was no longer unopened (nothing written).
+ */
+export async function recordOpening(
+  db: Queryable,
   o: OpeningView & { appId: string; playerId: string; idempotencyKey?: string },
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, idempotency_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [o.openingId, o.appId, o.playerId, o.chestId, o.chestTypeId, o.rulesVersion, o.openedAt, JSON.stringify(o.items), o.experience, o.idempotencyKey ?? null],
+  grant: OutboxMessage,
+): Promise<boolean> {
+  const r = await db.query<{ n: number }>(
+    `WITH consumed AS (
+       UPDATE inventory_chests SET opened_at = $7
+        WHERE app_id = $2 AND id = $4 AND player_id = $3 AND opened_at IS NULL
+        RETURNING id
+     ), recorded AS (
+       INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, idempotency_key)
+       SELECT $1, $2, $3, id, $5, $6, $7, $8, $9, $10 FROM consumed
+       RETURNING id
+     ), announced AS (
+       INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT $11, $12, $13, $14 FROM recorded
+       RETURNING id
+     )
+     SELECT count(*)::int AS n FROM announced`,
+    [
+      o.openingId, o.appId, o.playerId, o.chestId, o.chestTypeId, o.rulesVersion, o.openedAt, JSON.stringify(o.items), o.experience, o.idempotencyKey ?? null,
+      ...outboxParams(grant),
+    ],
   );
+  return r.rows[0]!.n === 1;
 }
 
 /** The opening a player made with an Idempotency-Key, if any. */

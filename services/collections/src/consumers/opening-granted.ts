@@ -1,27 +1,28 @@
-import { consumer, markProcessed, OpeningGranted, withTransaction, type Pool } from '@ccs/shared';
-import { insertGrantedItems } from '../repositories/ownership-repo.js';
+import { consumer, OpeningGranted } from '@ccs/shared';
+import { insertGrantedItemsBatch } from '../repositories/ownership-repo.js';
 
-/** Durable name the chests service waits on (`applied.<opening id>.collections-openings`). */
+/** Durable name the chests service waits on (it asks to be notified when this consumer applied a grant). */
 export const OPENINGS_CONSUMER = 'collections-openings';
 
 /**
- * Adds the items of a chest opening to the player's collection, in one transaction with the
- * record that the message was processed: a second delivery changes nothing. The items keep the
- * opening's time as their acquisition time.
+ * Adds the items of chest openings to the players' collections: every grant pulled meanwhile in
+ * one transaction with the record that each message was processed (the runtime records the ids
+ * and passes only grants never applied), so a second delivery changes nothing. The items keep
+ * the opening's time as their acquisition time.
  */
-export function openingGrantedConsumer(pool: Pool) {
+export function openingGrantedConsumer() {
   return consumer({
     durable: OPENINGS_CONSUMER,
     event: OpeningGranted,
-    async handle(grant) {
-      // Not retryable into success: the runtime parks it after its bounded retries.
-      if (Number.isNaN(Date.parse(grant.openedAt))) throw new Error(`opening ${grant.openingId} has an invalid openedAt`);
-      await withTransaction(pool, async (tx) => {
-        // Keyed by the opening (its message id as chests publishes it); the rows' (opening, slot)
-        // key would stop a re-publish under another message id as well.
-        if (!(await markProcessed(tx, grant.openingId, OPENINGS_CONSUMER))) return;
-        await insertGrantedItems(tx, grant);
-      });
+    // Keyed by the opening, so a re-publish under another message id is recognised too (the
+    // items' (opening, slot) key would stop it as well).
+    processedId: (grant) => grant.openingId,
+    async applyBatch(tx, batch) {
+      for (const { payload } of batch) {
+        // Not retryable into success: the runtime parks it after its bounded retries.
+        if (Number.isNaN(Date.parse(payload.openedAt))) throw new Error(`opening ${payload.openingId} has an invalid openedAt`);
+      }
+      await insertGrantedItemsBatch(tx, batch.map((d) => d.payload));
     },
   });
 }

@@ -1,29 +1,42 @@
-import { consumer, markProcessed, OpeningGranted, withTransaction, type Pool } from '@ccs/shared';
+import { consumer, OpeningGranted } from '@ccs/shared';
 
 /** Durable name of the experience consumer (`applied.<opening id>.players-experience`). */
 export const EXPERIENCE_CONSUMER = 'players-experience';
 
 /**
- * Adds the experience of a chest opening to the player, in one transaction with the record that
- * the message was processed: a second delivery adds nothing. An opening for a player the app does
- * not have fails, so the runtime retries it a bounded number of times and then parks it.
+ * Adds the experience of chest openings to the players: every grant pulled meanwhile in one
+ * transaction with the record that each was processed (keyed by the opening, so a re-publish under
+ * another message id is recognised too): a second delivery adds nothing. An opening for a player
+ * the app does not have fails; the runtime then retries the batch's grants one by one, and parks
+ * that one after its bounded retries.
  */
-export function experienceConsumer(pool: Pool) {
+export function experienceConsumer() {
   return consumer({
     durable: EXPERIENCE_CONSUMER,
     event: OpeningGranted,
-    async handle(grant) {
-      await withTransaction(pool, async (tx) => {
-        // Keyed by the opening (its message id as chests publishes it), so a re-publish under
-        // another message id is recognised too.
-        if (!(await markProcessed(tx, grant.openingId, EXPERIENCE_CONSUMER))) return;
-        const r = await tx.query('UPDATE players SET experience = experience + $3 WHERE app_id = $1 AND id = $2', [
-          grant.appId,
-          grant.playerId,
-          grant.experience,
-        ]);
-        if (r.rowCount !== 1) throw new Error(`opening ${grant.openingId}: no player ${grant.playerId} in app ${grant.appId}`);
-      });
+    processedId: (grant) => grant.openingId,
+    async applyBatch(tx, batch) {
+      // One row per player, in key order (concurrent batches lock players in the same order).
+      const gains = new Map<string, { appId: string; playerId: string; xp: number }>();
+      for (const { payload: g } of batch) {
+        const key = `${g.appId} ${g.playerId}`;
+        const at = gains.get(key) ?? { appId: g.appId, playerId: g.playerId, xp: 0 };
+        at.xp += g.experience;
+        gains.set(key, at);
+      }
+      const rows = [...gains.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+      const r = await tx.query<{ id: string }>(
+        `UPDATE players p SET experience = p.experience + g.xp
+           FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS t(app_id, id, xp)) g
+          WHERE p.app_id = g.app_id AND p.id = g.id
+          RETURNING p.id`,
+        [rows.map((g) => g.appId), rows.map((g) => g.playerId), rows.map((g) => g.xp)],
+      );
+      if (r.rowCount !== rows.length) {
+        const found = new Set(r.rows.map((row) => row.id));
+        const missing = rows.filter((g) => !found.has(g.playerId)).map((g) => `${g.playerId} in app ${g.appId}`);
+        throw new Error(`openings for unknown players: ${missing.join(', ')}`);
+      }
     },
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ChestGrant, enqueue, WalletCreditGrant, type CallContext, type Queryable } from '@ccs/shared';
+import { ChestGrant, enqueue, WalletCreditGrant, type CallContext, type OutboxMessage, type Queryable } from '@ccs/shared';
 import type { z } from 'zod';
 import type { PlayerRules } from '../repositories/apps-repository.js';
 
@@ -49,8 +49,13 @@ export function planWelcomeGrants(
   return { wallet: [...initial, ...welcome], chest };
 }
 
-/** Writes the plan's messages to the outbox in the caller's transaction. */
-export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan, ctx: CallContext): Promise<void> {
-  for (const m of plan.wallet) await enqueue(tx, WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId });
-  if (plan.chest) await enqueue(tx, ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId });
+/**
+ * Writes the plan's messages to the outbox in the caller's transaction and returns them (to be
+ * published after the commit); the wallet announces its grants on `notify` once applied.
+ */
+export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan, ctx: CallContext, notify?: string): Promise<OutboxMessage[]> {
+  const messages: OutboxMessage[] = [];
+  for (const m of plan.wallet) messages.push(await enqueue(tx, WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId }, { notify }));
+  if (plan.chest) messages.push(await enqueue(tx, ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId }));
+  return messages;
 }

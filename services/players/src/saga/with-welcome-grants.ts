@@ -1,4 +1,4 @@
-import { AppError, recordSagaOutcome, watchApplied, withTransaction, type CallContext, type PoolClient } from '@ccs/shared';
+import { AppError, recordSagaOutcome, withTransaction, type CallContext, type OutboxMessage, type PoolClient } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { enqueueWelcomeGrants, type WelcomeGrantPlan } from './welcome-grants.js';
 
@@ -22,21 +22,20 @@ export async function withWelcomeGrants<T>(
 ): Promise<T> {
   const ids = plan.wallet.map((m) => m.id);
   // Subscribe before anything can be published, so no "applied" notice is missed.
-  const applied = watchApplied(d.nc, d.config.NATS_PREFIX, ids, WALLET_GRANTS_CONSUMER);
+  const applied = d.notices.expect(WALLET_GRANTS_CONSUMER, ids);
   let result: T;
+  let messages: OutboxMessage[];
   try {
-    result = await withTransaction(d.pool, async (tx) => {
+    [result, messages] = await withTransaction(d.pool, async (tx) => {
       const r = await work(tx);
-      await enqueueWelcomeGrants(tx, plan, ctx);
-      return r;
+      return [r, await enqueueWelcomeGrants(tx, plan, ctx, d.notices.subject)] as const;
     });
   } catch (err) {
     await applied.done(0);
     if (!(err instanceof AppError && err.status < 500)) recordSagaOutcome('registration', 'failed');
     throw err;
   }
-  const published = [...ids, ...(plan.chest ? [plan.chest.id] : [])];
-  await d.relay.publishNow(published).catch((err) => d.log.warn({ err: String(err), requestId: ctx.requestId }, 'outbox publish deferred to the relay'));
+  await d.relay.publishNow(messages).catch((err) => d.log.warn({ err: String(err), requestId: ctx.requestId }, 'outbox publish deferred to the relay'));
   const seen = await applied.done(d.config.GRANT_WAIT_MS);
   recordSagaOutcome('registration', seen.size < ids.length ? 'grant_pending' : 'completed');
   if (seen.size < ids.length) {
