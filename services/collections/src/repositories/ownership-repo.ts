@@ -8,22 +8,48 @@ export interface GrantedItem {
   rarity: string;
 }
 
+/** One opening's grant as the collections service applies it. */
+export interface Grant {
+  openingId: string;
+  appId: string;
+  playerId: string;
+  openedAt: string;
+  items: GrantedItem[];
+}
+
 /**
- * Adds the items of one opening to the player's collection. Each (opening, slot) is inserted at
- * most once, so a re-delivered grant adds nothing; returns how many rows were added.
+ * Adds the items of many openings to the players' collections in one statement: each
+ * (opening, slot) is inserted at most once, so a re-delivered grant adds nothing, and the items
+ * actually inserted are added to the per-player tallies (in key order, so concurrent batches lock
+ * rows in the same order). Returns how many items were added.
  */
-export async function insertGrantedItems(
-  tx: Queryable,
-  grant: { openingId: string; appId: string; playerId: string; openedAt: string; items: GrantedItem[] },
-): Promise<number> {
-  const r = await tx.query(
-    `INSERT INTO owned_collectibles (opening_id, slot, app_id, player_id, collectible_id, collection_id, rarity, acquired_at)
-     SELECT $1, g.slot, $2, $3, g."collectibleId", g."collectionId", g.rarity, $4::timestamptz
-       FROM jsonb_to_recordset($5::jsonb) AS g(slot integer, "collectibleId" text, "collectionId" text, rarity text)
-     ON CONFLICT (opening_id, slot) DO NOTHING`,
-    [grant.openingId, grant.appId, grant.playerId, grant.openedAt, JSON.stringify(grant.items)],
+export async function insertGrantedItemsBatch(tx: Queryable, grants: Grant[]): Promise<number> {
+  const rows = grants.flatMap((g) =>
+    g.items.map((it) => ({ o: g.openingId, s: it.slot, a: g.appId, p: g.playerId, c: it.collectibleId, k: it.collectionId, r: it.rarity, t: g.openedAt })),
   );
-  return r.rowCount ?? 0;
+  if (rows.length === 0) return 0;
+  const r = await tx.query<{ n: number }>(
+    `WITH items AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS g(o uuid, s integer, a uuid, p uuid, c text, k text, r text, t timestamptz)
+     ), inserted AS (
+       INSERT INTO owned_collectibles (opening_id, slot, app_id, player_id, collectible_id, collection_id, rarity, acquired_at)
+       SELECT o, s, a, p, c, k, r, t FROM items
+       ON CONFLICT (opening_id, slot) DO NOTHING
+       RETURNING app_id, player_id, collectible_id, acquired_at
+     ), tallied AS (
+       INSERT INTO player_collectibles AS pc (app_id, player_id, collectible_id, copies, first_acquired_at, last_acquired_at)
+       SELECT app_id, player_id, collectible_id, count(*), min(acquired_at), max(acquired_at)
+         FROM inserted GROUP BY app_id, player_id, collectible_id ORDER BY app_id, player_id, collectible_id
+       ON CONFLICT (app_id, player_id, collectible_id) DO UPDATE SET
+         copies = pc.copies + EXCLUDED.copies,
+         first_acquired_at = LEAST(pc.first_acquired_at, EXCLUDED.first_acquired_at),
+         last_acquired_at = GREATEST(pc.last_acquired_at, EXCLUDED.last_acquired_at)
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM inserted`,
+    [JSON.stringify(rows)],
+  );
+  return r.rows[0]!.n;
 }
 
 /**
@@ -32,8 +58,8 @@ export async function insertGrantedItems(
  */
 export async function uniqueOwnedByCollection(q: Queryable, appId: string, playerId: string, collectionId?: string): Promise<Map<string, number>> {
   const r = await q.query<{ collection_id: string; n: number }>(
-    `SELECT i.collection_id, count(DISTINCT o.collectible_id)::int AS n
-       FROM owned_collectibles o
+    `SELECT i.collection_id, count(*)::int AS n
+       FROM player_collectibles o
        JOIN collectibles i ON i.app_id = o.app_id AND i.id = o.collectible_id AND i.retired_at IS NULL
       WHERE o.app_id = $1 AND o.player_id = $2 AND ($3::text IS NULL OR i.collection_id = $3)
       GROUP BY i.collection_id`,
@@ -45,12 +71,12 @@ export async function uniqueOwnedByCollection(q: Queryable, appId: string, playe
 /** Copies of one collectible the player owns and when the first arrived. */
 export async function ownershipOf(q: Queryable, appId: string, playerId: string, collectibleId: string) {
   const r = await q.query<{ n: number; first: Date | null }>(
-    `SELECT count(*)::int AS n, min(acquired_at) AS first FROM owned_collectibles
+    `SELECT copies AS n, first_acquired_at AS first FROM player_collectibles
       WHERE app_id = $1 AND player_id = $2 AND collectible_id = $3`,
     [appId, playerId, collectibleId],
   );
-  const row = r.rows[0]!;
-  return { count: row.n, firstAcquiredAt: row.first ? row.first.toISOString() : null };
+  const row = r.rows[0];
+  return { count: row?.n ?? 0, firstAcquiredAt: row?.first ? row.first.toISOString() : null };
 }
 
 /** One owned collectible id of a player, with its copies and first and last acquisition. */
@@ -66,17 +92,14 @@ export interface OwnedRow {
  * `total` distinct items and `copies` in all.
  */
 export async function ownedPage(q: Queryable, appId: string, playerId: string, page: { limit: number; offset: number }) {
-  const owned = `FROM owned_collectibles o
+  const owned = `FROM player_collectibles o
        JOIN collectibles i ON i.app_id = o.app_id AND i.id = o.collectible_id AND i.retired_at IS NULL
       WHERE o.app_id = $1 AND o.player_id = $2`;
   const [totals, rows] = await Promise.all([
-    q.query<{ total: number; copies: number }>(
-      `SELECT count(DISTINCT o.collectible_id)::int AS total, count(*)::int AS copies ${owned}`,
-      [appId, playerId],
-    ),
+    q.query<{ total: number; copies: number }>(`SELECT count(*)::int AS total, coalesce(sum(o.copies), 0)::int AS copies ${owned}`, [appId, playerId]),
     q.query<{ collectible_id: string; n: number; first: Date; last: Date }>(
-      `SELECT o.collectible_id, count(*)::int AS n, min(o.acquired_at) AS first, max(o.acquired_at) AS last ${owned}
-        GROUP BY o.collectible_id ORDER BY max(o.acquired_at) DESC, o.collectible_id LIMIT $3 OFFSET $4`,
+      `SELECT o.collectible_id, o.copies AS n, o.first_acquired_at AS first, o.last_acquired_at AS last ${owned}
+        ORDER BY o.last_acquired_at DESC, o.collectible_id LIMIT $3 OFFSET $4`,
       [appId, playerId, page.limit, page.offset],
     ),
   ]);
