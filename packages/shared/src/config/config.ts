@@ -26,6 +26,11 @@ export const BaseConfigSchema = z.object({
   PG_POOL_MAX: z.coerce.number().int().positive().default(10),
   /** Replicas of the durable grants stream: 1 on a single NATS server, 3 on a JetStream cluster. */
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * How long the grants stream keeps a message after every consumer acknowledged it (for
+   * replays and inspection); a message some consumer has not acknowledged is kept however old.
+   */
+  GRANTS_KEEP_ACKED_HOURS: z.coerce.number().min(0).default(24),
 });
 export type BaseConfig = z.infer<typeof BaseConfigSchema>;
 

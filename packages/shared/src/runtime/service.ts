@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { defineSubject } from '../contracts/subject.js';
 import { createPool } from '../db/pool.js';
 import { migrateSchema } from '../db/migrate.js';
-import { ensureGrantsStream } from '../messaging/stream.js';
+import { ensureGrantsStream, GrantsJanitor } from '../messaging/stream.js';
 import { startConsumer, type ConsumerDef, type RunningConsumer } from '../messaging/consumer.js';
 import { OutboxRelay } from '../messaging/outbox.js';
 import { ServiceMetrics } from '../observability/metrics.js';
@@ -132,8 +132,11 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
 
   const consumers: RunningConsumer[] = [];
   for (const c of parts.consumers ?? []) consumers.push(await startConsumer(c, { nc, js, jsm, pool, prefix: config.NATS_PREFIX, log, metrics }));
+  // Every service sweeps the grants stream of what all consumers acknowledged (idempotent).
+  const janitor = new GrantsJanitor(jsm, config.NATS_PREFIX, config.GRANTS_KEEP_ACKED_HOURS * 3_600_000, log);
+  parts.workers = [...(parts.workers ?? []), janitor];
   // Timers a worker starts keep this scope, so what its passes record lands in this service's metrics.
-  for (const w of parts.workers ?? []) runInScope({ metrics }, () => w.start());
+  for (const w of parts.workers) runInScope({ metrics }, () => w.start());
   const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, nc, parts, metrics, log) : undefined;
   log.info({ endpoints: all.length, consumers: consumers.length }, `${def.name} service started`);
 
