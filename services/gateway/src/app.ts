@@ -6,7 +6,7 @@ import { AppError, errorDocument, JSONAPI_MEDIA_TYPE, type Bus } from '@ccs/shar
 import type { GatewayConfig } from './config.js';
 import { genRequestId } from './lib/http.js';
 import errors from './plugins/errors.js';
-import observability, { observabilityLogController } from './plugins/observability.js';
+import observability, { lazyRequestLoggers, observabilityLogController } from './plugins/observability.js';
 import negotiation from './plugins/negotiation.js';
 import tenancy from './plugins/tenancy.js';
 import auth from './plugins/auth.js';
@@ -75,6 +75,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     genReqId: genRequestId,
     requestIdHeader: false,
     logController: observabilityLogController(),
+    childLoggerFactory: lazyRequestLoggers,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: deps.config.TRUST_PROXY,
     frameworkErrors: routerError,

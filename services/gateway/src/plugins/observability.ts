@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
-import { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
 import { beginHttpRequest, endHttpRequest, runObserved, ServiceMetrics, type HttpObservation } from '@ccs/shared';
 
 declare module 'fastify' {
@@ -21,8 +22,83 @@ export function observabilityLogController(): LogController {
   return new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true });
 }
 
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type LevelAware = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
+const levelAware = (log: FastifyBaseLogger): log is LevelAware => typeof (log as Partial<LevelAware>).isLevelEnabled === 'function';
+
+/**
+ * A request's logger that becomes pino's child (bound to the request id) on the first line it
+ * writes: most requests write none below `info`, and a pino child costs its bindings' serialization
+ * (through the redaction paths) and a rebuild of its level methods. Lines, bindings and levels are
+ * those of the child it stands for.
+ */
+class LazyRequestLogger {
+  private real: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: LevelAware,
+    private readonly bindings: Bindings,
+  ) {}
+
+  private logger(): FastifyBaseLogger {
+    return (this.real ??= this.parent.child(this.bindings));
+  }
+
+  private write(level: LevelName, args: unknown[]): void {
+    if (!this.isLevelEnabled(level)) return;
+    const log = this.logger();
+    (log[level] as (...a: unknown[]) => void).apply(log, args);
+  }
+
+  get level(): string {
+    return (this.real ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    const log = this.real ?? this.parent;
+    return levelAware(log) ? log.isLevelEnabled(level) : true;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger().child(bindings, options);
+  }
+}
+
+/**
+ * Fastify's request loggers for the gateway: lazy pino children (see LazyRequestLogger). A route
+ * with its own log level or serializers, or a logger that is not pino, gets its child at once.
+ */
+export const lazyRequestLoggers: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, opts) => {
+  if (!levelAware(logger) || Object.keys(opts).length > 0) return logger.child(bindings, opts);
+  return new LazyRequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
+};
+
 /** Whether a request logger writes `info` lines (pino says; a logger that cannot tell is asked to). */
-const logsInfo = (log: FastifyBaseLogger): boolean => (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? true;
+const logsInfo = (log: FastifyBaseLogger): boolean => !levelAware(log) || log.isLevelEnabled('info');
 
 /** Probes and scrapes: counted, but neither traced nor logged per request (they come every few seconds). */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
