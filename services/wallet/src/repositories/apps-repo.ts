@@ -16,9 +16,3 @@ export async function upsertAppRules(tx: Queryable, appId: string, version: numb
   );
   return r.rowCount === 1;
 }
-
-/** Whether players may credit with the app's publishable key; undefined for an app without content. */
-export async function playerCreditAllowed(q: Queryable, appId: string): Promise<boolean | undefined> {
-  const r = await q.query<{ allowed: boolean }>('SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1', [appId]);
-  return r.rows[0]?.allowed;
-}

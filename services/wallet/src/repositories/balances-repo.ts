@@ -100,3 +100,56 @@ export async function sumByCurrency(q: Queryable, credits: { currency: string; a
   );
   return new Map(r.rows.map((row) => [row.code, row.total]));
 }
+
+/** What a checked credit found: the app's rule, the currency and the amount's checks, and the new balance if it was made. */
+export interface CheckedCredit {
+  /** players may credit with the publishable key (null: the app has no content yet). */
+  allowed: boolean | null;
+  /** The currency (null when the app has no such active currency). */
+  currencyId: string | null;
+  maxCredit: string | null;
+  positive: boolean | null;
+  withinMax: boolean | null;
+  /** The balance after the credit; null when a check failed and nothing changed. */
+  balance: string | null;
+}
+
+/**
+ * A player's credit in ONE statement: checks the app's rule for publishable keys, the currency and
+ * the amount (exact decimals, in SQL), and only when all pass adds to the balance and appends the
+ * ledger row. Atomic on its own (no transaction needed around it); the caller turns a failed check
+ * into its error. The amount reaches the NUMERIC(20,2) columns only through the checked row, so
+ * an amount too large for them is refused by the maximum check, not by an overflow at planning.
+ */
+export async function creditChecked(
+  q: Queryable,
+  c: Omit<BalanceChange, 'reason'> & { secretKey: boolean },
+): Promise<CheckedCredit> {
+  const r = await q
+    .query<CheckedCredit>(
+      `WITH app AS (SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1),
+       target AS (
+         SELECT id, max_credit::text AS max_credit, $4::numeric AS amount, $4::numeric > 0 AS positive, $4::numeric <= max_credit AS within_max
+           FROM currencies WHERE app_id = $1 AND id = $3 AND retired_at IS NULL
+       ),
+       b AS (
+         INSERT INTO balances (app_id, player_id, currency_id, amount)
+         SELECT $1, $2, t.id, t.amount FROM target t
+          WHERE t.positive AND t.within_max AND ($7 OR (SELECT allowed FROM app) IS DISTINCT FROM false)
+         ON CONFLICT (app_id, player_id, currency_id)
+           DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
+         RETURNING amount
+       ),
+       l AS (
+         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
+         SELECT $1, $2, $3, t.amount, b.amount, 'credit', $5, $6 FROM b, target t
+         RETURNING balance_after::text AS balance
+       )
+       SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.max_credit AS "maxCredit",
+              t.positive, t.within_max AS "withinMax", (SELECT balance FROM l) AS balance
+         FROM (SELECT 1) one LEFT JOIN target t ON true`,
+      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey],
+    )
+    .catch(mapOverflow);
+  return r.rows[0]!;
+}

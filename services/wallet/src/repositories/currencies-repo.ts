@@ -47,27 +47,6 @@ export async function listCurrencies(q: Queryable, appId: string, playerId: stri
   return r.rows;
 }
 
-/** A currency to credit, with the amount checked against it in SQL (exact decimals). */
-export interface CreditTarget {
-  id: string;
-  code: string;
-  maxCredit: string;
-  positive: boolean;
-  withinMax: boolean;
-}
-
-/** Looks up an active currency of the app by id and compares `amount` with its limits. */
-export async function findCreditTarget(q: Queryable, appId: string, currencyId: string, amount: string): Promise<CreditTarget | undefined> {
-  const r = await q.query<CreditTarget>(
-    `SELECT id, code, max_credit::text AS "maxCredit",
-            $3::numeric > 0 AS positive, $3::numeric <= max_credit AS "withinMax"
-       FROM currencies
-      WHERE app_id = $1 AND id = $2 AND retired_at IS NULL`,
-    [appId, currencyId, amount],
-  );
-  return r.rows[0];
-}
-
 /** Ids of the app's active currencies by code; codes the app does not have are absent. */
 export async function currencyIdsByCode(q: Queryable, appId: string, codes: string[]): Promise<Map<string, string>> {
   const r = await q.query<{ id: string; code: string }>(
