@@ -168,6 +168,52 @@ describe('other guarded checkouts', () => {
     await expectPoolWorks('after-idle-kill');
   });
 
+  it('backends killed as fast as they start, under work: every call commits or rejects 503, nothing escapes', async () => {
+    // Some kills land between a new connection's ReadyForQuery and the code that checked it out
+    // (both in one chunk of the socket): the guard must be on before any continuation runs.
+    const flood = createPool(db.url, 's', 4);
+    let killing = true;
+    const killer = (async () => {
+      while (killing) {
+        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
+      }
+    })();
+    const outcomes: Record<string, number> = {};
+    const until = Date.now() + 2500;
+    try {
+      await Promise.all(
+        [1, 2, 3, 4, 5, 6].map(async (w) => {
+          while (Date.now() < until) {
+            // Two workers use pool.query (pg-pool guards that checkout itself), the others withTransaction.
+            const call =
+              w > 4
+                ? flood.query("INSERT INTO t (tag) VALUES ('flood')").catch((e: unknown) => Promise.reject(toAppError(e)))
+                : withTransaction(flood, async (tx) => {
+                    await tx.query("INSERT INTO t (tag) VALUES ('flood')");
+                    return (await tx.query('SELECT 1 AS one')).rows[0].one as number;
+                  });
+            const r = await call.then(
+              () => 'committed',
+              (e: unknown) => (e instanceof AppError ? `${e.status} ${e.code}` : `other ${String(e)}`),
+            );
+            outcomes[r] = (outcomes[r] ?? 0) + 1;
+          }
+        }),
+      );
+    } finally {
+      killing = false;
+      await killer;
+    }
+    expect(Object.keys(outcomes).sort(), JSON.stringify(outcomes)).toEqual(['503 database_unavailable', 'committed']);
+    // Each committed call's row is there; a 503 cut off at COMMIT may or may not have applied.
+    const rows = await rowsOf('flood');
+    expect(rows).toBeGreaterThanOrEqual(outcomes.committed!);
+    expect(rows).toBeLessThanOrEqual(outcomes.committed! + outcomes['503 database_unavailable']!);
+    expect(escaped).toEqual([]);
+    await flood.end();
+    await expectPoolWorks('after-flood');
+  });
+
   it('unreachable Postgres: checkouts reject with 503 at once and pool.query errors map to 503', async () => {
     const port = await closedPort();
     const away = createPool(`postgres://postgres@127.0.0.1:${port}/postgres`, 's', 2);

@@ -53,17 +53,21 @@ export interface CheckedOutClient {
  * Prefer withTransaction, withClient or pool.query, which release for you.
  */
 export async function checkout(pool: pg.Pool): Promise<CheckedOutClient> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (err) {
-    throw asDatabaseError(err);
-  }
   let lost: Error | undefined;
   const onError = (err: Error) => {
     lost ??= err;
   };
-  client.on('error', onError);
+  // The callback form, not the promise: pg-pool hands a new client over from inside the socket's
+  // data handler, which may go on to parse a FATAL (the backend killed right after its
+  // ReadyForQuery) before any promise continuation runs. The callback runs at once, so the
+  // listener is there before that.
+  const client = await new Promise<pg.PoolClient>((resolve, reject) => {
+    pool.connect((err, c) => {
+      if (err || !c) return reject(asDatabaseError(err ?? new Error('pool gave no client')));
+      c.on('error', onError);
+      resolve(c);
+    });
+  });
   let released = false;
   return {
     client,
