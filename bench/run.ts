@@ -1,23 +1,60 @@
 /**
- * `npm run bench`: starts the stack as separate processes on a throwaway database, prepares
- * players and chests through the API, and measures each scenario with autocannon next to a floor
- * (a bare Fastify route doing one NATS request-reply to an echo handler) measured in the same
- * run. Prints one table of ratios to the floor and saves it under bench/results/.
+ * `npm run bench`: starts the stack as separate processes (as `npm start` does) on a throwaway
+ * database, NATS prefix and Redis prefix, next to the floor processes; creates its own app with
+ * the bench content (bench/content.ts); prepares players, chests and collections through the API;
+ * then measures every scenario (bench/scenarios.ts) and every floor at each connection count, and
+ * a scale-out phase with a second replica of chests and of collections. Each row is reported as a
+ * ratio to its own floor; the tables are printed and saved under bench/results/. Everything it
+ * created is removed at the end, on failure and on Ctrl-C too. How to run it: docs/performance.md.
  */
-import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { connect } from 'nats';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, deleteTestStreams, testInfra } from '@ccs/shared/testing';
-import { preparePlayers } from './fixtures.js';
-import { ROOT, spawnTs, stopAll, waitFor } from './stack-process.js';
+import pg from 'pg';
+import { createTestDatabase, testInfra } from '@ccs/shared/testing';
+import { waitForGateway, waitForServiceHealth } from '../scripts/start/wait-ready.js';
+import { writeBenchContent } from './content.js';
+import { CpuMeter, pidsNamed, type CpuSource } from './cpu.js';
+import { Api, createApp, Fixtures } from './fixtures.js';
+import { measure, type Load, type Measured } from './measure.js';
+import { compareScale, withRatios, writeReport, type Row } from './report.js';
+import { FLOORS, SCENARIOS, type FloorKind, type Plan, type Prepared, type Scenario } from './scenarios.js';
+import { spawnTs, stopAll, waitFor, type BenchProcess } from './stack-process.js';
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 8);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 12);
 const log = (s: string) => console.log(`[bench] ${s}`);
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number ≥ 0, not "${raw}"`);
+  return n;
+}
+
+const DURATION = positive('BENCH_DURATION', 8);
+const WARMUP = positive('BENCH_WARMUP', 1);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '16,50').split(',').map((c) => {
+  const n = Number(c.trim());
+  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CONNECTIONS must be a comma list of whole numbers, not "${process.env.BENCH_CONNECTIONS}"`);
+  return n;
+});
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const SCALE = !['off', '0', 'false', 'no'].includes((process.env.BENCH_SCALE ?? 'on').toLowerCase());
+/** The fastest openings and purchases per second the preparation provisions for. */
+const MAX_OPEN_RATE = positive('BENCH_MAX_OPEN_RATE', 1500);
+const MAX_PURCHASE_RATE = positive('BENCH_MAX_PURCHASE_RATE', 1500);
+/** The cheapest argon2id settings services/players/src/config.ts accepts. */
+const ARGON2 = { memoryKib: 1024, timeCost: 1 };
+const SCALE_CONNECTIONS = Math.max(...CONNECTIONS);
+
+const picked = (name: string) => !ONLY.length || ONLY.some((o) => name.toLowerCase().includes(o));
+const selected = SCENARIOS.filter((s) => picked(s.name));
+const floorKinds = (Object.keys(FLOORS) as FloorKind[]).filter((k) => selected.some((s) => s.floor === k) || (ONLY.length > 0 && picked(FLOORS[k].name)));
+const scaled = SCALE ? selected.filter((s) => s.scale) : [];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,145 +67,268 @@ function freePort(): Promise<number> {
   });
 }
 
-interface Row {
-  scenario: string;
-  requests: number;
-  rps: number;
-  mean: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function measure(scenario: string, opts: autocannon.Options): Promise<Row> {
-  log(`measuring ${scenario} ...`);
-  // A fixed `amount` (openings: one fresh chest each) replaces the duration.
-  const r = await autocannon(opts.amount ? { connections: CONNECTIONS, ...opts } : { connections: CONNECTIONS, duration: DURATION, ...opts });
-  const row: Row = {
-    scenario,
-    requests: r.requests.total,
-    rps: Math.round(r.requests.average),
-    mean: r.latency.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-  };
-  log(`${scenario}: ${row.rps} req/s, mean ${row.mean.toFixed(2)} ms, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
-  return row;
-}
+const PLAN: Plan = {
+  maxRate: { openings: MAX_OPEN_RATE, purchases: MAX_PURCHASE_RATE },
+  connections: Math.max(...CONNECTIONS),
+  argon2: ARGON2,
+};
 
 async function main() {
+  if (!selected.length && !floorKinds.length) {
+    throw new Error(`BENCH_ONLY="${process.env.BENCH_ONLY}" matches nothing; scenarios: ${[...Object.values(FLOORS).map((f) => f.name), ...SCENARIOS.map((s) => s.name)].join(', ')}`);
+  }
+  const started = Date.now();
   const infra = await testInfra();
-  const db = await createTestDatabase(infra);
   const id = randomBytes(3).toString('hex');
-  const [port, floorPort] = [await freePort(), await freePort()];
-  const apiKey = `bench_${randomBytes(12).toString('hex')}`;
-  const env: Record<string, string> = {
-    DATABASE_URL: db.url,
-    NATS_URL: infra.natsUrl,
-    REDIS_URL: infra.redisUrl,
-    NATS_PREFIX: `bench${id}`,
-    REDIS_PREFIX: `bench${id}:`,
-    CHESTS_DEMO_API_KEY: apiKey,
-    RATE_LIMIT: 'off',
-    LOG_LEVEL: 'warn',
-    PORT: String(port),
+  const prefix = `bench${id}`;
+  const contentFile = path.join(os.tmpdir(), `ccs-bench-content-${id}.json`);
+  const procs: BenchProcess[] = [];
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let monitor: pg.Client | undefined;
+
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      log('stopping the stack and removing what the bench created (database, NATS streams, Redis keys) ...');
+      await monitor?.end().catch(() => undefined);
+      await stopAll(procs);
+      const steps: [string, () => Promise<unknown>][] = [
+        ['NATS streams', () => deleteStreams(infra.natsUrl, prefix)],
+        ['Redis keys', () => deleteRedisKeys(infra.redisUrl, `${prefix}:`)],
+        ['database', () => db?.drop() ?? Promise.resolve()],
+      ];
+      for (const [what, step] of steps) await step().catch((err) => console.error(`[bench] could not remove the ${what}: ${String(err)}`));
+      rmSync(contentFile, { force: true });
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: cleaning up before exiting`);
+    void cleanup().finally(() => process.exit(130));
   };
-  const children = [];
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
   try {
-    log('starting the stack (players first, it seeds the demo app) ...');
-    children.push(spawnTs('services/players/src/main.ts', env, 'players'));
-    await new Promise((r) => setTimeout(r, 3000));
-    for (const s of ['wallet', 'chests', 'collections']) children.push(spawnTs(`services/${s}/src/main.ts`, env, s));
-    children.push(spawnTs('services/gateway/src/main.ts', env, 'gateway'));
-    children.push(spawnTs('bench/floor-server.ts', { ...env, PORT: String(floorPort) }, 'floor'));
+    db = await createTestDatabase(infra);
+    const [port, floorPort] = [await freePort(), await freePort()];
+    const env: Record<string, string> = {
+      DATABASE_URL: db.url,
+      NATS_URL: infra.natsUrl,
+      REDIS_URL: infra.redisUrl,
+      NATS_PREFIX: prefix,
+      REDIS_PREFIX: `${prefix}:`,
+      RATE_LIMIT: 'off',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      PORT: String(port),
+      // As npm start: no per-service health port (the gateway's /readyz covers every service).
+      HEALTH_PORT: '0',
+      // Registration measures the saga, not the password hash: the cheapest settings accepted.
+      ARGON2_MEMORY_KIB: String(ARGON2.memoryKib),
+      ARGON2_TIME_COST: String(ARGON2.timeCost),
+    };
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/readyz`, 60_000, 'the stack');
-    await waitFor(`http://127.0.0.1:${floorPort}/echo`, 20_000, 'the floor server');
-    log('stack ready; preparing players and chests through the API ...');
-    const fx = await preparePlayers(base, apiKey, PLAYERS, 91, log);
-    const auth = (token: string) => ({ apikey: apiKey, accept: 'application/vnd.api+json', authorization: `Bearer ${token}` });
-    const anon = { apikey: apiKey, accept: 'application/vnd.api+json' };
-    const p0 = fx.players[0]!;
+    const floorBase = `http://127.0.0.1:${floorPort}`;
+
+    log(`database ${new URL(db.url).pathname.slice(1)}, NATS prefix ${prefix}, Redis prefix ${prefix}:`);
+    log('starting the stack as npm start does (players first, then wallet, chests, collections, gateway) ...');
+    if (floorKinds.length) {
+      procs.push(spawnTs('bench/floor-responder.ts', env, 'floor responder'));
+      procs.push(spawnTs('bench/floor-server.ts', { ...env, PORT: String(floorPort) }, 'floor front'));
+    }
+    procs.push(spawnTs('services/players/src/main.ts', env, 'players'));
+    const dead = () => procs.find((p) => p.unexpectedExit);
+    const aborted = () => dead() !== undefined;
+    const deadError = (err: unknown) => {
+      const d = dead();
+      return d ? new Error(`${d.label} stopped while the stack started (${d.unexpectedExit}); its output is above`) : err;
+    };
+    await waitForServiceHealth({ natsUrl: infra.natsUrl, prefix, service: 'players', timeoutMs: 120_000, aborted }).catch((err) => {
+      throw deadError(err);
+    });
+    for (const s of ['wallet', 'chests', 'collections', 'gateway']) procs.push(spawnTs(`services/${s}/src/main.ts`, env, s));
+    await waitForGateway({ url: base, timeoutMs: 120_000, aborted, progress: log }).catch((err) => {
+      throw deadError(err);
+    });
+    for (const k of floorKinds) await waitFor(`${floorBase}${FLOORS[k].path}`, 30_000, FLOORS[k].name);
+    log(`stack ready (${Math.round((Date.now() - started) / 1000)} s)`);
+
+    writeBenchContent(contentFile);
+    const app = await createApp(env, `bench ${id}`, contentFile, log);
+    const api = new Api(base, app.publishableKey);
+    const fx = new Fixtures(api, id, log);
+    const prepared = new Map<Scenario, Prepared>();
+    const notes: string[] = [];
+    log(`preparing data through the API for: ${selected.map((s) => s.name).join(', ') || 'floors only'}`);
+    for (const s of selected) {
+      const t = Date.now();
+      const ready = await s.prepare({ api, fx, plan: PLAN });
+      // Consuming scenarios: enough for the warm-up and the first run now, topped up before the others.
+      await ready.load.topUp?.(WARMUP + DURATION);
+      prepared.set(s, ready);
+      log(`prepared "${s.name}" (${Math.round((Date.now() - t) / 100) / 10} s)`);
+    }
+    log(`prepared in ${Math.round((Date.now() - started) / 1000)} s since the start`);
+
+    // CPU accounting: every bench process, the bench database's Postgres backends, NATS, Redis.
+    monitor = new pg.Client({ connectionString: db.url });
+    await monitor.connect();
+    const natsPids = pidsNamed('nats-server');
+    const redisPids = pidsNamed('redis-server');
+    const cpu = new CpuMeter((): CpuSource[] => [
+      ...procs.filter((x) => !x.exited()).map((x) => ({ label: x.label, pids: () => [x.child.pid!] })),
+      { label: 'bench', pids: () => [process.pid] },
+      { label: 'postgres', pids: async () => (await monitor!.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid) },
+      { label: 'nats', pids: () => natsPids },
+      { label: 'redis', pids: () => redisPids },
+    ]);
 
     const rows: Row[] = [];
-    rows.push(await measure('floor: gateway→NATS→echo', { url: `http://127.0.0.1:${floorPort}/echo` }));
-    rows.push(await measure('catalog list', { url: `${base}/api/v1/chests`, headers: anon }));
-    rows.push(await measure('one collectible', { url: `${base}/api/v1/collectibles/${fx.collectibleId}`, headers: auth(p0.token) }));
-    rows.push(await measure('inventory read', { url: `${base}/api/v1/players/${p0.id}/chests`, headers: auth(p0.token) }));
-    // Each request opens a chest nobody opened before: a shared queue of prepared chests.
-    const queue = fx.players.flatMap((p) => p.chests.map((c) => ({ chest: c, token: p.token })));
-    const total = queue.length;
-    rows.push(
-      await measure('chest opening', {
-        url: base,
-        amount: total,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (req) => {
-              const next = queue.pop();
-              if (!next) return req;
-              return { ...req, path: `/api/v1/chests/${next.chest}/open`, headers: { ...auth(next.token) } };
-            },
-          },
-        ],
-      }),
-    );
-    rows.push(
-      await measure('credit', {
-        url: `${base}/api/v1/currencies/${fx.coinsId}/credit`,
-        method: 'POST',
-        headers: { ...auth(p0.token), 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: '0.01' }),
-      }),
-    );
-    report(rows, { duration: DURATION, connections: CONNECTIONS, chestsOpened: total });
+    const floorsAt = new Map<string, Measured>();
+    const run = async (name: string, url: string, load: Load, connections: number, seconds: number) => {
+      const d = dead();
+      if (d) throw new Error(`${d.label} stopped (${d.unexpectedExit}) before "${name}"; see its output above`);
+      await load.topUp?.(seconds);
+      await settle(monitor!);
+      return measure(url, load, { connections, seconds, cpu });
+    };
+    const say = (name: string, c: number, m: Measured, r?: Row) => {
+      const vs = r && !name.startsWith('floor') ? `; ÷ ${r.floor}: throughput ${r.throughputRatio}, mean ${r.meanRatio}, p99 ${r.p99Ratio}` : '';
+      const cpuNote = m.cpu ? `, cpu ${m.cpu.machineBusy}/${m.cpu.cores} busy` : '';
+      log(`${name} @${c}: ${m.rps} req/s, mean ${m.mean} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}, errors ${m.errors}${cpuNote}${vs}`);
+      if (m.non2xx || m.errors) {
+        log(`  ↳ status codes ${JSON.stringify(m.statusCodes)}${m.firstNon2xx ? `; first non-2xx: ${m.firstNon2xx.status} ${m.firstNon2xx.body.replace(/\s+/g, ' ').slice(0, 300)}` : ''}`);
+      }
+    };
+    const floorLoad = (k: FloorKind): Load => ({ method: 'GET', path: FLOORS[k].path });
+
+    if (WARMUP > 0) {
+      log(`warming up every floor and scenario for ${WARMUP} s at ${CONNECTIONS[0]} connections (not reported) ...`);
+      for (const k of floorKinds) await run(FLOORS[k].name, floorBase, floorLoad(k), CONNECTIONS[0]!, WARMUP);
+      for (const s of selected) {
+        const m = await run(s.name, base, prepared.get(s)!.load, CONNECTIONS[0]!, WARMUP);
+        if (m.non2xx || m.errors) say(`${s.name} (warm-up)`, CONNECTIONS[0]!, m);
+      }
+    }
+
+    for (const c of CONNECTIONS) {
+      for (const k of floorKinds) {
+        log(`measuring ${FLOORS[k].name} at ${c} connections for ${DURATION} s ...`);
+        const m = await run(FLOORS[k].name, floorBase, floorLoad(k), c, DURATION);
+        floorsAt.set(`${k}@${c}`, m);
+        const row = withRatios(m, { scenario: FLOORS[k].name, connections: c, phase: 'single', floor: FLOORS[k].name }, m);
+        rows.push(row);
+        say(FLOORS[k].name, c, m);
+      }
+      for (const s of selected) {
+        log(`measuring ${s.name} at ${c} connections for ${DURATION} s ...`);
+        const m = await run(s.name, base, prepared.get(s)!.load, c, DURATION);
+        const row = withRatios(m, { scenario: s.name, connections: c, phase: 'single', floor: FLOORS[s.floor].name }, floorsAt.get(`${s.floor}@${c}`)!);
+        rows.push(row);
+        say(s.name, c, m, row);
+      }
+    }
+
+    if (scaled.length) {
+      log('scale-out: starting a second replica of chests and of collections (same environment, own health port) ...');
+      for (const s of ['chests', 'collections']) {
+        const healthPort = await freePort();
+        procs.push(spawnTs(`services/${s}/src/main.ts`, { ...env, HEALTH_PORT: String(healthPort) }, `${s}#2`));
+        await waitFor(`http://127.0.0.1:${healthPort}/readyz`, 120_000, `the second ${s} replica`);
+      }
+      if (WARMUP > 0) {
+        log(`warming the replicas up for ${WARMUP} s per scenario (not reported) ...`);
+        for (const s of scaled) await run(s.name, base, prepared.get(s)!.load, SCALE_CONNECTIONS, WARMUP);
+      }
+      for (const s of scaled) {
+        log(`measuring ${s.name} with two replicas at ${SCALE_CONNECTIONS} connections for ${DURATION} s ...`);
+        const m = await run(s.name, base, prepared.get(s)!.load, SCALE_CONNECTIONS, DURATION);
+        const row = withRatios(m, { scenario: s.name, connections: SCALE_CONNECTIONS, phase: 'scale-out', floor: FLOORS[s.floor].name }, floorsAt.get(`${s.floor}@${SCALE_CONNECTIONS}`)!);
+        rows.push(row);
+        say(`${s.name} [2 replicas]`, SCALE_CONNECTIONS, m, row);
+      }
+    }
+
+    for (const s of selected) {
+      const note = await prepared.get(s)!.describe?.();
+      if (note) notes.push(`${s.name}: ${note}.`);
+    }
+    for (const k of floorKinds) notes.push(`${FLOORS[k].name}: ${FLOORS[k].what}.`);
+    if (floorKinds.length) notes.push('Floors: the HTTP route (bench/floor-server.ts) and the responders (bench/floor-responder.ts) run in two processes, as the gateway and a service do, with the same packages and connection options.');
+    notes.push(`Load generator: autocannon in the bench process, on the same machine (its CPU is the "bench" column).`);
+    notes.push(`Stack: each service a separate process started as npm start does (node --import tsx --conditions=development), RATE_LIMIT=off, LOG_LEVEL=${env.LOG_LEVEL}, PG_POOL_MAX 10; the bench app's content is the default content with inventory_capacity 2000 and two bench chest types (bench/content.ts).`);
+    const report = {
+      at: new Date().toISOString(),
+      settings: {
+        BENCH_DURATION: DURATION,
+        BENCH_CONNECTIONS: CONNECTIONS,
+        BENCH_WARMUP: WARMUP,
+        BENCH_SCALE: SCALE ? 'on' : 'off',
+        ...(ONLY.length ? { BENCH_ONLY: ONLY } : {}),
+        BENCH_MAX_OPEN_RATE: MAX_OPEN_RATE,
+        BENCH_MAX_PURCHASE_RATE: MAX_PURCHASE_RATE,
+        ...(process.env.BENCH_NODE_ARGS ? { BENCH_NODE_ARGS: process.env.BENCH_NODE_ARGS } : {}),
+        cores: os.cpus().length,
+      },
+      notes,
+      rows,
+      scale: compareScale(rows),
+    };
+    writeReport(report, log);
+    log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
+  } catch (err) {
+    for (const x of procs) if (x.tail().trim() && !x.unexpectedExit) console.error(`[bench] last output of ${x.label}:\n${x.tail().slice(-1500)}`);
+    throw err;
   } finally {
-    log('stopping the stack ...');
-    await stopAll(children);
-    await deleteTestStreams(infra.natsUrl, env.NATS_PREFIX!);
-    await dropRedisKeys(infra.redisUrl, env.REDIS_PREFIX!);
-    await db.drop();
+    await cleanup();
   }
 }
 
-/** Removes this run's cache and rate-limit keys, so runs leave nothing behind in Redis. */
-async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+/**
+ * Waits (at most 15 s) until no query of the bench database is running, so the work a previous
+ * measurement left in flight (requests autocannon stopped waiting for) does not load the next one.
+ */
+async function settle(monitor: pg.Client): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const r = await monitor.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+    );
+    if (r.rows[0]!.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Deletes every JetStream stream of this run's prefix (the grants stream, the floor's); their consumers go with them. */
+async function deleteStreams(natsUrl: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const names: string[] = [];
+    for await (const s of jsm.streams.list()) if (s.config.name.startsWith(`${prefix}_`)) names.push(s.config.name);
+    for (const name of names) await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** Removes this run's cache keys, so runs leave nothing behind in Redis. */
+async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
   } finally {
     redis.disconnect();
   }
 }
 
-function report(rows: Row[], settings: Record<string, number>) {
-  const floor = rows[0]!;
-  const table = rows.map((r) => ({
-    scenario: r.scenario,
-    'req/s': r.rps,
-    'mean ms': +r.mean.toFixed(2),
-    'p50 ms': r.p50,
-    'p99 ms': r.p99,
-    'throughput ÷ floor': +(r.rps / floor.rps).toFixed(3),
-    'mean latency ÷ floor': +(r.mean / Math.max(floor.mean, 0.01)).toFixed(1),
-    'p50 ÷ floor': +(r.p50 / Math.max(floor.p50, 0.01)).toFixed(2),
-    'p99 ÷ floor': +(r.p99 / Math.max(floor.p99, 0.01)).toFixed(2),
-    'non-2xx': r.non2xx,
-  }));
-  console.table(table);
-  const dir = path.join(ROOT, 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), settings, rows: table }, null, 2) + '\n');
-  log(`saved ${path.relative(ROOT, file)}`);
-}
-
-main().catch((err) => {
-  console.error(`[bench] failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(`[bench] failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,161 @@
+/**
+ * The bench's output: a console table, a JSON file under bench/results/ and bench/results/latest.md
+ * (one markdown table of every row with its ratios to its own floor, the scale-out comparison,
+ * where the CPU went, and the notes and non-2xx samples).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Measured } from './measure.js';
+import { ROOT } from './stack-process.js';
+
+export interface Row extends Measured {
+  scenario: string;
+  connections: number;
+  /** 'single' (one process per service) or 'scale-out' (two replicas of chests and collections). */
+  phase: 'single' | 'scale-out';
+  /** The floor row it is compared with (a floor row names itself). */
+  floor: string;
+  throughputRatio: number;
+  meanRatio: number;
+  p99Ratio: number;
+}
+
+/** A scale-out row next to the same scenario with one replica, at the same connections. */
+export interface ScaleComparison {
+  scenario: string;
+  connections: number;
+  single: Row;
+  scaled: Row;
+  throughputRatio: number;
+  p99Ratio: number;
+}
+
+export interface Report {
+  at: string;
+  settings: Record<string, unknown>;
+  notes: string[];
+  rows: Row[];
+  scale: ScaleComparison[];
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : 0);
+
+/** A row's ratios to its floor (for a floor row, 1). */
+export function withRatios(m: Measured, r: Omit<Row, keyof Measured | 'throughputRatio' | 'meanRatio' | 'p99Ratio'>, floor: Measured): Row {
+  return {
+    ...m,
+    ...r,
+    throughputRatio: ratio(m.rps, floor.rps),
+    meanRatio: ratio(m.mean, Math.max(floor.mean, 0.01)),
+    p99Ratio: ratio(m.p99, Math.max(floor.p99, 0.01)),
+  };
+}
+
+export function compareScale(rows: Row[]): ScaleComparison[] {
+  return rows
+    .filter((r) => r.phase === 'scale-out')
+    .flatMap((scaled) => {
+      const single = rows.find((r) => r.phase === 'single' && r.scenario === scaled.scenario && r.connections === scaled.connections);
+      return single
+        ? [{ scenario: scaled.scenario, connections: scaled.connections, single, scaled, throughputRatio: ratio(scaled.rps, single.rps), p99Ratio: ratio(scaled.p99, Math.max(single.p99, 0.01)) }]
+        : [];
+    });
+}
+
+const label = (r: Row) => (r.phase === 'scale-out' ? `${r.scenario} [2× chests, 2× collections]` : r.scenario);
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+
+function consoleTable(report: Report): void {
+  console.table(
+    report.rows.map((r) => ({
+      scenario: label(r),
+      conns: r.connections,
+      'req/s': r.rps,
+      'mean ms': r.mean,
+      'p99 ms': r.p99,
+      floor: r.floor,
+      'thr ÷ floor': r.throughputRatio,
+      'mean ÷ floor': r.meanRatio,
+      'p99 ÷ floor': r.p99Ratio,
+      'non-2xx': r.non2xx + r.errors,
+      'cpu busy': r.cpu ? `${fmt(r.cpu.machineBusy, 1)}/${r.cpu.cores}` : '',
+    })),
+  );
+  if (report.scale.length) {
+    console.table(
+      report.scale.map((s) => ({
+        scenario: s.scenario,
+        conns: s.connections,
+        '1 replica req/s': s.single.rps,
+        '2 replicas req/s': s.scaled.rps,
+        'throughput ×': s.throughputRatio,
+        'p99 ×': s.p99Ratio,
+        'thr ÷ floor (2 replicas)': s.scaled.throughputRatio,
+        'cpu busy 1 → 2': s.single.cpu && s.scaled.cpu ? `${fmt(s.single.cpu.machineBusy, 1)} → ${fmt(s.scaled.cpu.machineBusy, 1)} of ${s.scaled.cpu.cores}` : '',
+      })),
+    );
+  }
+}
+
+function markdown(report: Report): string {
+  const lines: string[] = [];
+  const cores = os.cpus().length;
+  lines.push(`# Benchmark results`, '');
+  lines.push(`Run at ${report.at} on ${cores} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}.`);
+  lines.push(`Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(', ')}.`, '');
+  lines.push('Every row is compared with its own floor measured in the same run at the same connection count: ratios, not absolute figures, are what carry over between machines.', '');
+  lines.push('| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | non-2xx | mean ÷ floor | CPU busy (cores) |');
+  lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|');
+  for (const r of report.rows) {
+    const bad = r.non2xx + r.errors;
+    lines.push(
+      `| ${label(r)} | ${r.connections} | ${r.rps} | ${fmt(r.mean)} | ${r.p99} | ${r.floor} | ${fmt(r.throughputRatio, 3)} | ${fmt(r.p99Ratio)} | ${bad ? `**${bad}**` : 0} | ${fmt(r.meanRatio)} | ${r.cpu ? `${fmt(r.cpu.machineBusy, 1)}/${r.cpu.cores}` : ''} |`,
+    );
+  }
+  if (report.scale.length) {
+    lines.push('', '## Scale-out: a second replica of chests and of collections', '');
+    lines.push('| scenario | connections | req/s, 1 replica | req/s, 2 replicas | throughput × | p99 ms, 1 → 2 | p99 × | throughput ÷ floor, 2 replicas | CPU busy, 1 → 2 replicas |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const s of report.scale) {
+      const cpu = s.single.cpu && s.scaled.cpu ? `${fmt(s.single.cpu.machineBusy, 1)} → ${fmt(s.scaled.cpu.machineBusy, 1)} of ${s.scaled.cpu.cores}` : '';
+      lines.push(
+        `| ${s.scenario} | ${s.connections} | ${s.single.rps} | ${s.scaled.rps} | ${fmt(s.throughputRatio)} | ${s.single.p99} → ${s.scaled.p99} | ${fmt(s.p99Ratio)} | ${fmt(s.scaled.throughputRatio, 3)} | ${cpu} |`,
+      );
+    }
+    lines.push('', 'When the machine is already busy on all its cores with one replica, a second one cannot add throughput: the CPU column shows whether that bound was reached.');
+  }
+  const withCpu = report.rows.filter((r) => r.cpu);
+  if (withCpu.length) {
+    const labels = [...new Set(withCpu.flatMap((r) => Object.keys(r.cpu!.byLabel)))].filter((l) => withCpu.some((r) => (r.cpu!.byLabel[l] ?? 0) >= 0.05));
+    lines.push('', '## Where the CPU went (cores used during the measurement)', '');
+    lines.push('"bench" is this process (autocannon, the load generator, shares the machine); "postgres" counts the backends connected to the bench database; "other" is busy time no bench process accounts for (other work on the machine, Postgres background writers).', '');
+    lines.push(`| scenario | connections | machine busy | ${labels.join(' | ')} | other |`);
+    lines.push(`|---|---:|---:|${labels.map(() => '---:').join('|')}|---:|`);
+    for (const r of withCpu) {
+      lines.push(`| ${label(r)} | ${r.connections} | ${fmt(r.cpu!.machineBusy)} | ${labels.map((l) => fmt(r.cpu!.byLabel[l] ?? 0)).join(' | ')} | ${fmt(r.cpu!.other)} |`);
+    }
+  }
+  if (report.notes.length) lines.push('', '## Notes', '', ...report.notes.map((n) => `- ${n}`));
+  const bad = report.rows.filter((r) => r.non2xx + r.errors > 0);
+  if (bad.length) {
+    lines.push('', '## Non-2xx answers and errors', '');
+    for (const r of bad) {
+      const sample = r.firstNon2xx ? ` first: ${r.firstNon2xx.status} \`${r.firstNon2xx.body.replace(/`/g, "'").replace(/\s+/g, ' ').slice(0, 300)}\`` : '';
+      lines.push(`- ${label(r)} at ${r.connections}: ${r.non2xx} non-2xx (${JSON.stringify(r.statusCodes)}), ${r.errors} errors (${r.timeouts} timeouts).${sample}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Prints the tables and saves bench/results/bench-<time>.json and bench/results/latest.md. */
+export function writeReport(report: Report, log: (s: string) => void): void {
+  consoleTable(report);
+  const dir = path.join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `bench-${report.at.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+  const md = path.join(dir, 'latest.md');
+  writeFileSync(md, markdown(report));
+  log(`saved ${path.relative(ROOT, file)} and ${path.relative(ROOT, md)}`);
+}

@@ -1,0 +1,234 @@
+/**
+ * What the bench measures. Every scenario names its floor: the cheapest path of the same kind,
+ * measured in the same run (bench/floor-server.ts and bench/floor-responder.ts):
+ *
+ * - echo:    HTTP → one NATS request-reply → echo.          For reads answered from caches.
+ * - pg:      … → one SELECT by primary key.                  For reads and writes needing Postgres.
+ * - durable: … → one UPDATE + INSERT transaction → JetStream publish awaiting its PubAck.
+ *            For operations that must hand a durable message on (purchase, opening, registration).
+ */
+import { Api, Fixtures, JSONAPI, purchaseBody, registrationBody, type Player } from './fixtures.js';
+import type { Load } from './measure.js';
+
+export type FloorKind = 'echo' | 'pg' | 'durable';
+
+export const FLOORS: Record<FloorKind, { name: string; path: string; what: string }> = {
+  echo: { name: 'floor: echo', path: '/echo', what: 'Fastify route → NATS request-reply → echo handler (separate process)' },
+  pg: { name: 'floor: pg', path: '/pg', what: '… → responder runs one SELECT by primary key (pg.Pool of 10) and answers the row' },
+  durable: {
+    name: 'floor: durable',
+    path: '/durable',
+    what: '… → responder runs one transaction (UPDATE one row, INSERT one row, COMMIT), publishes to JetStream and awaits the PubAck',
+  },
+};
+
+/** What the preparation must provision for, from the run's settings. */
+export interface Plan {
+  /** Highest openings and purchases per second assumed: each run finds at least rate × duration fresh units. */
+  maxRate: { openings: number; purchases: number };
+  /** The most connections of the run (the credit scenario gives each its own wallet). */
+  connections: number;
+  /** argon2 settings the players service runs with (registration's note). */
+  argon2: { memoryKib: number; timeCost: number };
+}
+
+export interface Context {
+  api: Api;
+  fx: Fixtures;
+  plan: Plan;
+}
+
+export interface Scenario {
+  name: string;
+  floor: FloorKind;
+  /** Measured again in the scale-out phase (two replicas of chests and of collections). */
+  scale?: boolean;
+  /** Prepares what it needs through the API and returns the request to load the stack with. */
+  prepare(c: Context): Promise<Prepared>;
+}
+
+export interface Prepared {
+  load: Load;
+  /** What one answer (or the setup) holds, for the notes; asked once, before measuring. */
+  describe?(): Promise<string>;
+}
+
+const get = (path: string, headers: Record<string, string>): Load => ({ method: 'GET', path, headers });
+
+/** The own inventory of a player holding `n` unopened chests; the default page (100 when paginated). */
+const inventory = (n: number, scale = false): Scenario => ({
+  name: `own inventory ${n}`,
+  floor: 'pg',
+  scale,
+  async prepare({ api, fx }) {
+    const p = await fx.inventoryPlayer(n);
+    return {
+      load: get('/api/v1/players/me/chests', api.headers(p.token)),
+      async describe() {
+        const r = await api.call('GET', '/api/v1/players/me/chests', { token: p.token });
+        return `GET /api/v1/players/me/chests (no page parameters) holding ${n} chests: the answer lists ${r.data.length}, meta.total_chests ${r.meta.total_chests}`;
+      },
+    };
+  },
+});
+
+/** The calling player's collection, for a player owning `items` copies. */
+const collection = (items: number): Scenario => ({
+  name: `collection ${items} items`,
+  floor: 'pg',
+  async prepare({ api, fx }) {
+    const { player } = await fx.collector(items);
+    return {
+      load: get('/api/v1/players/me/collection', api.headers(player.token)),
+      async describe() {
+        const r = await api.call('GET', '/api/v1/players/me/collection', { token: player.token });
+        return `GET /api/v1/players/me/collection of a player owning ${items} copies: ${r.data.length} collectibles in the page, meta.total_count ${r.meta.total_count}, meta.total_copies ${r.meta.total_copies}`;
+      },
+    };
+  },
+});
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'catalog list',
+    floor: 'echo',
+    async prepare({ api }) {
+      return {
+        load: get('/api/v1/chests', api.headers()),
+        async describe() {
+          const r = await api.call('GET', '/api/v1/chests');
+          return `GET /api/v1/chests, anonymous with the apikey: ${r.data.length} chest types (the default 5 and the bench's 2)`;
+        },
+      };
+    },
+  },
+  {
+    name: 'one collectible with progress',
+    floor: 'pg',
+    scale: true,
+    async prepare({ api, fx }) {
+      const { player, owned } = await fx.collector(10);
+      const path = `/api/v1/collectibles/${owned}`;
+      return {
+        load: get(path, api.headers(player.token)),
+        async describe() {
+          const r = await api.call('GET', path, { token: player.token });
+          const m = r.meta;
+          return `GET ${path} with the token of a player owning 10 items: owned_count ${m.owned_count}, progress ${m.collection_progress?.current_item}/${m.collection_progress?.total_items}`;
+        },
+      };
+    },
+  },
+  inventory(10),
+  inventory(100, true),
+  inventory(1000),
+  collection(10),
+  collection(10_000),
+  {
+    name: 'credit',
+    floor: 'pg',
+    async prepare({ api, fx, plan }) {
+      // One wallet per connection, as credits of many players would be: the same wallet for
+      // every connection would measure the wait for its row lock instead.
+      const players = await fx.creditors(plan.connections);
+      const { coinsId } = await fx.catalog();
+      const path = `/api/v1/currencies/${coinsId}/credit`;
+      const body = JSON.stringify({ amount: '0.01' });
+      let turn = 0;
+      return {
+        load: { method: 'POST', next: () => ({ path, headers: api.headers(players[turn++ % players.length]!.token, 'application/json'), body }) },
+        async describe() {
+          return `POST ${path.replace(coinsId, '{coins}')} {"amount":"0.01"} (application/json), round robin over ${players.length} players`;
+        },
+      };
+    },
+  },
+  {
+    name: 'purchase',
+    floor: 'durable',
+    async prepare({ api, fx, plan }) {
+      const perPlayer = 500;
+      const woodenId = await fx.chestTypeId('Wooden Chest');
+      const players: Player[] = [];
+      const budget: number[] = [];
+      const body = JSON.stringify(purchaseBody(1));
+      let turn = 0;
+      let left = 0;
+      return {
+        load: {
+          method: 'POST',
+          remaining: () => left,
+          async topUp(seconds) {
+            const units = Math.ceil(plan.maxRate.purchases * seconds);
+            if (left >= units) return;
+            const more = await fx.addPurchasers(Math.ceil((units - left) / perPlayer), perPlayer);
+            players.push(...more);
+            budget.push(...more.map(() => perPlayer));
+            left += more.length * perPlayer;
+          },
+          // Round robin over the players that can still afford (and hold) one more chest.
+          next() {
+            while (budget[turn % players.length] === 0) turn++;
+            const i = turn++ % players.length;
+            budget[i]! -= 1;
+            left -= 1;
+            return { path: `/api/v1/chests/${woodenId}/purchase`, headers: api.headers(players[i]!.token, JSONAPI), body };
+          },
+        },
+        async describe() {
+          return `POST /api/v1/chests/{Wooden Chest}/purchase quantity 1, round robin over the players with coins and room left (${players.length} players of ${perPlayer} purchases each were prepared)`;
+        },
+      };
+    },
+  },
+  {
+    name: 'chest opening',
+    floor: 'durable',
+    scale: true,
+    async prepare({ api, fx, plan }) {
+      const perPlayer = 500;
+      const queue: { chest: string; player: Player }[] = [];
+      let players = 0;
+      let at = 0;
+      return {
+        load: {
+          method: 'GET',
+          remaining: () => queue.length - at,
+          async topUp(seconds) {
+            const units = Math.ceil(plan.maxRate.openings * seconds);
+            const left = queue.length - at;
+            if (left >= units) return;
+            const more = await fx.addOpeners(Math.ceil((units - left) / perPlayer), perPlayer);
+            players += more.length;
+            // Interleaved, so concurrent openings belong to different players, as in real traffic.
+            for (let k = 0; k < perPlayer; k++) for (const p of more) if (p.chests[k]) queue.push({ chest: p.chests[k]!, player: p });
+          },
+          next() {
+            const { chest, player } = queue[at++]!;
+            return { path: `/api/v1/chests/${chest}/open`, headers: api.headers(player.token) };
+          },
+        },
+        async describe() {
+          return `GET /api/v1/chests/{id}/open, each request a wooden chest (3 items) never opened before; ${at.toLocaleString('en-US')} opened of ${queue.length.toLocaleString('en-US')} prepared over ${players} players (before each run, enough for the assumed peak rate × its duration)`;
+        },
+      };
+    },
+  },
+  {
+    name: 'registration (argon2 minimal)',
+    floor: 'durable',
+    async prepare({ api, fx, plan }) {
+      let n = 0;
+      return {
+        load: {
+          method: 'POST',
+          next: () => ({ path: '/api/v1/players/register', headers: api.headers(undefined, JSONAPI), body: JSON.stringify(registrationBody(`bench-${fx.runId}-reg-${++n}@example.com`)) }),
+        },
+        async describe() {
+          const { memoryKib, timeCost } = plan.argon2;
+          return `POST /api/v1/players/register, a new email each request; argon2 set aside: players runs with ARGON2_MEMORY_KIB=${memoryKib} ARGON2_TIME_COST=${timeCost}, the cheapest its config accepts (defaults 19456 and 2)`;
+        },
+      };
+    },
+  },
+];
