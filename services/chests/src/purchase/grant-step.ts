@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool } from '@ccs/shared';
 import { chestErrors } from '../errors.js';
-import { countUnopened, insertChest, lockPlayerInventory } from '../repositories/inventory-repo.js';
+import { countUnopened, insertPurchasedChests, lockPlayerInventory } from '../repositories/inventory-repo.js';
 import { lockPurchase, transition } from '../repositories/purchases-repo.js';
 
 /** What the grant step adds: `quantity` chests of one type, for one debited purchase. */
@@ -19,9 +19,9 @@ export interface GrantInput {
 /**
  * Saga step 3, in one transaction: the purchase must still be `debited` (not taken over by the
  * sweeper); under the player's inventory lock the capacity is checked again (409 inventory_full),
- * then the chests are added and the purchase completed. Any failure rolls all of it back.
+ * then the chests are added (one statement) and the purchase completed. Any failure rolls all of it back.
  */
-export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promise<string[]> {
+export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promise<{ id: string; acquiredAt: string }[]> {
   return withTransaction(pool, async (tx) => {
     const status = await lockPurchase(tx, input.purchaseId);
     if (status !== 'debited') throw chestErrors.purchaseInterrupted();
@@ -30,10 +30,8 @@ export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promi
     if (used + input.quantity > input.capacity) throw chestErrors.inventoryFull(input.capacity);
     if (input.fail) throw new Error('fault injection: the purchase grant fails');
     const ids = Array.from({ length: input.quantity }, () => randomUUID());
-    for (const id of ids) {
-      await insertChest(tx, { id, appId: input.appId, playerId: input.playerId, chestTypeId: input.chestTypeId, source: 'purchased', purchaseId: input.purchaseId });
-    }
+    const added = await insertPurchasedChests(tx, { ids, appId: input.appId, playerId: input.playerId, chestTypeId: input.chestTypeId, purchaseId: input.purchaseId });
     await transition(tx, input.purchaseId, ['debited'], 'completed');
-    return ids;
+    return added;
   });
 }

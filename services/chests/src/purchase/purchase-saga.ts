@@ -4,7 +4,6 @@ import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { currentContentVersion } from '../repositories/content-repo.js';
-import { findChests } from '../repositories/inventory-repo.js';
 import { insertPurchase, transition } from '../repositories/purchases-repo.js';
 import { checkCapacity } from './check-capacity.js';
 import { debitStep } from './debit-step.js';
@@ -26,11 +25,13 @@ export interface PurchaseCommand {
  * `pending` or `debited`, and the sweeper refunds it later.
  */
 export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: CallContext): Promise<ReplyOf<typeof PurchaseChests>> {
-  const type = await findChestType(deps.pool, cmd.appId, cmd.chestTypeId, { catalogOnly: true });
+  const [type, version] = await Promise.all([
+    findChestType(deps.pool, cmd.appId, cmd.chestTypeId, { catalogOnly: true }),
+    currentContentVersion(deps.pool, cmd.appId),
+  ]);
   if (!type) throw chestErrors.chestTypeNotFound();
   const unitPrice = type.price[cmd.currency];
   if (unitPrice === undefined) throw chestErrors.priceUnavailable(cmd.currency);
-  const version = await currentContentVersion(deps.pool, cmd.appId);
   const content = version === undefined ? undefined : await deps.drops.content(cmd.appId, version);
   if (!content) throw chestErrors.contentUnavailable();
   const capacity = content.inventoryCapacity;
@@ -55,9 +56,9 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   }
   await transition(deps.pool, purchaseId, ['pending'], 'debited');
 
-  let ids: string[];
+  let added: { id: string; acquiredAt: string }[];
   try {
-    ids = await grantPurchasedChests(deps.pool, {
+    added = await grantPurchasedChests(deps.pool, {
       purchaseId, appId: cmd.appId, playerId: cmd.playerId, chestTypeId: type.id, quantity: cmd.quantity, capacity,
       fail: deps.config.CHESTS_FAULT === 'fail_purchase_grant',
     });
@@ -68,7 +69,11 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
     throw chestErrors.purchaseInterrupted();
   }
   recordSagaOutcome('purchase', 'completed');
-  return { purchaseId, chests: await findChests(deps.pool, cmd.appId, ids), amount, balance: debit.balance };
+  // The answer is built from what is known: the type's presentation and the rows just added.
+  const chests = added.map((c) => ({
+    id: c.id, chestTypeId: type.id, name: type.name, description: type.description, images: type.images, source: 'purchased' as const, acquiredAt: c.acquiredAt,
+  }));
+  return { purchaseId, chests, amount, balance: debit.balance };
 }
 
 /**

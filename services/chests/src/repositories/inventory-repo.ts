@@ -14,6 +14,21 @@ export interface NewChest {
   purchaseId?: string;
 }
 
+/** Adds purchased chests of one type in one statement; returns their ids and acquisition time, in order. */
+export async function insertPurchasedChests(
+  tx: Queryable,
+  c: { ids: string[]; appId: string; playerId: string; chestTypeId: string; purchaseId: string },
+): Promise<{ id: string; acquiredAt: string }[]> {
+  const r = await tx.query<{ id: string; acquired_at: Date }>(
+    `INSERT INTO inventory_chests (id, app_id, player_id, chest_type_id, source, purchase_id)
+     SELECT id, $2, $3, $4, 'purchased', $5 FROM unnest($1::uuid[]) AS id
+     RETURNING id, acquired_at`,
+    [c.ids, c.appId, c.playerId, c.chestTypeId, c.purchaseId],
+  );
+  const at = new Map(r.rows.map((row) => [row.id, row.acquired_at.toISOString()]));
+  return c.ids.map((id) => ({ id, acquiredAt: at.get(id)! }));
+}
+
 /** Adds a chest; a chest with that id already there (a re-delivered grant) changes nothing. */
 export async function insertChest(db: Queryable, c: NewChest): Promise<boolean> {
   const r = await db.query(
@@ -70,13 +85,6 @@ export async function listUnopened(db: Queryable, appId: string, playerId: strin
     [appId, playerId, page.chestTypeId ?? null, page.limit, page.offset],
   );
   return r.rows.map(toOwned);
-}
-
-/** Chests by id (for a purchase's answer), in the order given. */
-export async function findChests(db: Queryable, appId: string, ids: string[]): Promise<InventoryChestView[]> {
-  const r = await db.query<ChestRow>(`${OWNED_SELECT} WHERE c.app_id = $1 AND c.id = ANY($2::uuid[])`, [appId, ids]);
-  const byId = new Map(r.rows.map((row) => [row.id, toOwned(row)]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** Unopened chests of a player counted per source and chest type, with the type's price. */
