@@ -96,7 +96,7 @@ describe('durable consumers when a replica stops', () => {
     expect(await granted([id])).toEqual([]);
 
     await replica('collections#3');
-    // JetStream redelivers after the consumer's ack wait (30 s); shortened here to keep the test short.
+    // JetStream redelivers after the consumer's ack wait (ACK_WAIT_MS, 4 s); shortened here to keep the test short.
     await (await stack.nc.jetstreamManager()).consumers.update(grantsStream(prefix()), streamName(prefix(), DURABLE), { ack_wait: 1e9 });
     await eventually(async () => expect(await granted([id])).toEqual([2]), 15_000);
     // Delivered twice (to the killed replica, then again), applied once.

@@ -136,8 +136,14 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
-/** How long JetStream waits for an ack before redelivering (a crashed replica's messages). */
-const ACK_WAIT_MS = 30_000;
+/**
+ * How long JetStream waits for an ack before redelivering: what a crashed replica held is
+ * redelivered (to another replica, or to it once restarted) within this. Short, so grants converge
+ * within seconds of a crash; messages that are merely slow (pulled and waiting in the buffer, or
+ * in a long batch) are kept alive with in-progress acks every half of it, so a busy consumer
+ * causes no redelivery storm.
+ */
+export const ACK_WAIT_MS = 4_000;
 
 /** Starts a durable pull consumer on the grants stream for one message kind. */
 export async function startConsumer(
@@ -146,14 +152,21 @@ export async function startConsumer(
 ): Promise<RunningConsumer> {
   const stream = grantsStream(deps.prefix);
   const durable = streamName(deps.prefix, def.durable);
-  await deps.jsm.consumers.add(stream, {
-    durable_name: durable,
-    filter_subject: prefixed(deps.prefix, def.event.subject),
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: ACK_WAIT_MS * 1e6,
-    max_ack_pending: 1000,
-  });
+  const settings = { ack_wait: ACK_WAIT_MS * 1e6, max_ack_pending: 1000 };
+  try {
+    await deps.jsm.consumers.add(stream, {
+      durable_name: durable,
+      filter_subject: prefixed(deps.prefix, def.event.subject),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ...settings,
+    });
+  } catch (err) {
+    // A durable made by an earlier version with other settings: bring it to these.
+    const existing = await deps.jsm.consumers.info(stream, durable).catch(() => undefined);
+    if (!existing) throw err;
+    await deps.jsm.consumers.update(stream, durable, settings);
+  }
   const c = await deps.js.consumers.get(stream, durable);
   // Messages arrive in a buffer; one loop applies what has arrived, a batch (or one) at a time.
   const buffer: JsMsg[] = [];
@@ -168,6 +181,12 @@ export async function startConsumer(
   });
   const maxDeliver = def.maxDeliver ?? 8;
   const batchSize = def.applyBatch ? (def.batchSize ?? 100) : 1;
+  let inHand: JsMsg[] = [];
+  const keepAlive = setInterval(() => {
+    for (const m of inHand) m.working();
+    for (const m of buffer) m.working();
+  }, ACK_WAIT_MS / 2);
+  keepAlive.unref();
   const loop = (async () => {
     for (;;) {
       if (buffer.length === 0) {
@@ -176,8 +195,9 @@ export async function startConsumer(
         wake = undefined;
         continue;
       }
-      const batch = buffer.splice(0, batchSize);
-      await deliverBatch(def, batch, maxDeliver, deps).catch((err) => deps.log.error({ err: String(err), consumer: def.durable }, 'consumer batch failed unexpectedly'));
+      inHand = buffer.splice(0, batchSize);
+      await deliverBatch(def, inHand, maxDeliver, deps).catch((err) => deps.log.error({ err: String(err), consumer: def.durable }, 'consumer batch failed unexpectedly'));
+      inHand = [];
     }
   })();
   return {
@@ -186,6 +206,7 @@ export async function startConsumer(
       closing = true;
       wake?.();
       await loop;
+      clearInterval(keepAlive);
     },
   };
 }
