@@ -1,4 +1,4 @@
-import { ErrorCode, type Msg, type NatsConnection, type NatsError } from 'nats';
+import { createInbox, ErrorCode, Events, NatsError, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { AppError, ErrorReplySchema } from '../errors/app-error.js';
 import type { CallContext } from '../contracts/context.js';
 import type { EventContract, ReplyOf, RequestOf, SubjectContract } from '../contracts/subject.js';
@@ -99,7 +99,7 @@ export class Bus {
       injectTraceContext(context, headers);
       let msg: Msg;
       try {
-        msg = await this.nc.request(prefixed(this.prefix, contract.subject), encodeJson(body), { timeout: opts.timeoutMs ?? this.timeoutMs, headers });
+        msg = await replyInbox(this.nc).request(prefixed(this.prefix, contract.subject), encodeJson(body), headers, opts.timeoutMs ?? this.timeoutMs);
       } catch (err) {
         outcome = transportOutcome(err as NatsError);
         throw transportError(err as NatsError, contract.subject);
@@ -112,6 +112,112 @@ export class Bus {
       currentScope()?.metrics.requested(contract.subject, outcome, (performance.now() - started) / 1000);
     }
   }
+}
+
+interface PendingReply {
+  subject: string;
+  resolve(msg: Msg): void;
+  reject(err: NatsError): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * The replies of every Bus call on one connection, through one wildcard inbox subscription: what
+ * nats.js' (muxed) `request` does, without its per-call allocations: a RequestOne with a deferred,
+ * a timer promise raced against it and, after every reply, a NatsError made only to reject the
+ * already settled deferred (noAsyncTraces does not spare that one). The outcomes are the same:
+ * the reply; NoResponders on the server's 503 status (an empty reply); Timeout past the bound or
+ * when the connection closes; the server's permission error when it refuses the publish; and the
+ * errors nats.js' request throws up front (closed, draining).
+ */
+class ReplyInbox {
+  private readonly pending = new Map<string, PendingReply>();
+  private readonly base = `${createInbox()}.`;
+  private seq = 0;
+  /** False once the subscription failed: the next call makes a new inbox. */
+  usable = true;
+
+  constructor(private readonly nc: NatsConnection) {
+    nc.subscribe(`${this.base}*`, { callback: (err, msg) => this.dispatch(err, msg) });
+    void nc.closed().then(() => this.failAll(NatsError.errorForCode(ErrorCode.Timeout)));
+    // The status stream ends (or fails) with the connection: nothing left to watch then.
+    this.watchPermissions().catch(() => undefined);
+  }
+
+  request(subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Msg> {
+    // As nats.js' request checks before sending.
+    if (this.nc.isClosed()) return Promise.reject(NatsError.errorForCode(ErrorCode.ConnectionClosed));
+    if (this.nc.isDraining()) return Promise.reject(NatsError.errorForCode(ErrorCode.ConnectionDraining));
+    return new Promise<Msg>((resolve, reject) => {
+      const token = (this.seq++).toString(36);
+      const timer = setTimeout(() => {
+        if (this.pending.delete(token)) reject(NatsError.errorForCode(ErrorCode.Timeout));
+      }, timeoutMs || 1000);
+      this.pending.set(token, { subject, resolve, reject, timer });
+      try {
+        this.nc.publish(subject, data, { reply: this.base + token, headers });
+      } catch (err) {
+        this.settle(token)?.reject(err as NatsError);
+      }
+    });
+  }
+
+  /** Takes a call off the pending list (undefined when it timed out or was answered already). */
+  private settle(token: string): PendingReply | undefined {
+    const p = this.pending.get(token);
+    if (!p) return undefined;
+    this.pending.delete(token);
+    clearTimeout(p.timer);
+    return p;
+  }
+
+  private dispatch(err: NatsError | null, msg: Msg): void {
+    if (err) {
+      this.usable = false;
+      this.failAll(err);
+      return;
+    }
+    const p = this.settle(msg.subject.slice(this.base.length));
+    if (!p) return;
+    if (msg.data.length === 0 && msg.headers?.code === 503) p.reject(NatsError.errorForCode(ErrorCode.NoResponders));
+    else p.resolve(msg);
+  }
+
+  private failAll(err: NatsError): void {
+    for (const token of [...this.pending.keys()]) this.settle(token)?.reject(err);
+  }
+
+  /** A publish the server refuses (permissions) fails the oldest call to that subject at once, as in nats.js. */
+  private async watchPermissions(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      const ctx = s.type === Events.Error ? s.permissionContext : undefined;
+      if (!ctx) continue;
+      const err = new NatsError(`Permissions Violation for ${ctx.operation} to "${ctx.subject}"`, ErrorCode.PermissionsViolation);
+      if (ctx.operation === 'subscription' && ctx.subject === `${this.base}*`) {
+        this.usable = false;
+        this.failAll(err);
+      } else if (ctx.operation === 'publish') {
+        for (const [token, p] of this.pending) {
+          if (p.subject === ctx.subject) {
+            this.settle(token)?.reject(err);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+const inboxes = new WeakMap<NatsConnection, ReplyInbox>();
+
+/** The connection's reply inbox (one per connection, shared by every Bus on it). */
+function replyInbox(nc: NatsConnection): ReplyInbox {
+  let inbox = inboxes.get(nc);
+  if (!inbox?.usable) {
+    inbox = new ReplyInbox(nc);
+    inboxes.set(nc, inbox);
+  }
+  return inbox;
 }
 
 /**
