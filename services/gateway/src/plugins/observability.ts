@@ -137,8 +137,13 @@ export default fp(
       const ms = endHttpRequest(o, reply.statusCode);
       // Below `info` (LOG_LEVEL=warn) the line would be dropped: skip building it and re-entering the scope.
       if (!QUIET_ROUTES.has(o.route) && logsInfo(request.log)) {
+        // Written by the app's logger with the request id as a field: the same line the request's
+        // child would write (its binding sits in the same place), without making that child.
         runObserved(o, () =>
-          request.log.info({ method: o.method, route: o.route, url: request.url, statusCode: reply.statusCode, ms: Math.round(ms) }, 'request completed'),
+          app.log.info(
+            { requestId: request.id, method: o.method, route: o.route, url: request.url, statusCode: reply.statusCode, ms: Math.round(ms) },
+            'request completed',
+          ),
         );
       }
       done();
