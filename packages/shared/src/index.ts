@@ -7,3 +7,4 @@ export * from './messaging/index.js';
 export * from './runtime/index.js';
 export * from './domain/index.js';
 export * from './observability/index.js';
+export * from './cache/local-memo.js';

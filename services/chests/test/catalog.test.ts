@@ -192,6 +192,9 @@ describe('chest catalog', () => {
   });
 
   it('caches catalog reads in Redis per app and content version', async () => {
+    // The process keeps the version pointer for a second (LocalVersions); past it, it reads the
+    // shared pointer in Redis again and puts it back there if it expired.
+    await new Promise((r) => setTimeout(r, 1100));
     await list('?sort=name');
     await get(stack, `/api/v1/chests/${ids['Silver Chest']}/odds`);
     const keys = await stack.redis.keys(`${stack.env.REDIS_PREFIX}chests:${appId}:*`);

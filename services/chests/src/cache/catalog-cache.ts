@@ -1,13 +1,19 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { LocalMemo, LocalVersions } from '@ccs/shared';
 import type { z } from 'zod';
 
 /**
  * Read-through cache of catalog pages, chest details and odds in Redis. Keys carry the app and its
  * content version (`<REDIS_PREFIX>chests:<app>:v<version>:<name>`), so a new version is a new key
  * space; the content consumer also deletes the old keys. Redis being down only costs speed.
+ * In front of Redis, each process keeps what it read in memory (a versioned value never changes)
+ * and the version pointer for a second, so most catalog reads cost no round trip at all.
  */
 export class CatalogCache {
+  private readonly memo = new LocalMemo();
+  private readonly versions = new LocalVersions();
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -30,10 +36,16 @@ export class CatalogCache {
    * that the content consumer announced meanwhile.
    */
   async version(appId: string, load: () => Promise<number | undefined>): Promise<number | undefined> {
+    const local = this.versions.get(appId);
+    if (local !== undefined) return local;
     const cached = await this.safe(() => this.redis.get(this.versionKey(appId)));
-    if (cached && /^\d+$/.test(cached)) return Number(cached);
+    if (cached && /^\d+$/.test(cached)) {
+      this.versions.set(appId, Number(cached));
+      return Number(cached);
+    }
     const v = await load();
     if (v !== undefined) await this.safe(() => this.redis.set(this.versionKey(appId), String(v), 'EX', this.versionTtl, 'NX'));
+    if (v !== undefined) this.versions.set(appId, v);
     return v;
   }
 
@@ -42,20 +54,25 @@ export class CatalogCache {
    * found) is not cached, so random ids cannot fill the cache.
    */
   async getOrLoad<T>(appId: string, version: number, name: string, schema: z.ZodType<T>, load: () => Promise<T>): Promise<T> {
+    const local = this.memo.get<T>(`${appId}:v${version}:${name}`);
+    if (local !== undefined) return local;
+    const remember = (value: T) => (value === null ? value : this.memo.set(`${appId}:v${version}:${name}`, value));
     const key = `${this.prefix}chests:${appId}:v${version}:${name}`;
     const hit = await this.safe(() => this.redis.get(key));
     if (hit) {
       const raw: unknown = JSON.parse(hit);
       const parsed = schema.safeParse(raw);
-      if (parsed.success) return parsed.data;
+      if (parsed.success) return remember(parsed.data);
     }
     const value = await load();
     if (value !== null) await this.safe(() => this.redis.set(key, JSON.stringify(value), 'EX', this.ttlSeconds));
-    return value;
+    return remember(value);
   }
 
   /** Announces a new content version and drops the keys of older ones. */
   async contentChanged(appId: string, version: number): Promise<void> {
+    this.versions.set(appId, version);
+    this.memo.forget(`${appId}:`);
     await this.safe(() => this.redis.set(this.versionKey(appId), String(version), 'EX', this.versionTtl));
     await this.safe(async () => {
       let cursor = '0';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { z } from 'zod';
-import type { Logger, Pool } from '@ccs/shared';
+import { LocalMemo, LocalVersions, type Logger, type Pool } from '@ccs/shared';
 import { contentVersion } from '../repositories/catalog-repo.js';
 
 /** How long a reader trusts the cached pointer to an app's content version. */
@@ -13,8 +13,13 @@ const VERSION_TTL_SECONDS = 60;
  * every older entry unreachable at once; the current version of each app is itself cached under
  * `<REDIS_PREFIX>collections:<app>:version`, which the content consumer overwrites after each
  * commit. Values are validated on the way out; any Redis failure falls back to Postgres.
+ * In front of Redis, each process keeps what it read in memory (a versioned value never changes)
+ * and the version pointer for a second, so most reads cost no round trip at all.
  */
 export class CatalogCache {
+  private readonly memo = new LocalMemo();
+  private readonly versions = new LocalVersions();
+
   constructor(
     private readonly redis: Redis | undefined,
     private readonly pool: Pool,
@@ -29,16 +34,24 @@ export class CatalogCache {
 
   /** The app's current content version (undefined before its content arrived). */
   async version(appId: string): Promise<number | undefined> {
+    const local = this.versions.get(appId);
+    if (local !== undefined) return local;
     const cached = await this.get(this.versionKey(appId));
-    if (cached !== null && /^\d+$/.test(cached)) return Number(cached);
+    if (cached !== null && /^\d+$/.test(cached)) {
+      this.versions.set(appId, Number(cached));
+      return Number(cached);
+    }
     const v = await contentVersion(this.pool, appId);
     // NX: never overwrite a newer version the content consumer announced meanwhile.
     if (v !== undefined) await this.run((r) => r.set(this.versionKey(appId), String(v), 'EX', VERSION_TTL_SECONDS, 'NX'));
+    if (v !== undefined && this.ttlSeconds > 0) this.versions.set(appId, v);
     return v;
   }
 
   /** Announces a committed content version, so readers move to its keys at once. */
   async announce(appId: string, version: number): Promise<void> {
+    this.versions.set(appId, version);
+    this.memo.forget(`${appId}:`);
     await this.run((r) => r.set(this.versionKey(appId), String(version), 'EX', VERSION_TTL_SECONDS));
   }
 
@@ -47,18 +60,23 @@ export class CatalogCache {
    * answer is not stored). `what` names the read and its arguments; long ones are hashed.
    */
   async read<S extends z.ZodType>(appId: string, version: number, what: string, schema: S, load: () => Promise<z.infer<S>>): Promise<z.infer<S>> {
-    if (!this.redis || this.ttlSeconds === 0) return load();
-    const key = `${this.prefix}collections:${appId}:v${version}:${what.length > 120 ? createHash('sha256').update(what).digest('hex') : what}`;
+    if (this.ttlSeconds === 0) return load();
+    const what_ = what.length > 120 ? createHash('sha256').update(what).digest('hex') : what;
+    const local = this.memo.get<z.infer<S>>(`${appId}:v${version}:${what_}`);
+    if (local !== undefined) return local;
+    const remember = (value: z.infer<S>) => (value === null ? value : this.memo.set(`${appId}:v${version}:${what_}`, value));
+    if (!this.redis) return remember(await load());
+    const key = `${this.prefix}collections:${appId}:v${version}:${what_}`;
     const raw = await this.get(key);
     if (raw !== null) {
       const hit = schema.safeParse(parseJson(raw));
-      if (hit.success) return hit.data;
+      if (hit.success) return remember(hit.data);
       this.log.warn({ key }, 'unreadable cache entry; reloading');
     }
     const value = await load();
     // Misses are not stored: any string can be asked for, and must not fill Redis.
     if (value !== null) await this.run((r) => r.set(key, JSON.stringify(value), 'EX', this.ttlSeconds));
-    return value;
+    return remember(value);
   }
 
   private async get(key: string): Promise<string | null> {
