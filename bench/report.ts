@@ -19,6 +19,8 @@ export interface Row extends Measured {
   throughputRatio: number;
   meanRatio: number;
   p99Ratio: number;
+  /** A floor row: req/s of each of its measurements (before and after the scenarios); the row is the fastest. */
+  floorRuns?: number[];
 }
 
 /** A scale-out row next to the same scenario with one replica, at the same connections. */
@@ -42,7 +44,7 @@ export interface Report {
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : 0);
 
 /** A row's ratios to its floor (for a floor row, 1). */
-export function withRatios(m: Measured, r: Omit<Row, keyof Measured | 'throughputRatio' | 'meanRatio' | 'p99Ratio'>, floor: Measured): Row {
+export function withRatios(m: Measured, r: Omit<Row, keyof Measured | 'throughputRatio' | 'meanRatio' | 'p99Ratio' | 'floorRuns'>, floor: Measured): Row {
   return {
     ...m,
     ...r,
@@ -63,6 +65,8 @@ export function compareScale(rows: Row[]): ScaleComparison[] {
     });
 }
 
+/** Busy cores of the machine and how many of them were not the bench's (other work: noise). */
+const cpuCell = (r: Row) => (r.cpu ? `${fmt(r.cpu.machineBusy, 1)}/${r.cpu.cores} (${fmt(r.cpu.other, 1)} other)` : '');
 const label = (r: Row) => (r.phase === 'scale-out' ? `${r.scenario} [2× chests, 2× collections]` : r.scenario);
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
@@ -79,7 +83,7 @@ function consoleTable(report: Report): void {
       'mean ÷ floor': r.meanRatio,
       'p99 ÷ floor': r.p99Ratio,
       'non-2xx': r.non2xx + r.errors,
-      'cpu busy': r.cpu ? `${fmt(r.cpu.machineBusy, 1)}/${r.cpu.cores}` : '',
+      'cpu busy / other': cpuCell(r),
     })),
   );
   if (report.scale.length) {
@@ -104,13 +108,14 @@ function markdown(report: Report): string {
   lines.push(`# Benchmark results`, '');
   lines.push(`Run at ${report.at} on ${cores} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}.`);
   lines.push(`Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(', ')}.`, '');
-  lines.push('Every row is compared with its own floor measured in the same run at the same connection count: ratios, not absolute figures, are what carry over between machines.', '');
-  lines.push('| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | non-2xx | mean ÷ floor | CPU busy (cores) |');
+  lines.push('Every row is compared with its own floor measured in the same run at the same connection count: ratios, not absolute figures, are what carry over between machines.');
+  lines.push('Each floor is measured before and after the scenarios of its connection count; the faster run is the floor (noise only adds cost). The last column is the cores the machine was busy, and in brackets how many of them no process of the bench accounts for: other work competing with the run.', '');
+  lines.push('| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | non-2xx | mean ÷ floor | cores busy (not the bench\'s) |');
   lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|');
   for (const r of report.rows) {
     const bad = r.non2xx + r.errors;
     lines.push(
-      `| ${label(r)} | ${r.connections} | ${r.rps} | ${fmt(r.mean)} | ${r.p99} | ${r.floor} | ${fmt(r.throughputRatio, 3)} | ${fmt(r.p99Ratio)} | ${bad ? `**${bad}**` : 0} | ${fmt(r.meanRatio)} | ${r.cpu ? `${fmt(r.cpu.machineBusy, 1)}/${r.cpu.cores}` : ''} |`,
+      `| ${label(r)} | ${r.connections} | ${r.rps} | ${fmt(r.mean)} | ${r.p99} | ${r.floor} | ${fmt(r.throughputRatio, 3)} | ${fmt(r.p99Ratio)} | ${bad ? `**${bad}**` : 0} | ${fmt(r.meanRatio)} | ${cpuCell(r)} |`,
     );
   }
   if (report.scale.length) {
@@ -136,7 +141,10 @@ function markdown(report: Report): string {
       lines.push(`| ${label(r)} | ${r.connections} | ${fmt(r.cpu!.machineBusy)} | ${labels.map((l) => fmt(r.cpu!.byLabel[l] ?? 0)).join(' | ')} | ${fmt(r.cpu!.other)} |`);
     }
   }
-  if (report.notes.length) lines.push('', '## Notes', '', ...report.notes.map((n) => `- ${n}`));
+  const notes = [...report.notes];
+  const floors = report.rows.filter((r) => r.floorRuns && r.floorRuns.length > 1);
+  if (floors.length) notes.push(`Floor runs (req/s, before and after the scenarios): ${floors.map((r) => `${r.scenario} @${r.connections}: ${r.floorRuns!.join(', ')}`).join('; ')}.`);
+  if (notes.length) lines.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));
   const bad = report.rows.filter((r) => r.non2xx + r.errors > 0);
   if (bad.length) {
     lines.push('', '## Non-2xx answers and errors', '');
