@@ -1,15 +1,13 @@
 import { endpoint, GetCollectible, type CollectibleOwnership, type CollectionView, type Pool } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
-import { completenessOf } from '../catalog/completeness.js';
+import { completenessFrom } from '../catalog/completeness.js';
 import { appOf, collectibleNotFound } from '../errors.js';
-import { ownershipOf } from '../repositories/ownership-repo.js';
+import { ownershipInCollection } from '../repositories/ownership-repo.js';
 
-/** What the calling player has of a collectible and of its collection (read fresh, never cached). */
+/** What the calling player has of a collectible and of its collection (read fresh, never cached; one query). */
 async function ownership(pool: Pool, appId: string, playerId: string, collectibleId: string, collection: CollectionView): Promise<CollectibleOwnership> {
-  const [owned, completeness] = await Promise.all([
-    ownershipOf(pool, appId, playerId, collectibleId),
-    completenessOf(pool, appId, playerId, collection),
-  ]);
+  const owned = await ownershipInCollection(pool, appId, playerId, collectibleId, collection.id);
+  const completeness = completenessFrom(collection, owned.uniqueInCollection);
   return {
     ownedByPlayer: owned.count > 0,
     acquiredAt: owned.firstAcquiredAt,
