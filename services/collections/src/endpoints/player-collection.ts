@@ -2,7 +2,7 @@ import { endpoint, GetPlayerCollection, type CollectibleView, type Pool } from '
 import type { CatalogReader } from '../catalog/catalog-reader.js';
 import { completenessFrom } from '../catalog/completeness.js';
 import { appOf, playerOf } from '../errors.js';
-import { ownedPage, uniqueOwnedByCollection } from '../repositories/ownership-repo.js';
+import { ownedByCollection, ownedPage } from '../repositories/ownership-repo.js';
 
 /**
  * collections.v1.player_collection: the calling player's owned collectibles (newest acquisition
@@ -12,21 +12,27 @@ export function playerCollectionEndpoint(pool: Pool, catalog: CatalogReader) {
   return endpoint(GetPlayerCollection, async (req, ctx) => {
     const appId = appOf(ctx);
     const playerId = playerOf(ctx);
-    const [page, uniqueByCollection, collections] = await Promise.all([
+    const [page, byCollection, collections] = await Promise.all([
       ownedPage(pool, appId, playerId, req.page),
-      uniqueOwnedByCollection(pool, appId, playerId),
+      ownedByCollection(pool, appId, playerId),
       catalog.allCollections(appId),
     ]);
-    const details = await Promise.all(page.items.map((i) => catalog.collectible(appId, i.collectibleId)));
-    const items = page.items.flatMap((i, n) => {
+    const details = await Promise.all(page.map((i) => catalog.collectible(appId, i.collectibleId)));
+    const items = page.flatMap((i, n) => {
       const collectible: CollectibleView | undefined = details[n]?.collectible;
       return collectible ? [{ collectible, count: i.count, firstAcquiredAt: i.firstAcquiredAt, lastAcquiredAt: i.lastAcquiredAt }] : [];
     });
+    let total = 0;
+    let totalCopies = 0;
+    for (const owned of byCollection.values()) {
+      total += owned.unique;
+      totalCopies += owned.copies;
+    }
     return {
-      total: page.total,
-      totalCopies: page.copies,
+      total,
+      totalCopies,
       items,
-      collections: collections.map((c) => ({ collection: c, completeness: completenessFrom(c, uniqueByCollection.get(c.id) ?? 0) })),
+      collections: collections.map((c) => ({ collection: c, completeness: completenessFrom(c, byCollection.get(c.id)?.unique ?? 0) })),
     };
   });
 }

@@ -95,26 +95,35 @@ export interface OwnedRow {
 }
 
 /**
- * A page of the distinct current collectibles the player owns, most recently acquired first;
- * `total` distinct items and `copies` in all.
+ * A page of the distinct current collectibles the player owns, most recently acquired first; the
+ * totals (distinct items and copies) come with the per-collection counts (`ownedByCollection`).
  */
-export async function ownedPage(q: Queryable, appId: string, playerId: string, page: { limit: number; offset: number }) {
-  const owned = `FROM player_collectibles o
+export async function ownedPage(q: Queryable, appId: string, playerId: string, page: { limit: number; offset: number }): Promise<OwnedRow[]> {
+  const rows = await q.query<{ collectible_id: string; n: number; first: Date; last: Date }>(
+    `SELECT o.collectible_id, o.copies AS n, o.first_acquired_at AS first, o.last_acquired_at AS last
+       FROM player_collectibles o
        JOIN collectibles i ON i.app_id = o.app_id AND i.id = o.collectible_id AND i.retired_at IS NULL
-      WHERE o.app_id = $1 AND o.player_id = $2`;
-  const [totals, rows] = await Promise.all([
-    q.query<{ total: number; copies: number }>(`SELECT count(*)::int AS total, coalesce(sum(o.copies), 0)::int AS copies ${owned}`, [appId, playerId]),
-    q.query<{ collectible_id: string; n: number; first: Date; last: Date }>(
-      `SELECT o.collectible_id, o.copies AS n, o.first_acquired_at AS first, o.last_acquired_at AS last ${owned}
-        ORDER BY o.last_acquired_at DESC, o.collectible_id LIMIT $3 OFFSET $4`,
-      [appId, playerId, page.limit, page.offset],
-    ),
-  ]);
-  const items: OwnedRow[] = rows.rows.map((r) => ({
+      WHERE o.app_id = $1 AND o.player_id = $2
+      ORDER BY o.last_acquired_at DESC, o.collectible_id LIMIT $3 OFFSET $4`,
+    [appId, playerId, page.limit, page.offset],
+  );
+  return rows.rows.map((r) => ({
     collectibleId: r.collectible_id,
     count: r.n,
     firstAcquiredAt: r.first.toISOString(),
     lastAcquiredAt: r.last.toISOString(),
   }));
-  return { total: totals.rows[0]!.total, copies: totals.rows[0]!.copies, items };
+}
+
+/** Per collection: the distinct current items and the copies the player owns (collections with none are absent). */
+export async function ownedByCollection(q: Queryable, appId: string, playerId: string): Promise<Map<string, { unique: number; copies: number }>> {
+  const r = await q.query<{ collection_id: string; n: number; copies: number }>(
+    `SELECT i.collection_id, count(*)::int AS n, sum(o.copies)::int AS copies
+       FROM player_collectibles o
+       JOIN collectibles i ON i.app_id = o.app_id AND i.id = o.collectible_id AND i.retired_at IS NULL
+      WHERE o.app_id = $1 AND o.player_id = $2
+      GROUP BY i.collection_id`,
+    [appId, playerId],
+  );
+  return new Map(r.rows.map((row) => [row.collection_id, { unique: row.n, copies: row.copies }]));
 }
