@@ -62,7 +62,10 @@ function namesProto(part: string): boolean {
  */
 function parseQueryString(s: string): Record<string, unknown> {
   const query = qs.parse(s, { depth: 8, arrayLimit: 20, parameterLimit: 200, plainObjects: true }) as Record<string, unknown>;
-  if (s.split('&').some(namesProto)) Object.defineProperty(query, '__proto__', { value: '', enumerable: true });
+  // A member's name can only decode to one containing `__proto__` if the text says `proto` or escapes something.
+  if ((s.includes('proto') || s.includes('%')) && s.split('&').some(namesProto)) {
+    Object.defineProperty(query, '__proto__', { value: '', enumerable: true });
+  }
   return query;
 }
 

@@ -18,10 +18,11 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const log = logger ?? createLogger('gateway', config.LOG_LEVEL);
   // Before anything makes a span: OFF unless the OTEL_* variables ask for it (a no-op when set up already).
   initTracing('gateway');
-  // noAsyncTraces: nats.js otherwise creates an Error (a stack capture) per request, and a second
-  // one for its timeout, only to append the caller's stack to a failure; the Bus turns every
-  // failure into an AppError naming the subject anyway. Requests share the connection's one
-  // muxed inbox subscription (nats.js' default; never noMux).
+  // noAsyncTraces: nats.js' request otherwise creates an Error (a stack capture) per call, and a
+  // second one for its timeout, only to append the caller's stack to a failure. The Bus sends its
+  // calls through its own muxed inbox (ReplyInbox in bus.ts) and turns every failure into an
+  // AppError naming the subject; this keeps anything else that calls nc.request (none today)
+  // equally cheap. nats.js' request uses the connection's one muxed inbox too (never noMux).
   const nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}gateway`, maxReconnectAttempts: -1, noAsyncTraces: true }).catch((err) => {
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
   });
