@@ -176,6 +176,7 @@ describe('other guarded checkouts', () => {
     const killer = (async () => {
       while (killing) {
         await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
+        await sleep(Math.random() * 10); // gaps in which some transactions can commit
       }
     })();
     const outcomes: Record<string, number> = {};
@@ -204,11 +205,14 @@ describe('other guarded checkouts', () => {
       killing = false;
       await killer;
     }
-    expect(Object.keys(outcomes).sort(), JSON.stringify(outcomes)).toEqual(['503 database_unavailable', 'committed']);
+    // Only these two outcomes (how many of each depends on the machine's speed), and some 503s.
+    for (const k of Object.keys(outcomes)) expect(['503 database_unavailable', 'committed'], JSON.stringify(outcomes)).toContain(k);
+    expect(outcomes['503 database_unavailable'], JSON.stringify(outcomes)).toBeGreaterThan(0);
     // Each committed call's row is there; a 503 cut off at COMMIT may or may not have applied.
+    const committed = outcomes.committed ?? 0;
     const rows = await rowsOf('flood');
-    expect(rows).toBeGreaterThanOrEqual(outcomes.committed!);
-    expect(rows).toBeLessThanOrEqual(outcomes.committed! + outcomes['503 database_unavailable']!);
+    expect(rows).toBeGreaterThanOrEqual(committed);
+    expect(rows).toBeLessThanOrEqual(committed + outcomes['503 database_unavailable']!);
     expect(escaped).toEqual([]);
     await flood.end();
     await expectPoolWorks('after-flood');
