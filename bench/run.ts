@@ -99,13 +99,24 @@ async function main() {
       ];
       for (const [what, step] of steps) await step().catch((err) => console.error(`[bench] could not remove the ${what}: ${String(err)}`));
       rmSync(contentFile, { force: true });
+      log('cleaned up');
     })());
+  // Ctrl-C reaches the bench twice at once (from the terminal, and relayed by npm and tsx):
+  // every signal must be handled, or the second one would end the process in the middle of its
+  // cleanup. Only a signal well after the first (a second Ctrl-C) gives up on cleaning up.
+  let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: cleaning up before exiting`);
+    if (firstSignalAt) {
+      if (Date.now() - firstSignalAt < 2000) return;
+      console.error(`[bench] ${signal} again: exiting without finishing the cleanup (prefix ${prefix}, ${db ? `database ${new URL(db.url).pathname.slice(1)}` : 'no database yet'})`);
+      process.exit(130);
+    }
+    firstSignalAt = Date.now();
+    log(`${signal}: cleaning up before exiting (Ctrl-C again to skip)`);
     void cleanup().finally(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   try {
     db = await createTestDatabase(infra);
