@@ -27,19 +27,26 @@ import { spawnTs, stopAll, waitFor, type BenchProcess } from './stack-process.js
 
 const log = (s: string) => console.log(`[bench] ${s}`);
 
+/** A bad setting stops the bench at once with one line naming it. */
+function badSetting(message: string): never {
+  console.error(`[bench] ${message}; see docs/performance.md`);
+  process.exit(2);
+}
+
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number ≥ 0, not "${raw}"`);
+  if (!Number.isFinite(n) || n < 0) badSetting(`${name} must be a number ≥ 0, not "${raw}"`);
   return n;
 }
 
 const DURATION = positive('BENCH_DURATION', 8);
+if (DURATION < 1) badSetting(`BENCH_DURATION must be at least 1 second, not "${process.env.BENCH_DURATION}"`);
 const WARMUP = positive('BENCH_WARMUP', 1);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '16,50').split(',').map((c) => {
   const n = Number(c.trim());
-  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CONNECTIONS must be a comma list of whole numbers, not "${process.env.BENCH_CONNECTIONS}"`);
+  if (!Number.isInteger(n) || n < 1) badSetting(`BENCH_CONNECTIONS must be a comma list of whole numbers, not "${process.env.BENCH_CONNECTIONS}"`);
   return n;
 });
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
