@@ -84,6 +84,20 @@ export class AppError extends Error {
     if (cause !== undefined) err.cause = cause;
     return err;
   }
+  /**
+   * More work is waiting than the service takes on: 503, answered before anything was done, so a
+   * retry is safe. `meta.retry_after_seconds` crosses NATS with the error (a JSON:API error
+   * object's own meta) and the gateway sends it as `Retry-After` too.
+   */
+  static overloaded(detail: string, retryAfterSeconds: number): AppError {
+    return new AppError({
+      status: 503,
+      code: 'overloaded',
+      title: 'Service Unavailable',
+      detail,
+      meta: { retry_after_seconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
+    });
+  }
   static internal(): AppError {
     return new AppError({
       status: 500,
@@ -123,4 +137,10 @@ export function zodIssuesToErrors(
     const parameter = path.length ? path[0]! + path.slice(1).map((p) => `[${p}]`).join('') : where;
     return { status: 400, code: 'invalid_parameter', title: 'Bad Request', detail: issue.message, source: { parameter } };
   });
+}
+
+/** The whole seconds an error asks the client to wait (`meta.retry_after_seconds` of its first object), if any. */
+export function retryAfterSecondsOf(err: AppError): number | undefined {
+  const v = err.errors[0]?.meta?.retry_after_seconds;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.ceil(v) : undefined;
 }

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, errorDocument, JSONAPI_MEDIA_TYPE } from '@ccs/shared';
+import { AppError, errorDocument, JSONAPI_MEDIA_TYPE, retryAfterSecondsOf } from '@ccs/shared';
 
 /** Maps Fastify's own errors (parsing, limits, media types) to our error model. */
 function fromFastify(err: FastifyError): AppError | undefined {
@@ -41,6 +41,9 @@ export default fp(
       } else if (appErr.status >= 500) {
         request.log.warn({ code: appErr.code }, 'service error');
       }
+      // A service's overload answer says how long to wait (meta.retry_after_seconds).
+      const retryAfter = appErr.status === 503 || appErr.status === 429 ? retryAfterSecondsOf(appErr) : undefined;
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
       if (appErr.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
       return reply.code(appErr.status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(appErr.errors));
     });
