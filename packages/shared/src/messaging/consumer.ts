@@ -5,6 +5,8 @@ import type { z } from 'zod';
 import type { CallContext } from '../contracts/context.js';
 import type { EventContract } from '../contracts/subject.js';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from '../db/pool.js';
+import { AppError } from '../errors/app-error.js';
+import { isDatabaseUnavailable } from '../errors/database.js';
 import { contextFromHeaders, decodeJson } from '../runtime/codec.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 import { grantsStream } from './stream.js';
@@ -246,7 +248,14 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
       continue;
     }
     const reason = `invalid payload: ${parsed.error.issues.map((i) => i.message).join('; ')}`;
-    await park(deps.pool, def, m, messageId, reason).catch((e) => deps.log.error({ err: String(e), messageId }, 'could not park'));
+    try {
+      await park(deps.pool, def, m, messageId, reason);
+    } catch (e) {
+      deps.log.error({ err: String(e), messageId }, 'could not park an invalid message; it will be retried');
+      m.nak(5_000);
+      finish(def, { m, messageId, ctx, span, context }, 'retried', deps);
+      continue;
+    }
     deps.log.error({ consumer: def.durable, messageId, requestId: ctx.requestId }, 'durable message has an invalid payload; parked');
     m.ack();
     finish(def, { m, messageId, ctx, span, context }, 'parked', deps);
@@ -260,7 +269,7 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
   try {
     fresh = await withTransaction(deps.pool, (tx) => applyTogether(def, tx, valid));
   } catch (err) {
-    if (valid.length > 1) {
+    if (valid.length > 1 && !isDatabaseUnavailable(err) && !(err instanceof AppError && err.code === 'database_unavailable')) {
       // Find the message that fails: each alone, so the others are applied now.
       for (const v of valid) {
         v.span.end();
@@ -268,7 +277,7 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
       }
       return;
     }
-    await failed(def, valid[0]!, err, maxDeliver, deps);
+    for (const v of valid) await failed(def, v, err, maxDeliver, deps);
     return;
   }
   const counted = new Set<string>();
@@ -319,11 +328,29 @@ async function handleOne(def: ConsumerDef, v: Pulled & { payload: unknown }, max
   finish(def, v, delivery.duplicate ? 'duplicate' : 'applied', deps);
 }
 
-/** A message that could not be applied: retried later with backoff, or parked after `maxDeliver` tries. */
+/**
+ * A message that could not be applied: retried later with backoff, or parked after `maxDeliver`
+ * tries. A database that is away is not the message's fault: such a failure is retried however
+ * often (never parked), and a message whose parking fails is retried rather than acked, so no
+ * grant is ever dropped by an outage.
+ */
 async function failed(def: ConsumerDef, v: Pulled, err: unknown, maxDeliver: number, deps: DeliveryDeps): Promise<void> {
   const log = deps.log.child({ consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId });
+  if (isDatabaseUnavailable(err) || (err instanceof AppError && err.code === 'database_unavailable')) {
+    log.warn({ err: String(err), attempt: v.m.info.deliveryCount }, 'database unavailable; the message will be retried');
+    v.m.nak(Math.min(5_000, 250 * 2 ** Math.min(v.m.info.deliveryCount, 5)));
+    finish(def, v, 'retried', deps);
+    return;
+  }
   if (v.m.info.deliveryCount >= maxDeliver) {
-    await park(deps.pool, def, v.m, v.messageId, String(err)).catch((e) => log.error({ err: String(e) }, 'could not park'));
+    try {
+      await park(deps.pool, def, v.m, v.messageId, String(err));
+    } catch (e) {
+      log.error({ err: String(e) }, 'could not park; the message will be retried');
+      v.m.nak(5_000);
+      finish(def, v, 'retried', deps);
+      return;
+    }
     log.error({ err: String(err) }, 'durable message failed too often; parked');
     v.m.ack();
     finish(def, v, 'parked', deps);
