@@ -100,7 +100,12 @@ describe('rolling restart of the chests service while players buy and open chest
 
   it('answers every purchase and opening; each purchase debits once, each opening is granted once', async () => {
     const appId = await appIdOf(stack);
-    const wooden = await eventually(async () => (await catalogIds(stack))['Wooden Chest']!, 20_000);
+    const wooden = await eventually(async () => {
+      const id = (await catalogIds(stack))['Wooden Chest'];
+      // Until the content has reached chests the catalog is empty: wait for it, not for undefined.
+      expect(id).toBeDefined();
+      return id!;
+    }, 20_000);
     const players = await Promise.all([1, 2, 3, 4].map(() => richPlayer()));
 
     const bought = players.map(() => 0);
