@@ -30,6 +30,12 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   APIKEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   JWT_ISSUER: z.string().default('collectible-chest-service'),
   JWT_AUDIENCE: z.string().default('collectible-chest-api'),
+  /**
+   * Bound on the calls of register and login, instead of NATS_REQUEST_TIMEOUT_MS: players queues
+   * their password checks (up to ARGON2_QUEUE_WAIT_MS, then 503 overloaded) and a registration
+   * waits up to GRANT_WAIT_MS for its grants, so a request whose work completes gets its answer.
+   */
+  CREDENTIALS_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** Bound on the readiness probe's calls to each service. */
   READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
 });

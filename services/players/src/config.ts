@@ -1,5 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { BaseConfigSchema } from '@ccs/shared';
 import { z } from 'zod';
+
+/** CPUs, capped to leave one thread of libuv's pool (where argon2 runs) to everything else. */
+function defaultArgon2Concurrency(): number {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  return Math.max(1, Math.min(availableParallelism(), pool - 1));
+}
 
 /** An empty variable (`KEY=` in an env file) counts as unset. */
 const unsetIfEmpty = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' ? undefined : v), schema);
@@ -22,6 +29,19 @@ export const PlayersConfigSchema = BaseConfigSchema.extend({
   JWT_AUDIENCE: z.string().min(1).default('collectible-chest-api'),
   ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).max(4_194_304).default(19_456),
   ARGON2_TIME_COST: z.coerce.number().int().min(1).max(20).default(2),
+  /**
+   * Password hashes and verifications running at once. argon2 runs on libuv's thread pool
+   * (UV_THREADPOOL_SIZE, 4 by default): the default is the CPU count, leaving one pool thread to
+   * everything else (signing, DNS, files). In a container, set it to the CPU limit.
+   */
+  ARGON2_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(defaultArgon2Concurrency),
+  /** Credential checks that may wait for a slot; the next one gets 503 `overloaded` at once. */
+  ARGON2_QUEUE_DEPTH: z.coerce.number().int().min(0).max(100_000).default(64),
+  /**
+   * Longest wait for a slot; past it 503 `overloaded`, nothing done. The gateway's
+   * CREDENTIALS_TIMEOUT_MS must cover it plus the work and GRANT_WAIT_MS.
+   */
+  ARGON2_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   /** How long registration waits for the wallet to apply the initial credits (read-your-writes). */
   GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
 }).refine((c) => !c.JWT_PUBLIC_KEY || c.JWT_PRIVATE_KEY, {

@@ -41,7 +41,10 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
       nc,
       relay: new OutboxRelay(pool, js, config.NATS_PREFIX, log),
       notices: new AppliedNotices(nc, config.NATS_PREFIX),
-      hasher: new PasswordHasher({ memoryKib: config.ARGON2_MEMORY_KIB, timeCost: config.ARGON2_TIME_COST }),
+      hasher: new PasswordHasher(
+        { memoryKib: config.ARGON2_MEMORY_KIB, timeCost: config.ARGON2_TIME_COST },
+        { concurrency: config.ARGON2_CONCURRENCY, depth: config.ARGON2_QUEUE_DEPTH, maxWaitMs: config.ARGON2_QUEUE_WAIT_MS },
+      ),
       signer: new AccessTokenSigner(keys.active, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
       keys,
     };

@@ -75,6 +75,12 @@ function commonLines(doc: RouteDoc, facts: RouteFacts): [ErrorStatus, string][] 
     lines.push([503, 'a backing service is not running (`service_unavailable`), answered at once']);
     lines.push([504, 'a backing service did not answer within `NATS_REQUEST_TIMEOUT_MS` (`service_timeout`)']);
   }
+  if (doc.passwordQueue) {
+    lines.push([
+      503,
+      'too many password checks already waiting in the players service (`overloaded`): answered at once, nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)',
+    ]);
+  }
   lines.push([500, 'a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`']);
   return lines;
 }
@@ -92,7 +98,7 @@ export function errorResponses(doc: RouteDoc, facts: RouteFacts): Record<string,
   const out: Record<string, unknown> = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const headers: Record<string, unknown> = { ...REQUEST_ID_HEADER };
-    if (status === 429) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
+    if (status === 429 || (status === 503 && doc.passwordQueue)) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
     const lines = byStatus.get(status)!.map((l) => `- ${l}`).join('\n');
     out[String(status)] = {
       description: `${TITLES[status]}:\n${lines}`,

@@ -61,6 +61,11 @@ export interface OperationDoc {
   /** Request headers the route reads (besides apikey and Authorization). */
   headers?: Record<string, ParamDoc>;
   responses: SuccessDoc[];
+  /**
+   * The route waits in players' bounded password queue (register, login): it may answer 503
+   * `overloaded` with `Retry-After`.
+   */
+  passwordQueue?: boolean;
   /** Failures particular to this route, by status: one line each saying when, with its code. */
   errors?: Partial<Record<ErrorStatus, string[]>>;
   /** An example request body. */

@@ -7,16 +7,22 @@ import { issueSession } from '../tokens/issue-session.js';
 // One answer for an unknown email and a wrong password, so accounts cannot be enumerated.
 const invalidCredentials = () => AppError.unauthorized('invalid_credentials', 'The email or password is incorrect.');
 
-/** Login with email and password; a new session (refresh token family) per login. */
+/**
+ * Login with email and password; a new session (refresh token family) per login. The lookup and
+ * the verification take one of the bounded password slots (503 `overloaded` past the bound).
+ */
 export function loginEndpoint(d: PlayersDeps) {
   return endpoint(LoginPlayer, async (req, ctx) => {
     const appId = requireApp(ctx);
-    const player = await findPlayerByEmail(d.pool, appId, req.email);
-    if (!player?.passwordHash) {
-      await d.hasher.verifyAgainstNothing(req.password);
-      throw invalidCredentials();
-    }
-    if (!(await d.hasher.verify(player.passwordHash, req.password))) throw invalidCredentials();
+    const player = await d.hasher.withSlot(async (pw) => {
+      const found = await findPlayerByEmail(d.pool, appId, req.email);
+      if (!found?.passwordHash) {
+        await pw.verifyAgainstNothing(req.password);
+        throw invalidCredentials();
+      }
+      if (!(await pw.verify(found.passwordHash, req.password))) throw invalidCredentials();
+      return found;
+    });
     const rules = await playerRulesOf(d.pool, appId);
     return withTransaction(d.pool, (tx) => issueSession(tx, d.signer, player, rules));
   });

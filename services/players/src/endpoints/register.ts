@@ -16,20 +16,24 @@ const alreadyRegistered = () =>
 /**
  * Registration: checks the form rules (422 per failing rule), then creates the player with an
  * argon2id hash, or, when a guest's token calls, upgrades that guest in place. Grants go out as
- * the registration saga (see saga/with-welcome-grants.ts).
+ * the registration saga (see saga/with-welcome-grants.ts). The lookups and the hash take one of
+ * the bounded password slots (503 `overloaded` past the bound, before anything is done).
  */
 export function registerEndpoint(d: PlayersDeps) {
   return endpoint(RegisterPlayer, async (req, ctx) => {
     const appId = requireApp(ctx);
     const errors = registrationRuleErrors(req);
     if (errors.length) throw AppError.many(errors);
-    const guest = ctx.playerId ? await findPlayer(d.pool, appId, ctx.playerId) : undefined;
-    if (ctx.playerId && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
-    if (guest && !guest.isAnonymous) throw alreadyRegistered();
-    // Checked first to spare the hashing; the unique index still decides races.
-    if (await findPlayerByEmail(d.pool, appId, req.email)) throw emailTaken();
-    const rules = await playerRulesOf(d.pool, appId);
-    const passwordHash = await d.hasher.hash(req.password);
+    // The lookups and the hash in one bounded password slot: past the bound, 503 before anything is done.
+    const { guest, rules, passwordHash } = await d.hasher.withSlot(async (pw) => {
+      const guest = ctx.playerId ? await findPlayer(d.pool, appId, ctx.playerId) : undefined;
+      if (ctx.playerId && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
+      if (guest && !guest.isAnonymous) throw alreadyRegistered();
+      // Checked first to spare the hashing; the unique index still decides races.
+      if (await findPlayerByEmail(d.pool, appId, req.email)) throw emailTaken();
+      const rules = await playerRulesOf(d.pool, appId);
+      return { guest, rules, passwordHash: await pw.hash(req.password) };
+    });
     const playerId = guest?.id ?? randomUUID();
     const starterChestId = guest?.starterChestId ?? randomUUID();
     const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId });

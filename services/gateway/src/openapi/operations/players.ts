@@ -16,6 +16,7 @@ export const register: OperationDoc = {
     "Sent with an anonymous player's Bearer token, upgrades that guest in place (same id, chests and collection kept). " +
     'Passwords need 8+ characters with a lowercase and an uppercase letter, a digit and one of `! @ # $ % ^ & *`.',
   token: 'optional',
+  passwordQueue: true,
   bodyExample: { data: { type: 'player', attributes: { email: 'ada@example.com', password, password_confirmation: password }, relationships: {} } },
   responses: [{ status: 201, description: 'Registered (or upgraded): the player, tokens and grants.', schema: RegistrationDocument }],
   errors: {
@@ -34,6 +35,7 @@ export const login: OperationDoc = {
   summary: 'Log in',
   description: 'Answers like registration, without the grants. A wrong email or password gets one generic 401 (no account enumeration).',
   token: 'none',
+  passwordQueue: true,
   bodyExample: { data: { type: 'player', attributes: { email: 'ada@example.com', password } } },
   responses: [{ status: 200, description: 'Logged in: the player and new tokens.', schema: SessionDocument }],
   errors: { 401: ['a wrong email or password (`invalid_credentials`)'] },

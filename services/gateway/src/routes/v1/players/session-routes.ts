@@ -26,22 +26,30 @@ function sessionIdOf(request: FastifyRequest): string | undefined {
 
 /**
  * Registration, login (also at the spec's unprefixed /players/login), refresh, logout and guest
- * creation. Credential routes carry the tighter rate limit.
+ * creation. Credential routes carry the tighter rate limit; register and login the longer
+ * CREDENTIALS_TIMEOUT_MS.
  */
 export default async function sessionRoutes(app: FastifyInstance) {
+  // Register and login wait in players' bounded password queue: their own bound covers it.
+  const credentialsTimeout = { timeoutMs: app.gatewayConfig.CREDENTIALS_TIMEOUT_MS };
   const registerDoc = documented(docs.register, { query: SESSION_QUERY, body: { schema: RegisterBody, required: true } });
   app.post('/api/v1/players/register', { config: { ...credentialRoute, openapi: registerDoc } }, async (request, reply) => {
     jsonApiQuery(request, SESSION_QUERY);
     const body = parseBody(RegisterBody, request.body);
     const { email, password, password_confirmation } = body.data.attributes;
-    const session = await app.bus.request(RegisterPlayer, { email, password, passwordConfirmation: password_confirmation }, callContext(request));
+    const session = await app.bus.request(
+      RegisterPlayer,
+      { email, password, passwordConfirmation: password_confirmation },
+      callContext(request),
+      credentialsTimeout,
+    );
     return sendDocument(reply, 201, sessionDocument(request, session));
   });
 
   const login = async (request: FastifyRequest) => {
     jsonApiQuery(request, SESSION_QUERY);
     const { email, password } = parseBody(LoginBody, request.body).data.attributes;
-    return sessionDocument(request, await app.bus.request(LoginPlayer, { email, password }, callContext(request)));
+    return sessionDocument(request, await app.bus.request(LoginPlayer, { email, password }, callContext(request), credentialsTimeout));
   };
   const loginBody = { query: SESSION_QUERY, body: { schema: LoginBody, required: true } };
   app.post('/api/v1/players/login', { config: { ...credentialRoute, openapi: documented(docs.login, loginBody) } }, async (request, reply) =>
