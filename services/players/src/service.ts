@@ -33,13 +33,17 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
   async build({ config, log, pool, nc, js }) {
     const keys = await loadKeyRing(pool, { privatePem: config.JWT_PRIVATE_KEY, publicPem: config.JWT_PUBLIC_KEY }, log);
-    await ensureDemoApp(pool, config.CHESTS_DEMO_API_KEY, log);
+    const demoCreated = await ensureDemoApp(pool, config.CHESTS_DEMO_API_KEY, log);
+    const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log);
+    // The demo app's content goes out now, as an admin create-app's does: a relay pass leaves rows
+    // younger than 3 s to the request that wrote them, so the other services would get it late.
+    if (demoCreated) await relay.flush().catch((err) => log.warn({ err: String(err) }, 'demo content publish deferred to the relay'));
     const d: PlayersDeps = {
       config,
       log,
       pool,
       nc,
-      relay: new OutboxRelay(pool, js, config.NATS_PREFIX, log),
+      relay,
       notices: new AppliedNotices(nc, config.NATS_PREFIX),
       hasher: new PasswordHasher(
         { memoryKib: config.ARGON2_MEMORY_KIB, timeCost: config.ARGON2_TIME_COST },

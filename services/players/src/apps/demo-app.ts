@@ -8,11 +8,11 @@ import { createApp } from './create-app.js';
  * On first start (no demo app yet) creates the demo app with the project's default content; its
  * key is CHESTS_DEMO_API_KEY when set, else a random key logged once. When CHESTS_DEMO_API_KEY
  * is set later, it is added to the existing demo app. An advisory lock keeps two replicas
- * starting together from racing.
+ * starting together from racing. True when it created the app (its content is in the outbox).
  */
-export async function ensureDemoApp(pool: Pool, demoKey: string | undefined, log: Logger): Promise<void> {
+export async function ensureDemoApp(pool: Pool, demoKey: string | undefined, log: Logger): Promise<boolean> {
   const ctx = { requestId: randomUUID() };
-  await withTransaction(pool, async (tx) => {
+  return withTransaction(pool, async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext('players.demo_app'))");
     const demoId = await findDemoAppId(tx);
     if (!demoId) {
@@ -20,11 +20,12 @@ export async function ensureDemoApp(pool: Pool, demoKey: string | undefined, log
       const created = await createApp(tx, { name: 'Demo app', content, isDemo: true, publishableKey: demoKey, withSecretKey: false }, ctx);
       if (demoKey) log.info({ appId: created.appId }, 'demo app created with CHESTS_DEMO_API_KEY');
       else log.info({ appId: created.appId }, `demo app created; API key: ${created.publishableKey} (shown once; set CHESTS_DEMO_API_KEY to choose it)`);
-      return;
+      return true;
     }
     if (demoKey && !(await apiKeyExists(tx, demoKey))) {
       await insertApiKey(tx, demoId, 'publishable', demoKey);
       log.info({ appId: demoId }, 'CHESTS_DEMO_API_KEY added to the demo app');
     }
+    return false;
   });
 }
