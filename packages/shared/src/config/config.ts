@@ -24,6 +24,8 @@ export const BaseConfigSchema = z.object({
   /** Port of the per-service HTTP health endpoint; 0 disables it. */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   PG_POOL_MAX: z.coerce.number().int().positive().default(10),
+  /** `options` (startup parameter) or `role` (the role's own search_path, behind PgBouncer in transaction mode). */
+  PG_SEARCH_PATH: z.enum(['options', 'role']).default('options'),
   /** Replicas of the durable grants stream: 1 on a single NATS server, 3 on a JetStream cluster. */
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /**

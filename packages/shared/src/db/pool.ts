@@ -10,13 +10,21 @@ export type Queryable = Pick<pg.Pool, 'query'>;
 // NUMERIC and BIGINT stay strings (exact money); INT8 counts are cast in SQL where needed.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
 
+/**
+ * How connections get the service's schema as their search_path: `options`, the startup
+ * parameter (default; a direct connection or a session-mode pooler that passes it on); `role`, the
+ * connecting role's own setting (`ALTER ROLE … SET search_path = <schema>`), for poolers in
+ * transaction mode such as PgBouncer, which refuse startup options.
+ */
+export type SearchPathSource = 'options' | 'role';
+
 /** A pool whose connections see only the service's own schema. */
-export function createPool(databaseUrl: string, schema: string, max: number): pg.Pool {
+export function createPool(databaseUrl: string, schema: string, max: number, searchPath: SearchPathSource = 'options'): pg.Pool {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,
-    options: `-c search_path=${schema}`,
+    ...(searchPath === 'options' ? { options: `-c search_path=${schema}` } : {}),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30000,
     // A primary that vanishes without closing its sockets (failover, network cut) is noticed on

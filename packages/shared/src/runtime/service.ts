@@ -86,12 +86,21 @@ export interface RunningService<C extends BaseConfig = BaseConfig> {
  */
 export async function startService<C extends BaseConfig>(def: ServiceDefinition<C>, config: C, logger?: Logger): Promise<RunningService<C>> {
   const log = logger ?? createLogger(def.name, config.LOG_LEVEL);
-  const pool = createPool(config.DATABASE_URL, def.schema, config.PG_POOL_MAX);
+  const pool = createPool(config.DATABASE_URL, def.schema, config.PG_POOL_MAX, config.PG_SEARCH_PATH);
+  let searchPath: string;
   try {
-    await pool.query('SELECT 1');
+    searchPath = (await pool.query<{ p: string }>("SELECT current_setting('search_path') AS p")).rows[0]!.p;
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw new InfraError(describeInfraError('Postgres', config.DATABASE_URL, err));
+  }
+  const first = searchPath.split(',')[0]!.trim().replace(/^"(.*)"$/, '$1');
+  if (config.PG_SEARCH_PATH === 'role' && first !== def.schema) {
+    await pool.end().catch(() => undefined);
+    throw new InfraError(
+      `PG_SEARCH_PATH=role, but the role in DATABASE_URL has search_path "${searchPath}", not "${def.schema}" first: ` +
+        `run ALTER ROLE <role> SET search_path = ${def.schema}, or unset PG_SEARCH_PATH.`,
+    );
   }
   let nc: NatsConnection;
   try {
