@@ -10,6 +10,8 @@ const isSlug = (id: string) => /^[a-z0-9][a-z0-9-]{0,63}$/.test(id);
 
 const CollectiblePageSchema = z.object({ total: z.number().int(), collectibles: z.array(CollectibleViewSchema) });
 const CollectionPageSchema = z.object({ total: z.number().int(), collections: z.array(CollectionViewSchema) });
+const CollectionListSchema = z.array(CollectionViewSchema);
+const CollectibleListSchema = z.array(CollectibleViewSchema);
 const CollectibleDetailSchema = z
   .object({ collectible: CollectibleViewSchema, rarityInfo: z.object({ level: z.string(), dropRate: z.number() }) })
   .nullable();
@@ -37,7 +39,7 @@ export class CatalogReader {
   async allCollections(appId: string) {
     const v = await this.cache.version(appId);
     if (v === undefined) return [];
-    return this.cache.read(appId, v, 'collections:all', z.array(CollectionViewSchema), () => repo.allCollections(this.pool, appId));
+    return this.cache.read(appId, v, 'collections:all', CollectionListSchema, () => repo.allCollections(this.pool, appId));
   }
 
   /** One collection, or null when the app has no such current collection. */
@@ -51,7 +53,7 @@ export class CatalogReader {
   async collectiblesOf(appId: string, collectionId: string, sort: repo.SortKey[]) {
     const v = await this.cache.version(appId);
     if (v === undefined) return [];
-    return this.cache.read(appId, v, `collection-items:${collectionId}:${JSON.stringify(sort)}`, z.array(CollectibleViewSchema), () =>
+    return this.cache.read(appId, v, `collection-items:${collectionId}:${JSON.stringify(sort)}`, CollectibleListSchema, () =>
       repo.collectiblesOf(this.pool, appId, collectionId, sort),
     );
   }
