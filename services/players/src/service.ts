@@ -20,6 +20,7 @@ import { refreshEndpoint } from './endpoints/refresh.js';
 import { registerEndpoint } from './endpoints/register.js';
 import { AccessTokenSigner } from './tokens/access-tokens.js';
 import { loadKeyRing } from './tokens/signing-keys.js';
+import { registrationKeysSweeper } from './workers/registration-keys-sweeper.js';
 
 /**
  * The players service: apps and API keys, players, credentials and sessions, privacy, friends
@@ -74,7 +75,11 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminStatsEndpoint(d),
       ],
       consumers: [experienceConsumer()],
-      workers: [d.relay, { start: () => undefined, stop: async () => d.notices.close() }],
+      workers: [
+        d.relay,
+        { start: () => undefined, stop: async () => d.notices.close() },
+        registrationKeysSweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS),
+      ],
     };
   },
 };

@@ -68,11 +68,18 @@ export type Session = z.infer<typeof SessionSchema>;
 /**
  * Registers a player in ctx.appId. With ctx.playerId of an anonymous player, upgrades that
  * player instead (same id). The password and email rules are checked here (422 per rule).
+ * With `idempotencyKey`, a retry of a registration made with that key (same email, password and
+ * caller) answers like the first (`replayed`, fresh tokens); another request with it is a 409.
  */
 export const RegisterPlayer = defineSubject(
   'players.v1.register',
-  z.object({ email: z.string().max(10_000), password: z.string().max(10_000), passwordConfirmation: z.string().max(10_000) }),
-  SessionSchema,
+  z.object({
+    email: z.string().max(10_000),
+    password: z.string().max(10_000),
+    passwordConfirmation: z.string().max(10_000),
+    idempotencyKey: z.string().min(1).max(255).optional(),
+  }),
+  SessionSchema.extend({ replayed: z.boolean().optional() }),
 );
 
 /** Logs in with email and password (one generic 401 for any mismatch). */

@@ -1,31 +1,97 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, endpoint, isUniqueViolation, RegisterPlayer, requireApp } from '@ccs/shared';
+import {
+  AppError,
+  endpoint,
+  isUniqueViolation,
+  RegisterPlayer,
+  requireApp,
+  withTransaction,
+  type CallContext,
+  type ReplyOf,
+  type RequestOf,
+} from '@ccs/shared';
+import type { PasswordChecks } from '../credentials/passwords.js';
 import { registrationRuleErrors } from '../credentials/registration-rules.js';
 import type { PlayersDeps } from '../deps.js';
-import { playerRulesOf } from '../repositories/apps-repository.js';
-import { findPlayer, findPlayerByEmail, insertPlayer, upgradeToRegistered } from '../repositories/players-repository.js';
+import { playerRulesOf, type PlayerRules } from '../repositories/apps-repository.js';
+import { findPlayer, findPlayerByEmail, insertPlayer, upgradeToRegistered, type PlayerRecord } from '../repositories/players-repository.js';
+import { findRegistrationKey, insertRegistrationKey, type RegistrationKeyRecord } from '../repositories/registration-keys-repository.js';
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
 import { withWelcomeGrants } from '../saga/with-welcome-grants.js';
 import { issueSession } from '../tokens/issue-session.js';
+
+type Request = RequestOf<typeof RegisterPlayer>;
+type Reply = ReplyOf<typeof RegisterPlayer>;
+/** What the checks in a password slot found: a retry of a keyed registration, or what a new one needs. */
+type Checked =
+  | { retryOf: { player: PlayerRecord; grants: RegistrationKeyRecord['grants'] } }
+  | { guest: PlayerRecord | undefined; rules: PlayerRules; passwordHash: string };
 
 const emailTaken = () =>
   AppError.conflict('email_taken', 'An account with this email already exists.', { pointer: '/data/attributes/email' });
 const alreadyRegistered = () =>
   AppError.conflict('already_registered', 'This player is already registered; log in instead.');
+const keyReused = () =>
+  AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', {
+    header: 'Idempotency-Key',
+  });
 
 /**
  * Registration: checks the form rules (422 per failing rule), then creates the player with an
  * argon2id hash, or, when a guest's token calls, upgrades that guest in place. Grants go out as
- * the registration saga (see saga/with-welcome-grants.ts). The lookups and the hash take one of
- * the bounded password slots (503 `overloaded` past the bound, before anything is done).
+ * the registration saga (see saga/with-welcome-grants.ts).
+ *
+ * The lookups and the hash take one of the bounded password slots (503 `overloaded` past the
+ * bound, before anything is done). With an Idempotency-Key, a retry of the registration made
+ * with it (same email, password and caller, within IDEMPOTENCY_KEY_TTL_HOURS) answers like the
+ * first: the same player and grants, a new session, `replayed`. Any other request with that key
+ * is 409 `idempotency_key_reused`. Without a key, a registered email stays 409 `email_taken`.
  */
 export function registerEndpoint(d: PlayersDeps) {
+  const ttlHours = d.config.IDEMPOTENCY_KEY_TTL_HOURS;
+
+  /**
+   * The player of the keyed registration `first` when `req` is its retry, else undefined. The
+   * password is always verified, so the answer takes as long whichever part differs. In a slot.
+   */
+  async function retriedPlayer(pw: PasswordChecks, appId: string, first: RegistrationKeyRecord, req: Request, ctx: CallContext) {
+    const player = await findPlayer(d.pool, appId, first.playerId);
+    let passwordMatches = false;
+    if (player?.passwordHash) passwordMatches = await pw.verify(player.passwordHash, req.password);
+    else await pw.verifyAgainstNothing(req.password);
+    return passwordMatches && first.email === req.email && first.callerId === (ctx.playerId ?? null) ? player : undefined;
+  }
+
+  /** The answer to a retry: the first registration's player and grants, with a new session (a new refresh-token family). */
+  async function replay(appId: string, player: PlayerRecord, grants: RegistrationKeyRecord['grants']): Promise<Reply> {
+    const rules = await playerRulesOf(d.pool, appId);
+    const session = await withTransaction(d.pool, (tx) => issueSession(tx, d.signer, player, rules));
+    return { ...session, grants, replayed: true };
+  }
+
+  /** After a conflict at commit: the keyed registration that won the race, if this is its retry; else `conflict`. */
+  async function replayWinner(appId: string, key: string, req: Request, ctx: CallContext, conflict: AppError): Promise<Reply> {
+    const first = await findRegistrationKey(d.pool, appId, key, ttlHours);
+    if (!first) throw conflict;
+    const player = await d.hasher.withSlot((pw) => retriedPlayer(pw, appId, first, req, ctx));
+    if (!player) throw keyReused();
+    return replay(appId, player, first.grants);
+  }
+
   return endpoint(RegisterPlayer, async (req, ctx) => {
     const appId = requireApp(ctx);
     const errors = registrationRuleErrors(req);
     if (errors.length) throw AppError.many(errors);
-    // The lookups and the hash in one bounded password slot: past the bound, 503 before anything is done.
-    const { guest, rules, passwordHash } = await d.hasher.withSlot(async (pw) => {
+    const key = req.idempotencyKey;
+    const checked = await d.hasher.withSlot(async (pw): Promise<Checked> => {
+      if (key) {
+        const first = await findRegistrationKey(d.pool, appId, key, ttlHours);
+        if (first) {
+          const player = await retriedPlayer(pw, appId, first, req, ctx);
+          if (!player) throw keyReused();
+          return { retryOf: { player, grants: first.grants } };
+        }
+      }
       const guest = ctx.playerId ? await findPlayer(d.pool, appId, ctx.playerId) : undefined;
       if (ctx.playerId && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
       if (guest && !guest.isAnonymous) throw alreadyRegistered();
@@ -34,8 +100,13 @@ export function registerEndpoint(d: PlayersDeps) {
       const rules = await playerRulesOf(d.pool, appId);
       return { guest, rules, passwordHash: await pw.hash(req.password) };
     });
+    if ('retryOf' in checked) return replay(appId, checked.retryOf.player, checked.retryOf.grants);
+
+    const { guest, rules, passwordHash } = checked;
     const playerId = guest?.id ?? randomUUID();
     const starterChestId = guest?.starterChestId ?? randomUUID();
+    // An upgraded guest got its initial currency when it was created; it is reported, not granted again.
+    const grants = { initialCurrency: rules.initial_currency, welcomeBonus: rules.welcome_bonus, starterChestId };
     const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId });
     try {
       const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
@@ -43,13 +114,22 @@ export function registerEndpoint(d: PlayersDeps) {
           ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash })
           : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId });
         if (!player) throw alreadyRegistered();
+        if (key) await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: ctx.playerId ?? null, grants }, ttlHours);
         return issueSession(tx, d.signer, player, rules);
       });
-      // An upgraded guest got its initial currency when it was created; it is reported, not granted again.
-      return { ...session, grants: { initialCurrency: rules.initial_currency, welcomeBonus: rules.welcome_bonus, starterChestId } };
+      return { ...session, grants };
     } catch (err) {
-      if (isUniqueViolation(err, 'players_app_email')) throw emailTaken();
-      throw err;
+      const conflict = isUniqueViolation(err, 'players_app_email')
+        ? emailTaken()
+        : isUniqueViolation(err, 'registration_keys_pkey')
+          ? keyReused()
+          : err instanceof AppError && err.code === 'already_registered'
+            ? err
+            : undefined;
+      if (!conflict) throw err;
+      // A concurrent request with the same key committed first: this may be its retry.
+      if (key) return replayWinner(appId, key, req, ctx, conflict);
+      throw conflict;
     }
   });
 }

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { FriendDocument, FriendListDocument, MeDocument, RegistrationDocument, SessionDocument } from '../schemas/players.js';
 import { variantOf, type OperationDoc } from '../route-doc.js';
-import { ALIAS_NOTE, INVALID_ID, uuidParam } from './common.js';
+import { ALIAS_NOTE, INVALID_ID, INVALID_IDEMPOTENCY_KEY, REPLAYED_HEADER, uuidParam } from './common.js';
 
 /** Documentation of registration, sessions, guests, the calling player and friends. */
 
@@ -17,11 +18,27 @@ export const register: OperationDoc = {
     'Passwords need 8+ characters with a lowercase and an uppercase letter, a digit and one of `! @ # $ % ^ & *`.',
   token: 'optional',
   passwordQueue: true,
+  headers: {
+    'Idempotency-Key': {
+      schema: z.string().regex(/^[\x21-\x7e]{1,255}$/),
+      description:
+        'Makes a retry safe: a registration retried with the same key (per app), email, password and Bearer token within `IDEMPOTENCY_KEY_TTL_HOURS` (24 by default) answers like the first ' +
+        '(201, the same player and grants, new tokens) with `idempotent-replayed: true`, instead of `email_taken`. 1 to 255 printable ASCII characters.',
+      example: 'signup-6f1c2a',
+    },
+  },
   bodyExample: { data: { type: 'player', attributes: { email: 'ada@example.com', password, password_confirmation: password }, relationships: {} } },
-  responses: [{ status: 201, description: 'Registered (or upgraded): the player, tokens and grants.', schema: RegistrationDocument }],
+  responses: [
+    { status: 201, description: 'Registered (or upgraded): the player, tokens and grants.', schema: RegistrationDocument, headers: REPLAYED_HEADER },
+  ],
   errors: {
+    400: [INVALID_IDEMPOTENCY_KEY],
     401: ['a Bearer token whose player no longer exists (`invalid_token`)'],
-    409: ['the email is already registered in this app (`email_taken`)', 'the token is of a player who is already registered (`already_registered`)'],
+    409: [
+      'the email is already registered in this app (`email_taken`)',
+      'the token is of a player who is already registered (`already_registered`)',
+      'the Idempotency-Key was used with another email, password or token (`idempotency_key_reused`)',
+    ],
     422: [
       'one error per failing rule, pointing at its member: `email_blank`, `email_whitespace`, `email_at_sign`, `email_domain`, `email_too_long`, `password_too_short`, `password_too_long`, `password_lowercase`, `password_uppercase`, `password_digit`, `password_special`, `password_confirmation_mismatch`',
     ],

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { applyFieldset, CreateGuest, LoginPlayer, LogoutPlayer, RefreshSession, RegisterPlayer, type Session } from '@ccs/shared';
 import { z } from 'zod';
-import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
+import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { LoginBody, LogoutBody, RefreshBody, RegisterBody } from './bodies.js';
 import { sessionMeta, sessionPlayerResource } from './render.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
@@ -27,7 +27,7 @@ function sessionIdOf(request: FastifyRequest): string | undefined {
 /**
  * Registration, login (also at the spec's unprefixed /players/login), refresh, logout and guest
  * creation. Credential routes carry the tighter rate limit; register and login the longer
- * CREDENTIALS_TIMEOUT_MS.
+ * CREDENTIALS_TIMEOUT_MS. Registration takes an optional Idempotency-Key.
  */
 export default async function sessionRoutes(app: FastifyInstance) {
   // Register and login wait in players' bounded password queue: their own bound covers it.
@@ -37,12 +37,14 @@ export default async function sessionRoutes(app: FastifyInstance) {
     jsonApiQuery(request, SESSION_QUERY);
     const body = parseBody(RegisterBody, request.body);
     const { email, password, password_confirmation } = body.data.attributes;
+    const idempotencyKey = idempotencyKeyOf(request);
     const session = await app.bus.request(
       RegisterPlayer,
-      { email, password, passwordConfirmation: password_confirmation },
+      { email, password, passwordConfirmation: password_confirmation, idempotencyKey },
       callContext(request),
       credentialsTimeout,
     );
+    if (session.replayed) reply.header('idempotent-replayed', 'true');
     return sendDocument(reply, 201, sessionDocument(request, session));
   });
 
