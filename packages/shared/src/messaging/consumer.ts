@@ -43,7 +43,7 @@ export interface Delivery<P> extends DeliveryInfo {
  *   the messages never processed before, in delivery order. Each is acked after the commit. When
  *   a batch fails, its messages are retried one by one, so one bad message delays only itself.
  */
-export type ConsumerDef<P extends z.ZodType = z.ZodType> = ConsumerBase<P> & (PerMessage<P> | Batched<P>);
+export type ConsumerDef<P extends z.ZodType = z.ZodType> = ConsumerBase<P> & (PerMessage<P> | Batched<P> | SelfIdempotent<P>);
 
 interface ConsumerBase<P extends z.ZodType> {
   /** Durable name, unique per service and message kind (e.g. `wallet-registration-grants`). */
@@ -56,6 +56,7 @@ interface ConsumerBase<P extends z.ZodType> {
 interface PerMessage<P extends z.ZodType> {
   handle(payload: z.infer<P>, info: DeliveryInfo): Promise<void>;
   applyBatch?: undefined;
+  applyIdempotent?: undefined;
   processedId?: undefined;
 }
 
@@ -69,11 +70,29 @@ interface Batched<P extends z.ZodType> {
    */
   processedId?(payload: z.infer<P>): string;
   handle?: undefined;
+  applyIdempotent?: undefined;
+}
+
+/**
+ * A batch applied by ONE statement that is idempotent by the payloads' own keys (e.g. an
+ * opening's items keyed by opening and slot: a second delivery inserts nothing): no transaction
+ * and no `processed_messages` row are needed around it. Returns the keys (`processedId`) whose
+ * messages changed something; the others count as duplicates.
+ */
+interface SelfIdempotent<P extends z.ZodType> {
+  applyIdempotent(db: Queryable, batch: Delivery<z.infer<P>>[]): Promise<Set<string>>;
+  /** The payload's own key. */
+  processedId(payload: z.infer<P>): string;
+  /** At most this many messages per statement; default 100. */
+  batchSize?: number;
+  handle?: undefined;
+  applyBatch?: undefined;
 }
 
 /** Declares a durable consumer (keeps the payload type tied to the event). */
 export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & PerMessage<P>): ConsumerBase<P> & PerMessage<P>;
 export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & Batched<P>): ConsumerBase<P> & Batched<P>;
+export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & SelfIdempotent<P>): ConsumerBase<P> & SelfIdempotent<P>;
 export function consumer(def: ConsumerDef): ConsumerDef {
   return def;
 }
@@ -182,7 +201,7 @@ export async function startConsumer(
     },
   });
   const maxDeliver = def.maxDeliver ?? 8;
-  const batchSize = def.applyBatch ? (def.batchSize ?? 100) : 1;
+  const batchSize = def.handle ? 1 : (def.batchSize ?? 100);
   let inHand: JsMsg[] = [];
   const keepAlive = setInterval(() => {
     for (const m of inHand) m.working();
@@ -267,7 +286,9 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
   }
   let fresh: Set<string>;
   try {
-    fresh = await withTransaction(deps.pool, (tx) => applyTogether(def, tx, valid));
+    fresh = def.applyIdempotent
+      ? await def.applyIdempotent(deps.pool, valid.map(toDelivery))
+      : await withTransaction(deps.pool, (tx) => applyTogether(def, tx, valid));
   } catch (err) {
     if (valid.length > 1 && !isDatabaseUnavailable(err) && !(err instanceof AppError && err.code === 'database_unavailable')) {
       // Find the message that fails: each alone, so the others are applied now.
@@ -303,13 +324,17 @@ async function applyTogether(def: ConsumerDef, tx: PoolClient, valid: (Pulled & 
   const todo = new Set(fresh);
   const batch = valid.filter((v) => todo.delete(keyOf(v)));
   if (batch.length) {
-    await def.applyBatch!(
-      tx,
-      batch.map((v) => ({ payload: v.payload, messageId: v.messageId, ctx: v.ctx, deliveryCount: v.m.info.deliveryCount })),
-    );
+    await def.applyBatch!(tx, batch.map(toDelivery));
   }
   return fresh;
 }
+
+const toDelivery = (v: Pulled & { payload: unknown }): Delivery<unknown> => ({
+  payload: v.payload,
+  messageId: v.messageId,
+  ctx: v.ctx,
+  deliveryCount: v.m.info.deliveryCount,
+});
 
 /** One message with a per-message handler, in the trace and log scope of the request that caused it. */
 async function handleOne(def: ConsumerDef, v: Pulled & { payload: unknown }, maxDeliver: number, deps: DeliveryDeps): Promise<void> {

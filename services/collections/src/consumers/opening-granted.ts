@@ -6,23 +6,22 @@ export const OPENINGS_CONSUMER = 'collections-openings';
 
 /**
  * Adds the items of chest openings to the players' collections: every grant pulled meanwhile in
- * one transaction with the record that each message was processed (the runtime records the ids
- * and passes only grants never applied), so a second delivery changes nothing. The items keep
- * the opening's time as their acquisition time.
+ * ONE statement, idempotent by the items' own key (opening, slot), so a second delivery, or the
+ * same grant re-published under another message id, adds nothing; no transaction and no
+ * processed-message record are needed around it. The items keep the opening's time as their
+ * acquisition time.
  */
 export function openingGrantedConsumer() {
   return consumer({
     durable: OPENINGS_CONSUMER,
     event: OpeningGranted,
-    // Keyed by the opening, so a re-publish under another message id is recognised too (the
-    // items' (opening, slot) key would stop it as well).
     processedId: (grant) => grant.openingId,
-    async applyBatch(tx, batch) {
+    async applyIdempotent(db, batch) {
       for (const { payload } of batch) {
-        // Not retryable into success: the runtime parks it after its bounded retries.
+        // Not retryable into success: the runtime tries the batch's grants one by one, then parks this one.
         if (Number.isNaN(Date.parse(payload.openedAt))) throw new Error(`opening ${payload.openingId} has an invalid openedAt`);
       }
-      await insertGrantedItemsBatch(tx, batch.map((d) => d.payload));
+      return insertGrantedItemsBatch(db, batch.map((d) => d.payload));
     },
   });
 }

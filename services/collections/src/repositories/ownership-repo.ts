@@ -18,24 +18,24 @@ export interface Grant {
 }
 
 /**
- * Adds the items of many openings to the players' collections in one statement: each
- * (opening, slot) is inserted at most once, so a re-delivered grant adds nothing, and the items
- * actually inserted are added to the per-player tallies (in key order, so concurrent batches lock
- * rows in the same order). Returns how many items were added.
+ * Adds the items of many openings to the players' collections in ONE statement (atomic on its
+ * own): each (opening, slot) is inserted at most once, so a re-delivered grant adds nothing, and
+ * only the items actually inserted are added to the per-player tallies (in key order, so
+ * concurrent batches lock rows in the same order). Returns the openings that added items.
  */
-export async function insertGrantedItemsBatch(tx: Queryable, grants: Grant[]): Promise<number> {
+export async function insertGrantedItemsBatch(tx: Queryable, grants: Grant[]): Promise<Set<string>> {
   const rows = grants.flatMap((g) =>
     g.items.map((it) => ({ o: g.openingId, s: it.slot, a: g.appId, p: g.playerId, c: it.collectibleId, k: it.collectionId, r: it.rarity, t: g.openedAt })),
   );
-  if (rows.length === 0) return 0;
-  const r = await tx.query<{ n: number }>(
+  if (rows.length === 0) return new Set();
+  const r = await tx.query<{ opening_id: string }>(
     `WITH items AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS g(o uuid, s integer, a uuid, p uuid, c text, k text, r text, t timestamptz)
      ), inserted AS (
        INSERT INTO owned_collectibles (opening_id, slot, app_id, player_id, collectible_id, collection_id, rarity, acquired_at)
        SELECT o, s, a, p, c, k, r, t FROM items
        ON CONFLICT (opening_id, slot) DO NOTHING
-       RETURNING app_id, player_id, collectible_id, acquired_at
+       RETURNING opening_id, app_id, player_id, collectible_id, acquired_at
      ), tallied AS (
        INSERT INTO player_collectibles AS pc (app_id, player_id, collectible_id, copies, first_acquired_at, last_acquired_at)
        SELECT app_id, player_id, collectible_id, count(*), min(acquired_at), max(acquired_at)
@@ -46,10 +46,10 @@ export async function insertGrantedItemsBatch(tx: Queryable, grants: Grant[]): P
          last_acquired_at = GREATEST(pc.last_acquired_at, EXCLUDED.last_acquired_at)
        RETURNING 1
      )
-     SELECT count(*)::int AS n FROM inserted`,
+     SELECT DISTINCT opening_id FROM inserted`,
     [JSON.stringify(rows)],
   );
-  return r.rows[0]!.n;
+  return new Set(r.rows.map((row) => row.opening_id));
 }
 
 /**
