@@ -4,3 +4,4 @@ export * from './endpoint.js';
 export * from './infra-errors.js';
 export * from './service.js';
 export * from './subjects.js';
+export * from './periodic-worker.js';

@@ -1,4 +1,4 @@
-import type { Logger, Pool, Worker } from '@ccs/shared';
+import { periodicWorker, type Logger, type Pool, type Worker } from '@ccs/shared';
 import { deleteKeysOlderThan } from '../repositories/idempotency-repo.js';
 
 /**
@@ -6,24 +6,5 @@ import { deleteKeysOlderThan } from '../repositories/idempotency-repo.js';
  * days), once at start and then hourly. Replicas may all run it: the DELETE is idempotent.
  */
 export function idempotencySweeper(pool: Pool, log: Logger, ttlHours: number, everyMs = 60 * 60 * 1000): Worker {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const sweep = () => {
-    running = deleteKeysOlderThan(pool, ttlHours)
-      .then((n) => {
-        if (n > 0) log.info({ deleted: n }, 'expired idempotency keys deleted');
-      })
-      .catch((err) => log.warn({ err: String(err) }, 'idempotency key sweep failed; will retry'));
-  };
-  return {
-    start() {
-      sweep();
-      timer = setInterval(sweep, everyMs);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return periodicWorker({ log, everyMs, what: 'expired idempotency keys deleted', pass: () => deleteKeysOlderThan(pool, ttlHours) });
 }
