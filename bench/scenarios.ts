@@ -55,18 +55,23 @@ export interface Prepared {
 
 const get = (path: string, headers: Record<string, string>): Load => ({ method: 'GET', path, headers });
 
-/** The own inventory of a player holding `n` unopened chests; the default page (100 when paginated). */
-const inventory = (n: number, scale = false): Scenario => ({
-  name: `own inventory ${n}`,
+/**
+ * The own inventory of a player holding `n` unopened chests: the default page (100), or pages of
+ * `limit` (so inventories of different sizes answer documents of the same size: what grows then is
+ * only the inventory behind the page).
+ */
+const inventory = (n: number, scale = false, limit?: number): Scenario => ({
+  name: `own inventory ${n}${limit ? `, pages of ${limit}` : ''}`,
   floor: 'pg',
   scale,
   async prepare({ api, fx }) {
     const p = await fx.inventoryPlayer(n);
+    const path = `/api/v1/players/me/chests${limit ? `?page%5Blimit%5D=${limit}` : ''}`;
     return {
-      load: get('/api/v1/players/me/chests', api.headers(p.token)),
+      load: get(path, api.headers(p.token)),
       async describe() {
-        const r = await api.call('GET', '/api/v1/players/me/chests', { token: p.token });
-        return `GET /api/v1/players/me/chests (no page parameters) holding ${n} chests: the answer lists ${r.data.length}, meta.total_chests ${r.meta.total_chests}`;
+        const r = await api.call('GET', path, { token: p.token });
+        return `GET ${path} holding ${n} chests: the answer lists ${r.data.length}, meta.total_chests ${r.meta.total_chests}`;
       },
     };
   },
@@ -122,6 +127,7 @@ export const SCENARIOS: Scenario[] = [
   inventory(10),
   inventory(100, true),
   inventory(1000),
+  inventory(1000, false, 10),
   collection(10),
   collection(10_000),
   {
