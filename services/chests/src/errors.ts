@@ -10,6 +10,12 @@ export const chestErrors = {
     AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used to open another chest; use a new key.', {
       header: 'Idempotency-Key',
     }),
+  purchaseKeyReused: () =>
+    AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used for another purchase; use a new key.', {
+      header: 'Idempotency-Key',
+    }),
+  purchaseKeyBusy: () =>
+    AppError.conflict('idempotency_key_in_use', 'A purchase with this Idempotency-Key is being processed; retry shortly.', { header: 'Idempotency-Key' }),
   inventoryFull: (capacity: number) =>
     AppError.conflict('inventory_full', `The inventory holds at most ${capacity} unopened chests; open some first.`),
   priceUnavailable: (currency: string) =>

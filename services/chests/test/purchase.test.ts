@@ -116,6 +116,39 @@ describe('buying chests', () => {
     expect((await inventory(stack, p)).meta.chest_types.purchased).toBe(3);
   });
 
+  it('answers a retry with the same Idempotency-Key like the first purchase, buying once, even concurrently', async () => {
+    const p = await newPlayer();
+    const key = `buy-${randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 4 }, () => purchase(stack, p, ids['Wooden Chest']!, 'coins', 1, key)));
+    // One bought; concurrent twins either waited for it (409 in use) or were answered by it.
+    const bought = results.filter((r) => r.statusCode === 201);
+    expect(bought.length).toBeGreaterThanOrEqual(1);
+    for (const r of results.filter((x) => x.statusCode !== 201)) expectError(r, 409, 'idempotency_key_in_use');
+    const again = await purchase(stack, p, ids['Wooden Chest']!, 'coins', 1, key);
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const first = bought.find((r) => r.headers['idempotent-replayed'] === undefined)!.json();
+    expect(again.json().data).toEqual(first.data);
+    expect(again.json().meta).toEqual(first.meta);
+    expect((await wallet(stack, p)).coins!.balance).toBe('1000.00');
+    expect((await inventory(stack, p)).meta.chest_types.purchased).toBe(1);
+    // The key bought a Wooden Chest: anything else with it is refused, and nothing changes.
+    expectError(await purchase(stack, p, ids['Wooden Chest']!, 'coins', 2, key), 409, 'idempotency_key_reused');
+    expectError(await purchase(stack, p, ids['Silver Chest']!, 'coins', 1, key), 409, 'idempotency_key_reused');
+    expect((await wallet(stack, p)).coins!.balance).toBe('1000.00');
+  });
+
+  it('releases the Idempotency-Key of a purchase that failed, so the corrected retry buys', async () => {
+    const p = await newPlayer();
+    const key = `buy-${randomUUID()}`;
+    expectError(await purchase(stack, p, ids['Wooden Chest']!, 'coins', 4, key), 409, 'insufficient_funds');
+    await credit(stack, p, (await wallet(stack, p)).coins!.id, '5000');
+    const retry = await purchase(stack, p, ids['Wooden Chest']!, 'coins', 4, key);
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expectError(await purchase(stack, p, ids['Wooden Chest']!, 'coins', 1, 'a key with spaces'), 400, 'invalid_idempotency_key');
+  });
+
   describe('in an app whose inventories hold 3 chests', () => {
     let small: { appId: string; publishableKey: string };
     let smallIds: Record<string, string>;

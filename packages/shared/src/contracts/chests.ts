@@ -146,12 +146,20 @@ export const ListOpenings = defineSubject(
  */
 export const PurchaseChests = defineSubject(
   'chests.v1.purchase',
-  z.object({ chestTypeId: UuidSchema, currency: CurrencyCodeSchema, quantity: z.number().int().min(1).max(10) }),
+  z.object({
+    chestTypeId: UuidSchema,
+    currency: CurrencyCodeSchema,
+    quantity: z.number().int().min(1).max(10),
+    /** The client's Idempotency-Key: the same key and request answer the first purchase again. */
+    idempotencyKey: z.string().min(1).max(255).optional(),
+  }),
   z.object({
     purchaseId: UuidSchema,
     chests: z.array(InventoryChestViewSchema),
     amount: DecimalSchema,
     /** The balance of that currency after the debit. */
     balance: DecimalSchema,
+    /** An answer given before to the same Idempotency-Key. */
+    replayed: z.boolean().default(false),
   }),
 );

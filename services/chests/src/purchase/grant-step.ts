@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool } from '@ccs/shared';
 import { chestErrors } from '../errors.js';
 import { countUnopened, insertPurchasedChests, lockPlayerInventory } from '../repositories/inventory-repo.js';
-import { lockPurchase, transition } from '../repositories/purchases-repo.js';
+import { lockPurchase, storePurchaseAnswer, transition } from '../repositories/purchases-repo.js';
 
 /** What the grant step adds: `quantity` chests of one type, for one debited purchase. */
 export interface GrantInput {
@@ -14,6 +14,8 @@ export interface GrantInput {
   capacity: number;
   /** Test-only fault injection: fail after the checks, as a crash or database error would. */
   fail?: boolean;
+  /** The saga's answer for these chests, kept with the completed purchase (for Idempotency-Key retries). */
+  answer?: (added: { id: string; acquiredAt: string }[]) => unknown;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promi
     const ids = Array.from({ length: input.quantity }, () => randomUUID());
     const added = await insertPurchasedChests(tx, { ids, appId: input.appId, playerId: input.playerId, chestTypeId: input.chestTypeId, purchaseId: input.purchaseId });
     await transition(tx, input.purchaseId, ['debited'], 'completed');
+    if (input.answer) await storePurchaseAnswer(tx, input.purchaseId, input.answer(added));
     return added;
   });
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, recordSagaOutcome, type CallContext, type ReplyOf, type PurchaseChests } from '@ccs/shared';
+import { AppError, isUniqueViolation, PurchaseChests, recordSagaOutcome, type CallContext, type ReplyOf } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { currentContentVersion } from '../repositories/content-repo.js';
-import { insertPurchase, transition } from '../repositories/purchases-repo.js';
+import { findPurchaseByKey, insertPurchase, transition } from '../repositories/purchases-repo.js';
 import { checkCapacity } from './check-capacity.js';
 import { debitStep } from './debit-step.js';
 import { grantPurchasedChests } from './grant-step.js';
@@ -16,6 +16,7 @@ export interface PurchaseCommand {
   chestTypeId: string;
   currency: string;
   quantity: number;
+  idempotencyKey?: string;
 }
 
 /**
@@ -25,6 +26,10 @@ export interface PurchaseCommand {
  * `pending` or `debited`, and the sweeper refunds it later.
  */
 export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: CallContext): Promise<ReplyOf<typeof PurchaseChests>> {
+  if (cmd.idempotencyKey) {
+    const first = await replayOf(deps, cmd);
+    if (first) return first;
+  }
   const [type, version] = await Promise.all([
     findChestType(deps.pool, cmd.appId, cmd.chestTypeId, { catalogOnly: true }),
     currentContentVersion(deps.pool, cmd.appId),
@@ -39,7 +44,13 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   await checkCapacity(deps.pool, { ...cmd, capacity });
   const purchaseId = randomUUID();
   const amount = String(unitPrice * cmd.quantity);
-  await insertPurchase(deps.pool, { id: purchaseId, ...cmd, amount });
+  try {
+    await insertPurchase(deps.pool, { id: purchaseId, ...cmd, amount });
+  } catch (err) {
+    // A concurrent request with the same key recorded its purchase first.
+    if (isUniqueViolation(err, 'purchases_idempotency')) throw chestErrors.purchaseKeyBusy();
+    throw err;
+  }
 
   let debit;
   try {
@@ -61,6 +72,8 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
     added = await grantPurchasedChests(deps.pool, {
       purchaseId, appId: cmd.appId, playerId: cmd.playerId, chestTypeId: type.id, quantity: cmd.quantity, capacity,
       fail: deps.config.CHESTS_FAULT === 'fail_purchase_grant',
+      // Kept with the completed purchase for a retry with its Idempotency-Key.
+      answer: cmd.idempotencyKey ? (ids) => ({ purchaseId, chests: chestViews(type, ids), amount, balance: debit.balance }) : undefined,
     });
   } catch (err) {
     await compensate(deps, purchaseId, ['debited'], ctx);
@@ -69,11 +82,28 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
     throw chestErrors.purchaseInterrupted();
   }
   recordSagaOutcome('purchase', 'completed');
-  // The answer is built from what is known: the type's presentation and the rows just added.
-  const chests = added.map((c) => ({
+  return { purchaseId, chests: chestViews(type, added), amount, balance: debit.balance, replayed: false };
+}
+
+/** The answer's chests, from what is known: the type's presentation and the rows just added. */
+function chestViews(type: { id: string; name: string; description: string; images: string[] }, added: { id: string; acquiredAt: string }[]) {
+  return added.map((c) => ({
     id: c.id, chestTypeId: type.id, name: type.name, description: type.description, images: type.images, source: 'purchased' as const, acquiredAt: c.acquiredAt,
   }));
-  return { purchaseId, chests, amount, balance: debit.balance };
+}
+
+/**
+ * A purchase made before with the command's Idempotency-Key: its answer again when it completed
+ * with the same request; 409 when the key bought something else, or while that purchase is still
+ * under way. A purchase that failed or was refunded released its key (undefined: buy now).
+ */
+async function replayOf(deps: ChestsDeps, cmd: PurchaseCommand): Promise<ReplyOf<typeof PurchaseChests> | undefined> {
+  const first = await findPurchaseByKey(deps.pool, cmd.appId, cmd.playerId, cmd.idempotencyKey!);
+  if (!first) return undefined;
+  if (first.chestTypeId !== cmd.chestTypeId || first.currency !== cmd.currency || first.quantity !== cmd.quantity) throw chestErrors.purchaseKeyReused();
+  const answer = first.status === 'completed' ? PurchaseChests.reply.safeParse(first.answer) : undefined;
+  if (!answer?.success) throw chestErrors.purchaseKeyBusy();
+  return { ...answer.data, replayed: true };
 }
 
 /**

@@ -16,18 +16,36 @@ export interface PurchaseRecord {
 }
 
 /** Records a purchase before anything is debited, so an interrupted saga can be found. */
-export async function insertPurchase(db: Queryable, p: Omit<PurchaseRecord, 'status'>): Promise<void> {
+export async function insertPurchase(db: Queryable, p: Omit<PurchaseRecord, 'status'> & { idempotencyKey?: string }): Promise<void> {
   await db.query(
-    `INSERT INTO purchases (id, app_id, player_id, chest_type_id, currency, quantity, amount, status)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending')`,
-    [p.id, p.appId, p.playerId, p.chestTypeId, p.currency, p.quantity, p.amount],
+    `INSERT INTO purchases (id, app_id, player_id, chest_type_id, currency, quantity, amount, status, idempotency_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8)`,
+    [p.id, p.appId, p.playerId, p.chestTypeId, p.currency, p.quantity, p.amount, p.idempotencyKey ?? null],
   );
+}
+
+/** The purchase a player made with an Idempotency-Key (a failed one released its key). */
+export async function findPurchaseByKey(db: Queryable, appId: string, playerId: string, key: string) {
+  const r = await db.query<{ chest_type_id: string; currency: string; quantity: number; status: PurchaseStatus; answer: unknown }>(
+    `SELECT chest_type_id, currency, quantity, status, answer FROM purchases
+      WHERE app_id = $1 AND player_id = $2 AND idempotency_key = $3`,
+    [appId, playerId, key],
+  );
+  const row = r.rows[0];
+  return row && { chestTypeId: row.chest_type_id, currency: row.currency, quantity: row.quantity, status: row.status, answer: row.answer };
+}
+
+/** Keeps a completed purchase's answer for a retry with its Idempotency-Key (in the completing transaction). */
+export async function storePurchaseAnswer(tx: Queryable, id: string, answer: unknown): Promise<void> {
+  await tx.query('UPDATE purchases SET answer = $2 WHERE id = $1 AND idempotency_key IS NOT NULL', [id, JSON.stringify(answer)]);
 }
 
 /** Moves a purchase to `to` if it is in one of `from`; false when it was not (someone else moved it). */
 export async function transition(db: Queryable, id: string, from: PurchaseStatus[], to: PurchaseStatus, failure?: string): Promise<boolean> {
   const r = await db.query(
-    `UPDATE purchases SET status = $3, failure = COALESCE($4, failure), updated_at = now()
+    `UPDATE purchases SET status = $3, failure = COALESCE($4, failure), updated_at = now(),
+            -- A purchase that ends without chests releases its Idempotency-Key for a corrected retry.
+            idempotency_key = CASE WHEN $3 IN ('failed', 'refunded') THEN NULL ELSE idempotency_key END
      WHERE id = $1 AND status = ANY($2::text[])`,
     [id, from, to, failure ?? null],
   );

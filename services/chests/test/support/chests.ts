@@ -95,11 +95,11 @@ export async function credit(stack: TestStack, p: Player, currencyId: string, am
 }
 
 /** Buys chests through the gateway (the raw response). */
-export function purchase(stack: TestStack, p: Player, chestTypeId: string, currency: string, quantity?: number) {
+export function purchase(stack: TestStack, p: Player, chestTypeId: string, currency: string, quantity?: number, idempotencyKey?: string) {
   return stack.inject({
     method: 'POST',
     url: `/api/v1/chests/${chestTypeId}/purchase`,
-    headers: jsonApiHeaders(p.apiKey, p.token),
+    headers: { ...jsonApiHeaders(p.apiKey, p.token), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
     payload: { data: { type: 'purchase', attributes: { currency, ...(quantity === undefined ? {} : { quantity }) } } },
   });
 }

@@ -149,10 +149,12 @@ async function purchase(request: FastifyRequest, reply: FastifyReply) {
   playerOf(request);
   const chestTypeId = uuidParam(request, 'id');
   jsonApiQuery(request, NO_QUERY);
+  const idempotencyKey = idempotencyKeyOf(request);
   const body = parseBody(PurchaseBodySchema, request.body);
   const { currency, quantity } = body.data.attributes;
-  const r = await request.server.bus.request(PurchaseChests, { chestTypeId, currency, quantity }, callContext(request));
+  const r = await request.server.bus.request(PurchaseChests, { chestTypeId, currency, quantity, idempotencyKey }, callContext(request));
   reply.header('cache-control', 'no-store');
+  if (r.replayed) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 201, {
     data: r.chests.map(inventoryChest),
     meta: { purchase_id: r.purchaseId, price_paid: { [currency]: Number(r.amount) }, balance: { [currency]: r.balance } },
