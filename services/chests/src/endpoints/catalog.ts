@@ -3,12 +3,7 @@ import { endpoint, GetChestOdds, GetChestType, ListChestTypes, tableOdds, type R
 import type { ChestsDeps } from '../deps.js';
 import { appOf, chestErrors } from '../errors.js';
 import { findChestType, listCatalog, toView } from '../repositories/chest-types-repo.js';
-import { currentContentVersion } from '../repositories/content-repo.js';
-
-/** The app's current content version (cached), or undefined before its content arrived. */
-function catalogVersion(deps: ChestsDeps, appId: string): Promise<number | undefined> {
-  return deps.cache.version(appId, () => currentContentVersion(deps.pool, appId));
-}
+import { catalogVersion } from '../cache/content-version.js';
 
 /** chests.v1.list_chest_types: one page of the catalog, cached per query and content version. */
 export function listChestTypesEndpoint(deps: ChestsDeps) {

@@ -2,7 +2,7 @@ import { endpoint, GetInventory, InventoryAccess, type CallContext } from '@ccs/
 import type { ChestsDeps } from '../deps.js';
 import { appOf, chestErrors } from '../errors.js';
 import { countUnopenedBySource, listUnopened, summarizeUnopened } from '../repositories/inventory-repo.js';
-import { currentContentVersion } from '../repositories/content-repo.js';
+import { catalogVersion } from '../cache/content-version.js';
 
 /** Inventory capacity when an app's content has not arrived yet (DESIGN.md's default). */
 const DEFAULT_CAPACITY = 100;
@@ -33,7 +33,7 @@ export function inventoryEndpoint(deps: ChestsDeps) {
     const [chests, groups, version] = await Promise.all([
       listUnopened(deps.pool, appId, ownerId, { ...page, order, chestTypeId }),
       summarizeUnopened(deps.pool, appId, ownerId),
-      currentContentVersion(deps.pool, appId),
+      catalogVersion(deps, appId),
     ]);
     const content = version === undefined ? undefined : await deps.drops.content(appId, version);
     const bySource = { purchased: 0, earned: 0, welcome: 0, special: 0 };

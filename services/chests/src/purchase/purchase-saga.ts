@@ -3,7 +3,7 @@ import { AppError, isUniqueViolation, PurchaseChests, recordSagaOutcome, type Ca
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
-import { currentContentVersion } from '../repositories/content-repo.js';
+import { catalogVersion } from '../cache/content-version.js';
 import { findPurchaseByKey, insertPurchase, transition } from '../repositories/purchases-repo.js';
 import { checkCapacity } from './check-capacity.js';
 import { debitStep } from './debit-step.js';
@@ -32,7 +32,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   }
   const [type, version] = await Promise.all([
     findChestType(deps.pool, cmd.appId, cmd.chestTypeId, { catalogOnly: true }),
-    currentContentVersion(deps.pool, cmd.appId),
+    catalogVersion(deps, cmd.appId),
   ]);
   if (!type) throw chestErrors.chestTypeNotFound();
   const unitPrice = type.price[cmd.currency];
