@@ -21,6 +21,13 @@ export interface Row extends Measured {
   p99Ratio: number;
   /** A floor row: req/s of each of its measurements (before and after the scenarios); the row is the fastest. */
   floorRuns?: number[];
+  /** CPU the request path used per request (ms): every measured process but the load generator. */
+  cpuPerRequestMs?: number;
+  /**
+   * The floor's CPU per request ÷ this row's: the throughput ratio the two would have if each had
+   * the machine to itself. Other work on a shared machine moves the throughput ratio, hardly this.
+   */
+  cpuEfficiencyRatio?: number;
 }
 
 /** A scale-out row next to the same scenario with one replica, at the same connections. */
@@ -44,14 +51,29 @@ export interface Report {
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : 0);
 
 /** A row's ratios to its floor (for a floor row, 1). */
-export function withRatios(m: Measured, r: Omit<Row, keyof Measured | 'throughputRatio' | 'meanRatio' | 'p99Ratio' | 'floorRuns'>, floor: Measured): Row {
+export function withRatios(
+  m: Measured,
+  r: Omit<Row, keyof Measured | 'throughputRatio' | 'meanRatio' | 'p99Ratio' | 'floorRuns' | 'cpuPerRequestMs' | 'cpuEfficiencyRatio'>,
+  floor: Measured,
+): Row {
+  const mine = cpuPerRequest(m);
+  const floors = cpuPerRequest(floor);
   return {
     ...m,
     ...r,
     throughputRatio: ratio(m.rps, floor.rps),
     meanRatio: ratio(m.mean, Math.max(floor.mean, 0.01)),
     p99Ratio: ratio(m.p99, Math.max(floor.p99, 0.01)),
+    ...(mine !== undefined ? { cpuPerRequestMs: Math.round(mine * 1000) / 1000 } : {}),
+    ...(mine !== undefined && floors !== undefined ? { cpuEfficiencyRatio: ratio(floors, mine) } : {}),
   };
+}
+
+/** Milliseconds of CPU per request of the measured processes (stack or floor, Postgres, NATS, Redis), without autocannon. */
+function cpuPerRequest(m: Measured): number | undefined {
+  if (!m.cpu || m.rps <= 0) return undefined;
+  const cores = Object.entries(m.cpu.byLabel).reduce((sum, [label, c]) => (label === 'bench' ? sum : sum + c), 0);
+  return (cores * 1000) / m.rps;
 }
 
 export function compareScale(rows: Row[]): ScaleComparison[] {
@@ -82,6 +104,7 @@ function consoleTable(report: Report): void {
       'thr ÷ floor': r.throughputRatio,
       'mean ÷ floor': r.meanRatio,
       'p99 ÷ floor': r.p99Ratio,
+      'cpu eff ÷ floor': r.cpuEfficiencyRatio ?? '',
       'non-2xx': r.non2xx + r.errors,
       'cpu busy / other': cpuCell(r),
     })),
@@ -110,12 +133,16 @@ function markdown(report: Report): string {
   lines.push(`Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(', ')}.`, '');
   lines.push('Every row is compared with its own floor measured in the same run at the same connection count: ratios, not absolute figures, are what carry over between machines.');
   lines.push('Each floor is measured before and after the scenarios of its connection count; the faster run is the floor (noise only adds cost). The last column is the cores the machine was busy, and in brackets how many of them no process of the bench accounts for: other work competing with the run.', '');
-  lines.push('| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | non-2xx | mean ÷ floor | cores busy (not the bench\'s) |');
-  lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|');
+  lines.push(
+    'CPU ms/req is the CPU every measured process (services or floor processes, Postgres, NATS, Redis; not autocannon) used per request; CPU efficiency ÷ floor is the floor\'s CPU per request divided by the row\'s: the throughput ratio the two would have with the machine to themselves, which other work on a shared machine hardly moves.',
+    '',
+  );
+  lines.push('| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | CPU ms/req | CPU efficiency ÷ floor | non-2xx | mean ÷ floor | cores busy (not the bench\'s) |');
+  lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of report.rows) {
     const bad = r.non2xx + r.errors;
     lines.push(
-      `| ${label(r)} | ${r.connections} | ${r.rps} | ${fmt(r.mean)} | ${r.p99} | ${r.floor} | ${fmt(r.throughputRatio, 3)} | ${fmt(r.p99Ratio)} | ${bad ? `**${bad}**` : 0} | ${fmt(r.meanRatio)} | ${cpuCell(r)} |`,
+      `| ${label(r)} | ${r.connections} | ${r.rps} | ${fmt(r.mean)} | ${r.p99} | ${r.floor} | ${fmt(r.throughputRatio, 3)} | ${fmt(r.p99Ratio)} | ${fmt(r.cpuPerRequestMs ?? NaN, 3)} | ${fmt(r.cpuEfficiencyRatio ?? NaN, 3)} | ${bad ? `**${bad}**` : 0} | ${fmt(r.meanRatio)} | ${cpuCell(r)} |`,
     );
   }
   if (report.scale.length) {
