@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { AppliedNotices, OutboxRelay, type ServiceDefinition, type ServiceDeps } from '@ccs/shared';
+import { AppliedNotices, ContentChanged, OutboxRelay, type ServiceDefinition, type ServiceDeps, type Worker } from '@ccs/shared';
 import { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
@@ -26,6 +26,25 @@ function connectRedis({ config, log }: ServiceDeps<ChestsConfig>): Redis {
     log.warn({ err: String(err) }, 'Redis unavailable; the catalog is read from the database');
   });
   return redis;
+}
+
+/**
+ * Every replica takes the content version another one applied as soon as its ContentChanged
+ * notice arrives, instead of when its local version pointer expires: a gateway that dropped its
+ * cached catalog on that notice must not get (and cache again) the old one from this replica.
+ */
+function followContentChanges({ bus, cache }: ChestsDeps): Worker {
+  let stop: (() => void) | undefined;
+  return {
+    start() {
+      stop = bus.listen(ContentChanged, (n) => {
+        if (n.service === 'chests') cache.heard(n.appId, n.version);
+      });
+    },
+    async stop() {
+      stop?.();
+    },
+  };
 }
 
 /** The chests service: catalog, inventories, the opening saga and purchases. */
@@ -62,6 +81,7 @@ export const chestsService: ServiceDefinition<ChestsConfig> = {
         new PurchaseSweeper(deps),
         { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },
         { start: () => undefined, stop: async () => notices.close() },
+        followContentChanges(deps),
       ],
     };
   },

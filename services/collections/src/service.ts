@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { ServiceDefinition } from '@ccs/shared';
+import { ContentChanged, type Bus, type ServiceDefinition, type Worker } from '@ccs/shared';
 import type { CollectionsConfig } from './config.js';
 import { CatalogCache } from './cache/catalog-cache.js';
 import { createCacheRedis } from './cache/redis-client.js';
@@ -15,13 +15,32 @@ import { listCollectionCollectiblesEndpoint } from './endpoints/list-collection-
 import { listCollectionsEndpoint } from './endpoints/list-collections.js';
 import { playerCollectionEndpoint } from './endpoints/player-collection.js';
 
+/**
+ * Every replica takes the content version another one applied as soon as its ContentChanged
+ * notice arrives, instead of when its local version pointer expires: a gateway that dropped its
+ * cached replies on that notice must not get (and cache again) old content from this replica.
+ */
+function followContentChanges(bus: Bus, cache: CatalogCache): Worker {
+  let stop: (() => void) | undefined;
+  return {
+    start() {
+      stop = bus.listen(ContentChanged, (n) => {
+        if (n.service === 'collections') cache.heard(n.appId, n.version);
+      });
+    },
+    async stop() {
+      stop?.();
+    },
+  };
+}
+
 /** The collections service: each app's collections and collectibles, and what every player owns. */
 export const collectionsService: ServiceDefinition<CollectionsConfig> = {
   name: 'collections',
   version: '0.1.0',
   schema: 'collections',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  async build({ pool, log, config }) {
+  async build({ pool, log, config, bus }) {
     const { redis, worker: redisCloser } = await createCacheRedis(config.REDIS_URL, log);
     const cache = new CatalogCache(redis, pool, config.REDIS_PREFIX, config.COLLECTIONS_CACHE_TTL_SECONDS, log);
     const catalog = new CatalogReader(pool, cache);
@@ -36,8 +55,8 @@ export const collectionsService: ServiceDefinition<CollectionsConfig> = {
         adminStatsEndpoint(pool),
         adminContentVersionEndpoint(pool),
       ],
-      consumers: [contentLoadedConsumer(pool, cache, log), openingGrantedConsumer()],
-      workers: [redisCloser],
+      consumers: [contentLoadedConsumer(pool, cache, log, bus), openingGrantedConsumer()],
+      workers: [redisCloser, followContentChanges(bus, cache)],
     };
   },
 };

@@ -32,8 +32,8 @@ export class LocalMemo {
 
 /**
  * A short-lived local copy of each app's current content version (the shared pointer lives in
- * Redis). Another replica's content change reaches this process within `ttlMs`; this process's
- * own change at once (`set`).
+ * Redis). Another replica's content change reaches this process with its ContentChanged notice
+ * (`advance`), or within `ttlMs` when the notice is lost; this process's own change at once (`set`).
  */
 export class LocalVersions {
   private readonly versions = new Map<string, { version: number; until: number }>();
@@ -48,6 +48,16 @@ export class LocalVersions {
   set(appId: string, version: number): void {
     if (this.versions.size >= 10_000) this.versions.clear();
     this.versions.set(appId, { version, until: Date.now() + this.ttlMs });
+  }
+
+  /**
+   * Another replica announced `version` (a ContentChanged notice): taken now unless this process
+   * already knew it or a later one, even from an expired entry (a late notice must not go back).
+   */
+  advance(appId: string, version: number): void {
+    const known = this.versions.get(appId);
+    if (known && known.version >= version) return;
+    this.set(appId, version);
   }
 }
 

@@ -170,3 +170,15 @@ export const AdminLoadContent = defineSubject(
  * answers for that app at once instead of waiting for APIKEY_CACHE_TTL_MS.
  */
 export const ApiKeysChanged = defineEvent('events.apps.keys_changed', z.object({ appId: UuidSchema }));
+
+/**
+ * Core NATS notification (not durable) that a service committed a new content version of an app:
+ * chests and collections publish it right after applying one (their content consumers). Gateways
+ * drop the replies they cached for that app (REPLY_CACHE_TTL_MS), and the other replicas of the
+ * publishing service move their version pointer to it at once. A lost notice costs at most those
+ * caches' lifetimes.
+ */
+export const ContentChanged = defineEvent(
+  'events.apps.content_changed',
+  z.object({ appId: UuidSchema, version: z.number().int().min(1), service: z.enum(['chests', 'collections']) }),
+);

@@ -77,6 +77,14 @@ export class Bus {
   }
 
   /**
+   * Publishes one core-NATS notification (what `listen` receives): not durable, no reply, no
+   * retry. Throws only when the connection cannot publish (closed, draining).
+   */
+  notify<P extends z.ZodType>(event: EventContract<P>, payload: z.input<P>): void {
+    this.nc.publish(prefixed(this.prefix, event.subject), encodeJson(event.payload.parse(payload)));
+  }
+
+  /**
    * One call, observed: a CLIENT span whose context travels in the `traceparent` header, and its
    * duration in `ccs_nats_request_duration_seconds` by outcome, in the metrics of the service
    * (or gateway) whose work makes the call.

@@ -69,11 +69,23 @@ export class CatalogCache {
     return remember(value);
   }
 
-  /** Announces a new content version and drops the keys of older ones. */
+  /**
+   * Announces a new content version (this process, then every replica through the shared pointer);
+   * `dropOlderVersions` then removes the keys of older ones.
+   */
   async contentChanged(appId: string, version: number): Promise<void> {
     this.versions.set(appId, version);
     this.memo.forget(`${appId}:`);
     await this.safe(() => this.redis.set(this.versionKey(appId), String(version), 'EX', this.versionTtl));
+  }
+
+  /** Another replica's ContentChanged notice: this process reads that version from now on. */
+  heard(appId: string, version: number): void {
+    this.versions.advance(appId, version);
+  }
+
+  /** Deletes the Redis keys of the app's versions other than `version` (unreachable already). */
+  async dropOlderVersions(appId: string, version: number): Promise<void> {
     await this.safe(async () => {
       let cursor = '0';
       do {

@@ -1,4 +1,4 @@
-import { AppContentLoaded, consumer, markProcessed, withTransaction } from '@ccs/shared';
+import { AppContentLoaded, consumer, ContentChanged, markProcessed, withTransaction } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { applyContentVersion } from '../repositories/content-repo.js';
 
@@ -8,9 +8,10 @@ export const CONTENT_CONSUMER = 'chests-content';
 /**
  * Applies an app's content version: stores it and, when newer than the current one, replaces the
  * catalog (chests already owned keep their type). Idempotent: the message id is recorded in the
- * same transaction. The cache learns the new version after the commit.
+ * same transaction. The cache learns the new version after the commit, then every gateway and
+ * chests replica (ContentChanged), so none serves the old catalog from memory.
  */
-export function contentLoadedConsumer(deps: Pick<ChestsDeps, 'pool' | 'cache' | 'log'>) {
+export function contentLoadedConsumer(deps: Pick<ChestsDeps, 'pool' | 'cache' | 'log' | 'bus'>) {
   return consumer({
     durable: CONTENT_CONSUMER,
     event: AppContentLoaded,
@@ -21,8 +22,23 @@ export function contentLoadedConsumer(deps: Pick<ChestsDeps, 'pool' | 'cache' | 
       });
       if (changed) {
         await deps.cache.contentChanged(msg.appId, msg.version);
+        announceContent(deps, msg.appId, msg.version);
+        await deps.cache.dropOlderVersions(msg.appId, msg.version);
         deps.log.info({ appId: msg.appId, version: msg.version, chests: msg.content.chests.length }, 'chest catalog replaced by a new content version');
       }
     },
   });
+}
+
+/**
+ * Tells the gateways (their reply caches) and the other chests replicas (their version pointers)
+ * that the app's catalog is now `version`. Not durable: a lost notice costs at most those caches'
+ * lifetimes, and the content is applied whatever happens here.
+ */
+function announceContent(deps: Pick<ChestsDeps, 'bus' | 'log'>, appId: string, version: number): void {
+  try {
+    deps.bus.notify(ContentChanged, { appId, version, service: 'chests' });
+  } catch (err) {
+    deps.log.warn({ err: String(err), appId, version }, 'content change not announced; caches catch up within their lifetime');
+  }
 }

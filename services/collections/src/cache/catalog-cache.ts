@@ -55,6 +55,11 @@ export class CatalogCache {
     await this.run((r) => r.set(this.versionKey(appId), String(version), 'EX', VERSION_TTL_SECONDS));
   }
 
+  /** Another replica's ContentChanged notice: this process reads that version from now on. */
+  heard(appId: string, version: number): void {
+    this.versions.advance(appId, version);
+  }
+
   /**
    * A cached value of the app's content version `version`, loaded and stored on a miss (a null
    * answer is not stored). `what` names the read and its arguments; long ones are hashed.

@@ -1,4 +1,4 @@
-import { AppContentLoaded, consumer, markProcessed, withTransaction, type Logger, type Pool } from '@ccs/shared';
+import { AppContentLoaded, consumer, ContentChanged, markProcessed, withTransaction, type Bus, type Logger, type Pool } from '@ccs/shared';
 import type { CatalogCache } from '../cache/catalog-cache.js';
 import { claimContentVersion, upsertCollections, upsertRarities } from '../repositories/content-repo.js';
 
@@ -7,9 +7,11 @@ export const CONTENT_CONSUMER = 'collections-app-content';
 /**
  * Applies the collections' part of an app's content (rarities, collections, collectibles) once
  * per message, then points the read cache at the new version. A version older than the stored
- * one is recorded as processed and ignored. Owned items are never touched.
+ * one is recorded as processed and ignored. Owned items are never touched. Once the cache points
+ * at it, every gateway and collections replica is told (ContentChanged), so none serves the old
+ * content from memory.
  */
-export function contentLoadedConsumer(pool: Pool, cache: CatalogCache, log: Logger) {
+export function contentLoadedConsumer(pool: Pool, cache: CatalogCache, log: Logger, bus: Bus) {
   return consumer({
     durable: CONTENT_CONSUMER,
     event: AppContentLoaded,
@@ -26,8 +28,22 @@ export function contentLoadedConsumer(pool: Pool, cache: CatalogCache, log: Logg
       });
       if (applied) {
         await cache.announce(msg.appId, msg.version);
+        announceContent(bus, log, msg.appId, msg.version);
         log.info({ appId: msg.appId, version: msg.version, collections: msg.content.collections.length }, 'content applied');
       }
     },
   });
+}
+
+/**
+ * Tells the gateways (their reply caches) and the other collections replicas (their version
+ * pointers) that the app's content is now `version`. Not durable: a lost notice costs at most
+ * those caches' lifetimes, and the content is applied whatever happens here.
+ */
+function announceContent(bus: Bus, log: Logger, appId: string, version: number): void {
+  try {
+    bus.notify(ContentChanged, { appId, version, service: 'collections' });
+  } catch (err) {
+    log.warn({ err: String(err), appId, version }, 'content change not announced; caches catch up within their lifetime');
+  }
 }
