@@ -11,6 +11,7 @@ import negotiation from './plugins/negotiation.js';
 import tenancy from './plugins/tenancy.js';
 import auth from './plugins/auth.js';
 import rateLimiting from './plugins/rate-limit.js';
+import replyCache from './plugins/reply-cache.js';
 import healthRoutes from './routes/health.js';
 import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(negotiation);
   await app.register(tenancy, { bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
   await app.register(auth, { bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });
+  await app.register(replyCache, { bus, ttlMs: deps.config.REPLY_CACHE_TTL_MS });
   if (deps.config.RATE_LIMIT === 'on') {
     await app.register(rateLimiting, {
       redis: deps.redis,

@@ -28,6 +28,12 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
     .default('loopback,linklocal,uniquelocal')
     .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
   APIKEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * How long the gateway serves a content-only reply (catalog, odds, collections and collectibles
+   * without a player) from memory; 0 turns that cache off. A content load drops the app's replies
+   * at once (ContentChanged), so this bounds only how long a lost notice leaves one stale.
+   */
+  REPLY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
   JWT_ISSUER: z.string().default('collectible-chest-service'),
   JWT_AUDIENCE: z.string().default('collectible-chest-api'),
   /**

@@ -22,6 +22,7 @@ import {
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
+import { contentRead } from '../../plugins/reply-cache.js';
 import * as docs from '../../openapi/operations/chests.js';
 
 /** Fields a client may select for a chest (`fields[chest]`). */
@@ -73,7 +74,7 @@ async function listChests(request: FastifyRequest, reply: FastifyReply) {
     throw AppError.badRequest('invalid_filter', 'The filter has too many values.', { parameter: 'filter' });
   }
   const sort = q.sort.map((s) => ({ field: ChestSortFieldSchema.parse(s.field), direction: s.direction }));
-  const result = await request.server.bus.request(ListChestTypes, { filter: q.filter, sort, page: q.page }, callContext(request));
+  const result = await contentRead(request, ListChestTypes, { filter: q.filter, sort, page: q.page });
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
   return sendDocument(reply, 200, {
     data: result.chests.map((c) => applyFieldset(catalogChest(c), q.fields)),
@@ -86,7 +87,7 @@ async function listChests(request: FastifyRequest, reply: FastifyReply) {
 async function getChest(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
   const q = jsonApiQuery(request, CHEST_QUERY);
-  const chest = await request.server.bus.request(GetChestType, { chestTypeId }, callContext(request));
+  const chest = await contentRead(request, GetChestType, { chestTypeId });
   return sendDocument(reply, 200, { data: applyFieldset(catalogChest(chest), q.fields), meta: {} });
 }
 
@@ -94,7 +95,7 @@ async function getChest(request: FastifyRequest, reply: FastifyReply) {
 async function getOdds(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
   jsonApiQuery(request, NO_QUERY);
-  const o = await request.server.bus.request(GetChestOdds, { chestTypeId }, callContext(request));
+  const o = await contentRead(request, GetChestOdds, { chestTypeId });
   return sendDocument(reply, 200, {
     data: resource('chest_odds', o.chestTypeId, {
       items_per_open: { ...o.itemsPerOpen, expected: exact(o.itemsPerOpen.expected) },

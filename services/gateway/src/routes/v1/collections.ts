@@ -25,7 +25,8 @@ import {
   type SubjectContract,
   zodIssuesToErrors,
 } from '@ccs/shared';
-import { appIdOf, baseUrl, callContext, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
+import { appIdOf, baseUrl, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
+import { contentRead } from '../../plugins/reply-cache.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/collections.js';
 
@@ -47,12 +48,13 @@ const QUERY = {
 /**
  * Sends a request to the collections service after checking it against the contract here, so a
  * query the parser let through but the contract bounds (e.g. too many sort keys or filter values)
- * is a 400 naming the parameter, not a failure.
+ * is a 400 naming the parameter, not a failure. Content-only reads may be answered by the
+ * gateway's reply cache (contentRead says which, and for which callers).
  */
 async function ask<C extends SubjectContract>(request: FastifyRequest, contract: C, payload: RequestOf<C>): Promise<ReplyOf<C>> {
   const checked = contract.request.safeParse(payload);
   if (!checked.success) throw AppError.many(zodIssuesToErrors(checked.error.issues, 'query'));
-  return request.server.bus.request(contract, payload, callContext(request));
+  return contentRead(request, contract, payload);
 }
 
 const isOneOf = <F extends string>(value: string, allowed: readonly F[]): value is F => (allowed as readonly string[]).includes(value);
