@@ -4,7 +4,7 @@
  * stdout, progress and errors to stderr. Exit 0 on success, 1 on failure, 2 on bad usage.
  */
 import { connect, type NatsConnection } from 'nats';
-import { BaseConfigSchema, Bus, loadConfig } from '@ccs/shared';
+import { BaseConfigSchema, Bus, loadConfig, natsAuthOptions } from '@ccs/shared';
 import { runAdmin } from './admin/cli.js';
 
 async function main(): Promise<number> {
@@ -15,9 +15,16 @@ async function main(): Promise<number> {
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
   }
+  let auth;
+  try {
+    auth = natsAuthOptions(config); // the admin user's credentials (NATS_USER, NATS_CREDS, …), if any
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    return 1;
+  }
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: config.NATS_URL, maxReconnectAttempts: 0, timeout: 3000, name: 'admin-cli' });
+    nc = await connect({ ...auth, servers: config.NATS_URL, maxReconnectAttempts: 0, timeout: 3000, name: 'admin-cli' });
   } catch (err) {
     const reason = (err as { code?: string }).code ?? (err instanceof Error ? err.message : String(err));
     console.error(`Cannot reach NATS at ${config.NATS_URL} (${reason}): start the stack with \`npm start\`, or set NATS_URL to where it runs.`);

@@ -33,6 +33,18 @@ export const BaseConfigSchema = z.object({
    * replays and inspection); a message some consumer has not acknowledged is kept however old.
    */
   GRANTS_KEEP_ACKED_HOURS: z.coerce.number().min(0).default(24),
+  /**
+   * NATS credentials (deploy/nats/nats-server.conf gives each process its own user and
+   * permissions): a user and password, a token, or a `.creds` file (JWT + NKey). All unset: no
+   * authentication (local development). TLS: a CA to verify the server, and a client certificate.
+   */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_TOKEN: z.string().min(1).optional(),
+  NATS_CREDS: z.string().min(1).optional(),
+  NATS_TLS_CA: z.string().min(1).optional(),
+  NATS_TLS_CERT: z.string().min(1).optional(),
+  NATS_TLS_KEY: z.string().min(1).optional(),
 });
 export type BaseConfig = z.infer<typeof BaseConfigSchema>;
 

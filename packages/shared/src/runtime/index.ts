@@ -5,3 +5,4 @@ export * from './infra-errors.js';
 export * from './service.js';
 export * from './subjects.js';
 export * from './periodic-worker.js';
+export * from './nats-auth.js';

@@ -16,6 +16,7 @@ import { runInScope } from '../observability/scope.js';
 import { initTracing, shutdownTracing } from '../observability/tracing.js';
 import { addEndpoint } from './add-endpoint.js';
 import { Bus } from './bus.js';
+import { natsAuthOptions } from './nats-auth.js';
 import type { Endpoint } from './endpoint.js';
 import { describeInfraError, InfraError } from './infra-errors.js';
 import { fileURLToPath } from 'node:url';
@@ -103,9 +104,16 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
     );
   }
   let nc: NatsConnection;
+  let auth: ReturnType<typeof natsAuthOptions>;
+  try {
+    auth = natsAuthOptions(config); // NATS_USER, NATS_CREDS, NATS_TLS_*…: {} when none is set
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
   try {
     // noAsyncTraces: no Error object (and stack capture) per request; our errors carry the subject.
-    nc = await connect({ servers: config.NATS_URL, name: `${config.NATS_PREFIX}${def.name}`, maxReconnectAttempts: -1, noAsyncTraces: true });
+    nc = await connect({ ...auth, servers: config.NATS_URL, name: `${config.NATS_PREFIX}${def.name}`, maxReconnectAttempts: -1, noAsyncTraces: true });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
