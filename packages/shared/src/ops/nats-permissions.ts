@@ -1,0 +1,225 @@
+/**
+ * Who may publish and subscribe to what on NATS: one user per process kind (the four services,
+ * the gateway, the admin CLI), each with allow-lists derived from the subject contracts in
+ * `../contracts` and from what the runtime really does (the Service API, JetStream, notices).
+ *
+ * `scripts/nats-permissions.ts` writes them as `deploy/nats/nats-server.conf` (compose, the dev
+ * cluster) and as the `authorization` block of `deploy/nats/values-production.yaml` (the Helm
+ * chart); test/ops/nats-permissions.test.ts fails when either file differs from what this module
+ * generates, when a contract subject is not covered by the right role, or when a process calls a
+ * subject its role may not. The shipped files assume NATS_PREFIX is empty (one stack per NATS);
+ * `npx tsx scripts/nats-permissions.ts --prefix <p>` renders them for a prefix.
+ */
+import * as contracts from '../contracts/index.js';
+import type { EventContract, SubjectContract } from '../contracts/subject.js';
+import { prefixed, streamName } from '../runtime/subjects.js';
+
+export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections'] as const;
+export const NATS_ROLES = [...SERVICE_ROLES, 'gateway', 'admin'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+export type NatsRole = (typeof NATS_ROLES)[number];
+
+/**
+ * Request-reply subjects one service calls on another (never the gateway): the purchase saga's
+ * wallet steps and the inventory privacy check, all asked by chests.
+ */
+export const INTERNAL_SUBJECTS: Readonly<Record<string, readonly ServiceRole[]>> = {
+  'wallet.v1.debit': ['chests'],
+  'wallet.v1.refund': ['chests'],
+  'wallet.v1.balances': ['chests'],
+  'players.v1.inventory_access': ['chests'],
+};
+
+/** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes). */
+export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> = {
+  'grants.apps.content': ['players'],
+  'grants.wallet.credit': ['players'],
+  'grants.chests.grant': ['players'],
+  'grants.openings.granted': ['chests'],
+};
+
+/** Core-NATS notices (`events.`, not durable): who publishes and who listens. */
+export const NOTICES: Readonly<Record<string, { publishers: readonly ServiceRole[]; listeners: readonly NatsRole[] }>> = {
+  'events.apps.keys_changed': { publishers: ['players'], listeners: ['gateway'] },
+  'events.apps.content_changed': { publishers: ['chests', 'collections'], listeners: ['chests', 'collections', 'gateway'] },
+};
+
+/** Services that wait for their own grants to be applied (an AppliedNotices subscription). */
+export const NOTICE_WAITERS: readonly ServiceRole[] = ['players', 'chests'];
+
+/** Services with durable consumers on the grants stream (they ack, and publish applied notices). */
+export const GRANT_CONSUMERS: readonly ServiceRole[] = ['players', 'wallet', 'chests', 'collections'];
+
+/** The service that answers a subject (`<service>.v1.<name>`). */
+export const responderOf = (subject: string): string => subject.split('.')[0]!;
+
+/** Admin subjects: `<service>.v<N>.admin_*`, for the operator's CLI only. */
+export const isAdminSubject = (subject: string): boolean => /^[a-z]+\.v\d+\.admin_/.test(subject);
+
+const isSubjectContract = (v: unknown): v is SubjectContract =>
+  typeof v === 'object' && v !== null && 'subject' in v && 'request' in v && 'reply' in v;
+const isEventContract = (v: unknown): v is EventContract =>
+  typeof v === 'object' && v !== null && 'subject' in v && 'payload' in v && !('request' in v);
+
+/**
+ * Every request-reply subject the stack answers: the contracts exported by `../contracts`, each
+ * service's health subject and the admin content-version subject of the content services.
+ */
+export function requestSubjects(): string[] {
+  const all = new Set<string>();
+  for (const v of Object.values(contracts)) if (isSubjectContract(v)) all.add(v.subject);
+  for (const s of SERVICE_ROLES) all.add(`${s}.v1.health`);
+  for (const s of contracts.CONTENT_SERVICES) all.add(contracts.adminContentVersion(s).subject);
+  return [...all].sort();
+}
+
+/** Every event contract exported by `../contracts` (grants and notices). */
+export function eventSubjects(): string[] {
+  const events: EventContract[] = Object.values(contracts as Record<string, unknown>).filter(isEventContract);
+  return [...new Set(events.map((e) => e.subject))].sort();
+}
+
+/** Who may call a request subject: admin subjects the admin CLI, internal ones their services, the rest the gateway. */
+export function callersOf(subject: string): readonly NatsRole[] {
+  if (isAdminSubject(subject)) return ['admin'];
+  return INTERNAL_SUBJECTS[subject] ?? ['gateway'];
+}
+
+/** One user's allow-lists (subjects as NATS sees them, prefix applied). */
+export interface RolePermissions {
+  publish: string[];
+  subscribe: string[];
+  /** May answer the requests it receives (publish once to their reply subject). */
+  allowResponses: boolean;
+}
+
+/**
+ * JetStream API calls a service makes on the grants stream, and nothing else: ensure the stream,
+ * create/update/read its own durable pull consumers, pull, and the janitor's purge.
+ */
+export function jetStreamApi(prefix: string): string[] {
+  const stream = streamName(prefix, 'GRANTS');
+  return [
+    '$JS.API.INFO',
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.CREATE.${stream}`,
+    `$JS.API.STREAM.UPDATE.${stream}`,
+    `$JS.API.STREAM.PURGE.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+    `$JS.API.CONSUMER.LIST.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.*`,
+    `$JS.API.CONSUMER.INFO.${stream}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+  ];
+}
+
+const uniq = (xs: string[]) => [...new Set(xs)];
+
+/** The allow-lists of every role for a stack's NATS_PREFIX. */
+export function natsPermissions(prefix = ''): Record<NatsRole, RolePermissions> {
+  const p = (s: string) => prefixed(prefix, s);
+  const subjects = requestSubjects();
+  const calls = (role: NatsRole) => subjects.filter((s) => callersOf(s).includes(role)).map(p);
+  const notices = (role: NatsRole, side: 'publishers' | 'listeners') =>
+    Object.entries(NOTICES).filter(([, n]) => (n[side] as readonly string[]).includes(role)).map(([s]) => p(s));
+  const out = {} as Record<NatsRole, RolePermissions>;
+  for (const svc of SERVICE_ROLES) {
+    const consumes = GRANT_CONSUMERS.includes(svc);
+    out[svc] = {
+      publish: uniq([
+        ...calls(svc),
+        ...Object.entries(GRANT_PRODUCERS).filter(([, by]) => by.includes(svc)).map(([s]) => p(s)),
+        ...notices(svc, 'publishers'),
+        ...(consumes ? [p('notify.>'), p('applied.>'), `$JS.ACK.${streamName(prefix, 'GRANTS')}.>`] : []),
+        ...jetStreamApi(prefix),
+      ]),
+      subscribe: uniq([
+        ...subjects.filter((s) => responderOf(s) === svc).map(p),
+        // The Service API's discovery (PING, INFO, STATS) and the replies to this process's calls.
+        '$SRV.>',
+        '_INBOX.>',
+        ...(NOTICE_WAITERS.includes(svc) ? [p('notify.>')] : []),
+        ...notices(svc, 'listeners'),
+      ]),
+      allowResponses: true,
+    };
+  }
+  out.gateway = { publish: calls('gateway'), subscribe: ['_INBOX.>', ...notices('gateway', 'listeners')], allowResponses: false };
+  out.admin = { publish: calls('admin'), subscribe: ['_INBOX.>'], allowResponses: false };
+  return out;
+}
+
+/** The environment variable holding a role's password (the NATS server and the process read it). */
+export const passwordVariable = (role: NatsRole): string => `NATS_PASSWORD_${role.toUpperCase()}`;
+
+const quote = (s: string) => JSON.stringify(s);
+const list = (xs: string[], indent: string) => `[\n${xs.map((x) => `${indent}  ${quote(x)}`).join('\n')}\n${indent}]`;
+
+/**
+ * The `authorization { users [...] }` block of a nats-server configuration: one user per role,
+ * its password read from the server's environment (`$NATS_PASSWORD_<ROLE>`), so the file holds
+ * no secret.
+ */
+export function renderAuthorization(prefix = ''): string {
+  const perms = natsPermissions(prefix);
+  const users = NATS_ROLES.map((role) => {
+    const r = perms[role];
+    const lines = [
+      `    {`,
+      `      user: ${role}`,
+      `      password: $${passwordVariable(role)}`,
+      `      permissions: {`,
+      `        publish: { allow: ${list(r.publish, '        ')} }`,
+      `        subscribe: { allow: ${list(r.subscribe, '        ')} }`,
+      ...(r.allowResponses ? [`        allow_responses: true`] : []),
+      `      }`,
+      `    }`,
+    ];
+    return lines.join('\n');
+  });
+  return `authorization {\n  users: [\n${users.join('\n')}\n  ]\n}\n`;
+}
+
+/** Generated-file banner (the test compares the files with the generator's output). */
+export const GENERATED_NOTE = 'GENERATED by `npx tsx scripts/nats-permissions.ts` from packages/shared/src/ops/nats-permissions.ts: do not edit by hand.';
+
+/**
+ * The nats-server configuration file: only the users (`nats-server -c <file> -js -sd <dir>`; the
+ * command line keeps the ports and JetStream, so the same file serves compose, the dev cluster
+ * and tests).
+ */
+export function renderServerConf(prefix = ''): string {
+  return [
+    `# ${GENERATED_NOTE}`,
+    `# NATS users of the Collectible Chest Service, one per process kind, each allowed only the`,
+    `# subjects it uses (docs/deploy.md, "NATS users and permissions"). NATS_PREFIX: ${prefix ? `"${prefix}"` : 'empty'}.`,
+    `# Passwords come from the server's environment: ${NATS_ROLES.map(passwordVariable).join(', ')}.`,
+    `# TLS (optional): add a tls { cert_file, key_file, ca_file } block beside this one (docs/deploy.md).`,
+    renderAuthorization(prefix),
+  ].join('\n');
+}
+
+/**
+ * The same users for the official Helm chart (`config.merge.authorization`): a JSON-compatible
+ * value whose passwords are the chart's unquoted `<< $VAR >>` references to the container's
+ * environment (set from a Secret in values-production.yaml).
+ */
+export function helmAuthorization(prefix = ''): unknown {
+  const perms = natsPermissions(prefix);
+  return {
+    users: NATS_ROLES.map((role) => {
+      const r = perms[role];
+      return {
+        user: role,
+        password: `<< $${passwordVariable(role)} >>`,
+        permissions: {
+          publish: { allow: r.publish },
+          subscribe: { allow: r.subscribe },
+          ...(r.allowResponses ? { allow_responses: true } : {}),
+        },
+      };
+    }),
+  };
+}
