@@ -1,5 +1,6 @@
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -12,6 +13,7 @@ import {
   type TextMapSetter,
 } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
+import { activeTracer } from './active-tracer.js';
 import type { MsgHdrs } from 'nats';
 
 export { SpanKind, type Context as TraceContext, type Span };
@@ -63,9 +65,19 @@ export interface StartedSpan {
   context: Context;
 }
 
-/** Starts a span as a child of `parent` (a no-op span when tracing is off). */
+/** The span handed out while tracing is off: records nothing, carries no trace (one for the process). */
+const UNTRACED_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
+ * Starts a span as a child of `parent`. While tracing is off (initTracing registered nothing) no
+ * span or context is made at all: every call gets the same non-recording span and `parent` back,
+ * which is all the no-op tracer's span amounted to (without a provider nothing propagates or
+ * records, and no context manager keeps a context).
+ */
 export function startSpan(name: string, kind: SpanKind, parent: Context, attributes: Attributes = {}): StartedSpan {
-  const span = trace.getTracer('ccs').startSpan(name, { kind, attributes }, parent);
+  const tracer = activeTracer();
+  if (!tracer) return { span: UNTRACED_SPAN, context: parent };
+  const span = tracer.startSpan(name, { kind, attributes }, parent);
   return { span, context: trace.setSpan(parent, span) };
 }
 

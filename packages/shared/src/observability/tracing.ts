@@ -4,6 +4,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { z } from 'zod';
 import { ConfigError } from '../config/config.js';
+import { setActiveTracer } from './active-tracer.js';
 
 /** The standard OTEL_* variables this project reads itself (the SDK reads the rest: OTEL_BSP_*, sampler, headers). */
 const TracingEnvSchema = z.object({
@@ -74,9 +75,12 @@ export function initTracing(serviceName: string, opts: { spanProcessors?: SpanPr
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
   provider.register();
+  // Created once: startSpan no longer asks the global provider for it on every call.
+  setActiveTracer(trace.getTracer('ccs'));
   current = {
     enabled: true,
     async shutdown() {
+      setActiveTracer(undefined);
       await provider.shutdown().catch(() => undefined);
       trace.disable();
       current = undefined;
