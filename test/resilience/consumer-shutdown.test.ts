@@ -108,9 +108,11 @@ describe('durable consumers when a replica stops', () => {
     await replica('collections#3');
     // JetStream redelivers after the consumer's ack wait (ACK_WAIT_MS, 4 s); shortened here to keep the test short.
     await (await stack.nc.jetstreamManager()).consumers.update(grantsStream(prefix()), streamName(prefix(), DURABLE), { ack_wait: 1e9 });
-    await eventually(async () => expect(await granted([id])).toEqual([2]), 15_000);
-    // Delivered twice (to the killed replica, then again), applied once.
-    const info = await consumerInfo();
-    expect({ ackPending: info.num_ack_pending, deliveries: info.delivered.consumer_seq - deliveredBefore }).toEqual({ ackPending: 0, deliveries: 2 });
+    // Delivered twice (to the killed replica, then again) and acknowledged; applied once.
+    await eventually(async () => {
+      const info = await consumerInfo();
+      expect({ ackPending: info.num_ack_pending, deliveries: info.delivered.consumer_seq - deliveredBefore }).toEqual({ ackPending: 0, deliveries: 2 });
+    }, 15_000);
+    expect(await granted([id])).toEqual([2]);
   });
 });
