@@ -1,0 +1,67 @@
+/**
+ * `npm run chaos`: the fault suite (scripts/chaos/suite.ts). Settings by environment:
+ * CHAOS_SHORT=1 (smaller bursts, the scenarios CI runs), CHAOS_ONLY (comma list of name parts,
+ * e.g. "kill,nats"), CHAOS_TIMEOUT_S (hard bound on the whole run; 420 s, short 200 s),
+ * CHAOS_RUNTIME (dist: the services compiled by npm run build, as the Docker image runs them;
+ * tsx: from their sources, as npm start runs them; auto, the default: dist when it is newer than
+ * every source, else tsx), CHAOS_LOG_LEVEL (the services' log
+ * level, default warn), CHAOS_KEEP_LOGS=1 (keep their logs even when everything held). Exit code 0 only when every scenario
+ * held; 1 otherwise; 2 for a bad setting.
+ */
+import { cleanupActiveRun, runChaos, SCENARIOS } from './suite.js';
+import { SetupError } from './support/infra.js';
+
+const log = (line: string) => console.log(`[chaos] ${line}`);
+
+function bad(message: string): never {
+  console.error(`[chaos] ${message}`);
+  process.exit(2);
+}
+
+const short = ['1', 'true', 'yes', 'on'].includes((process.env.CHAOS_SHORT ?? '').toLowerCase());
+const only = (process.env.CHAOS_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const rawTimeout = process.env.CHAOS_TIMEOUT_S;
+const timeoutS = rawTimeout ? Number(rawTimeout) : short ? 200 : 420;
+if (!Number.isFinite(timeoutS) || timeoutS < 60) bad(`CHAOS_TIMEOUT_S must be a number of seconds, at least 60, not "${rawTimeout}"`);
+const runtime = (process.env.CHAOS_RUNTIME || 'auto').toLowerCase();
+if (runtime !== 'tsx' && runtime !== 'dist' && runtime !== 'auto') bad(`CHAOS_RUNTIME must be auto, dist or tsx, not "${process.env.CHAOS_RUNTIME}"`);
+const unknown = only.filter((o) => !SCENARIOS.some((s) => s.name.toLowerCase().includes(o.toLowerCase())));
+if (unknown.length) bad(`CHAOS_ONLY names no scenario: ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+
+// The hard bound: past it (and a minute for cleaning up), whatever still runs is stopped.
+const hardStop = setTimeout(() => {
+  console.error(`[chaos] the run passed its bound of ${timeoutS} s; cleaning up and exiting (raise CHAOS_TIMEOUT_S, or run CHAOS_SHORT=1)`);
+  void Promise.race([cleanupActiveRun(), new Promise((r) => setTimeout(r, 30_000))]).finally(() => process.exit(1));
+}, (timeoutS + 60) * 1000);
+hardStop.unref();
+
+let firstSignal = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  // npm and tsx relay Ctrl-C too: only a second one well after the first skips the cleanup.
+  if (firstSignal) {
+    if (Date.now() - firstSignal < 2000) return;
+    console.error(`[chaos] ${signal} again: exiting without finishing the cleanup (a private Postgres and nats-server stop with this process; Redis keys chaos*: may remain)`);
+    process.exit(130);
+  }
+  firstSignal = Date.now();
+  log(`${signal}: cleaning up before exiting (Ctrl-C again to skip)`);
+  void Promise.resolve(cleanupActiveRun()).finally(() => process.exit(130));
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+runChaos({ short, only, timeoutS, log, runtime }).then(
+  (run) => {
+    console.log(`\n${run.summary}`);
+    if (run.held < run.total) {
+      console.log(`\nNot every scenario held: read the reasons above${run.logFile ? ` and the services' logs in ${run.logFile}` : ''}; run one alone with CHAOS_ONLY="<name part>".`);
+    }
+    process.exit(run.held === run.total ? 0 : 1);
+  },
+  (err) => {
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`[chaos] failed: ${message}`);
+    if (!(err instanceof SetupError)) console.error('[chaos] the stack could not be set up or run; the services\' last output is above or in the log named earlier');
+    process.exit(1);
+  },
+);

@@ -1,0 +1,124 @@
+/**
+ * Credit and purchase races, all at once:
+ * - funds: a player with coins for exactly K wooden chests sends K + 5 purchases at once: exactly
+ *   K are bought, the others get 409 insufficient_funds, the balance ends at 0;
+ * - capacity: a player with room for exactly R more chests sends R + 6 purchases at once: exactly
+ *   R are bought, the others 409 inventory_full, and are not charged;
+ * - credits: players send credits where each Idempotency-Key goes three times at once (one
+ *   credit; every answer 200 with it), a key reused with another amount (409, not applied), while
+ *   they buy chests at the same time, each purchase's key sent twice at once (one purchase; both
+ *   answered 201 with it, the second after retrying 409 idempotency_key_in_use).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Actor, Answer } from '../support/client.js';
+import { newActors, type Scenario } from '../support/context.js';
+import { Outcomes, outcomeOf } from '../support/outcomes.js';
+import { settle } from '../support/recovery.js';
+import { checkTruth } from '../support/truth.js';
+
+const PRICE = 500;
+const CAPACITY = 100;
+
+export const creditPurchaseRace: Scenario = {
+  name: 'credit and purchase races',
+  short: true,
+  budgetS: { full: 60, short: 40 },
+  async run(ctx) {
+    const size = ctx.short ? { affordable: 5, room: 3, creditors: 2, keys: 8 } : { affordable: 8, room: 4, creditors: 3, keys: 15 };
+    const o = new Outcomes();
+    const wrong: string[] = [];
+    // Registration gives 1500 coins; the funds player gets what makes exactly `affordable` chests.
+    const [funds] = await newActors(ctx, 'funds', 1, 0, size.affordable * PRICE - 1500);
+    // The starter chest and the bought ones leave room for exactly `room` more.
+    const [full] = await newActors(ctx, 'capacity', 1, CAPACITY - 1 - size.room);
+    const creditors = await newActors(ctx, 'credits', size.creditors, 0);
+    o.players.push(funds!, full!, ...creditors);
+    ctx.api.take();
+
+    /** Sends again (up to 2 s) while the key's first request is under way: 409 idempotency_key_in_use. */
+    const whileInUse = async (send: () => Promise<Answer>) => {
+      let a = await send();
+      for (let i = 0; i < 40 && a.code === 'idempotency_key_in_use'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        a = await send();
+      }
+      return a;
+    };
+    const buy = async (p: Actor, key?: string) => {
+      const a = await whileInUse(() => ctx.api.purchase(p, ctx.woodenId, 1, key));
+      o.purchases.push({ playerId: p.id, outcome: outcomeOf(a), status: a.status, code: a.code, purchaseId: a.status === 201 ? a.body?.meta?.purchase_id : undefined, chestIds: [] });
+      return a;
+    };
+    const credit = async (p: Actor, key: string, amount: string) => {
+      const a = await whileInUse(() => ctx.api.credit(p, amount, key));
+      o.credits.push({ playerId: p.id, key, amount, outcome: outcomeOf(a) });
+      return a;
+    };
+
+    const [fundsAnswers, fullAnswers, creditAnswers] = await Promise.all([
+      Promise.all(Array.from({ length: size.affordable + 5 }, () => buy(funds!))),
+      Promise.all(Array.from({ length: size.room + 6 }, () => buy(full!))),
+      Promise.all(
+        creditors.flatMap((p) => [
+          ...Array.from({ length: size.keys }, () => {
+            const key = randomUUID();
+            const amount = `${1 + Math.floor(Math.random() * 99)}.25`;
+            return Promise.all([credit(p, key, amount), credit(p, key, amount), credit(p, key, amount)]).then((as) => ({ as }));
+          }),
+          (async () => {
+            const key = randomUUID();
+            const first = await credit(p, key, '10.00');
+            const other = await ctx.api.credit(p, '11.00', key);
+            if (!(other.status === 409 && other.code === 'idempotency_key_reused')) wrong.push(`a key reused with another amount answered ${other.status} ${other.code ?? ''}`);
+            return { as: [first] };
+          })(),
+          ...Array.from({ length: 3 }, async () => {
+            const key = randomUUID();
+            const as = await Promise.all([buy(p, key), buy(p, key)]);
+            if (as.some((a) => a.status !== 201) || as[0]!.body?.meta?.purchase_id !== as[1]!.body?.meta?.purchase_id) {
+              wrong.push(`one purchase key sent twice at once answered ${as.map((a) => `${a.status} ${a.code ?? a.body?.meta?.purchase_id}`).join(' and ')}`);
+            }
+            return { as };
+          }),
+        ]),
+      ),
+    ]);
+
+    const count = (as: { status: number; code?: string }[], status: number, code?: string) => as.filter((a) => a.status === status && (!code || a.code === code)).length;
+    if (count(fundsAnswers, 201) !== size.affordable || count(fundsAnswers, 409, 'insufficient_funds') !== 5) {
+      wrong.push(`funds race: ${count(fundsAnswers, 201)} bought and ${count(fundsAnswers, 409, 'insufficient_funds')} insufficient_funds, expected ${size.affordable} and 5`);
+    }
+    if (count(fullAnswers, 201) !== size.room || count(fullAnswers, 409, 'inventory_full') !== 6) {
+      wrong.push(`capacity race: ${count(fullAnswers, 201)} bought and ${count(fullAnswers, 409, 'inventory_full')} inventory_full, expected ${size.room} and 6`);
+    }
+    for (const { as } of creditAnswers) {
+      const balances = new Set(as.filter((a) => a.kind === 'credit' && a.status === 200).map((a) => a.body?.data?.balance?.amount));
+      const bad = as.filter((a) => a.status !== 200 && !(a.kind === 'purchase' && a.status === 201));
+      if (bad.length) wrong.push(`credit race: answered ${bad.map((a) => `${a.status} ${a.code ?? ''}`).join(', ')}`);
+      if (balances.size > 1) wrong.push(`one key answered ${balances.size} different balances: ${[...balances].join(', ')}`);
+    }
+    o.answers = ctx.api.take();
+    const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000);
+    const verdict = await checkTruth(ctx.db, o);
+    const bal = await ctx.db.query<{ amount: string }>(
+      `SELECT b.amount::text AS amount FROM wallet.balances b JOIN wallet.currencies c ON c.id = b.currency_id WHERE b.player_id = $1 AND c.code = 'coins'`,
+      [funds!.id],
+    );
+    if (Number(bal.rows[0]?.amount) !== 0) wrong.push(`funds race: the balance ends at ${bal.rows[0]?.amount}, expected 0`);
+    const fiveXX = o.fiveXX();
+    return {
+      attempted: o.attempted,
+      lost: verdict.lost,
+      duplicated: verdict.duplicated,
+      unknown: verdict.unknown,
+      fiveXX,
+      unexpected5xx: Object.values(fiveXX).reduce((a, b) => a + b, 0),
+      wrongAnswers: wrong.length,
+      unsettled,
+      notes: [
+        `funds: ${size.affordable + 5} purchases at once for ${size.affordable} chests' worth; capacity: ${size.room + 6} at once for ${size.room} free slots; credits: ${size.creditors} players × ${size.keys} keys sent 3 times at once, with 3 purchase keys each sent twice at once`,
+      ],
+      problems: [...verdict.problems, ...wrong.slice(0, 8)],
+    };
+  },
+};

@@ -1,0 +1,217 @@
+/**
+ * The chaos suite (`npm run chaos`, test/chaos/chaos.test.ts): starts a private Postgres cluster
+ * and a private nats-server (both may be killed and restarted), and the stack's services one by
+ * one as processes on them, with a key prefix on the machine's Redis; runs the scenarios in
+ * order; checks each one's ground truth in SQL; removes everything it made, whatever happens.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { PrivatePostgres } from '@ccs/shared/testing';
+import { judge, summary, type ScenarioResult } from './report.js';
+import { creditPurchaseRace } from './scenarios/credit-purchase-race.js';
+import { killService } from './scenarios/kill-service.js';
+import { natsDownLong, natsRestartQuick } from './scenarios/nats-restart.js';
+import { postgresDownLong, postgresRestart } from './scenarios/postgres-restart.js';
+import { registrationBurst } from './scenarios/registration-burst.js';
+import { sameChestRace } from './scenarios/same-chest-race.js';
+import { Api } from './support/client.js';
+import { email, type ChaosContext, type Scenario } from './support/context.js';
+import { checkRedis, deleteRedisKeys, SetupError, sleep, startChaosPostgres, startPrivateNats, type PrivateNats } from './support/infra.js';
+import { chooseRuntime, ChaosStack, distUnusable, SERVICES, type Runtime } from './support/stack.js';
+
+/** Every scenario, in the order they run. */
+export const SCENARIOS: Scenario[] = [
+  sameChestRace,
+  creditPurchaseRace,
+  registrationBurst,
+  ...SERVICES.map(killService),
+  natsRestartQuick,
+  postgresRestart,
+  natsDownLong,
+  postgresDownLong,
+];
+
+export interface ChaosOptions {
+  /** Smaller bursts, only the scenarios marked short (CI). */
+  short: boolean;
+  /** Name parts: only scenarios whose name contains one of them (case-insensitive). */
+  only?: string[];
+  /** Hard bound on the whole run, setup and cleanup included. */
+  timeoutS: number;
+  /**
+   * The services compiled (dist, as the Docker image runs them) or from their TypeScript sources
+   * (tsx, as npm start runs them); auto (the default): dist when it is newer than every source.
+   */
+  runtime?: Runtime | 'auto';
+  log?: (line: string) => void;
+}
+
+export interface ChaosRun {
+  results: ScenarioResult[];
+  held: number;
+  total: number;
+  seconds: number;
+  summary: string;
+  /** The services' logs, kept when something did not hold. */
+  logFile?: string;
+}
+
+export function selectScenarios(opts: Pick<ChaosOptions, 'short' | 'only'>): Scenario[] {
+  const only = (opts.only ?? []).map((o) => o.trim().toLowerCase()).filter(Boolean);
+  return SCENARIOS.filter((s) => (!opts.short || s.short) && (!only.length || only.some((o) => s.name.toLowerCase().includes(o))));
+}
+
+let activeCleanup: (() => Promise<void>) | undefined;
+/** Removes what the running suite made (for a signal handler); undefined when none runs. */
+export const cleanupActiveRun = () => activeCleanup?.();
+
+export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
+  const log = opts.log ?? ((line: string) => console.log(`[chaos] ${line}`));
+  const selected = selectScenarios(opts);
+  if (!selected.length) throw new Error(`CHAOS_ONLY="${opts.only?.join(',')}" matches no scenario; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const started = Date.now();
+  const deadline = started + opts.timeoutS * 1000;
+  const id = randomBytes(3).toString('hex');
+  const prefix = `chaos${id}`;
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const logDir = mkdtempSync(join(tmpdir(), 'ccs-chaos-'));
+  const logFile = join(logDir, 'services.log');
+  let postgres: PrivatePostgres | undefined;
+  let nats: PrivateNats | undefined;
+  let stack: ChaosStack | undefined;
+  let db: pg.Pool | undefined;
+  let keepLogs = false;
+
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      log('cleaning up: stopping the services, the private nats-server and Postgres cluster, removing the Redis keys ...');
+      await stack?.stopAll(10_000);
+      await db?.end().catch(() => undefined);
+      await nats?.destroy().catch((err) => log(`could not stop the private nats-server: ${String(err)}`));
+      await postgres?.destroy().catch((err) => log(`could not remove the private Postgres cluster: ${String(err)}`));
+      await deleteRedisKeys(redisUrl, `${prefix}:`).catch((err) => log(`could not remove the Redis keys ${prefix}:*: ${String(err)}`));
+      if (keepLogs) log(`the services' logs are kept in ${logFile}`);
+      else rmSync(logDir, { recursive: true, force: true });
+    })());
+  activeCleanup = cleanup;
+
+  const results: ScenarioResult[] = [];
+  try {
+    const { runtime, why } = chooseRuntime(opts.runtime ?? 'auto');
+    log(`${opts.short ? 'short' : 'full'} run: ${selected.map((s) => s.name).join(', ')} (bound ${opts.timeoutS} s)`);
+    if (runtime === 'dist') {
+      const stale = distUnusable();
+      if (stale) throw new SetupError(`CHAOS_RUNTIME=dist needs the compiled services: ${stale}; run npm run build first, or leave CHAOS_RUNTIME unset (the sources through tsx)`);
+    }
+    await checkRedis(redisUrl);
+    const pgStarted = await startChaosPostgres();
+    postgres = pgStarted.cluster;
+    log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);
+    nats = await startPrivateNats();
+    log(`private nats-server with JetStream on port ${nats.port}`);
+    db = new pg.Pool({ connectionString: pgStarted.databaseUrl, max: 4 });
+    db.on('error', () => undefined); // idle connections break when Postgres restarts
+    const apiKey = `demo_chaos_${randomBytes(12).toString('hex')}`;
+    stack = await ChaosStack.create(
+      {
+        DATABASE_URL: pgStarted.databaseUrl,
+        NATS_URL: nats.url,
+        REDIS_URL: redisUrl,
+        NATS_PREFIX: prefix,
+        REDIS_PREFIX: `${prefix}:`,
+        LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+        CHESTS_DEMO_API_KEY: apiKey,
+        RATE_LIMIT: 'off',
+        ARGON2_MEMORY_KIB: '1024',
+        ARGON2_TIME_COST: '1',
+        // Interrupted purchases are refunded within seconds, so a run can check them settled.
+        PURCHASE_STALE_MS: '5000',
+        PURCHASE_SWEEP_INTERVAL_MS: '1000',
+        OTEL_SDK_DISABLED: 'true',
+      },
+      logFile,
+      runtime,
+    );
+    log(`services ${runtime === 'dist' ? 'compiled (dist/, as the Docker image runs them)' : 'from their sources (tsx, as npm start runs them)'}: ${why}`);
+    log(`starting the services one by one (NATS prefix ${prefix}, Redis prefix ${prefix}:, logs in ${logFile}) ...`);
+    await stack.startAll(log, 90_000);
+    const api = new Api(stack.base, apiKey);
+    const woodenId = await waitForCatalog(api, 60_000);
+    const prober = await api.newActor(email('probe'));
+    const currencies = await api.must('GET', '/api/v1/currencies', { token: prober.token });
+    api.coinsId = currencies.data.find((c: { attributes: { code: string } }) => c.attributes.code === 'coins').id;
+    const ctx: ChaosContext = { api, db, stack, nats, postgres, prefix, short: opts.short, woodenId, prober, log };
+    log(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
+
+    for (const [i, s] of selected.entries()) {
+      const budget = (opts.short ? s.budgetS.short : s.budgetS.full) * 1000;
+      const left = deadline - Date.now() - 20_000; // keep time to clean up
+      if (left < budget) {
+        results.push({ name: s.name, short: s.short, seconds: 0, held: false, why: ['not run: the time bound ran out'], error: `not run: ${Math.round(left / 1000)} s left of the bound, it needs up to ${budget / 1000} s (raise CHAOS_TIMEOUT_S)` });
+        continue;
+      }
+      log(`[${i + 1}/${selected.length}] ${s.name} ...`);
+      const t = Date.now();
+      const crashesBefore = stack.crashes.length;
+      let timer: NodeJS.Timeout | undefined;
+      const bound = Math.min(budget * 2, left);
+      try {
+        const report = await Promise.race([
+          s.run(ctx),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${Math.round(bound / 1000)} s`)), bound))),
+        ]);
+        const why = judge(report, stack.crashes.slice(crashesBefore));
+        results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, report, held: why.length === 0, why });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, held: false, why: [message.split('\n')[0]!], error: message });
+        if (message.startsWith('did not finish')) {
+          log(`${s.name} ${message}; the remaining scenarios are not run`);
+          break;
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+      const r = results.at(-1)!;
+      log(`${s.name}: ${r.held ? 'held' : `NOT held (${r.why.join('; ')})`} in ${r.seconds.toFixed(0)} s`);
+      await healStack(stack, log);
+    }
+  } catch (err) {
+    keepLogs = stack !== undefined;
+    throw err;
+  } finally {
+    if (results.some((r) => !r.held) || process.env.CHAOS_KEEP_LOGS === '1') keepLogs = true;
+    await cleanup();
+    activeCleanup = undefined;
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const held = results.filter((r) => r.held).length;
+  return { results, held, total: results.length, seconds, summary: summary(results, { short: opts.short, seconds }), logFile: keepLogs ? logFile : undefined };
+}
+
+/** Waits until the catalog lists the Wooden Chest (the demo content has reached chests); its id. */
+async function waitForCatalog(api: Api, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = await api.must('GET', '/api/v1/chests?page[limit]=100');
+    const wooden = body.data.find((c: { attributes: { name: string } }) => c.attributes.name === 'Wooden Chest');
+    if (wooden) return wooden.id as string;
+    if (Date.now() > deadline) throw new Error(`the catalog has no Wooden Chest after ${timeoutMs / 1000} s: the demo content did not reach chests`);
+    await sleep(250);
+  }
+}
+
+/** Before the next scenario: every service running (a crashed one started again) and ready. */
+async function healStack(stack: ChaosStack, log: (line: string) => void): Promise<void> {
+  for (const s of SERVICES) {
+    if (!stack.alive(s)) {
+      log(`${s} is not running: starting it again for the next scenarios`);
+      stack.start(s);
+    }
+  }
+  for (const s of SERVICES) await stack.waitReady(s, 60_000);
+}
