@@ -1,10 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import type { CallContext } from '../contracts/context.js';
-import type { EventContract } from '../contracts/subject.js';
-import { withTransaction, type Pool, type PoolClient, type Queryable } from '../db/pool.js';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import { AppError } from '../errors/app-error.js';
 import { isDatabaseUnavailable } from '../errors/database.js';
 import { contextFromHeaders, decodeJson } from '../runtime/codec.js';
@@ -14,143 +11,11 @@ import type { ConsumerOutcome, ServiceMetrics } from '../observability/metrics.j
 import { runInScope } from '../observability/scope.js';
 import { endSpan, remoteParent, SpanKind, startSpan, withTraceContext, type Span, type TraceContext } from '../observability/trace-context.js';
 import { isNoticeSubject } from './applied-notices.js';
+import type { ConsumerDef, Delivery } from './consumer-def.js';
 import { NOTIFY_HEADER } from './outbox.js';
+import { appliedSubject, deliveryState } from './processed.js';
 
 const encoder = new TextEncoder();
-
-/** Per delivery: whether the handler found the message already processed (counted as `duplicate`). */
-const deliveryState = new AsyncLocalStorage<{ duplicate: boolean }>();
-
-/** What a durable handler learns about the message besides its payload. */
-export interface DeliveryInfo {
-  messageId: string;
-  ctx: CallContext;
-  deliveryCount: number;
-}
-
-/** One message of a batch, validated, with what the runtime knows about it. */
-export interface Delivery<P> extends DeliveryInfo {
-  payload: P;
-}
-
-/**
- * A durable JetStream consumer of one message kind, applied at least once and idempotently, in
- * one of two ways:
- * - `handle`: one message at a time; the handler opens its own transaction and calls
- *   `markProcessed` in it;
- * - `applyBatch`: every message pulled meanwhile (up to `batchSize`) in ONE transaction that the
- *   runtime opens; the runtime has already recorded their ids as processed in it and passes only
- *   the messages never processed before, in delivery order. Each is acked after the commit. When
- *   a batch fails, its messages are retried one by one, so one bad message delays only itself.
- */
-export type ConsumerDef<P extends z.ZodType = z.ZodType> = ConsumerBase<P> & (PerMessage<P> | Batched<P> | SelfIdempotent<P>);
-
-interface ConsumerBase<P extends z.ZodType> {
-  /** Durable name, unique per service and message kind (e.g. `wallet-registration-grants`). */
-  durable: string;
-  event: EventContract<P>;
-  /** Deliveries before the message is parked for an operator; default 8. */
-  maxDeliver?: number;
-}
-
-interface PerMessage<P extends z.ZodType> {
-  handle(payload: z.infer<P>, info: DeliveryInfo): Promise<void>;
-  applyBatch?: undefined;
-  applyIdempotent?: undefined;
-  processedId?: undefined;
-}
-
-interface Batched<P extends z.ZodType> {
-  applyBatch(tx: PoolClient, batch: Delivery<z.infer<P>>[]): Promise<void>;
-  /** At most this many messages per transaction; default 100. */
-  batchSize?: number;
-  /**
-   * The id a message is recorded as processed under; default its message id. A payload's own key
-   * (e.g. the opening id) also recognises the same grant re-published under another message id.
-   */
-  processedId?(payload: z.infer<P>): string;
-  handle?: undefined;
-  applyIdempotent?: undefined;
-}
-
-/**
- * A batch applied by ONE statement that is idempotent by the payloads' own keys (e.g. an
- * opening's items keyed by opening and slot: a second delivery inserts nothing): no transaction
- * and no `processed_messages` row are needed around it. Returns the keys (`processedId`) whose
- * messages changed something; the others count as duplicates.
- */
-interface SelfIdempotent<P extends z.ZodType> {
-  applyIdempotent(db: Queryable, batch: Delivery<z.infer<P>>[]): Promise<Set<string>>;
-  /** The payload's own key. */
-  processedId(payload: z.infer<P>): string;
-  /** At most this many messages per statement; default 100. */
-  batchSize?: number;
-  handle?: undefined;
-  applyBatch?: undefined;
-}
-
-/** Declares a durable consumer (keeps the payload type tied to the event). */
-export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & PerMessage<P>): ConsumerBase<P> & PerMessage<P>;
-export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & Batched<P>): ConsumerBase<P> & Batched<P>;
-export function consumer<P extends z.ZodType>(def: ConsumerBase<P> & SelfIdempotent<P>): ConsumerBase<P> & SelfIdempotent<P>;
-export function consumer(def: ConsumerDef): ConsumerDef {
-  return def;
-}
-
-/**
- * Records a message id as processed inside the caller's transaction. Returns false when it was
- * already processed, in which case the caller must change nothing.
- */
-export async function markProcessed(tx: Queryable, messageId: string, consumerName: string): Promise<boolean> {
-  const r = await tx.query(
-    'INSERT INTO processed_messages (message_id, consumer) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING',
-    [messageId, consumerName],
-  );
-  if (r.rowCount === 1) return true;
-  const delivery = deliveryState.getStore();
-  if (delivery) delivery.duplicate = true;
-  return false;
-}
-
-/**
- * Subject on which a consumer announces that it applied a durable message:
- * `applied.<message id>.<durable>`, so a waiter can wait for one consumer or any.
- */
-export function appliedSubject(prefix: string, messageId: string, durable = '*'): string {
-  return prefixed(prefix, `applied.${messageId}.${durable}`);
-}
-
-/**
- * Waits (bounded) until every named message has been applied by a consumer (by the durable
- * `consumer` when given). Subscribe before publishing, then await `done`; it resolves with the
- * ids seen in time.
- */
-export function watchApplied(nc: NatsConnection, prefix: string, messageIds: string[], consumer?: string) {
-  const pending = new Set(messageIds);
-  const seen = new Set<string>();
-  let resolve!: () => void;
-  const all = new Promise<void>((r) => (resolve = r));
-  const subs = messageIds.map((id) =>
-    nc.subscribe(appliedSubject(prefix, id, consumer), {
-      max: 1,
-      callback: () => {
-        pending.delete(id);
-        seen.add(id);
-        if (pending.size === 0) resolve();
-      },
-    }),
-  );
-  if (messageIds.length === 0) resolve();
-  return {
-    async done(timeoutMs: number): Promise<Set<string>> {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
-      clearTimeout(timer);
-      for (const s of subs) s.unsubscribe();
-      return seen;
-    },
-  };
-}
 
 /** A running consumer; `stop` lets the messages in hand finish. */
 export interface RunningConsumer {

@@ -3,3 +3,5 @@ export * from './outbox.js';
 export * from './consumer.js';
 export * from './messaging-stats.js';
 export * from './applied-notices.js';
+export * from './consumer-def.js';
+export * from './processed.js';
