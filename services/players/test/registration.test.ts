@@ -72,7 +72,11 @@ describe('registration', () => {
         chestTypeId: 'wooden-chest',
         source: 'welcome',
       });
-      expect(rows[0].published_at).not.toBeNull();
+      // Published before the answer; marked so in the outbox a moment later (marks are batched).
+      await eventually(async () => {
+        const marked = await db.query(`SELECT published_at FROM players.outbox WHERE subject = 'grants.chests.grant' AND payload->>'playerId' = $1`, [player.id]);
+        expect(marked.rows[0].published_at).not.toBeNull();
+      });
     } finally {
       await db.end();
     }
