@@ -122,6 +122,7 @@ describe('apps, API keys and signing keys', () => {
     await expect(stack.bus.request(AdminLoadContent, { appId: randomUUID(), content }, ctx())).rejects.toMatchObject({ status: 404 });
   });
 
+  // Five command-line runs, each a new Node process: a loaded CI machine needs more than 30 s.
   it('offers the same through the admin command line', async () => {
     const created = await admin(stack, ['create-app', '--name', 'CLI game']);
     expect(created.code, created.stderr).toBe(0);
@@ -147,7 +148,7 @@ describe('apps, API keys and signing keys', () => {
     const usage = await admin(stack, ['create-app']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('missing --name');
-  });
+  }, 90_000);
 
   it('tells the operator to start the stack when no players service answers', async () => {
     const res = await admin({ ...stack, env: { ...stack.env, NATS_PREFIX: `nobody${randomUUID().slice(0, 8)}` } }, ['create-app', '--name', 'X']);
