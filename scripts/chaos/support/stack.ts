@@ -45,7 +45,8 @@ export function distUnusable(): string | undefined {
   for (const w of ['packages/shared', ...SERVICES.map((s) => `services/${s}`)]) {
     const entry = path.join(ROOT, w, 'dist', w === 'packages/shared' ? 'index.js' : 'main.js');
     if (!existsSync(entry)) return `${w} is not compiled (no ${path.relative(ROOT, entry)})`;
-    if (newest(path.join(ROOT, w, 'src'), '.ts') > statSync(entry).mtimeMs) return `${w}/dist is older than its sources`;
+    // tsc -b rewrites only the outputs that changed: the newest output against the newest source.
+    if (newest(path.join(ROOT, w, 'src'), '.ts') > newest(path.join(ROOT, w, 'dist'), '.js')) return `${w}/dist is older than its sources`;
   }
   return undefined;
 }
