@@ -19,7 +19,7 @@ import { registrationBurst } from './scenarios/registration-burst.js';
 import { sameChestRace } from './scenarios/same-chest-race.js';
 import { Api } from './support/client.js';
 import { email, type ChaosContext, type Scenario } from './support/context.js';
-import { checkRedis, deleteRedisKeys, SetupError, sleep, startChaosPostgres, startPrivateNats, type PrivateNats } from './support/infra.js';
+import { checkRedis, deleteRedisKeys, natsServerUnavailable, SetupError, sleep, startChaosPostgres, startPrivateNats, type PrivateNats } from './support/infra.js';
 import { chooseRuntime, ChaosStack, distUnusable, SERVICES, type Runtime } from './support/stack.js';
 
 /** Every scenario, in the order they run. */
@@ -84,6 +84,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
   let stack: ChaosStack | undefined;
   let db: pg.Pool | undefined;
   let keepLogs = false;
+  let redisReached = false;
 
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
@@ -93,7 +94,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
       await db?.end().catch(() => undefined);
       await nats?.destroy().catch((err) => log(`could not stop the private nats-server: ${String(err)}`));
       await postgres?.destroy().catch((err) => log(`could not remove the private Postgres cluster: ${String(err)}`));
-      await deleteRedisKeys(redisUrl, `${prefix}:`).catch((err) => log(`could not remove the Redis keys ${prefix}:*: ${String(err)}`));
+      if (redisReached) await deleteRedisKeys(redisUrl, `${prefix}:`).catch((err) => log(`could not remove the Redis keys ${prefix}:*: ${String(err)}`));
       if (keepLogs) log(`the services' logs are kept in ${logFile}`);
       else rmSync(logDir, { recursive: true, force: true });
     })());
@@ -107,7 +108,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
       const stale = distUnusable();
       if (stale) throw new SetupError(`CHAOS_RUNTIME=dist needs the compiled services: ${stale}; run npm run build first, or leave CHAOS_RUNTIME unset (the sources through tsx)`);
     }
+    // The cheap checks first, before anything is started.
+    const noNats = natsServerUnavailable();
+    if (noNats) throw new SetupError(noNats);
     await checkRedis(redisUrl);
+    redisReached = true;
     const pgStarted = await startChaosPostgres();
     postgres = pgStarted.cluster;
     log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);

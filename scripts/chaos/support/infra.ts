@@ -54,6 +54,8 @@ export function natsServerUnavailable(): string | undefined {
 }
 
 function natsBinary(): string {
+  const wanted = process.env.CHAOS_NATS_SERVER;
+  if (wanted && !existsSync(wanted)) throw new SetupError(`CHAOS_NATS_SERVER names ${wanted}, which does not exist: point it at the nats-server binary, or unset it to look in the usual places`);
   const candidates = [process.env.CHAOS_NATS_SERVER, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
   const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
   if (which.status === 0 && which.stdout.trim()) candidates.push(which.stdout.trim());
@@ -157,6 +159,7 @@ export async function startChaosPostgres(): Promise<{ cluster: PrivatePostgres; 
 /** Checks the machine's Redis answers (the stack keeps its rate limits and caches there). */
 export async function checkRedis(url: string): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true, connectTimeout: 2000, retryStrategy: () => null });
+  redis.on('error', () => undefined); // the failed connect below says it
   try {
     await redis.connect();
     await redis.ping();
