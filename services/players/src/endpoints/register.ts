@@ -84,19 +84,26 @@ export function registerEndpoint(d: PlayersDeps) {
     if (errors.length) throw AppError.many(errors);
     const key = req.idempotencyKey;
     const checked = await d.hasher.withSlot(async (pw): Promise<Checked> => {
-      if (key) {
-        const first = await findRegistrationKey(d.pool, appId, key, ttlHours);
-        if (first) {
-          const player = await retriedPlayer(pw, appId, first, req, ctx);
-          if (!player) throw keyReused();
-          return { retryOf: { player, grants: first.grants } };
-        }
-      }
+      /** The keyed registration this request retries, if any. */
+      const retryOfKey = async (): Promise<Checked | undefined> => {
+        const first = key ? await findRegistrationKey(d.pool, appId, key, ttlHours) : undefined;
+        if (!first) return undefined;
+        const player = await retriedPlayer(pw, appId, first, req, ctx);
+        if (!player) throw keyReused();
+        return { retryOf: { player, grants: first.grants } };
+      };
+      const retry = await retryOfKey();
+      if (retry) return retry;
       const guest = ctx.playerId ? await findPlayer(d.pool, appId, ctx.playerId) : undefined;
       if (ctx.playerId && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
       if (guest && !guest.isAnonymous) throw alreadyRegistered();
       // Checked first to spare the hashing; the unique index still decides races.
-      if (await findPlayerByEmail(d.pool, appId, req.email)) throw emailTaken();
+      // A keyed twin that committed between the key lookup above and this check: this is its retry.
+      if (await findPlayerByEmail(d.pool, appId, req.email)) {
+        const late = await retryOfKey();
+        if (late) return late;
+        throw emailTaken();
+      }
       const rules = await playerRulesOf(d.pool, appId);
       return { guest, rules, passwordHash: await pw.hash(req.password) };
     });
