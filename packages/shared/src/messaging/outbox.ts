@@ -223,8 +223,15 @@ export class OutboxRelay {
       [limit, CLAIM_MS, freshMs],
     );
     if (rows.length === 0) return 0;
-    await Promise.all(rows.map((row) => this.publishRow(row)));
-    await this.pool.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [rows.map((r) => r.id)]);
+    const results = await Promise.allSettled(rows.map((row) => this.publishRow(row)));
+    const published = rows.filter((_, i) => results[i]!.status === 'fulfilled').map((r) => r.id);
+    const failed = rows.filter((_, i) => results[i]!.status === 'rejected').map((r) => r.id);
+    if (published.length) await this.pool.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [published]);
+    if (failed.length) {
+      // Not published (NATS away): release the claim, so the next pass tries again instead of after CLAIM_MS.
+      await this.pool.query('UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [failed]);
+      throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+    }
     return rows.length;
   }
 
