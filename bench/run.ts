@@ -7,15 +7,13 @@
  * ratio to its own floor; the tables are printed and saved under bench/results/. Everything it
  * created is removed at the end, on failure and on Ctrl-C too. How to run it: docs/performance.md.
  */
-import { Redis } from 'ioredis';
 import { connect } from 'nats';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createTestDatabase, testInfra } from '@ccs/shared/testing';
+import { createTestDatabase, deleteRedisKeys, freePort, testInfra } from '@ccs/shared/testing';
 import { waitForGateway, waitForServiceHealth } from '../scripts/start/wait-ready.js';
 import { writeBenchContent } from './content.js';
 import { CpuMeter, pidsNamed, type CpuSource } from './cpu.js';
@@ -62,17 +60,6 @@ const picked = (name: string) => !ONLY.length || ONLY.some((o) => name.toLowerCa
 const selected = SCENARIOS.filter((s) => picked(s.name));
 const floorKinds = (Object.keys(FLOORS) as FloorKind[]).filter((k) => selected.some((s) => s.floor === k) || (ONLY.length > 0 && picked(FLOORS[k].name)));
 const scaled = SCALE ? selected.filter((s) => s.scale) : [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.once('error', reject);
-  });
-}
 
 const PLAN: Plan = {
   maxRate: { openings: MAX_OPEN_RATE, purchases: MAX_PURCHASE_RATE },
@@ -341,21 +328,6 @@ async function deleteStreams(natsUrl: string, prefix: string): Promise<void> {
     for (const name of names) await jsm.streams.delete(name);
   } finally {
     await nc.close();
-  }
-}
-
-/** Removes this run's cache keys, so runs leave nothing behind in Redis. */
-async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
   }
 }
 

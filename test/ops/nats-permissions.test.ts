@@ -12,7 +12,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +20,7 @@ import { connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as shared from '@ccs/shared';
 import { createLogger, startService, type BaseConfig, type RunningService } from '@ccs/shared';
-import { createTestDatabase, testInfra } from '@ccs/shared/testing';
+import { createTestDatabase, freePort, testInfra } from '@ccs/shared/testing';
 import {
   callersOf, eventSubjects, GRANT_PRODUCERS, isAdminSubject, NATS_ROLES, natsPermissions, NOTICES, passwordVariable, renderServerConf, requestSubjects,
   responderOf, SERVICE_ROLES, type NatsRole,
@@ -203,16 +202,6 @@ describe('NATS users in compose and Kubernetes', () => {
 const NATS_SERVER = '/usr/sbin/nats-server';
 const PREFIX = `np${randomBytes(3).toString('hex')}`;
 const PASSWORDS = Object.fromEntries(NATS_ROLES.map((r) => [r, `${r}-${randomBytes(8).toString('hex')}`])) as Record<NatsRole, string>;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
-}
 
 describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated permissions', () => {
   let server: ChildProcess | undefined;

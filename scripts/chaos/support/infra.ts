@@ -6,30 +6,20 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { connect } from 'nats';
 import pg from 'pg';
-import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '@ccs/shared/testing';
+import { freePort, privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '@ccs/shared/testing';
+
+export { deleteRedisKeys, freePort } from '@ccs/shared/testing';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A problem the operator can fix: the message says what to do next. */
 export class SetupError extends Error {
   override name = 'SetupError';
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** A nats-server of this run only: `kill` crashes it, `start` brings it back on the same port and store. */
@@ -170,17 +160,3 @@ export async function checkRedis(url: string): Promise<void> {
   }
 }
 
-/** Removes every Redis key of this run's prefix. */
-export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { connect } from 'nats';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -98,5 +99,32 @@ export async function deleteTestStreams(natsUrl: string, prefix: string): Promis
     await jsm.streams.delete(grantsStream(prefix)).catch(() => undefined);
   } finally {
     await nc.close();
+  }
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a private server or a listener of a test). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Removes every Redis key under `prefix` (a test, bench or chaos run's own), so a run leaves nothing behind. */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
   }
 }

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, appendFileSync } from 'node:fs';
-import net from 'node:net';
+import { freePort } from './infra.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -96,17 +96,6 @@ function run(as: RunAs, bin: string, args: string[], timeoutMs: number): Promise
     execFile(file, argv, { timeout: timeoutMs, encoding: 'utf8', cwd: tmpdir() }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${bin} ${args.join(' ')} failed: ${err.message}\n${stdout}${stderr}`));
       else resolve(stdout);
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
     });
   });
 }
