@@ -26,8 +26,8 @@ export interface PrivatePostgres {
   /** `pg_ctl restart -m <mode>`; resolves once the server accepts connections again. */
   restart(mode?: 'smart' | 'fast' | 'immediate'): Promise<void>;
   isRunning(): Promise<boolean>;
-  /** The end of the server's log (for failure messages). */
-  log(): string;
+  /** The server's log: its last `tailChars` characters (4000 by default, for failure messages), or all of it with `Infinity`. */
+  log(tailChars?: number): string;
   /** Stops the cluster (immediately) and deletes its directory. Calling it again does nothing. */
   destroy(): Promise<void>;
 }
@@ -136,9 +136,10 @@ export async function startPrivatePostgres(opts: { settings?: Record<string, str
         () => true,
         () => false,
       ),
-    log: () => {
+    log: (tailChars = 4000) => {
       try {
-        return readFileSync(logFile, 'utf8').slice(-4000);
+        const text = readFileSync(logFile, 'utf8');
+        return Number.isFinite(tailChars) ? text.slice(-tailChars) : text;
       } catch {
         return '';
       }
