@@ -1,8 +1,9 @@
 /**
  * Logs: every line a request causes, in every service, carries its request id (the same one in
  * every service) and its trace id; no password, token, API key or Authorization value is ever
- * written. The in-process stack logs at `trace` level into memory while a player registers, logs
- * in, refreshes, credits and opens a chest, with tracing on.
+ * written, nor the country or birth year a player declares. The in-process stack logs at `trace`
+ * level into memory while a player registers (declaring both), logs in, refreshes, changes their
+ * country, credits and opens a chest, with tracing on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +30,9 @@ const email = `logs-${randomBytes(5).toString('hex')}@example.com`;
 /** Every request of the flows gets an id of ours, so the lines it causes are recognisable. */
 const rid = (what: string) => `obs-${what}-${randomBytes(6).toString('hex')}`;
 const secrets: Record<string, string> = {};
+/** Country and birth year the player declares: rare values, so that any logged copy would show. */
+const DECLARED = { country: 'LI', birth_year: 1931 };
+const DECLARED_LATER = 'SM';
 
 beforeAll(async () => {
   tracing = initTracing('observability-test', { spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
@@ -60,7 +64,7 @@ describe('logs', () => {
   it('register, login, refresh, credit and an open: every line has its request id and trace id', async () => {
     ids.register = rid('register');
     const reg = await call(ids.register, 'POST', '/api/v1/players/register', {
-      data: { type: 'player', attributes: { email, password: PASSWORD, password_confirmation: PASSWORD }, relationships: {} },
+      data: { type: 'player', attributes: { email, password: PASSWORD, password_confirmation: PASSWORD, ...DECLARED }, relationships: {} },
     });
     expect(reg.statusCode, reg.body).toBe(201);
     secrets.access1 = reg.json().meta.access_token;
@@ -79,6 +83,16 @@ describe('logs', () => {
     secrets.access3 = refresh.json().meta.access_token;
     secrets.refresh3 = refresh.json().meta.refresh_token;
     const token = secrets.access3!;
+
+    // Personal data a player declares (compliance attributes), changed once more.
+    ids.declare = rid('declare');
+    const declare = await stack.inject({
+      method: 'PATCH',
+      url: '/api/v1/players/me',
+      headers: { ...jsonApiHeaders(stack.apiKey, token), 'x-request-id': ids.declare },
+      payload: { data: { type: 'player', attributes: { country: DECLARED_LATER } } },
+    });
+    expect(declare.statusCode, declare.body).toBe(200);
 
     ids.currencies = rid('currencies');
     const currencies = await call(ids.currencies, 'GET', '/api/v1/currencies', undefined, token);
@@ -137,5 +151,17 @@ describe('logs', () => {
     expect(all).not.toMatch(/bearer\s/i);
     // A JWT's header part never appears either (any token, not just the ones we kept).
     expect(all).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.eyJ/);
+  });
+
+  it('never writes the country or birth year a player declares', () => {
+    const all = raw.join('');
+    for (const value of [DECLARED.country, DECLARED_LATER, DECLARED.country.toLowerCase()]) expect(all, value).not.toContain(`"${value}"`);
+    expect(all).not.toMatch(new RegExp(`[:\\[,]${DECLARED.birth_year}[,}\\]]`));
+    // Under any key that names them, only the redaction marker.
+    const valuesNamed = (v: unknown): unknown[] =>
+      typeof v !== 'object' || v === null
+        ? []
+        : Object.entries(v).flatMap(([k, x]) => (['country', 'birth_year', 'birthYear'].includes(k) ? [x] : valuesNamed(x)));
+    for (const v of lines().flatMap(valuesNamed)) expect(v).toBe('[redacted]');
   });
 });

@@ -129,6 +129,7 @@ describe.each(Object.keys(OVERLAYS) as Overlay[])('deploy/k8s %s', (overlay) => 
     // Least privilege: only players gets the signing key; the gateway gets no database.
     const declared = appContainer(deployment(objs, name), name).env.map((e) => e.name);
     expect(declared.includes('JWT_PRIVATE_KEY')).toBe(name === 'players');
+    expect(declared.includes('FAIRNESS_SEED_KEY')).toBe(name === 'chests');
     expect(declared.includes('DATABASE_URL')).toBe(name !== 'gateway');
   });
 

@@ -17,6 +17,8 @@ import { playerState, problemsOf } from './support/checks.js';
 
 const SEED = 0x5ec0de;
 const PASSWORD = 'Str0ng!pass';
+/** The optional compliance attributes of registration and PATCH /players/me, valid, for the barrage to mutate. */
+const DECLARED = { country: 'DE', birth_year: 1990 };
 
 describe('bad input: every hostile request gets its documented 4xx and changes nothing', () => {
   let stack: TestStack;
@@ -54,7 +56,7 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
     await eventually(async () => expect((await call('GET', '/api/v1/players/me/chests', token)).data.map((c: { id: string }) => c.id)).toContain(starter));
     const purchase = { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 1 } } };
     const bought = await call('POST', `/api/v1/chests/${chestType}/purchase`, token, purchase);
-    await call('POST', `/api/v1/chests/${bought.data[0].id}/open`, token);
+    const openingId: string = (await call('POST', `/api/v1/chests/${bought.data[0].id}/open`, token)).meta.opening_id;
     await eventually(async () => {
       expect((await call('GET', '/api/v1/players/me/collection', token)).data.length).toBeGreaterThan(0);
       expect((await call('GET', '/api/v1/players/me', token)).data.attributes.experience).toBeGreaterThan(0);
@@ -75,6 +77,11 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       getChestOdds: same(player({ id: chestType }), 200),
       openChest: open,
       openChestPost: open,
+      openChests: {
+        target: player({}, { data: [{ type: 'chest', id: starter }] }),
+        safe: player({}, { data: [{ type: 'chest', id: unknown }] }),
+        safeStatus: 404,
+      },
       purchaseChests: { target: player({ id: chestType }, purchase), safe: player({ id: unknown }, purchase), safeStatus: 404 },
       listCollectibles: same(player(), 200),
       getCollectible: same(player({ id: collectibleId }), 200),
@@ -97,7 +104,8 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       },
       getMe: same(player(), 200),
       updateMe: {
-        target: player({}, { data: { type: 'player', attributes: { privacy: 'private' } } }),
+        // Every member it can change, so each is mutated (the compliance attributes too).
+        target: player({}, { data: { type: 'player', attributes: { privacy: 'private', ...DECLARED } } }),
         safe: player({}, { data: { type: 'player', attributes: { privacy: before.player.privacy } } }),
         safeStatus: 200,
       },
@@ -110,8 +118,20 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       listFriends: same(player(), 200),
       removeFriend: same(player({ id: unknown }), 404),
       listOpenings: same(player(), 200),
+      getFairness: same(player(), 200),
+      listPity: same(player(), 200),
+      listMailbox: same(player(), 200),
+      claimMailboxItem: same(player({ id: unknown }), 404),
+      // Rotations as the guest: the player's own seed pair (and its openings' state) never changes.
+      setClientSeed: {
+        target: player({}, { data: { type: 'fairness', attributes: { client_seed: 'lucky' } } }),
+        safe: { params: {}, token: guest.meta.access_token, body: { data: { type: 'fairness', attributes: { client_seed: 'lucky' } } } },
+        safeStatus: 200,
+      },
+      rotateSeed: { target: player(), safe: { params: {}, token: guest.meta.access_token }, safeStatus: 200 },
+      verifyOpening: { target: player({ id: openingId }), safe: player({ id: unknown }), safeStatus: 404 },
       refreshSession: same({ params: {}, body: { data: { type: 'session', attributes: { refresh_token: `rt_${rng.b64(40)}` } } } }, 401),
-      registerPlayer: same({ params: {}, body: { data: { type: 'player', attributes, relationships: {} } } }, 409),
+      registerPlayer: same({ params: {}, body: { data: { type: 'player', attributes: { ...attributes, ...DECLARED }, relationships: {} } } }, 409),
       liveness: same({ params: {} }, 200),
       metrics: same({ params: {} }, 200),
       readiness: same({ params: {} }, 200),

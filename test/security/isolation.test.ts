@@ -167,9 +167,9 @@ describe('players of one app', () => {
     const url = `/api/v1/players/${a2.id}/chests`;
     const viewers = { stranger: a1, friend, pending, guest, nobody: { key: stack.apiKey } };
     const expected: Record<string, Record<keyof typeof viewers, 'counts' | 'full' | string>> = {
-      public: { stranger: 'counts', friend: 'counts', pending: 'counts', guest: 'guest_forbidden', nobody: 'guest_forbidden' },
-      private: { stranger: 'profile_private', friend: 'profile_private', pending: 'profile_private', guest: 'guest_forbidden', nobody: 'guest_forbidden' },
-      friends: { stranger: 'friends_only', friend: 'full', pending: 'friends_only', guest: 'guest_forbidden', nobody: 'guest_forbidden' },
+      public: { stranger: 'counts', friend: 'counts', pending: 'counts', guest: 'guest_forbidden', nobody: 'missing_token' },
+      private: { stranger: 'profile_private', friend: 'profile_private', pending: 'profile_private', guest: 'guest_forbidden', nobody: 'missing_token' },
+      friends: { stranger: 'friends_only', friend: 'full', pending: 'friends_only', guest: 'guest_forbidden', nobody: 'missing_token' },
     };
     const own = await inventoryIds(stack, a2);
     expect(own.length).toBeGreaterThan(0);
@@ -183,7 +183,7 @@ describe('players of one app', () => {
           expect(body.meta.total_chests, `${privacy}/${name}`).toBe(own.length);
           expect(body.data.map((c: { id: string }) => c.id), `${privacy}/${name}`).toEqual(want === 'full' ? own : []);
           expect('inventory_status' in body.meta, `${privacy}/${name}`).toBe(want === 'full');
-        } else expectError(res, 403, want);
+        } else expectError(res, want === 'missing_token' ? 401 : 403, want);
       }
       expect(ok(await call(stack, 'GET', url, a2)).data.map((c: { id: string }) => c.id)).toEqual(own);
       expectError(await call(stack, 'GET', url, b1), 404, 'player_not_found');

@@ -85,7 +85,7 @@ export async function startStack(
   const config: GatewayConfig = GatewayConfigSchema.parse(env);
   const nc = await connect({ servers: infra.natsUrl });
   const redis = new Redis(infra.redisUrl, { maxRetriesPerRequest: 1 });
-  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS);
+  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS, { readTimeoutMs: config.NATS_READ_TIMEOUT_MS });
   const app = await buildApp({ config, bus, redis, logger: opts.logger?.('gateway') });
   await app.ready();
 

@@ -32,6 +32,18 @@ describe('the service logger', () => {
     expect(lines[0]!.headers).toEqual({ authorization: '[redacted]', apikey: '[redacted]', cookie: '[redacted]', accept: 'application/json' });
   });
 
+  it('never writes the compliance attributes players declare (country, birth year), at the top or one level down', () => {
+    const { log, lines } = capture();
+    log.info({ country: 'BE', birthYear: 2009, attributes: { country: 'be', birth_year: 2009 }, profile: { birthYear: 2009 } }, 'profile');
+    expect(lines[0]).toMatchObject({
+      country: '[redacted]',
+      birthYear: '[redacted]',
+      attributes: { country: '[redacted]', birth_year: '[redacted]' },
+      profile: { birthYear: '[redacted]' },
+    });
+    expect(JSON.stringify(lines)).not.toMatch(/2009|"BE"|"be"/);
+  });
+
   it('adds the request id of the work in scope to every line, once, and lets a line set its own', () => {
     const { log, lines, raw } = capture();
     const metrics = new ServiceMetrics('test');

@@ -73,7 +73,7 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     `SELECT p.id, p.experience::text AS xp,
             (SELECT coalesce(sum(o.experience), 0) FROM chests.openings o WHERE o.player_id = p.id)::text AS expected,
             (SELECT coalesce(sum(t.copies), 0) FROM collections.player_collectibles t WHERE t.player_id = p.id)::int AS copies,
-            (SELECT count(*) FROM collections.owned_collectibles g WHERE g.player_id = p.id)::int AS owned
+            (SELECT count(*) FROM collections.owned_collectibles g WHERE g.player_id = p.id AND g.converted_currency IS NULL)::int AS owned
        FROM players.players p WHERE p.id = ANY($1::uuid[])`,
     [ids],
   );
@@ -83,6 +83,19 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     lost(d < 0 ? 1 : 0, `player ${p.id}: experience ${p.xp}, its openings give ${p.expected}`);
     dup(p.copies > p.owned ? 1 : 0, `player ${p.id}: collection tallies ${p.copies} copies for ${p.owned} items owned`);
     lost(p.copies < p.owned ? 1 : 0, `player ${p.id}: collection tallies ${p.copies} copies for ${p.owned} items owned`);
+  }
+  // Duplicates converted (docs/content.md, "Duplicates"): each converted slot worth something is
+  // credited exactly once, under its own reference.
+  const conversions = await q<{ slot: string; n: number }>(
+    `SELECT 'opening:' || g.opening_id || ':slot:' || g.slot AS slot,
+            (SELECT count(*) FROM wallet.ledger l WHERE l.player_id = g.player_id AND l.reason = 'duplicate_conversion'
+                AND l.reference = 'opening:' || g.opening_id || ':slot:' || g.slot)::int AS n
+       FROM collections.owned_collectibles g WHERE g.player_id = ANY($1::uuid[]) AND g.converted_amount > 0`,
+    [ids],
+  );
+  for (const c of conversions) {
+    lost(c.n === 0 ? 1 : 0, `converted ${c.slot}: never credited`);
+    dup(Math.max(0, c.n - 1), `converted ${c.slot}: credited ${c.n} times`);
   }
 
   // Credits: each key answered 200 in the ledger exactly once; refused ones not at all.

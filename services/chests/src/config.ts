@@ -14,6 +14,24 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
   /** A purchase unsettled for this long was interrupted (a crash): the sweeper refunds it. */
   PURCHASE_STALE_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
   /**
+   * Openings (the audit of every roll, with its fairness inputs and pity state) are kept at least
+   * this long; a daily sweep deletes older ones. The chest rows stay, so an old chest is never
+   * opened twice.
+   */
+  OPENINGS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  /**
+   * Key (32 bytes, 64 hex digits or base64) that encrypts players' server seeds at rest, so a
+   * reader of the database cannot predict rolls (docs/fairness.md). Unset: a key stored in the
+   * database is used, which is fine for development only.
+   */
+  FAIRNESS_SEED_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)')
+      .optional(),
+  ),
+  /**
    * Test-only fault injection: `exit_after_open_commit` exits the process right after an opening
    * commits (before its grant is published); `fail_purchase_grant` makes adding purchased chests fail.
    */

@@ -1,4 +1,12 @@
-import { AppError, UuidSchema, type CallContext } from '@ccs/shared';
+import { AppError, UuidSchema, type CallContext, type ComplianceRefusal } from '@ccs/shared';
+
+/** What a refused purchase tells the player (docs/content.md, "Compliance"); `meta.reason` lets a client ask for the missing attribute. */
+const COMPLIANCE_DETAILS: Record<ComplianceRefusal['reason'], (minAge?: number) => string> = {
+  country_blocked: () => 'Chests cannot be bought with this currency in your country.',
+  country_unknown: () => 'Chests bought with this currency need your country: set `country` on your player first.',
+  under_min_age: (minAge) => `Chests bought with this currency are for players aged ${minAge ?? 'over the minimum age'} and over.`,
+  birth_year_unknown: () => 'Chests bought with this currency need your birth year: set `birth_year` on your player first.',
+};
 
 /** The chests service's domain errors, with the stable codes clients and other services see. */
 export const chestErrors = {
@@ -10,6 +18,8 @@ export const chestErrors = {
     AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used to open another chest; use a new key.', {
       header: 'Idempotency-Key',
     }),
+  batchKeyReused: () =>
+    AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used to open other chests; use a new key.', { header: 'Idempotency-Key' }),
   purchaseKeyReused: () =>
     AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used for another purchase; use a new key.', {
       header: 'Idempotency-Key',
@@ -18,6 +28,16 @@ export const chestErrors = {
     AppError.conflict('idempotency_key_in_use', 'A purchase with this Idempotency-Key is being processed; retry shortly.', { header: 'Idempotency-Key' }),
   inventoryFull: (capacity: number) =>
     AppError.conflict('inventory_full', `The inventory holds at most ${capacity} unopened chests; open some first.`),
+  mailboxItemNotFound: () =>
+    AppError.notFound('mailbox_item_not_found', 'No chest with this id waits in your mailbox (unknown, or expired).', { parameter: 'id' }),
+  mailboxItemClaimed: (chestId: string) =>
+    new AppError({
+      status: 409,
+      code: 'mailbox_item_claimed',
+      title: 'Conflict',
+      detail: `This chest was claimed already: it is chest ${chestId} of your inventory (unless opened since).`,
+      meta: { chest_id: chestId },
+    }),
   priceUnavailable: (currency: string) =>
     AppError.unprocessable('price_unavailable', `This chest cannot be bought with ${currency}.`, { pointer: '/data/attributes/currency' }),
   contentUnavailable: () => AppError.unavailable('content_unavailable', "The app's content is not loaded yet. Retry shortly."),
@@ -32,6 +52,16 @@ export const chestErrors = {
         guest_forbidden: "Guests and anonymous callers can only see their own inventory.",
       }[code] ?? "You may not see this player's inventory.",
     ),
+  complianceRefused: (refusal: ComplianceRefusal, minAge?: number) =>
+    new AppError({
+      status: 403,
+      code: refusal.code,
+      title: 'Forbidden',
+      detail: COMPLIANCE_DETAILS[refusal.reason](minAge),
+      meta: { reason: refusal.reason, ...(refusal.code === 'age_restricted' && minAge ? { min_age: minAge } : {}) },
+    }),
+  openingContended: () =>
+    AppError.unavailable('opening_contended', "This player's openings are changing too fast to record this one; retry shortly (with the same Idempotency-Key)."),
   missingApp: () => AppError.badRequest('missing_app', 'The call names no app.'),
   missingPlayer: () => AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'),
 };

@@ -7,13 +7,25 @@ import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import type { ChestsDeps } from './deps.js';
 import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
+import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
+import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
-import { getChestOddsEndpoint, getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
+import { getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
+import { getChestOddsEndpoint } from './endpoints/catalog-odds.js';
+import { getFairnessEndpoint, listPityEndpoint, playerOddsEndpoint, rotateSeedEndpoint, verifyOpeningEndpoint } from './endpoints/fairness.js';
 import { inventoryEndpoint } from './endpoints/inventory.js';
 import { listOpeningsEndpoint } from './endpoints/list-openings.js';
+import { claimMailboxItemEndpoint, listMailboxEndpoint } from './endpoints/mailbox.js';
+import { openBatchEndpoint } from './endpoints/open-batch.js';
 import { openChestEndpoint } from './endpoints/open-chest.js';
 import { purchaseChestsEndpoint } from './endpoints/purchase-chests.js';
+import { purchaseRestrictionsEndpoint } from './endpoints/purchase-restrictions.js';
+import { SeedCipher } from './fairness/seed-cipher.js';
 import { DropTables } from './opening/drop-tables.js';
+import { OneAtATime } from './opening/one-at-a-time.js';
+import { mailboxSweeper } from './workers/mailbox-sweeper.js';
+import { openingsRetention } from './workers/openings-retention.js';
+import { keySweeper } from './workers/key-sweeper.js';
 import { PurchaseSweeper } from './workers/purchase-sweeper.js';
 
 /** The Redis client of the catalog cache; failures only slow reads down (see CatalogCache). */
@@ -62,23 +74,39 @@ export const chestsService: ServiceDefinition<ChestsConfig> = {
       config, log, pool, bus, nc, relay, notices,
       cache: new CatalogCache(redis, config.REDIS_PREFIX, config.CATALOG_CACHE_TTL_SECONDS, log),
       drops: new DropTables(pool),
+      cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),
+      perPlayer: new OneAtATime(),
     };
     return {
       endpoints: [
         listChestTypesEndpoint(deps),
         getChestTypeEndpoint(deps),
         getChestOddsEndpoint(deps),
+        getFairnessEndpoint(deps),
+        rotateSeedEndpoint(deps),
+        listPityEndpoint(deps),
+        playerOddsEndpoint(deps),
+        verifyOpeningEndpoint(deps),
         inventoryEndpoint(deps),
         openChestEndpoint(deps),
+        openBatchEndpoint(deps),
         listOpeningsEndpoint(deps),
+        listMailboxEndpoint(deps),
+        claimMailboxItemEndpoint(deps),
         purchaseChestsEndpoint(deps),
+        purchaseRestrictionsEndpoint(deps),
         adminStatsEndpoint(pool),
+        adminListOpeningsEndpoint(deps),
         adminContentVersionEndpoint(pool),
+        adminDropInputsEndpoint(deps),
       ],
       consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
       workers: [
         relay,
         new PurchaseSweeper(deps),
+        keySweeper(deps),
+        openingsRetention(pool, log, config.OPENINGS_RETENTION_DAYS),
+        mailboxSweeper(pool, log),
         { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },
         { start: () => undefined, stop: async () => notices.close() },
         followContentChanges(deps),

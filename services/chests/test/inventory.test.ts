@@ -69,7 +69,7 @@ describe('player chest inventory', () => {
       player_id: alice.id,
       total_chests: 1,
       chest_types: { purchased: 0, earned: 0, welcome: 1, special: 0 },
-      estimated_value: { coins: 500, gems: 0 },
+      estimated_value: { coins: 500, gems: 0, vault_key: 0 },
       inventory_status: { capacity: 100, used: 1, available: 99 },
       page: { limit: 100, offset: 0, total: 1 },
     });
@@ -130,7 +130,8 @@ describe('player chest inventory', () => {
     await waitForStarterChest(stack, guest);
     expect((await inventory(stack, guest)).meta.total_chests).toBe(1);
     expectError(await get(stack, `/api/v1/players/${alice.id}/chests`, guest.token), 403, 'guest_forbidden');
-    expectError(await get(stack, `/api/v1/players/${alice.id}/chests`), 403, 'guest_forbidden');
+    // No credentials at all: 401, not 403 (DESIGN.md §3).
+    expectError(await get(stack, `/api/v1/players/${alice.id}/chests`), 401, 'missing_token');
   });
 
   it("answers 404 for an unknown player and for another app's player", async () => {
@@ -151,7 +152,7 @@ describe('player chest inventory', () => {
     await new Promise((r) => setTimeout(r, 300));
     const body = await inventory(stack, bob);
     expect(body.meta.chest_types).toEqual({ purchased: 0, earned: 0, welcome: 1, special: 1 });
-    expect(body.meta.estimated_value).toEqual({ coins: 500, gems: 50 });
+    expect(body.meta.estimated_value).toEqual({ coins: 500, gems: 50, vault_key: 0 });
     expect(body.data.find((c: { id: string }) => c.id === chestId).attributes.name).toBe('Golden Chest');
     expect(await sql(stack, 'SELECT id FROM chests.inventory_chests WHERE id = $1', [chestId])).toHaveLength(1);
   });
@@ -176,7 +177,7 @@ describe('player chest inventory', () => {
     expect(page.data.map((c: { id: string }) => c.id)).toEqual(all.slice(5, 10));
     expect(page.meta.total_chests).toBe(12);
     expect(page.meta.chest_types).toEqual({ purchased: 0, earned: 11, welcome: 1, special: 0 });
-    expect(page.meta.estimated_value).toEqual({ coins: 500 * 7, gems: 50 * 5 });
+    expect(page.meta.estimated_value).toEqual({ coins: 500 * 7, gems: 50 * 5, vault_key: 0 });
     expect(page.meta.page).toEqual({ limit: 5, offset: 5, total: 12 });
     expect(page.links.prev).toContain('page%5Boffset%5D=0');
     expect(page.links.next).toContain('page%5Boffset%5D=10');

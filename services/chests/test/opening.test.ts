@@ -180,6 +180,7 @@ describe('opening a chest', () => {
     expectJsonApi(body);
     expect(body.meta).toEqual({ total_count: 3, page: { limit: 2, offset: 0 } });
     expect(body.data.map((o: { id: string }) => o.id)).toEqual([opened[2].meta.opening_id, opened[1].meta.opening_id]);
+    expect(opened[2].meta.conversions).toBeDefined();
     const latest = body.data[0];
     expect(latest).toEqual({
       type: 'chest_opening',
@@ -189,6 +190,11 @@ describe('opening a chest', () => {
         chest_type_id: chestTypeId(appId, 'wooden-chest'),
         experience_gained: opened[2].meta.experience_gained,
         rules_version: 1,
+        // The audit: the same fairness inputs and pity state the opening answered with.
+        pity: opened[2].meta.pity,
+        fairness: opened[2].meta.fairness,
+        // And what collections converted as duplicates (the answer had it: collections confirmed the grant).
+        conversions: opened[2].meta.conversions,
       },
       relationships: {},
     });

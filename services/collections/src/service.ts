@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { ContentChanged, type Bus, type ServiceDefinition, type Worker } from '@ccs/shared';
+import { ContentChanged, OutboxRelay, type Bus, type ServiceDefinition, type Worker } from '@ccs/shared';
 import type { CollectionsConfig } from './config.js';
 import { CatalogCache } from './cache/catalog-cache.js';
 import { createCacheRedis } from './cache/redis-client.js';
@@ -10,6 +10,7 @@ import { adminContentVersionEndpoint } from './endpoints/admin-content-version.j
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
 import { getCollectionEndpoint } from './endpoints/get-collection.js';
+import { openingConversionsEndpoint } from './endpoints/opening-conversions.js';
 import { listCollectiblesEndpoint } from './endpoints/list-collectibles.js';
 import { listCollectionCollectiblesEndpoint } from './endpoints/list-collection-collectibles.js';
 import { listCollectionsEndpoint } from './endpoints/list-collections.js';
@@ -34,16 +35,20 @@ function followContentChanges(bus: Bus, cache: CatalogCache): Worker {
   };
 }
 
-/** The collections service: each app's collections and collectibles, and what every player owns. */
+/**
+ * The collections service: each app's collections and collectibles, and what every player owns;
+ * it converts duplicates past the app's max_copies and credits them through its outbox.
+ */
 export const collectionsService: ServiceDefinition<CollectionsConfig> = {
   name: 'collections',
   version: '0.1.0',
   schema: 'collections',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  async build({ pool, log, config, bus }) {
+  async build({ pool, log, config, bus, js }) {
     const { redis, worker: redisCloser } = await createCacheRedis(config.REDIS_URL, log);
     const cache = new CatalogCache(redis, pool, config.REDIS_PREFIX, config.COLLECTIONS_CACHE_TTL_SECONDS, log);
     const catalog = new CatalogReader(pool, cache);
+    const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
     return {
       endpoints: [
         listCollectionsEndpoint(catalog),
@@ -54,9 +59,10 @@ export const collectionsService: ServiceDefinition<CollectionsConfig> = {
         playerCollectionEndpoint(pool, catalog),
         adminStatsEndpoint(pool),
         adminContentVersionEndpoint(pool),
+        openingConversionsEndpoint(pool),
       ],
-      consumers: [contentLoadedConsumer(pool, cache, log, bus), openingGrantedConsumer()],
-      workers: [redisCloser, followContentChanges(bus, cache)],
+      consumers: [contentLoadedConsumer(pool, cache, log, bus), openingGrantedConsumer({ pool, relay, log, fault: config.COLLECTIONS_FAULT })],
+      workers: [relay, redisCloser, followContentChanges(bus, cache)],
     };
   },
 };

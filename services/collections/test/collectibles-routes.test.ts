@@ -109,6 +109,7 @@ describe('collectibles and the player collection through the gateway', () => {
         owned_by_player: true,
         acquired_at: '2024-03-01T10:00:00.000Z',
         owned_count: 2,
+        copies_owned: 2,
         collection_progress: { current_item: 2, total_items: 12, completion_percentage: (100 * 2) / 12 },
       });
       expect(res.headers['cache-control']).toBe('private, no-store');
@@ -122,6 +123,7 @@ describe('collectibles and the player collection through the gateway', () => {
         owned_by_player: false,
         acquired_at: null,
         owned_count: 0,
+        copies_owned: 0,
         collection_progress: { current_item: 0, total_items: 12, completion_percentage: 0 },
       });
     });

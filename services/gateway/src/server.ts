@@ -33,7 +33,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     throw new InfraError(describeInfraError('Redis', config.REDIS_URL, err));
   });
   redis.on('error', (err) => log.warn({ err: String(err) }, 'redis error'));
-  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS);
+  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS, { readTimeoutMs: config.NATS_READ_TIMEOUT_MS });
   const app = await buildApp({ config, bus, redis, logger: log });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
   const metricsServer = config.METRICS_PORT ? await listenMetrics(app, config.HOST, config.METRICS_PORT) : undefined;

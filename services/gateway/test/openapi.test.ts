@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -163,7 +164,7 @@ describe('OpenAPI document and API reference', () => {
     expect(catalog.map((p) => p.name).sort()).toEqual(['fields', 'filter', 'page', 'sort']);
     expect(resolvePointer(catalog.find((p) => p.name === 'page')!.schema, '#/properties/limit')).toMatchObject({ maximum: 100, default: 20 });
     expect(op('/api/v1/collections/{id}', 'get').parameters.map((p) => p.name)).toEqual(['id', 'include', 'fields']);
-    expect(op('/api/v1/chests/{id}/odds', 'get').parameters.map((p) => p.name)).toEqual(['id']);
+    expect(op('/api/v1/chests/{id}/odds', 'get').parameters.map((p) => p.name)).toEqual(['id', 'rules_version']);
     expect(op('/api/v1/chests/{id}/open', 'get').responses['403']!.description).toContain('chest_already_opened');
     expect(op('/api/v1/players/register', 'post').responses['429']!.headers!['retry-after']).toBeDefined();
   });
@@ -216,6 +217,8 @@ describe('OpenAPI document and API reference', () => {
     expect((await go('POST', '/api/v1/players/anonymous')).data.attributes.email).toBeNull();
     await go('GET', '/api/v1/players/me?include=chests', { token });
     await go('PATCH', '/api/v1/players/me', { token, body: { data: { type: 'player', attributes: { privacy: 'public' } } } });
+    await go('PATCH', '/api/v1/players/me', { token, body: { data: { type: 'player', attributes: { birth_year: 1990 } } } });
+    await go('PATCH', '/api/v1/players/me', { token, body: { data: { type: 'player', attributes: { birth_year: 1991 } } } }); // 409
 
     // Friends.
     const bob = await register('bob@example.com');
@@ -249,7 +252,31 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', `/api/v1/chests/${starter}/open`, { token }); // 403
     const bought = await go('POST', `/api/v1/chests/${chestType}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'coins' } } } });
     await go('POST', `/api/v1/chests/${bought.data[0]!.id}/open`, { token });
+    const golden = (await go('GET', '/api/v1/chests?filter[name]=Golden%20Chest', { token })).data[0]!.id;
+    await go('POST', `/api/v1/chests/${golden}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'gems' } } } }); // 403: no country declared
     await go('GET', '/api/v1/players/me/openings', { token });
+
+    // Batch open.
+    const two = await go('POST', `/api/v1/chests/${chestType}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 2 } } } });
+    await go('POST', '/api/v1/chests/open', { token, body: { data: two.data.map((c) => ({ type: 'chest', id: c.id })) } });
+    await go('POST', '/api/v1/chests/open', { token, body: { data: [] } }); // 422
+
+    // Overflow mailbox (empty here: the inventory has room).
+    await go('GET', '/api/v1/players/me/mailbox', { token });
+    await go('POST', `/api/v1/players/me/mailbox/${randomUUID()}/claim`, { token }); // 404
+
+    // Fairness and pity.
+    await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=1`, { token });
+    await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=99`); // 404
+    await go('GET', '/api/v1/players/me/fairness', { token });
+    await go('GET', '/api/v1/players/me/pity', { token });
+    const opened = (await go('GET', '/api/v1/players/me/openings', { token })).data[0]!.id;
+    await go('GET', `/api/v1/openings/${opened}/verification`, { token }); // 409
+    await go('POST', '/api/v1/players/me/fairness/rotate', { token });
+    await go('PATCH', '/api/v1/players/me/fairness', { token, body: { data: { type: 'fairness', attributes: { client_seed: 'lucky-7' } } } });
+    await go('PATCH', '/api/v1/players/me/fairness', { token, body: { data: { type: 'fairness', attributes: { client_seed: 'not ok!' } } } }); // 422
+    await go('GET', `/api/v1/openings/${opened}/verification`, { token });
+    await go('GET', `/api/v1/openings/${randomUUID()}/verification`, { token }); // 404
 
     // Collections and collectibles, anonymous and as the player.
     const collectionId = (await go('GET', '/api/v1/collections?page[limit]=2')).data[0]!.id;

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthSubject, ListCurrencies, prefixed, ResolveApiKey } from '@ccs/shared';
+import { CreateGuest, healthSubject, ListCurrencies, prefixed, ResolveApiKey } from '@ccs/shared';
 import type { Subscription } from 'nats';
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 
 const REQUEST_TIMEOUT_MS = 1200;
+// Reads give up sooner than writes.
+const READ_TIMEOUT_MS = 400;
 // A no-responders answer must come well before the request timeout would have fired.
 const PROMPT_MS = 1000;
 const READY_TIMEOUT_MS = 300;
@@ -21,7 +23,7 @@ describe('gateway when a backing service is missing or silent', () => {
   const silent: Subscription[] = [];
 
   beforeAll(async () => {
-    stack = await startStack({ env: { NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), READY_TIMEOUT_MS: String(READY_TIMEOUT_MS) } });
+    stack = await startStack({ env: { NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), NATS_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS), READY_TIMEOUT_MS: String(READY_TIMEOUT_MS) } });
   });
   afterAll(async () => {
     for (const s of silent) s.unsubscribe();
@@ -57,19 +59,35 @@ describe('gateway when a backing service is missing or silent', () => {
     expectJsonApi(back.json());
   });
 
-  it('answers 504 within the request timeout when the service takes the request and never answers', async () => {
+  it('answers 504 within the read timeout when the service takes a read and never answers', async () => {
     await stack.stopService('wallet');
     const sub = blackHole(ListCurrencies.subject);
     try {
       const { res, ms } = await timed(currencies);
       const [error] = expectError(res, 504, 'service_timeout');
       expect(error!.detail).toContain('wallet');
-      expect(ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
-      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+      expect(ms).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
+      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS);
     } finally {
       sub.unsubscribe();
       await stack.startService('wallet');
     }
+  });
+
+  it('gives a write the longer request timeout before answering 504', async () => {
+    const sub = blackHole(CreateGuest.subject);
+    await stack.stopService('players');
+    try {
+      const { res, ms } = await timed(() => stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: stack.apiKey } }));
+      const [error] = expectError(res, 504, 'service_timeout');
+      expect(error!.detail).toContain('players');
+      expect(ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
+    } finally {
+      sub.unsubscribe();
+      await stack.startService('players');
+    }
+    await eventually(async () => expect((await readyz()).statusCode).toBe(200));
   });
 
   it('answers /readyz within its bound, naming a service whose health check hangs', async () => {

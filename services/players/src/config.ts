@@ -42,7 +42,13 @@ export const PlayersConfigSchema = BaseConfigSchema.extend({
    * CREDENTIALS_TIMEOUT_MS must cover it plus the work and GRANT_WAIT_MS.
    */
   ARGON2_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
-  /** How long a registration's Idempotency-Key is remembered. */
+  /**
+   * How long after a refresh its old token may be presented again while the new one is unused
+   * (a client retrying after a lost answer) and get a fresh session instead of revoking the
+   * family; 0 treats every second use as reuse.
+   */
+  REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+  /** How long a registration's or guest creation's Idempotency-Key is remembered. */
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
   /** How long registration waits for the wallet to apply the initial credits (read-your-writes). */
   GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),

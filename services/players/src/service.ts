@@ -9,6 +9,8 @@ import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/ad
 import { adminListAppsEndpoint } from './endpoints/admin-list-apps.js';
 import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
+import { adminFindPlayerEndpoint } from './endpoints/admin-find-player.js';
+import { complianceProfileEndpoint } from './endpoints/compliance-profile.js';
 import { createGuestEndpoint } from './endpoints/create-guest.js';
 import { addFriendEndpoint, listFriendsEndpoint, removeFriendEndpoint } from './endpoints/friends.js';
 import { inventoryAccessEndpoint } from './endpoints/inventory-access.js';
@@ -68,11 +70,13 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         listFriendsEndpoint(d),
         removeFriendEndpoint(d),
         inventoryAccessEndpoint(d),
+        complianceProfileEndpoint(d),
         adminCreateAppEndpoint(d),
         adminLoadContentEndpoint(d),
         adminRotateKeysEndpoint(d),
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
+        adminFindPlayerEndpoint(d),
       ],
       consumers: [experienceConsumer()],
       workers: [

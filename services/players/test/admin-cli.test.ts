@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTENT_PATH, ResolveApiKey } from '@ccs/shared';
+import { DEFAULT_CONTENT_PATH, readContentFile, ResolveApiKey } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { holdLock } from '../../../test/resilience/support/held-lock.js';
 import { runAdmin } from '../src/admin/cli.js';
@@ -164,6 +164,7 @@ describe('admin command line (npm run admin)', () => {
     expect(stats.wallet.balances).toEqual([
       { code: 'coins', name: 'Coins', total: '4000.00', holders: 3 },
       { code: 'gems', name: 'Gems', total: '40.00', holders: 3 },
+      { code: 'vault_key', name: 'Vault Key', total: '0.00', holders: 0 },
     ]);
     for (const s of ['players', 'wallet', 'chests', 'collections']) expect(stats[s].messaging.parked).toEqual({ app: 0, total: 0 });
 
@@ -195,7 +196,8 @@ describe('admin command line (npm run admin)', () => {
     expect(r.code, r.err).toBe(0);
     const progress = r.err.split('\n');
     expect(progress[0]).toMatch(/^Reading .*big\.json \(\d+\.\d KB\)…$/);
-    expect(progress[1]).toMatch(/^Valid: 2 currencies, \d+ rarities, \d+ collections \(\d+ collectibles\), 5 chest types\.$/);
+    const demoFile = readContentFile();
+    expect(progress[1]).toMatch(new RegExp(`^Valid: ${demoFile.currencies.length} currencies, \\d+ rarities, \\d+ collections \\(\\d+ collectibles\\), ${demoFile.chests.length} chest types\\.$`));
     expect(progress[2]).toBe(`Loading into app ${app.appId}…`);
     expect(progress[3]).toMatch(/^ {2}players +stored version 2$/);
     expect(progress.slice(4).sort()).toEqual(

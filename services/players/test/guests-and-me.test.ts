@@ -41,6 +41,36 @@ describe('guests and /players/me', () => {
     expectJsonApi(JSON.parse(res.body));
   });
 
+  const guestWithKey = (key: string) =>
+    stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: stack.apiKey, 'idempotency-key': key } });
+
+  it('answers a guest creation retried with its Idempotency-Key like the first: same guest, grants once, new tokens', async () => {
+    const key = `guest-${randomUUID()}`;
+    const [a, b] = await Promise.all([guestWithKey(key), guestWithKey(key)]);
+    expect([a.statusCode, b.statusCode], `${a.body} ${b.body}`).toEqual([201, 201]);
+    expect([a.headers['idempotent-replayed'], b.headers['idempotent-replayed']].sort()).toEqual(['true', undefined]);
+    const [first, second] = [JSON.parse(a.body), JSON.parse(b.body)];
+    expectJsonApi(second);
+    expect(second.data.id).toBe(first.data.id);
+    expect(second.meta.welcome_bonus).toEqual(first.meta.welcome_bonus);
+    expect(second.meta.refresh_token).not.toBe(first.meta.refresh_token);
+    const later = await guestWithKey(key);
+    expect([later.statusCode, JSON.parse(later.body).data.id, later.headers['idempotent-replayed']]).toEqual([201, first.data.id, 'true']);
+    // The initial currency was granted once, whichever answer's token asks.
+    const b1 = await balances(stack, second.meta.access_token);
+    expect([Number(b1.coins), Number(b1.gems)]).toEqual([1000, 10]);
+    // Another key makes another guest.
+    const other = await guestWithKey(`guest-${randomUUID()}`);
+    expect(JSON.parse(other.body).data.id).not.toBe(first.data.id);
+  });
+
+  it('stops answering a guest key once that guest has registered, with 409 idempotency_key_reused', async () => {
+    const key = `guest-${randomUUID()}`;
+    const guest = JSON.parse((await guestWithKey(key)).body);
+    await register(stack, { token: guest.meta.access_token });
+    expectError(await guestWithKey(key), 409, 'idempotency_key_reused');
+  });
+
   it('upgrades a guest that registers with its token: same id and chest, welcome bonus once, initial currency not again', async () => {
     const guest = await createGuest(stack);
     const email = newEmail('upgraded');
@@ -103,7 +133,15 @@ describe('guests and /players/me', () => {
       expect(body.data).toEqual({
         type: 'player',
         id: player.id,
-        attributes: { email: player.email, is_anonymous: false, privacy: 'public', experience: 0, created_at: player.body.meta.created_at },
+        attributes: {
+          email: player.email,
+          is_anonymous: false,
+          privacy: 'public',
+          experience: 0,
+          country: null,
+          birth_year: null,
+          created_at: player.body.meta.created_at,
+        },
         relationships: { chests: { data: [{ type: 'chest', id: starter }] } },
       });
     });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { keyId } from '../src/tokens/signing-keys.js';
-import { createOtherApp, loginBody, newEmail, refreshBody, register, STRONG_PASSWORD, type TestPlayer } from './support/players.js';
+import { createOtherApp, dbClient, loginBody, newEmail, refreshBody, register, STRONG_PASSWORD, type TestPlayer } from './support/players.js';
 
 function p256() {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -92,21 +92,56 @@ describe('login, refresh, logout and token checks', () => {
     expect(again.statusCode, again.body).toBe(200);
   });
 
-  it('revokes the whole family when a rotated refresh token is used again', async () => {
+  it('revokes the whole family when a rotated refresh token is used again after its successor was', async () => {
     const player = await register(stack);
     const first = JSON.parse((await post('/api/v1/players/refresh', refreshBody(player.refreshToken))).body);
-    // The old token comes back: someone holds a copy. Both it and its successor stop working.
+    const second = JSON.parse((await post('/api/v1/players/refresh', refreshBody(first.meta.refresh_token))).body);
+    // The oldest token comes back although the client moved on: someone holds a copy. The whole family stops working.
     expectError(await post('/api/v1/players/refresh', refreshBody(player.refreshToken)), 401, 'refresh_token_reused');
-    expectError(await post('/api/v1/players/refresh', refreshBody(first.meta.refresh_token)), 401, 'refresh_token_revoked');
+    expectError(await post('/api/v1/players/refresh', refreshBody(second.meta.refresh_token)), 401, 'refresh_token_revoked');
     // Another login's family is untouched.
     const login = JSON.parse((await post('/api/v1/players/login', loginBody(player.email!))).body);
     expect((await post('/api/v1/players/refresh', refreshBody(login.meta.refresh_token))).statusCode).toBe(200);
   });
 
-  it('lets only one of two concurrent refreshes with the same token win', async () => {
+  it('answers a refresh retried after a lost answer with a new session, and revokes the successor it never received', async () => {
+    const player = await register(stack);
+    const lost = JSON.parse((await post('/api/v1/players/refresh', refreshBody(player.refreshToken))).body);
+    const retry = await post('/api/v1/players/refresh', refreshBody(player.refreshToken));
+    expect(retry.statusCode, retry.body).toBe(200);
+    const retried = JSON.parse(retry.body);
+    expect(retried.data.id).toBe(player.id);
+    expect(retried.meta.refresh_token).not.toBe(lost.meta.refresh_token);
+    // One live token per family: the answer that was lost no longer works, the retry's does.
+    expectError(await post('/api/v1/players/refresh', refreshBody(lost.meta.refresh_token)), 401, 'refresh_token_revoked');
+    expect((await post('/api/v1/players/refresh', refreshBody(retried.meta.refresh_token))).statusCode).toBe(200);
+  });
+
+  it('treats the same retry as reuse once REFRESH_REUSE_GRACE_SECONDS have passed', async () => {
+    const player = await register(stack);
+    const first = JSON.parse((await post('/api/v1/players/refresh', refreshBody(player.refreshToken))).body);
+    const db = await dbClient(stack);
+    try {
+      // The rotation happened 11 s ago (the grace is 10 s).
+      await db.query("UPDATE players.refresh_tokens SET rotated_at = rotated_at - interval '11 seconds' WHERE player_id = $1 AND rotated_at IS NOT NULL", [
+        player.id,
+      ]);
+    } finally {
+      await db.end();
+    }
+    expectError(await post('/api/v1/players/refresh', refreshBody(player.refreshToken)), 401, 'refresh_token_reused');
+    expectError(await post('/api/v1/players/refresh', refreshBody(first.meta.refresh_token)), 401, 'refresh_token_revoked');
+  });
+
+  it('leaves exactly one live refresh token after two concurrent refreshes with the same token', async () => {
     const player = await register(stack);
     const results = await Promise.all([1, 2].map(() => post('/api/v1/players/refresh', refreshBody(player.refreshToken))));
-    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 401]);
+    // The second is a retry within the grace window: both answer, and the first's successor is replaced.
+    expect(results.map((r) => r.statusCode)).toEqual([200, 200]);
+    const tokens = results.map((r) => JSON.parse(r.body).meta.refresh_token as string);
+    const uses = await Promise.all(tokens.map((t) => post('/api/v1/players/refresh', refreshBody(t))));
+    expect(uses.map((r) => r.statusCode).sort()).toEqual([200, 401]);
+    expectError(uses.find((r) => r.statusCode === 401)!, 401, 'refresh_token_revoked');
   });
 
   it('refuses an unknown refresh token, and an access token used as a refresh token, with 401', async () => {

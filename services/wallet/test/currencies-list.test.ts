@@ -29,13 +29,10 @@ describe('GET /api/v1/currencies and GET /currencies', () => {
   it("lists the demo app's currencies as JSON:API resources with UUID ids, no balance without a token", async () => {
     const doc = await eventually(async () => {
       const d = await list('/api/v1/currencies', stack.apiKey);
-      expect(d.data).toHaveLength(2);
+      expect(d.data).toHaveLength(readContentFile().currencies.length);
       return d;
     });
-    expect(doc.data.map((c) => c.attributes)).toEqual([
-      { code: 'coins', name: 'Coins' },
-      { code: 'gems', name: 'Gems' },
-    ]);
+    expect(doc.data.map((c) => c.attributes)).toEqual(readContentFile().currencies.map((c) => ({ code: c.code, name: c.name })));
     for (const c of doc.data) {
       expect(c.type).toBe('currency');
       expect(c.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -49,6 +46,7 @@ describe('GET /api/v1/currencies and GET /currencies', () => {
     const expected = {
       coins: `${rules.initial_currency.coins! + rules.welcome_bonus.coins!}.00`,
       gems: `${rules.initial_currency.gems! + rules.welcome_bonus.gems!}.00`,
+      vault_key: '0.00',
     };
     const player = await registerPlayer(stack);
     const doc = await eventually(async () => {
@@ -56,7 +54,7 @@ describe('GET /api/v1/currencies and GET /currencies', () => {
       expect(balancesOf(d)).toEqual(expected);
       return d;
     });
-    expect(doc.data.map((c) => c.attributes.name)).toEqual(['Coins', 'Gems']);
+    expect(doc.data.map((c) => c.attributes.name)).toEqual(readContentFile().currencies.map((c) => c.name));
   });
 
   it('serves the same list at the unprefixed alias, which still needs the apikey', async () => {
@@ -95,7 +93,7 @@ describe('GET /api/v1/currencies and GET /currencies', () => {
     const created = await stack.bus.request(AdminCreateApp, { name: 'Other Game' }, { requestId: 'wallet-list-other-app' });
     const other = await eventually(async () => {
       const d = await list('/api/v1/currencies', created.publishableKey);
-      expect(d.data).toHaveLength(2);
+      expect(d.data).toHaveLength(readContentFile().currencies.length);
       return d;
     });
     const demo = await list('/api/v1/currencies', stack.apiKey);

@@ -9,10 +9,14 @@ import { grantCredits, ledgerTotals, loadContent, walletPool } from './support/f
 function withoutGems(content: AppContent, currencies: AppContent['currencies']): AppContent {
   const { gems: _i, ...initial } = content.players.initial_currency;
   const { gems: _w, ...bonus } = content.players.welcome_bonus;
+  const codes = new Set(currencies.map((c) => c.code));
+  const { compliance: _c, duplicates: _d, ...rest } = content;
   return {
-    ...content,
+    ...rest,
     currencies,
-    chests: content.chests.map((c) => ({ ...c, price: Object.fromEntries(Object.entries(c.price).filter(([code]) => code !== 'gems')) })),
+    chests: content.chests
+      .filter((c) => !c.requires_key || codes.has(c.requires_key.currency))
+      .map((c) => ({ ...c, price: Object.fromEntries(Object.entries(c.price).filter(([code]) => code !== 'gems')) })),
     players: { ...content.players, initial_currency: initial, welcome_bonus: bonus },
   };
 }
@@ -44,10 +48,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
 
   it('lists the currencies of loaded content with UUID ids, without balances when no player asks', async () => {
     const r = await stack.bus.request(ListCurrencies, {}, ctxOf(appId));
-    expect(r.currencies.map((c) => [c.code, c.name])).toEqual([
-      ['coins', 'Coins'],
-      ['gems', 'Gems'],
-    ]);
+    expect(r.currencies.map((c) => [c.code, c.name])).toEqual(readContentFile().currencies.map((c) => [c.code, c.name]));
     for (const c of r.currencies) {
       expect(c.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(c.balance).toBeUndefined();
@@ -62,7 +63,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
       { currency: 'coins', amount: '100' },
       { currency: 'coins', amount: '0.50' },
     ]);
-    expect(await balances(appId, player)).toEqual({ coins: '100.50', gems: '0.00' });
+    expect(await balances(appId, player)).toEqual({ coins: '100.50', gems: '0.00', vault_key: '0.00' });
     const coins = await ledgerTotals(walletPool(stack), appId, player, await currencyId(appId, 'coins'));
     expect(coins).toEqual({ sum: '100.50', rows: 1, balance: '100.50' });
   });
@@ -75,13 +76,13 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     await Promise.all(
       Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: id, ctx: ctxOf(appId), deliveryCount: 2 })),
     );
-    expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '5.00' });
+    expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '5.00', vault_key: '0.00' });
 
     const fresh = randomUUID();
     await Promise.all(
       Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: fresh, ctx: ctxOf(appId), deliveryCount: 1 })),
     );
-    expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '10.00' });
+    expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '10.00', vault_key: '0.00' });
     const gems = await ledgerTotals(walletPool(stack), appId, player, await currencyId(appId, 'gems'));
     expect(gems).toEqual({ sum: '10.00', rows: 2, balance: '10.00' });
   });
@@ -96,7 +97,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     expect(await balances(lateApp, player)).toEqual({});
     await loadContent(stack, lateApp, 1);
     expect((await watch.done(20_000)).has(grantId)).toBe(true);
-    expect(await balances(lateApp, player)).toEqual({ coins: '1000.00', gems: '0.00' });
+    expect(await balances(lateApp, player)).toEqual({ coins: '1000.00', gems: '0.00', vault_key: '0.00' });
   });
 
   it('takes a newer content version (renames, new maximum, retired currency) and never loses balances', async () => {
@@ -117,10 +118,11 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     expect(await ledgerTotals(walletPool(stack), app, player, gemsId)).toMatchObject({ balance: '7.00' });
     await loadContent(stack, app, 3, base);
     const v3 = await stack.bus.request(ListCurrencies, {}, ctxOf(app, player));
-    expect(v3.currencies).toEqual([
+    expect(v3.currencies.slice(0, 2)).toEqual([
       { id: coinsId, code: 'coins', name: 'Coins', balance: '0.00' },
       { id: gemsId, code: 'gems', name: 'Gems', balance: '7.00' },
     ]);
+    expect(v3.currencies.map((c) => c.code)).toEqual(base.currencies.map((c) => c.code));
   });
 
   it('never debits below zero: 20 concurrent debits of 100 from 1000 leave exactly 10 successes', async () => {
@@ -190,7 +192,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     const player = randomUUID();
     await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '10' }]);
     await expect(debit(otherAppId, player, '5')).rejects.toMatchObject({ status: 409, code: 'insufficient_funds' });
-    expect(await balances(otherAppId, player)).toEqual({ coins: '0.00', gems: '0.00' });
+    expect(await balances(otherAppId, player)).toEqual({ coins: '0.00', gems: '0.00', vault_key: '0.00' });
     expect(await balances(appId, player)).toMatchObject({ coins: '10.00' });
   });
 

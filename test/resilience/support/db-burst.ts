@@ -247,13 +247,15 @@ export async function expectNothingHalfApplied(stack: TestStack, setup: BurstSet
     expect(unkeyedApplied).toBeGreaterThanOrEqual(u.ok);
     expect(unkeyedApplied).toBeLessThanOrEqual(u.ok + u.unavailable);
 
-    const [sums] = await sql<{ balance: string; ledger: string }>(
+    const [sums] = await sql<{ balance: string; ledger: string; converted: string }>(
       stack,
       `SELECT (SELECT amount FROM wallet.balances WHERE player_id = $1 AND currency_id = $2)::text AS balance,
-              (SELECT sum(delta) FROM wallet.ledger WHERE player_id = $1 AND currency_id = $2)::text AS ledger`,
+              (SELECT sum(delta) FROM wallet.ledger WHERE player_id = $1 AND currency_id = $2)::text AS ledger,
+              (SELECT coalesce(sum(delta), 0) FROM wallet.ledger WHERE player_id = $1 AND currency_id = $2 AND reason = 'duplicate_conversion')::text AS converted`,
       [p.player.id, setup.coinsId],
     );
     expect(cents(sums!.balance)).toBe(cents(sums!.ledger));
-    expect(cents(sums!.balance)).toBe(cents(p.balanceBefore) + keys.length + unkeyedApplied);
+    // Besides the credits, the openings' duplicates converted into coins (docs/content.md, "Duplicates").
+    expect(cents(sums!.balance)).toBe(cents(p.balanceBefore) + keys.length + unkeyedApplied + cents(sums!.converted));
   }
 }

@@ -75,13 +75,15 @@ export async function playerState(inject: Inject, apiKey: string, token: string)
     if (res.statusCode !== 200) throw new Error(`GET ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
     return res.json() as { data: { id: string; attributes: Record<string, any>; meta?: Record<string, any> }[] & { attributes: Record<string, any> }; meta: Record<string, any> };
   };
-  const [currencies, inventory, collection, me, friends, openings] = await Promise.all([
+  const [currencies, inventory, collection, me, friends, openings, fairness, pity] = await Promise.all([
     get('/api/v1/currencies'),
     get('/api/v1/players/me/chests'),
     get('/api/v1/players/me/collection?page[limit]=100'),
     get('/api/v1/players/me'),
     get('/api/v1/players/me/friends'),
     get('/api/v1/players/me/openings'),
+    get('/api/v1/players/me/fairness'),
+    get('/api/v1/players/me/pity'),
   ]);
   return {
     balances: Object.fromEntries(currencies.data.map((c) => [c.attributes.code, c.attributes.balance?.amount])),
@@ -92,5 +94,7 @@ export async function playerState(inject: Inject, apiKey: string, token: string)
     player: me.data.attributes,
     friends: friends.data.map((f) => `${f.id}:${f.meta?.status}`),
     openings: openings.meta.total_count,
+    fairness: (fairness.data as unknown as { attributes: Record<string, unknown> }).attributes,
+    pity: pity.data.map((g) => `${g.id}:${g.attributes.opens_since}`),
   };
 }

@@ -19,8 +19,13 @@ export const BaseConfigSchema = z.object({
   /** Namespaces every Redis key. */
   REDIS_PREFIX: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Bound on every NATS request-reply, so nothing hangs. */
+  /** Bound on every NATS request-reply that may change something, so nothing hangs. */
   NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /**
+   * Bound on read-only request-replies (capped at NATS_REQUEST_TIMEOUT_MS): a read is safe to
+   * retry, so a client waiting on a dying replica is answered 504 sooner.
+   */
+  NATS_READ_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   /** Port of the per-service HTTP health endpoint; 0 disables it. */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   PG_POOL_MAX: z.coerce.number().int().positive().default(10),

@@ -3,7 +3,7 @@ import { logCorrelation } from '../observability/log-correlation.js';
 
 export type { Logger };
 
-/** JSON logs; secrets never appear because these paths are redacted wherever they occur. */
+/** JSON logs; secrets and personal data never appear because these paths are redacted wherever they occur. */
 export const REDACT_PATHS = [
   'password',
   'password_confirmation',
@@ -38,6 +38,14 @@ export const REDACT_PATHS = [
   '*.headers.authorization',
   '*.headers.apikey',
   '*.headers.cookie',
+  // Personal data players declare for the compliance gates (country, birth year): in bodies,
+  // NATS payloads and replies, in either spelling. Never needed in a log to run the service.
+  'country',
+  'birth_year',
+  'birthYear',
+  '*.country',
+  '*.birth_year',
+  '*.birthYear',
 ];
 
 /**

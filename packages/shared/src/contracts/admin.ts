@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { ChestRulesSchema } from './content.js';
+import { OpeningViewSchema } from './chests.js';
 import { DecimalSchema, UuidSchema } from './context.js';
-import { defineSubject } from './subject.js';
+import { defineQuery, defineSubject } from './subject.js';
 
 // Operator subjects behind `npm run admin`: internal NATS only, never routed by the gateway.
 
@@ -45,7 +47,7 @@ export const AdminAppSummarySchema = z.object({
 export type AdminAppSummary = z.infer<typeof AdminAppSummarySchema>;
 
 /** Every app, oldest first. */
-export const AdminListApps = defineSubject('players.v1.admin_list_apps', z.object({}), z.object({ apps: z.array(AdminAppSummarySchema) }));
+export const AdminListApps = defineQuery('players.v1.admin_list_apps', z.object({}), z.object({ apps: z.array(AdminAppSummarySchema) }));
 
 /** A count for the app asked about, and for the whole service (every app). */
 const AppAndTotalSchema = z.object({ app: z.number().int().min(0), total: z.number().int().min(0) });
@@ -70,7 +72,7 @@ const statsBase = {
 const StatsRequest = z.object({ appId: UuidSchema });
 
 /** players: the app's name and players; 404 app_not_found for an unknown app. */
-export const AdminPlayersStats = defineSubject(
+export const AdminPlayersStats = defineQuery(
   'players.v1.admin_stats',
   StatsRequest,
   z.object({
@@ -81,7 +83,7 @@ export const AdminPlayersStats = defineSubject(
 );
 
 /** wallet: balance totals per currency of the app. */
-export const AdminWalletStats = defineSubject(
+export const AdminWalletStats = defineQuery(
   'wallet.v1.admin_stats',
   StatsRequest,
   z.object({
@@ -91,7 +93,7 @@ export const AdminWalletStats = defineSubject(
 );
 
 /** chests: chests owned and opened, recent openings, purchases. */
-export const AdminChestsStats = defineSubject(
+export const AdminChestsStats = defineQuery(
   'chests.v1.admin_stats',
   StatsRequest,
   z.object({
@@ -103,7 +105,7 @@ export const AdminChestsStats = defineSubject(
 );
 
 /** collections: items granted from openings. */
-export const AdminCollectionsStats = defineSubject(
+export const AdminCollectionsStats = defineQuery(
   'collections.v1.admin_stats',
   StatsRequest,
   z.object({
@@ -114,13 +116,53 @@ export const AdminCollectionsStats = defineSubject(
   }),
 );
 
+/**
+ * chests: what the odds simulator (`npm run admin -- simulate`) needs to roll a chest type exactly
+ * as openings do: its rules and the rarities and collectibles of the content version they belong
+ * to. The type is named by id or by slug (the content's chest id); retired types are included.
+ * 404 chest_not_found when the app has no such type (or no content yet).
+ */
+export const AdminDropInputs = defineQuery(
+  'chests.v1.admin_drop_inputs',
+  z
+    .object({ appId: UuidSchema, chestTypeId: UuidSchema.optional(), slug: z.string().min(1).max(200).optional() })
+    .refine((r) => (r.chestTypeId === undefined) !== (r.slug === undefined), { message: 'give chestTypeId or slug, not both' }),
+  z.object({
+    chestTypeId: UuidSchema,
+    slug: z.string(),
+    name: z.string(),
+    inCatalog: z.boolean(),
+    /** The content version the rules (and the rarities and collectibles below) belong to. */
+    contentVersion: z.number().int(),
+    rules: ChestRulesSchema,
+    rarities: z.array(z.object({ id: z.string(), name: z.string(), drop_rate: z.number(), rank: z.number().int() })),
+    collectibles: z.array(z.object({ id: z.string(), name: z.string(), collectionId: z.string(), rarity: z.string() })),
+  }),
+);
+
 /** The services that apply an app's content from the AppContentLoaded message. */
 export const CONTENT_SERVICES = ['wallet', 'chests', 'collections'] as const;
 
 /** The content version of an app a service has applied (cheap: for polling after a load). */
 export const adminContentVersion = (service: string) =>
-  defineSubject(
+  defineQuery(
     `${service}.v1.admin_content_version`,
     z.object({ appId: UuidSchema }),
     z.object({ service: z.string(), contentVersion: z.number().int().nullable() }),
   );
+
+/** players: one player of an app, by id or by email (404 player_not_found). */
+export const AdminFindPlayer = defineQuery(
+  'players.v1.admin_find_player',
+  z
+    .object({ appId: UuidSchema, playerId: UuidSchema.optional(), email: z.string().min(1).max(320).optional() })
+    .refine((r) => (r.playerId === undefined) !== (r.email === undefined), { message: 'give playerId or email, not both' }),
+  z.object({ playerId: UuidSchema, email: z.string().nullable(), isAnonymous: z.boolean(), createdAt: z.string() }),
+);
+
+/** chests: a player's openings, newest first, for an operator (the audit of every roll). */
+export const AdminListOpenings = defineQuery(
+  'chests.v1.admin_list_openings',
+  z.object({ appId: UuidSchema, playerId: UuidSchema, page: z.object({ limit: z.number().int().min(1).max(1000), offset: z.number().int().min(0) }) }),
+  z.object({ openings: z.array(OpeningViewSchema), total: z.number().int().min(0) }),
+);

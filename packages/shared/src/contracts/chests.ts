@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineSubject } from './subject.js';
+import { ChestDisclosureSchema } from './fairness.js';
+import { defineQuery, defineSubject } from './subject.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 import { CurrencyCodeSchema } from './wallet.js';
 import { FilterNodeSchema } from '../jsonapi/filter.js';
@@ -14,6 +15,8 @@ export const ChestTypeViewSchema = z.object({
   images: z.array(z.string()),
   /** Price per currency code (integers); a currency it cannot be bought with is absent. */
   price: z.record(z.string(), z.number().int()),
+  /** The key it needs to open (docs/content.md, "Key-required chests"); absent: none. */
+  requiresKey: z.object({ currency: z.string(), amount: z.number().int() }).optional(),
 });
 export type ChestTypeView = z.infer<typeof ChestTypeViewSchema>;
 
@@ -25,20 +28,23 @@ export const ChestSortFieldSchema = z.enum(CHEST_SORT_FIELDS);
 const SortSchema = z.array(z.object({ field: ChestSortFieldSchema, direction: z.enum(['asc', 'desc']) }));
 
 /** The catalog of ctx.appId: filtered, sorted and paginated. */
-export const ListChestTypes = defineSubject(
+export const ListChestTypes = defineQuery(
   'chests.v1.list_chest_types',
   z.object({ filter: FilterNodeSchema.optional(), sort: SortSchema.default([]), page: PageSchema }),
   z.object({ chests: z.array(ChestTypeViewSchema), total: z.number().int().min(0) }),
 );
 
 /** One catalog chest type (404 chest_not_found when unknown in ctx.appId). */
-export const GetChestType = defineSubject('chests.v1.get_chest_type', z.object({ chestTypeId: UuidSchema }), ChestTypeViewSchema);
+export const GetChestType = defineQuery('chests.v1.get_chest_type', z.object({ chestTypeId: UuidSchema }), ChestTypeViewSchema);
 
-/** The exact odds of one chest type, from the rules the roll uses. */
-export const GetChestOdds = defineSubject(
+/**
+ * The exact odds of one chest type, from the rules the roll uses: those of the current content
+ * version, or of `rulesVersion` (a version the type existed in; 404 rules_version_not_found else).
+ */
+export const GetChestOdds = defineQuery(
   'chests.v1.get_odds',
-  z.object({ chestTypeId: UuidSchema }),
-  z.object({
+  z.object({ chestTypeId: UuidSchema, rulesVersion: z.number().int().min(1).optional() }),
+  ChestDisclosureSchema.extend({
     chestTypeId: UuidSchema,
     /** Content version the rules come from. */
     rulesVersion: z.number().int().min(1),
@@ -68,7 +74,7 @@ export type InventoryChestView = z.infer<typeof InventoryChestViewSchema>;
  * A player's unopened chests as ctx.playerId may see them: `full` (own, or a confirmed friend),
  * or `counts` (public profile: counts per source only, no chests). Denied → 403 with the reason.
  */
-export const GetInventory = defineSubject(
+export const GetInventory = defineQuery(
   'chests.v1.inventory',
   z.object({
     ownerId: UuidSchema,
@@ -103,6 +109,26 @@ export const OpenedItemSchema = z.object({
   description: z.string(),
   images: z.array(z.string()),
   rarity: z.string(),
+  /** Set when the player already held `duplicates.max_copies` of it: what it was converted into instead. */
+  converted: z.object({ currency: z.string(), amount: z.number().int().min(0) }).optional(),
+});
+
+/** The pity state an opening was made with, and what it did (absent: the chest has no pity). */
+export const OpeningPitySchema = z.object({
+  /** The pity group (a chest type's own id unless its rules name a group). */
+  group: z.string(),
+  rarity: z.string(),
+  opensSinceBefore: z.number().int().min(0),
+  opensSinceAfter: z.number().int().min(0),
+  /** Whether the hard pity guarantee shaped this opening. */
+  triggered: z.boolean(),
+});
+
+/** The commit-reveal inputs of an opening's random stream (docs/fairness.md). */
+export const OpeningFairnessSchema = z.object({
+  serverSeedHash: z.string(),
+  clientSeed: z.string(),
+  nonce: z.number().int().min(0),
 });
 
 /** The stored result of one chest opening. */
@@ -115,6 +141,11 @@ export const OpeningViewSchema = z.object({
   items: z.array(OpenedItemSchema),
   experience: z.number().int().min(0),
   rulesVersion: z.number().int().min(1),
+  pity: OpeningPitySchema.optional(),
+  /** Absent on openings made before fairness existed. */
+  fairness: OpeningFairnessSchema.optional(),
+  /** Totals per currency of the items converted as duplicates (known once collections applied the grant). */
+  conversions: z.array(z.object({ currency: z.string(), amount: z.number().int().min(0) })).optional(),
 });
 export type OpeningView = z.infer<typeof OpeningViewSchema>;
 
@@ -133,7 +164,7 @@ export const OpenChest = defineSubject(
 );
 
 /** ctx.playerId's openings, newest first. */
-export const ListOpenings = defineSubject(
+export const ListOpenings = defineQuery(
   'chests.v1.list_openings',
   z.object({ page: PageSchema }),
   z.object({ openings: z.array(OpeningViewSchema), total: z.number().int().min(0) }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineSubject } from './subject.js';
+import { defineQuery } from './subject.js';
+import { UuidSchema } from './context.js';
 import { FilterNodeSchema } from '../jsonapi/filter.js';
 
 /**
@@ -54,14 +55,14 @@ export const CompletenessSchema = z.object({
 export type Completeness = z.infer<typeof CompletenessSchema>;
 
 /** Lists the app's collections, paginated. */
-export const ListCollections = defineSubject(
+export const ListCollections = defineQuery(
   'collections.v1.list_collections',
   z.object({ page: PageRequestSchema, sort: sortOf(COLLECTION_SORT_FIELDS) }),
   z.object({ total: z.number().int().min(0), collections: z.array(CollectionViewSchema) }),
 );
 
 /** One collection (404 collection_not_found), its collectibles when asked, and the caller's completeness. */
-export const GetCollection = defineSubject(
+export const GetCollection = defineQuery(
   'collections.v1.get_collection',
   z.object({ collectionId: ContentIdSchema, includeCollectibles: z.boolean() }),
   z.object({
@@ -72,14 +73,14 @@ export const GetCollection = defineSubject(
 );
 
 /** The collectibles of one collection (404 collection_not_found), with the caller's completion. */
-export const ListCollectionCollectibles = defineSubject(
+export const ListCollectionCollectibles = defineQuery(
   'collections.v1.list_collection_collectibles',
   z.object({ collectionId: ContentIdSchema, sort: sortOf(COLLECTIBLE_SORT_FIELDS) }),
   z.object({ collection: CollectionViewSchema, collectibles: z.array(CollectibleViewSchema), completeness: CompletenessSchema }),
 );
 
 /** Lists the app's collectibles: filter on collection_id and rarity (and/or/not allowed), paginated. */
-export const ListCollectibles = defineSubject(
+export const ListCollectibles = defineQuery(
   'collections.v1.list_collectibles',
   z.object({ filter: FilterNodeSchema.optional(), page: PageRequestSchema, sort: sortOf(COLLECTIBLE_SORT_FIELDS) }),
   z.object({ total: z.number().int().min(0), collectibles: z.array(CollectibleViewSchema) }),
@@ -101,7 +102,7 @@ export const CollectibleOwnershipSchema = z.object({
 export type CollectibleOwnership = z.infer<typeof CollectibleOwnershipSchema>;
 
 /** One collectible (404 collectible_not_found); the ownership part only when a player calls. */
-export const GetCollectible = defineSubject(
+export const GetCollectible = defineQuery(
   'collections.v1.get_collectible',
   z.object({ collectibleId: ContentIdSchema, includeCollection: z.boolean() }),
   z.object({
@@ -125,7 +126,7 @@ export type OwnedCollectible = z.infer<typeof OwnedCollectibleSchema>;
  * The calling player's collection (ctx.playerId required): owned collectibles, paginated, newest
  * acquisition first, and the completeness of every collection of the app.
  */
-export const GetPlayerCollection = defineSubject(
+export const GetPlayerCollection = defineQuery(
   'collections.v1.player_collection',
   z.object({ page: PageRequestSchema }),
   z.object({
@@ -134,4 +135,30 @@ export const GetPlayerCollection = defineSubject(
     items: z.array(OwnedCollectibleSchema),
     collections: z.array(z.object({ collection: CollectionViewSchema, completeness: CompletenessSchema })),
   }),
+);
+
+/** One granted item converted as a duplicate: its slot, and the currency and amount it became instead. */
+export const ConvertedSlotSchema = z.object({
+  slot: z.number().int().min(0),
+  currency: z.string(),
+  /** 0 when the rules give nothing for the item's rarity: converted, nothing credited. */
+  amount: z.number().int().min(0),
+});
+export type ConvertedSlot = z.infer<typeof ConvertedSlotSchema>;
+
+/**
+ * What collections sends with the applied notice of an opening's grant (AppliedNotices), so the
+ * opening answers what was converted without another round trip: its converted slots, [] for none.
+ */
+export const GrantAppliedNoticeSchema = z.object({ converted: z.array(ConvertedSlotSchema) });
+
+/**
+ * The duplicate conversions of openings of ctx.appId that collections has applied, by opening id
+ * (asked by chests for the openings audit and for replayed answers). An opening it has not
+ * applied yet is absent: its conversions are unknown, not none.
+ */
+export const OpeningConversions = defineQuery(
+  'collections.v1.opening_conversions',
+  z.object({ openingIds: z.array(UuidSchema).max(1000) }),
+  z.object({ openings: z.array(z.object({ openingId: UuidSchema, converted: z.array(ConvertedSlotSchema) })) }),
 );

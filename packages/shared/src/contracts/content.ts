@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DecimalSchema } from './context.js';
+import { isCountryCode } from '../domain/countries.js';
 
 /**
  * The content of one app, as loaded from a content file. Each service stores the part it owns.
@@ -18,6 +19,15 @@ export const PlayerRulesSchema = z.object({
   /** Chest type id (from the chests section) granted to every new player. */
   starter_chest_type: z.string().min(1),
   inventory_capacity: z.number().int().min(1).max(10_000).default(100),
+  /**
+   * Where a granted chest goes when the inventory is full (docs/content.md, "Overflow mailbox"):
+   * `mailbox` keeps it there for `mailbox_ttl_days` until claimed; `refuse` adds it beyond the
+   * capacity (grants are never lost either way; purchases beyond it are always refused). The
+   * default keeps apps whose content predates the mailbox as they were.
+   */
+  inventory_overflow: z.enum(['refuse', 'mailbox']).default('refuse'),
+  /** Days a chest waits in the mailbox before it expires unclaimed. */
+  mailbox_ttl_days: z.number().int().min(1).max(365).default(30),
   access_token_ttl_seconds: z.number().int().min(60).max(86_400).default(900),
   refresh_token_ttl_seconds: z.number().int().min(3600).max(90 * 86_400).default(30 * 86_400),
   /** Whether a player's own key may credit (the spec's flow); else only the app's secret key. */
@@ -71,7 +81,62 @@ export const ChestRulesSchema = z.object({
   guarantees: z.array(z.object({ min_rarity: Slug, count: z.number().int().min(1).max(10) })).default([]),
   /** Bonus rewards: with probability `chance`, `count` extra items of rank >= min_rarity. */
   bonus: z.array(z.object({ chance: z.number().min(0).max(1), count: z.number().int().min(1).max(10), min_rarity: Slug })).default([]),
+  /** Bad-luck protection (docs/content.md, "Pity"); absent: none. */
+  pity: z.lazy(() => PitySchema).optional(),
 });
+
+/**
+ * Pity: per player and group, the counter is the number of openings since the last one that gave
+ * an item of `rarity` or better. The opening made with the counter at `hard - 1` gives at least
+ * one; from `soft_start` on, that rarity's share of every slot rises by `soft_step` per opening.
+ */
+export const PitySchema = z
+  .object({
+    rarity: Slug,
+    hard: z.number().int().min(1).max(10_000),
+    soft_start: z.number().int().min(1).max(10_000).optional(),
+    soft_step: z.number().positive().max(1).optional(),
+    /** Chest types with the same group share one counter; default: the chest type's own id. */
+    group: Slug.optional(),
+  })
+  .strict()
+  .refine((p) => (p.soft_start === undefined) === (p.soft_step === undefined), { message: 'soft_start and soft_step go together' })
+  .refine((p) => p.soft_start === undefined || p.soft_start < p.hard, { message: 'soft_start must be below hard', path: ['soft_start'] });
+export type PityRules = z.infer<typeof PitySchema>;
+
+/**
+ * Duplicate protection: a rolled collectible the player already holds `max_copies` of is
+ * converted into `convert.currency`, `by_rarity[rarity]` of it (0 or absent: converted to nothing).
+ */
+export const DuplicatesSchema = z
+  .object({
+    max_copies: z.number().int().min(1).max(1_000_000),
+    convert: z.object({ currency: z.string(), by_rarity: z.record(Slug, z.number().int().min(0)) }).strict(),
+  })
+  .strict();
+export type DuplicatesRules = z.infer<typeof DuplicatesSchema>;
+
+/**
+ * ISO 3166-1 alpha-2 country code, upper case, and assigned: a blocked region such as `UK` (the
+ * code is GB) would match no player, since players can only declare assigned codes.
+ */
+export const CountryCodeSchema = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 code in upper case, e.g. DE')
+  .refine(isCountryCode, 'not an assigned ISO 3166-1 alpha-2 country code (e.g. GB, not UK)');
+
+/**
+ * Where and for whom paid chests are sold: buying with one of `paid_currencies` is refused to
+ * players whose country is in `blocked_regions`, or who are younger than `min_age`.
+ */
+export const ComplianceSchema = z
+  .object({
+    paid_currencies: z.array(z.string()).default([]),
+    blocked_regions: z.array(CountryCodeSchema).default([]),
+    min_age: z.number().int().min(0).max(99).optional(),
+  })
+  .strict();
+export type ComplianceRules = z.infer<typeof ComplianceSchema>;
 
 /** A chest type of the catalog: presentation, price per currency code and drop rules. */
 export const ChestTypeContentSchema = z.object({
@@ -82,6 +147,11 @@ export const ChestTypeContentSchema = z.object({
   /** Price per currency code, integers; a currency it cannot be bought with is absent. */
   price: z.record(z.string(), z.number().int().positive()),
   rules: ChestRulesSchema,
+  /**
+   * A key the chest needs to open (docs/content.md, "Key-required chests"): `amount` of an
+   * integer currency, debited when it opens; absent: no key.
+   */
+  requires_key: z.object({ currency: z.string(), amount: z.number().int().min(1).max(1000) }).strict().optional(),
 });
 
 export const AppContentSchema = z
@@ -91,6 +161,8 @@ export const AppContentSchema = z
     rarities: z.array(RarityContentSchema).min(1).default([]),
     collections: z.array(CollectionContentSchema).default([]),
     chests: z.array(ChestTypeContentSchema).default([]),
+    duplicates: DuplicatesSchema.optional(),
+    compliance: ComplianceSchema.optional(),
   })
   .superRefine(checkReferences);
 export type AppContent = z.infer<typeof AppContentSchema>;
@@ -99,8 +171,28 @@ export type ChestRules = z.infer<typeof ChestRulesSchema>;
 export type RarityContent = z.infer<typeof RarityContentSchema>;
 export type CollectionContent = z.infer<typeof CollectionContentSchema>;
 
+/** Whether a chest's pool holds a collectible ranked at or above `rarity`. */
+function poolReaches(c: { rarities: { id: string; rank: number }[]; collections: CollectionContent[] }, ch: ChestTypeContent, rarity: string): boolean {
+  const rank = new Map(c.rarities.map((r) => [r.id, r.rank]));
+  const min = rank.get(rarity) ?? Number.POSITIVE_INFINITY;
+  const listed = new Set(ch.rules.pools.flatMap((p) => ('collectibles' in p ? p.collectibles : [])));
+  const whole = new Set(ch.rules.pools.flatMap((p) => ('collection' in p ? [p.collection] : [])));
+  return c.collections.some((col) => col.collectibles.some((it) => (whole.has(col.id) || listed.has(it.id)) && (rank.get(it.rarity) ?? 0) >= min));
+}
+
 /** Cross-references a content file must satisfy: every id it points at exists and is unique. */
-function checkReferences(c: { rarities: { id: string }[]; collections: CollectionContent[]; chests: ChestTypeContent[]; currencies: { code: string }[]; players: { starter_chest_type: string } }, ctx: z.RefinementCtx): void {
+function checkReferences(
+  c: {
+    rarities: { id: string; rank: number }[];
+    collections: CollectionContent[];
+    chests: ChestTypeContent[];
+    currencies: { code: string }[];
+    players: { starter_chest_type: string };
+    duplicates?: DuplicatesRules;
+    compliance?: ComplianceRules;
+  },
+  ctx: z.RefinementCtx,
+): void {
   const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
   const rarities = new Set(c.rarities.map((r) => r.id));
   const currencies = new Set(c.currencies.map((x) => x.code));
@@ -120,6 +212,7 @@ function checkReferences(c: { rarities: { id: string }[]; collections: Collectio
     if (chestIds.has(ch.id)) issue(['chests', i, 'id'], `duplicate chest ${ch.id}`);
     chestIds.add(ch.id);
     for (const code of Object.keys(ch.price)) if (!currencies.has(code)) issue(['chests', i, 'price', code], `unknown currency ${code}`);
+    if (ch.requires_key && !currencies.has(ch.requires_key.currency)) issue(['chests', i, 'requires_key', 'currency'], `unknown currency ${ch.requires_key.currency}`);
     const items = ch.rules.items;
     if ('min' in items && items.min > items.max) issue(['chests', i, 'rules', 'items'], 'min is above max');
     ch.rules.pools.forEach((p, j) => {
@@ -128,6 +221,19 @@ function checkReferences(c: { rarities: { id: string }[]; collections: Collectio
     });
     for (const r of Object.keys(ch.rules.rarity_weights ?? {})) if (!rarities.has(r)) issue(['chests', i, 'rules', 'rarity_weights', r], `unknown rarity ${r}`);
     for (const g of [...ch.rules.guarantees, ...ch.rules.bonus]) if (!rarities.has(g.min_rarity)) issue(['chests', i, 'rules'], `unknown rarity ${g.min_rarity}`);
+    if (ch.rules.pity && !rarities.has(ch.rules.pity.rarity)) issue(['chests', i, 'rules', 'pity', 'rarity'], `unknown rarity ${ch.rules.pity.rarity}`);
+    else if (ch.rules.pity && !poolReaches(c, ch, ch.rules.pity.rarity)) {
+      // The guarantee could never be honoured and the counter never reset.
+      issue(['chests', i, 'rules', 'pity', 'rarity'], `the pool has no collectible of rarity ${ch.rules.pity.rarity} or better`);
+    }
+  });
+  if (c.duplicates) {
+    const { currency, by_rarity } = c.duplicates.convert;
+    if (!currencies.has(currency)) issue(['duplicates', 'convert', 'currency'], `unknown currency ${currency}`);
+    for (const r of Object.keys(by_rarity)) if (!rarities.has(r)) issue(['duplicates', 'convert', 'by_rarity', r], `unknown rarity ${r}`);
+  }
+  c.compliance?.paid_currencies.forEach((code, i) => {
+    if (!currencies.has(code)) issue(['compliance', 'paid_currencies', i], `unknown currency ${code}`);
   });
   if (c.chests.length && !chestIds.has(c.players.starter_chest_type)) {
     issue(['players', 'starter_chest_type'], `unknown chest type ${c.players.starter_chest_type}`);

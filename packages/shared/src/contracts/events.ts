@@ -3,14 +3,29 @@ import { defineEvent } from './subject.js';
 import { AppContentSchema } from './content.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 
-/** Credits granted by another service (registration, refunds); applied once per message id. */
+/**
+ * Credits granted by another service (registration, refunds, duplicate conversions); applied once
+ * per message id, and a credit with its own `reference` once per reference.
+ */
 export const WalletCreditGrant = defineEvent(
   'grants.wallet.credit',
   z.object({
     appId: UuidSchema,
     playerId: UuidSchema,
-    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin']),
-    credits: z.array(z.object({ currency: z.string(), amount: DecimalSchema })).min(1),
+    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin', 'duplicate_conversion']),
+    credits: z
+      .array(
+        z.object({
+          currency: z.string(),
+          amount: DecimalSchema,
+          /**
+           * The credit's own ledger reference (e.g. `opening:<id>:slot:<n>`): it gets a ledger row of
+           * its own, at most one per reference. Absent: credits are summed per currency under the message id.
+           */
+          reference: z.string().regex(/^[\x21-\x7e]{1,200}$/).optional(),
+        }),
+      )
+      .min(1),
   }),
 );
 
@@ -46,6 +61,8 @@ export const OpeningGranted = defineEvent(
     chestTypeId: z.string(),
     openedAt: z.string(),
     experience: z.number().int().min(0),
+    /** The content version whose rules made the opening (its duplicate rules apply); absent on older messages. */
+    rulesVersion: z.number().int().min(1).optional(),
     items: z
       .array(z.object({ slot: z.number().int().min(0), collectibleId: z.string(), collectionId: z.string(), rarity: z.string() }))
       .min(1),

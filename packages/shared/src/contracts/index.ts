@@ -8,4 +8,8 @@ export * from './wallet.js';
 export * from './players-access.js';
 export * from './collections.js';
 export * from './chests.js';
+export * from './fairness.js';
+export * from './batch-open.js';
+export * from './mailbox.js';
 export * from './admin.js';
+export * from './compliance.js';

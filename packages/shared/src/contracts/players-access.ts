@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineSubject } from './subject.js';
+import { defineQuery } from './subject.js';
 import { UuidSchema } from './context.js';
 
 /**
@@ -7,7 +7,7 @@ import { UuidSchema } from './context.js';
  * inventory: `full` (own, or a confirmed friend of a friends-only profile), `counts` (public
  * profile), or `denied` with the reason. Unknown owner in the app → 404 player_not_found.
  */
-export const InventoryAccess = defineSubject(
+export const InventoryAccess = defineQuery(
   'players.v1.inventory_access',
   z.object({ ownerId: UuidSchema }),
   z.object({

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineEvent, defineSubject } from './subject.js';
+import { defineEvent, defineQuery, defineSubject } from './subject.js';
 import { UuidSchema } from './context.js';
 import { AppContentSchema } from './content.js';
 
 /** Resolves an `apikey` header to its app; the gateway caches the answer briefly. */
-export const ResolveApiKey = defineSubject(
+export const ResolveApiKey = defineQuery(
   'players.v1.resolve_api_key',
   z.object({ apiKey: z.string().min(1).max(200) }),
   z.object({
@@ -15,7 +15,7 @@ export const ResolveApiKey = defineSubject(
 );
 
 /** The public keys that verify access tokens (JWK set), for the gateway. */
-export const GetJwks = defineSubject(
+export const GetJwks = defineQuery(
   'players.v1.jwks',
   z.object({}),
   z.object({
@@ -36,6 +36,10 @@ export const PlayerViewSchema = z.object({
   isAnonymous: z.boolean(),
   privacy: PrivacySchema,
   experience: z.number().int().min(0),
+  /** Self-declared ISO 3166-1 alpha-2 country (upper case); null until given. Only the player sees it. */
+  country: z.string().nullable(),
+  /** Self-declared birth year; null until given. Only the player sees it. */
+  birthYear: z.number().int().nullable(),
   /** ISO 8601 UTC. */
   createdAt: z.string(),
 });
@@ -66,6 +70,16 @@ export const SessionSchema = z.object({
 export type Session = z.infer<typeof SessionSchema>;
 
 /**
+ * The compliance attributes a player may declare (docs/content.md, "Compliance"), as clients send
+ * them: the players service checks them (422 `country_invalid`, `birth_year_invalid`).
+ */
+const ComplianceAttributes = {
+  /** ISO 3166-1 alpha-2, either case; stored upper case. */
+  country: z.string().max(100).optional(),
+  birthYear: z.number().int().optional(),
+};
+
+/**
  * Registers a player in ctx.appId. With ctx.playerId of an anonymous player, upgrades that
  * player instead (same id). The password and email rules are checked here (422 per rule).
  * With `idempotencyKey`, a retry of a registration made with that key (same email, password and
@@ -77,6 +91,7 @@ export const RegisterPlayer = defineSubject(
     email: z.string().max(10_000),
     password: z.string().max(10_000),
     passwordConfirmation: z.string().max(10_000),
+    ...ComplianceAttributes,
     idempotencyKey: z.string().min(1).max(255).optional(),
   }),
   SessionSchema.extend({ replayed: z.boolean().optional() }),
@@ -106,14 +121,29 @@ export const LogoutPlayer = defineSubject(
   z.object({ revokedFamilies: z.number().int().min(0) }),
 );
 
-/** Creates an anonymous (guest) player with tokens, initial currency and a starter chest. */
-export const CreateGuest = defineSubject('players.v1.create_guest', z.object({}), SessionSchema);
+/**
+ * Creates an anonymous (guest) player with tokens, initial currency and a starter chest. With
+ * `idempotencyKey`, a retry made with that key while the player is still a guest answers like the
+ * first (`replayed`: the same guest and grants, fresh tokens).
+ */
+export const CreateGuest = defineSubject(
+  'players.v1.create_guest',
+  z.object({ idempotencyKey: z.string().min(1).max(255).optional() }),
+  SessionSchema.extend({ replayed: z.boolean().optional() }),
+);
 
 /** The calling player (ctx.playerId). */
-export const GetMe = defineSubject('players.v1.get_me', z.object({}), PlayerViewSchema);
+export const GetMe = defineQuery('players.v1.get_me', z.object({}), PlayerViewSchema);
 
-/** Changes the calling player's settings (privacy). */
-export const UpdateMe = defineSubject('players.v1.update_me', z.object({ privacy: PrivacySchema }), PlayerViewSchema);
+/**
+ * Changes the calling player's settings: privacy, country, birth year (those given). A birth year,
+ * once set, cannot be changed by the player (409 birth_year_locked; docs/content.md).
+ */
+export const UpdateMe = defineSubject(
+  'players.v1.update_me',
+  z.object({ privacy: PrivacySchema.optional(), ...ComplianceAttributes }),
+  PlayerViewSchema,
+);
 
 /** One friendship as seen by the calling player. */
 export const FriendViewSchema = z.object({
@@ -133,7 +163,7 @@ export const AddFriend = defineSubject(
 );
 
 /** Lists the calling player's friends and pending requests. */
-export const ListFriends = defineSubject(
+export const ListFriends = defineQuery(
   'players.v1.list_friends',
   z.object({}),
   z.object({ friends: z.array(FriendViewSchema) }),

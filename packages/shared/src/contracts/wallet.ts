@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineSubject } from './subject.js';
+import { defineQuery, defineSubject } from './subject.js';
 import { CurrencyContentSchema } from './content.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 
@@ -17,7 +17,7 @@ export const CurrencyViewSchema = z.object({
 export type CurrencyView = z.infer<typeof CurrencyViewSchema>;
 
 /** Lists the app's currencies (ctx.appId), with ctx.playerId's balances when a player calls. */
-export const ListCurrencies = defineSubject(
+export const ListCurrencies = defineQuery(
   'wallet.v1.list_currencies',
   z.object({}),
   z.object({ currencies: z.array(CurrencyViewSchema) }),
@@ -71,7 +71,7 @@ export const RefundDebit = defineSubject(
 );
 
 /** A player's balance of every currency of the app ("0.00" where nothing was ever credited). */
-export const GetBalances = defineSubject(
+export const GetBalances = defineQuery(
   'wallet.v1.balances',
   z.object({ playerId: UuidSchema }),
   z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: DecimalSchema })) }),

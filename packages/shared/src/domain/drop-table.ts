@@ -37,6 +37,22 @@ export interface DropTable {
   bonuses: { chance: number; count: number; distribution: RarityDistribution }[];
   /** The pool's collectibles per rarity (each drawn uniformly within its rarity). */
   pool: Map<string, DropCollectible[]>;
+  /** Rank of every rarity of the app. */
+  ranks: Map<string, number>;
+  /** The chest's pity rule, resolved (absent: none). See pity.ts. */
+  pity?: ResolvedPity;
+}
+
+/** A pity rule resolved against the rarities: what pity.ts needs to adjust a table. */
+export interface ResolvedPity {
+  rarity: string;
+  /** Items of this rank or above reset the counter. */
+  rank: number;
+  hard: number;
+  softStart?: number;
+  softStep?: number;
+  /** The slot distribution of a guaranteed opening's first slot: rarities ranked >= `rank`. */
+  guaranteed: RarityDistribution;
 }
 
 /**
@@ -57,6 +73,18 @@ export function buildDropTable(rules: ChestRules, rarities: readonly DropRarity[
     return eligible.length ? distribution(eligible, weight) : base;
   };
   const items = rules.items;
+  // A pity rule the pool cannot honour (no collectible of its rank or above; content validation
+  // refuses it, this guards tables built from other input) is left out rather than misapplied.
+  const pityRank = rules.pity && rarities.find((r) => r.id === rules.pity!.rarity)?.rank;
+  const honourable = pityRank !== undefined && present.some((r) => r.rank >= pityRank);
+  const pity = rules.pity && honourable && {
+    rarity: rules.pity.rarity,
+    rank: rarities.find((r) => r.id === rules.pity!.rarity)?.rank ?? Number.POSITIVE_INFINITY,
+    hard: rules.pity.hard,
+    softStart: rules.pity.soft_start,
+    softStep: rules.pity.soft_step,
+    guaranteed: atLeast(rules.pity.rarity),
+  };
   return {
     itemsMin: 'fixed' in items ? items.fixed : items.min,
     itemsMax: 'fixed' in items ? items.fixed : items.max,
@@ -64,6 +92,8 @@ export function buildDropTable(rules: ChestRules, rarities: readonly DropRarity[
     base,
     bonuses: (rules.bonus ?? []).map((b) => ({ chance: b.chance, count: b.count, distribution: atLeast(b.min_rarity) })),
     pool,
+    ranks: new Map(rarities.map((r) => [r.id, r.rank])),
+    ...(pity ? { pity } : {}),
   };
 }
 

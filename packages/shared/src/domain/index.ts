@@ -2,3 +2,8 @@ export * from './drop-table.js';
 export * from './random.js';
 export * from './roll.js';
 export * from './odds.js';
+export * from './pity.js';
+export * from './fair-random.js';
+export * from './simulate.js';
+export * from './countries.js';
+export * from './compliance.js';

@@ -1,4 +1,5 @@
 import type { ChestRules } from '../contracts/content.js';
+import { counterDistribution, tableAtCounter } from './pity.js';
 import { buildDropTable, slotsWithin, type DropCollectible, type DropRarity, type DropTable, type RarityDistribution } from './drop-table.js';
 
 /** The disclosed odds of a chest type, computed exactly from its drop table. */
@@ -54,5 +55,26 @@ export function tableOdds(table: DropTable, rarities: readonly DropRarity[]): Ch
       const each = (expected.get(r.id) ?? 0) / items.length / itemsPerOpen.expected;
       return items.map((c) => ({ id: c.id, rarity: r.id, probability: each }));
     }),
+  };
+}
+
+/**
+ * The long-run odds of a chest with pity: its odds at each counter value, weighted by how often
+ * openings are made at that value (pity.ts counterDistribution). Without pity, its plain odds.
+ * Every opening has the same item count whatever the counter, so the weighting is exact.
+ */
+export function effectiveOdds(table: DropTable, rarities: readonly DropRarity[]): ChestOdds {
+  if (!table.pity) return tableOdds(table, rarities);
+  const weights = counterDistribution(table);
+  const each = weights.map((w, c) => ({ w, odds: tableOdds(tableAtCounter(table, c), rarities) }));
+  const first = each[0]!.odds;
+  const mix = <T extends { probability: number }>(pick: (o: ChestOdds) => T[], i: number) => each.reduce((s, e) => s + e.w * pick(e.odds)[i]!.probability, 0);
+  return {
+    itemsPerOpen: first.itemsPerOpen,
+    rarities: first.rarities.map((r, i) => {
+      const probability = mix((o) => o.rarities, i);
+      return { rarity: r.rarity, probability, expectedCount: probability * first.itemsPerOpen.expected };
+    }),
+    collectibles: first.collectibles.map((c, i) => ({ id: c.id, rarity: c.rarity, probability: mix((o) => o.collectibles, i) })),
   };
 }

@@ -17,9 +17,12 @@ export interface Resource {
   links?: Record<string, string>;
 }
 
-/** A top-level JSON:API document with primary data. */
+/**
+ * A top-level JSON:API document with primary data (or, for the spec's exceptions, the chest-opening
+ * result and the batch of them, plain objects).
+ */
 export interface Document {
-  data: Resource | Resource[] | Record<string, unknown>;
+  data: Resource | Resource[] | Record<string, unknown> | Record<string, unknown>[];
   included?: Resource[];
   meta?: Record<string, unknown>;
   links?: Record<string, string | null>;

@@ -13,6 +13,12 @@ export interface DeliveryInfo {
 /** One message of a batch, validated, with what the runtime knows about it. */
 export interface Delivery<P> extends DeliveryInfo {
   payload: P;
+  /**
+   * Set by a batch handler: a small JSON value (a few hundred bytes) sent with this message's
+   * applied notice, so the process waiting on it learns what applying it decided (see
+   * AppliedNotices) without asking again. Left unset, the notice carries only the message id.
+   */
+  notice?: unknown;
 }
 
 /**

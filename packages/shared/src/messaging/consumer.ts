@@ -10,7 +10,7 @@ import { grantsStream } from './stream.js';
 import type { ConsumerOutcome, ServiceMetrics } from '../observability/metrics.js';
 import { runInScope } from '../observability/scope.js';
 import { endSpan, remoteParent, SpanKind, startSpan, withTraceContext, type Span, type TraceContext } from '../observability/trace-context.js';
-import { isNoticeSubject } from './applied-notices.js';
+import { isNoticeSubject, noticeOptions } from './applied-notices.js';
 import type { ConsumerDef, Delivery } from './consumer-def.js';
 import { NOTIFY_HEADER } from './outbox.js';
 import { appliedSubject, deliveryState } from './processed.js';
@@ -150,10 +150,12 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
     return;
   }
   let fresh: Set<string>;
+  // The handler may leave a notice on a delivery (what applying it decided); finish sends it.
+  const deliveries = valid.map(toDelivery);
   try {
     fresh = def.applyIdempotent
-      ? await def.applyIdempotent(deps.pool, valid.map(toDelivery))
-      : await withTransaction(deps.pool, (tx) => applyTogether(def, tx, valid));
+      ? await def.applyIdempotent(deps.pool, deliveries)
+      : await withTransaction(deps.pool, (tx) => applyTogether(def, tx, valid, deliveries));
   } catch (err) {
     if (valid.length > 1 && !isDatabaseUnavailable(err) && !(err instanceof AppError && err.code === 'database_unavailable')) {
       // Find the message that fails: each alone, so the others are applied now.
@@ -167,17 +169,17 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
     return;
   }
   const counted = new Set<string>();
-  for (const v of valid) {
+  valid.forEach((v, i) => {
     v.m.ack();
     const key = def.processedId ? def.processedId(v.payload) : v.messageId;
     const applied = fresh.has(key) && !counted.has(key);
     counted.add(key);
-    finish(def, v, applied ? 'applied' : 'duplicate', deps);
-  }
+    finish(def, v, applied ? 'applied' : 'duplicate', deps, deliveries[i]!.notice);
+  });
 }
 
 /** In the caller's transaction: marks the batch's ids processed, applies the ones that were not. */
-async function applyTogether(def: ConsumerDef, tx: PoolClient, valid: (Pulled & { payload: unknown })[]): Promise<Set<string>> {
+async function applyTogether(def: ConsumerDef, tx: PoolClient, valid: (Pulled & { payload: unknown })[], deliveries: Delivery<unknown>[]): Promise<Set<string>> {
   const keyOf = (v: Pulled & { payload: unknown }) => (def.processedId ? def.processedId(v.payload) : v.messageId);
   const ids = [...new Set(valid.map(keyOf))];
   const r = await tx.query<{ message_id: string }>(
@@ -187,9 +189,9 @@ async function applyTogether(def: ConsumerDef, tx: PoolClient, valid: (Pulled & 
   );
   const fresh = new Set(r.rows.map((row) => row.message_id));
   const todo = new Set(fresh);
-  const batch = valid.filter((v) => todo.delete(keyOf(v)));
+  const batch = deliveries.filter((_, i) => todo.delete(keyOf(valid[i]!)));
   if (batch.length) {
-    await def.applyBatch!(tx, batch.map(toDelivery));
+    await def.applyBatch!(tx, batch);
   }
   return fresh;
 }
@@ -251,13 +253,17 @@ async function failed(def: ConsumerDef, v: Pulled, err: unknown, maxDeliver: num
   finish(def, v, 'retried', deps);
 }
 
-/** Ends a delivery: counts its outcome, ends its span and tells whoever waits that it was applied. */
-function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, deps: DeliveryDeps): void {
+/**
+ * Ends a delivery: counts its outcome, ends its span and tells whoever waits that it was applied
+ * (with the handler's `notice`, if it left one, in a header: listeners that know no notices still
+ * read the message id as before).
+ */
+function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, deps: DeliveryDeps, notice?: unknown): void {
   deps.metrics.consumed(def.durable, outcome);
   endSpan(v.span, outcome !== 'applied' && outcome !== 'duplicate', { 'ccs.outcome': outcome });
   if (outcome !== 'applied' && outcome !== 'duplicate') return;
   const notify = v.m.headers?.get(NOTIFY_HEADER);
-  if (notify && isNoticeSubject(deps.prefix, notify)) deps.nc.publish(`${notify}.${def.durable}`, encoder.encode(v.messageId));
+  if (notify && isNoticeSubject(deps.prefix, notify)) deps.nc.publish(`${notify}.${def.durable}`, encoder.encode(v.messageId), noticeOptions(notice));
   else deps.nc.publish(appliedSubject(deps.prefix, v.messageId, def.durable));
   withTraceContext(v.context, () =>
     deps.log.debug({ consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId, duplicate: outcome === 'duplicate', attempt: v.m.info.deliveryCount }, 'durable message applied'),

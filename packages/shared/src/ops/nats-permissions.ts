@@ -21,19 +21,23 @@ export type NatsRole = (typeof NATS_ROLES)[number];
 
 /**
  * Request-reply subjects one service calls on another (never the gateway): the purchase saga's
- * wallet steps and the inventory privacy check, all asked by chests.
+ * wallet steps, the inventory privacy check, the compliance profile of the purchase gates and the
+ * duplicate conversions of openings (the openings audit), all asked by chests.
  */
 export const INTERNAL_SUBJECTS: Readonly<Record<string, readonly ServiceRole[]>> = {
   'wallet.v1.debit': ['chests'],
   'wallet.v1.refund': ['chests'],
   'wallet.v1.balances': ['chests'],
   'players.v1.inventory_access': ['chests'],
+  'players.v1.compliance_profile': ['chests'],
+  'collections.v1.opening_conversions': ['chests'],
 };
 
 /** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes). */
 export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> = {
   'grants.apps.content': ['players'],
-  'grants.wallet.credit': ['players'],
+  // players: registration's currency; collections: the credits of converted duplicates.
+  'grants.wallet.credit': ['players', 'collections'],
   'grants.chests.grant': ['players'],
   'grants.openings.granted': ['chests'],
 };

@@ -20,6 +20,12 @@ export interface BusOptions {
    * "Where payloads are validated" on Bus.
    */
   validateRequests?: boolean;
+  /**
+   * Bound on read-only calls (contracts declared with defineQuery), when shorter than the
+   * constructor's: a read that cannot be answered soon is better failed and retried, while a
+   * write gets the full bound so that work which completes is answered, not cut off.
+   */
+  readTimeoutMs?: number;
 }
 
 /**
@@ -47,6 +53,7 @@ export interface BusOptions {
  */
 export class Bus {
   private readonly validateRequests: boolean;
+  private readonly readTimeoutMs: number;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -55,11 +62,12 @@ export class Bus {
     opts: BusOptions = {},
   ) {
     this.validateRequests = opts.validateRequests ?? true;
+    this.readTimeoutMs = Math.min(opts.readTimeoutMs ?? timeoutMs, timeoutMs);
   }
 
   /** The same connection, prefix and bound with other options (e.g. the gateway's view without request parsing). */
   withOptions(opts: BusOptions): Bus {
-    return new Bus(this.nc, this.prefix, this.timeoutMs, { validateRequests: this.validateRequests, ...opts });
+    return new Bus(this.nc, this.prefix, this.timeoutMs, { validateRequests: this.validateRequests, readTimeoutMs: this.readTimeoutMs, ...opts });
   }
 
   /**
@@ -107,7 +115,7 @@ export class Bus {
       injectTraceContext(context, headers);
       let msg: Msg;
       try {
-        msg = await replyInbox(this.nc).request(prefixed(this.prefix, contract.subject), encodeJson(body), headers, opts.timeoutMs ?? this.timeoutMs);
+        msg = await replyInbox(this.nc).request(prefixed(this.prefix, contract.subject), encodeJson(body), headers, opts.timeoutMs ?? this.boundOf(contract));
       } catch (err) {
         outcome = transportOutcome(err as NatsError);
         throw transportError(err as NatsError, contract.subject);
@@ -119,6 +127,11 @@ export class Bus {
       endSpan(span, outcome !== 'ok', { 'ccs.outcome': outcome });
       currentScope()?.metrics.requested(contract.subject, outcome, (performance.now() - started) / 1000);
     }
+  }
+
+  /** The time bound of one call to `contract` when the caller names none. */
+  boundOf(contract: SubjectContract): number {
+    return contract.readOnly ? this.readTimeoutMs : this.timeoutMs;
   }
 }
 

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import type { BaseConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
-import { defineSubject } from '../contracts/subject.js';
+import { defineQuery } from '../contracts/subject.js';
 import { createPool } from '../db/pool.js';
 import { migrateSchema } from '../db/migrate.js';
 import { ensureGrantsStream, GrantsJanitor } from '../messaging/stream.js';
@@ -63,7 +63,7 @@ export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
 
 /** Health subject every service answers; the gateway's /readyz asks each one. */
 export const healthSubject = (service: string) =>
-  defineSubject(`${service}.v1.health`, z.object({}).passthrough(), z.object({ service: z.string(), ok: z.boolean() }));
+  defineQuery(`${service}.v1.health`, z.object({}).passthrough(), z.object({ service: z.string(), ok: z.boolean() }));
 
 const MESSAGING_MIGRATIONS = fileURLToPath(new URL('../../migrations/messaging', import.meta.url));
 
@@ -125,7 +125,7 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   });
   await ensureGrantsStream(jsm, config.NATS_PREFIX, config.JETSTREAM_REPLICAS);
   const js = nc.jetstream();
-  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS);
+  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS, { readTimeoutMs: config.NATS_READ_TIMEOUT_MS });
   const metrics = new ServiceMetrics(def.name);
   metrics.observePool(pool);
   const deps: ServiceDeps<C> = { config, log, pool, nc, js, jsm, bus, metrics };

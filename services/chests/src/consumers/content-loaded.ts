@@ -1,6 +1,7 @@
 import { AppContentLoaded, consumer, ContentChanged, markProcessed, withTransaction } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { applyContentVersion } from '../repositories/content-repo.js';
+import { applyChestKeys } from '../repositories/keys-repo.js';
 
 /** Durable name of the chests service's content consumer. */
 export const CONTENT_CONSUMER = 'chests-content';
@@ -18,7 +19,9 @@ export function contentLoadedConsumer(deps: Pick<ChestsDeps, 'pool' | 'cache' | 
     async handle(msg, info) {
       const changed = await withTransaction(deps.pool, async (tx) => {
         if (!(await markProcessed(tx, info.messageId, CONTENT_CONSUMER))) return false;
-        return applyContentVersion(tx, msg.appId, msg.version, msg.content);
+        const current = await applyContentVersion(tx, msg.appId, msg.version, msg.content);
+        if (current) await applyChestKeys(tx, msg.appId, msg.content);
+        return current;
       });
       if (changed) {
         await deps.cache.contentChanged(msg.appId, msg.version);

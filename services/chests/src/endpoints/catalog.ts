@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { endpoint, GetChestOdds, GetChestType, ListChestTypes, tableOdds, type ReplyOf } from '@ccs/shared';
+import { endpoint, GetChestType, ListChestTypes } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { appOf, chestErrors } from '../errors.js';
 import { findChestType, listCatalog, toView } from '../repositories/chest-types-repo.js';
@@ -31,22 +31,5 @@ export function getChestTypeEndpoint(deps: ChestsDeps) {
     });
     if (!cached) throw chestErrors.chestTypeNotFound();
     return cached;
-  });
-}
-
-/** chests.v1.get_odds: the exact odds of a catalog chest type, from the rules its rolls use. */
-export function getChestOddsEndpoint(deps: ChestsDeps) {
-  return endpoint(GetChestOdds, async (req, ctx) => {
-    const appId = appOf(ctx);
-    const version = await catalogVersion(deps, appId);
-    if (version === undefined) throw chestErrors.chestTypeNotFound();
-    const odds = await deps.cache.getOrLoad(appId, version, `odds:${req.chestTypeId}`, GetChestOdds.reply.nullable(), async (): Promise<ReplyOf<typeof GetChestOdds> | null> => {
-      const type = await findChestType(deps.pool, appId, req.chestTypeId, { catalogOnly: true });
-      if (!type) return null;
-      const resolved = await deps.drops.resolve(appId, type);
-      return { chestTypeId: type.id, rulesVersion: type.contentVersion, ...tableOdds(resolved.table, resolved.content.rarities) };
-    });
-    if (!odds) throw chestErrors.chestTypeNotFound();
-    return odds;
   });
 }

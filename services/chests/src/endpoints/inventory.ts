@@ -1,15 +1,18 @@
 import { endpoint, GetInventory, InventoryAccess, type CallContext } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, chestErrors } from '../errors.js';
+import { appOf, callerOf, chestErrors } from '../errors.js';
 import { countUnopenedBySource, listUnopened, summarizeUnopened } from '../repositories/inventory-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 
 /** Inventory capacity when an app's content has not arrived yet (DESIGN.md's default). */
 const DEFAULT_CAPACITY = 100;
 
-/** What the caller may see of the owner's inventory: its own always; others as players decides. */
+/**
+ * What the caller may see of the owner's inventory: its own always; others as players decides. A
+ * call without a player is 401 (DESIGN.md §3: no credentials), not players' 403 guest_forbidden.
+ */
 async function accessTo(deps: ChestsDeps, ownerId: string, ctx: CallContext): Promise<'full' | 'counts'> {
-  if (ctx.playerId === ownerId) return 'full';
+  if (callerOf(ctx) === ownerId) return 'full';
   const decision = await deps.bus.request(InventoryAccess, { ownerId }, ctx);
   if (decision.access === 'denied') throw chestErrors.inventoryDenied(decision.code ?? 'inventory_forbidden');
   return decision.access;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { endpoint, OpenChest, recordSagaOutcome } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
+import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
 import { appOf, callerOf, chestErrors } from '../errors.js';
 import { consumeChest } from '../opening/consume-chest.js';
 import { findOpeningByKey } from '../repositories/openings-repo.js';
@@ -17,7 +18,9 @@ export const COLLECTIONS_GRANT_CONSUMER = 'collections-openings';
  *    shows the items), bounded by GRANT_WAIT_MS. If collections is down the opening still
  *    succeeds: the chest is consumed and the grant is durable.
  * The wait is one entry in this process's AppliedNotices, registered before the grant can be
- * published; no subscription per opening.
+ * published; no subscription per opening. Collections' notice carries the items it converted as
+ * duplicates, so a confirmed answer shows them; an unconfirmed one (`granted: false`) has no
+ * `conversions` (not known yet). A replayed answer asks collections for them.
  */
 export function openChestEndpoint(deps: ChestsDeps) {
   return endpoint(OpenChest, async (req, ctx) => {
@@ -26,22 +29,21 @@ export function openChestEndpoint(deps: ChestsDeps) {
     if (req.idempotencyKey) {
       const first = await findOpeningByKey(deps.pool, appId, playerId, req.idempotencyKey);
       if (first && first.chestId !== req.chestId) throw chestErrors.idempotencyKeyReused();
-      if (first) return { ...first, replayed: true, granted: true };
+      if (first) return { ...(await withStoredConversions(deps.bus, deps.log, [first], ctx))[0]!, replayed: true, granted: true };
     }
     const openingId = randomUUID();
     const applied = deps.notices.expect(COLLECTIONS_GRANT_CONSUMER, [openingId]);
     let consumed;
     try {
       consumed = await consumeChest(
-        deps.pool,
-        deps.drops,
+        deps,
         { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
         ctx,
       );
     } finally {
       if (!consumed || consumed.replayed) await applied.done(0);
     }
-    if (consumed.replayed) return { ...consumed.opening, replayed: true, granted: true };
+    if (consumed.replayed) return { ...(await withStoredConversions(deps.bus, deps.log, [consumed.opening], ctx))[0]!, replayed: true, granted: true };
     recordSagaOutcome('opening', 'opened');
     if (deps.config.CHESTS_FAULT === 'exit_after_open_commit') {
       deps.log.fatal({ openingId }, 'fault injection: exiting after the opening committed, before publishing');
@@ -50,6 +52,7 @@ export function openChestEndpoint(deps: ChestsDeps) {
     await deps.relay.publishNow([consumed.grant]).catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
     const seen = await applied.done(deps.config.GRANT_WAIT_MS);
     recordSagaOutcome('opening', seen.has(openingId) ? 'granted' : 'grant_pending');
-    return { ...consumed.opening, replayed: false, granted: seen.has(openingId) };
+    if (!seen.has(openingId)) return { ...consumed.opening, replayed: false, granted: false };
+    return { ...withNoticedConversions(consumed.opening, seen.get(openingId)), replayed: false, granted: true };
   });
 }

@@ -1,8 +1,27 @@
-import { isUniqueViolation, OpeningGranted, outboxMessage, rollTable, type CallContext, type OpeningView, type OutboxMessage, type Pool } from '@ccs/shared';
+import {
+  AppError,
+  fairRandom,
+  isUniqueViolation,
+  nextCounter,
+  OpeningGranted,
+  outboxMessage,
+  rollTable,
+  tableAtCounter,
+  withTransaction,
+  type CallContext,
+  type OpeningView,
+  type OutboxMessage,
+  type Pool,
+} from '@ccs/shared';
 import { chestErrors } from '../errors.js';
-import { findChestToOpen } from '../repositories/inventory-repo.js';
+import type { SeedCipher } from '../fairness/seed-cipher.js';
+import { moveKeyDebit } from '../repositories/keys-repo.js';
 import { findOpeningByKey, recordOpening } from '../repositories/openings-repo.js';
-import type { DropTables } from './drop-tables.js';
+import { readOpeningState, type OpeningState } from '../repositories/opening-state-repo.js';
+import { defaultClientSeed, insertSeed, type ActiveSeed } from '../repositories/seeds-repo.js';
+import type { DropTables, ResolvedChestType } from './drop-tables.js';
+import type { OneAtATime } from './one-at-a-time.js';
+import { debitKey, keyErrors, refundKey, type KeyTools } from './key-saga.js';
 
 /** Who opens which chest, and the id the opening (and its grant message) will have. */
 export interface OpenCommand {
@@ -15,38 +34,139 @@ export interface OpenCommand {
   notify?: string;
 }
 
+/** What an opening needs besides the command. */
+export interface OpeningTools extends KeyTools {
+  pool: Pool;
+  drops: DropTables;
+  cipher: SeedCipher;
+  /** Queues one player's openings in this process (see OneAtATime). */
+  perPlayer: OneAtATime;
+}
+
 /** What step 1 produced: the opening, whether it is an earlier one replayed, and the grant to publish. */
 export type Consumed = { opening: OpeningView; replayed: true } | { opening: OpeningView; replayed: false; grant: OutboxMessage };
 
+/** The pity group of a chest type: its rules' group, else the type's own slug. */
+export const pityGroupOf = (type: Pick<ResolvedChestType['type'], 'rules' | 'slug'>): string | undefined => type.rules.pity && (type.rules.pity.group ?? type.slug);
+
+/** How often an opening reads and tries again when the player's pair moved on under it. */
+const MAX_ATTEMPTS = 20;
+
 /**
  * Step 1 of the opening saga: 404 when the app has no such chest, 403 when another player owns it
- * or it is already opened; else roll from its type's rules and, in ONE atomic statement
- * (`recordOpening`), consume the chest, record the opening and write the grant to the outbox.
- * The chest is read without a lock and no connection is held while the roll's tables load; the
- * statement consumes the chest only if it is still unopened, so of concurrent openings exactly one
- * wins and the others answer as for an opened chest. An already opened chest asked for again with
- * the Idempotency-Key of its opening returns that opening (`replayed`).
+ * or it is already opened; else two statements and no transaction:
+ * 1. `readOpeningState`: the chest, its owner's active seed pair (docs/fairness.md) and the pity
+ *    counter of its group, without a lock;
+ * 2. roll with the HMAC-SHA256 stream of (server seed, client seed, nonce), from the drop table as
+ *    the counter adjusts it (pity.ts);
+ * 3. `recordOpening`: if the pair's nonce is still the one read (compare-and-set), advance it,
+ *    consume the chest, record the opening with its inputs and pity state, write the grant to the
+ *    outbox and store the counter, all in one statement.
+ * If the nonce moved (another opening of the player, on another replica, or a seed rotation) or
+ * the chest was opened meanwhile, nothing was written: read again and retry. In this process a
+ * player's openings queue (OneAtATime), so retries come only from other replicas. Of concurrent
+ * openings of one chest exactly one wins; the others answer as for an opened chest. An already
+ * opened chest asked for again with the Idempotency-Key of its opening returns that opening
+ * (`replayed`). The drop table is resolved between the statements, from memory or from the pool,
+ * with no connection held.
  */
-export async function consumeChest(pool: Pool, drops: DropTables, cmd: OpenCommand, ctx: CallContext): Promise<Consumed> {
-  const chest = await findChestToOpen(pool, cmd.appId, cmd.chestId);
-  if (!chest) throw chestErrors.chestNotFound();
-  if (chest.playerId !== cmd.playerId) throw chestErrors.chestNotOwned();
-  if (chest.opened) return openedBefore(pool, cmd);
-  const resolved = await drops.resolveType(cmd.appId, chest.chestTypeId, chest.contentVersion);
-  const items = rollTable(resolved.table).map((it) => {
+export async function consumeChest(tools: OpeningTools, cmd: OpenCommand, ctx: CallContext): Promise<Consumed> {
+  const { pool, drops, cipher, perPlayer } = tools;
+  await cipher.ready();
+  let outcome: { opening: OpeningView; grant: OutboxMessage } | 'opened' | undefined;
+  /** The key debit of this opening, once taken (key-required chests). */
+  let keyDebit: string | undefined;
+  try {
+    outcome = await perPlayer.run(`${cmd.appId}:${cmd.playerId}`, async () => {
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        const state = await readOpeningState(pool, cmd.appId, cmd.chestId);
+        if (!state) throw chestErrors.chestNotFound();
+        if (state.playerId !== cmd.playerId) throw chestErrors.chestNotOwned();
+        if (state.opened) {
+          // Opened meanwhile (by another replica): the key taken for this attempt goes back.
+          if (keyDebit) await refundKey(tools, keyDebit, ctx);
+          return 'opened' as const;
+        }
+        if (state.requiresKey && !keyDebit) {
+          keyDebit = await debitKey(tools, { appId: cmd.appId, playerId: cmd.playerId, chestId: cmd.chestId, ...state.requiresKey }, ctx);
+        }
+        if (!state.seed) {
+          // The player's first use of a seed pair: commit one, then read again.
+          await insertSeed(pool, cipher, cmd.appId, cmd.playerId, defaultClientSeed());
+          continue;
+        }
+        const resolved = await drops.resolveType(cmd.appId, state.chestTypeId, state.contentVersion);
+        const opening = rollOpening(resolved, state, state.seed, await cipher.decrypt(state.seed.serverSeedEncrypted), cmd);
+        const grant = grantOf(opening, cmd, ctx);
+        const inputs = { seedId: state.seed.id, nonce: state.seed.nextNonce, pityHard: resolved.type.rules.pity?.hard };
+        const ownerFields = { ...opening, appId: cmd.appId, playerId: cmd.playerId, idempotencyKey: cmd.idempotencyKey };
+        if (!keyDebit) {
+          if (await recordOpening(pool, ownerFields, inputs, grant)) return { opening, grant };
+          continue;
+        }
+        // With a key: its debit is marked completed in the opening's transaction, only while still
+        // pending (a sweeper that found it stale has refunded it: then this opening must not happen).
+        const taken = keyDebit;
+        const done = await withTransaction(pool, async (tx) => {
+          if (!(await moveKeyDebit(tx, taken, ['pending'], 'completed'))) throw keyErrors.interrupted();
+          if (await recordOpening(tx, ownerFields, inputs, grant)) return true;
+          throw new RetryOpening();
+        }).catch((err) => {
+          if (err instanceof RetryOpening) return false;
+          throw err;
+        });
+        if (done) return { opening, grant };
+      }
+      if (keyDebit) await refundKey(tools, keyDebit, ctx);
+      throw chestErrors.openingContended();
+    });
+  } catch (err) {
+    // Whatever failed after the key was taken, the key goes back (a no-op once it is refunded).
+    if (keyDebit && !(err instanceof AppError && err.code === 'opening_interrupted')) await refundKey(tools, keyDebit, ctx);
+    // The key already opened another chest (concurrently, or before): nothing was written.
+    if (isUniqueViolation(err, 'openings_idempotency')) return openedBefore(pool, cmd, chestErrors.idempotencyKeyReused());
+    throw err;
+  }
+  if (outcome === 'opened' || !outcome) return openedBefore(pool, cmd);
+  return { ...outcome, replayed: false };
+}
+
+/** One roll of a chest at the player's pity counter, with the random stream of their seed pair and nonce. */
+function rollOpening(resolved: ResolvedChestType, state: OpeningState, seed: ActiveSeed, serverSeed: string, cmd: OpenCommand): OpeningView {
+  const group = pityGroupOf(resolved.type);
+  const rule = resolved.table.pity && resolved.type.rules.pity;
+  const before = state.opensSince;
+  const random = fairRandom(serverSeed, seed.clientSeed, seed.nextNonce);
+  const items = rollTable(tableAtCounter(resolved.table, before), random).map((it) => {
     const c = resolved.collectibles.get(it.collectibleId)!;
     return { ...it, name: c.name, description: c.description, images: c.images };
   });
-  const opening: OpeningView = {
+  return {
     openingId: cmd.openingId,
-    chestId: chest.id,
+    chestId: state.chestId,
     chestTypeId: resolved.type.id,
     openedAt: new Date().toISOString(),
     items,
     experience: items.reduce((sum, it) => sum + (resolved.experience.get(it.rarity) ?? 0), 0),
     rulesVersion: resolved.type.contentVersion,
+    fairness: { serverSeedHash: seed.serverSeedHash, clientSeed: seed.clientSeed, nonce: seed.nextNonce },
+    ...(group && rule
+      ? {
+          pity: {
+            group,
+            rarity: rule.rarity,
+            opensSinceBefore: before,
+            opensSinceAfter: nextCounter(resolved.table, before, items),
+            triggered: before >= rule.hard - 1,
+          },
+        }
+      : {}),
   };
-  const grant = outboxMessage(
+}
+
+/** The durable grant of an opening: collections adds the items, players the experience. */
+export function grantOf(opening: OpeningView, cmd: Pick<OpenCommand, 'appId' | 'playerId' | 'notify'>, ctx: CallContext): OutboxMessage {
+  return outboxMessage(
     OpeningGranted,
     opening.openingId,
     {
@@ -56,22 +176,12 @@ export async function consumeChest(pool: Pool, drops: DropTables, cmd: OpenComma
       chestTypeId: opening.chestTypeId,
       openedAt: opening.openedAt,
       experience: opening.experience,
-      items: items.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, collectionId: it.collectionId, rarity: it.rarity })),
+      rulesVersion: opening.rulesVersion,
+      items: opening.items.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, collectionId: it.collectionId, rarity: it.rarity })),
     },
     ctx,
     { notify: cmd.notify },
   );
-  let recorded: boolean;
-  try {
-    recorded = await recordOpening(pool, { ...opening, appId: cmd.appId, playerId: cmd.playerId, idempotencyKey: cmd.idempotencyKey }, grant);
-  } catch (err) {
-    // The key already opened another chest (concurrently, or before): nothing was written.
-    if (isUniqueViolation(err, 'openings_idempotency')) return openedBefore(pool, cmd, chestErrors.idempotencyKeyReused());
-    throw err;
-  }
-  // Another opening of this chest won meanwhile.
-  if (!recorded) return openedBefore(pool, cmd);
-  return { opening, replayed: false, grant };
 }
 
 /**
@@ -84,3 +194,6 @@ async function openedBefore(pool: Pool, cmd: OpenCommand, refusal = chestErrors.
   if (first) throw chestErrors.idempotencyKeyReused();
   throw refusal;
 }
+
+/** Rolls a key-required opening's transaction back to read and try again (the nonce moved). */
+class RetryOpening extends Error {}

@@ -53,6 +53,20 @@ export class DropTables {
     return this.resolve(appId, type);
   }
 
+  /**
+   * The resolved rules of a chest type as content version `version` defined them (its rules of
+   * that version, against that version's rarities and collectibles); undefined when the type was
+   * not in that version, or the version predates stored rules (before migration 0005) and is not
+   * the type's current one.
+   */
+  async resolveAt(appId: string, type: ChestTypeRecord, version: number): Promise<ResolvedChestType | undefined> {
+    if (version === type.contentVersion) return this.resolve(appId, type);
+    const content = await this.content(appId, version);
+    const rules = content?.chestRules?.[type.slug];
+    if (!content || !rules) return undefined;
+    return this.build(appId, { ...type, rules, contentVersion: version }, content);
+  }
+
   /** The resolved rules of a chest type (its rules against its content version). */
   async resolve(appId: string, type: ChestTypeRecord): Promise<ResolvedChestType> {
     const key = `${appId}:${type.id}:${type.contentVersion}`;
@@ -60,6 +74,13 @@ export class DropTables {
     if (hit) return hit;
     const content = await this.content(appId, type.contentVersion);
     if (!content) throw new Error(`content version ${type.contentVersion} of app ${appId} is missing`);
+    return this.build(appId, type, content);
+  }
+
+  private build(appId: string, type: ChestTypeRecord, content: ContentSnapshot): ResolvedChestType {
+    const key = `${appId}:${type.id}:${type.contentVersion}`;
+    const hit = this.tables.get(key);
+    if (hit) return hit;
     const table = buildDropTable(
       type.rules,
       content.rarities,

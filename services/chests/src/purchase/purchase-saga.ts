@@ -6,6 +6,7 @@ import { findChestType } from '../repositories/chest-types-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { findPurchaseByKey, insertPurchase, transition } from '../repositories/purchases-repo.js';
 import { checkCapacity } from './check-capacity.js';
+import { checkPurchaseGates } from './compliance-gate.js';
 import { debitStep } from './debit-step.js';
 import { grantPurchasedChests } from './grant-step.js';
 
@@ -20,7 +21,7 @@ export interface PurchaseCommand {
 }
 
 /**
- * The purchase saga: (1) capacity check, nothing debited yet; (2) wallet debit, reference = the
+ * The purchase saga: (1) compliance gates and capacity check, nothing debited yet; (2) wallet debit, reference = the
  * purchase id recorded beforehand; (3) chests added in one transaction that checks the capacity
  * again. When (3) fails, (2) is compensated by a refund. A crash mid-way leaves the purchase
  * `pending` or `debited`, and the sweeper refunds it later.
@@ -39,6 +40,8 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   if (unitPrice === undefined) throw chestErrors.priceUnavailable(cmd.currency);
   const content = version === undefined ? undefined : await deps.drops.content(cmd.appId, version);
   if (!content) throw chestErrors.contentUnavailable();
+  // Region and age gates of paid currencies: refused before anything is recorded or debited.
+  await checkPurchaseGates(deps, content.compliance, cmd.currency, ctx);
   const capacity = content.inventoryCapacity;
 
   await checkCapacity(deps.pool, { ...cmd, capacity });

@@ -21,9 +21,10 @@ interface Row {
   rules: unknown;
   content_version: number;
   in_catalog: boolean;
+  requires_key: { currency: string; amount: number } | null;
 }
 
-const COLUMNS = 'id, slug, name, description, images, price, rules, content_version, in_catalog';
+const COLUMNS = 'id, slug, name, description, images, price, rules, content_version, in_catalog, requires_key';
 // Filterable and sortable fields → SQL expressions (never user text).
 const FIELDS: Record<'id' | 'name' | 'description', string> = { id: 'id::text', name: 'name', description: 'description' };
 
@@ -39,12 +40,13 @@ function toRecord(row: Row): ChestTypeRecord {
     rules: ChestRulesSchema.parse(row.rules),
     contentVersion: row.content_version,
     inCatalog: row.in_catalog,
+    ...(row.requires_key ? { requiresKey: row.requires_key } : {}),
   };
 }
 
 /** Presentation and price of a chest type, without its rules. */
 export function toView(r: ChestTypeRecord): ChestTypeView {
-  return { id: r.id, slug: r.slug, name: r.name, description: r.description, images: r.images, price: r.price };
+  return { id: r.id, slug: r.slug, name: r.name, description: r.description, images: r.images, price: r.price, ...(r.requiresKey ? { requiresKey: r.requiresKey } : {}) };
 }
 
 /** One page of the app's catalog, filtered and sorted (content order by default), and the total. */

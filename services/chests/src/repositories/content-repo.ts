@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContent, Queryable } from '@ccs/shared';
+import { ChestRulesSchema, ComplianceSchema, DuplicatesSchema, type AppContent, type ChestRules, type ComplianceRules, type DuplicatesRules, type Queryable } from '@ccs/shared';
 import { chestTypeId } from '../chest-type-id.js';
 
 /** A rarity as stored with a content version. */
@@ -28,9 +28,18 @@ export interface ContentSnapshot {
   version: number;
   starterChestType: string;
   inventoryCapacity: number;
+  /** Where a granted chest goes when the inventory is full, and how long it waits in the mailbox. */
+  inventoryOverflow: 'refuse' | 'mailbox';
+  mailboxTtlDays: number;
   currencies: string[];
   rarities: z.infer<typeof StoredRaritySchema>[];
   collectibles: StoredCollectible[];
+  /** The version's duplicate rules (disclosed with the odds), if any. */
+  duplicates?: DuplicatesRules;
+  /** The version's compliance profile (purchase gates), if any. */
+  compliance?: ComplianceRules;
+  /** Each chest type's rules in this version, by slug (absent for versions stored before 0005). */
+  chestRules?: Record<string, ChestRules>;
 }
 
 /**
@@ -43,10 +52,14 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
     col.collectibles.map((c) => ({ id: c.id, name: c.name, description: c.description, images: c.images, collection_id: col.id, rarity: c.rarity })),
   );
   await tx.query(
-    `INSERT INTO content_versions (app_id, version, starter_chest_type, inventory_capacity, currencies, rarities, collectibles)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (app_id, version) DO NOTHING`,
+    `INSERT INTO content_versions (app_id, version, starter_chest_type, inventory_capacity, currencies, rarities, collectibles, duplicates, compliance, chest_rules,
+       inventory_overflow, mailbox_ttl_days)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (app_id, version) DO NOTHING`,
     [appId, version, content.players.starter_chest_type, content.players.inventory_capacity, content.currencies.map((c) => c.code),
-      JSON.stringify(content.rarities), JSON.stringify(collectibles)],
+      JSON.stringify(content.rarities), JSON.stringify(collectibles),
+      content.duplicates ? JSON.stringify(content.duplicates) : null, content.compliance ? JSON.stringify(content.compliance) : null,
+      JSON.stringify(Object.fromEntries(content.chests.map((ch) => [ch.id, ch.rules]))),
+      content.players.inventory_overflow, content.players.mailbox_ttl_days],
   );
   await tx.query('INSERT INTO apps (app_id, content_version) VALUES ($1, 0) ON CONFLICT (app_id) DO NOTHING', [appId]);
   const current = await tx.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1 FOR UPDATE', [appId]);
@@ -78,8 +91,19 @@ export async function currentContentVersion(db: Queryable, appId: string): Promi
 
 /** Reads one stored content version (immutable once written). */
 export async function loadContentVersion(db: Queryable, appId: string, version: number): Promise<ContentSnapshot | undefined> {
-  const r = await db.query<{ starter_chest_type: string; inventory_capacity: number; currencies: string[]; rarities: unknown; collectibles: unknown }>(
-    `SELECT starter_chest_type, inventory_capacity, currencies, rarities, collectibles
+  const r = await db.query<{
+    starter_chest_type: string;
+    inventory_capacity: number;
+    inventory_overflow: string;
+    mailbox_ttl_days: number;
+    currencies: string[];
+    rarities: unknown;
+    collectibles: unknown;
+    duplicates: unknown;
+    compliance: unknown;
+    chest_rules: unknown;
+  }>(
+    `SELECT starter_chest_type, inventory_capacity, inventory_overflow, mailbox_ttl_days, currencies, rarities, collectibles, duplicates, compliance, chest_rules
      FROM content_versions WHERE app_id = $1 AND version = $2`,
     [appId, version],
   );
@@ -90,8 +114,13 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     version,
     starterChestType: row.starter_chest_type,
     inventoryCapacity: row.inventory_capacity,
+    inventoryOverflow: row.inventory_overflow === 'mailbox' ? 'mailbox' : 'refuse',
+    mailboxTtlDays: row.mailbox_ttl_days,
     currencies: row.currencies,
     rarities: z.array(StoredRaritySchema).parse(row.rarities),
     collectibles: z.array(StoredCollectibleSchema).parse(row.collectibles),
+    ...(row.duplicates ? { duplicates: DuplicatesSchema.parse(row.duplicates) } : {}),
+    ...(row.compliance ? { compliance: ComplianceSchema.parse(row.compliance) } : {}),
+    ...(row.chest_rules ? { chestRules: z.record(z.string(), ChestRulesSchema).parse(row.chest_rules) } : {}),
   };
 }

@@ -87,6 +87,12 @@ export async function listUnopened(db: Queryable, appId: string, playerId: strin
   return r.rows.map(toOwned);
 }
 
+/** One unopened chest of a player, as the inventory lists it (a chest just claimed from the mailbox). */
+export async function findUnopened(db: Queryable, appId: string, playerId: string, chestId: string): Promise<InventoryChestView | undefined> {
+  const r = await db.query<ChestRow>(`${OWNED_SELECT} WHERE c.app_id = $1 AND c.player_id = $2 AND c.id = $3 AND c.opened_at IS NULL`, [appId, playerId, chestId]);
+  return r.rows[0] && toOwned(r.rows[0]);
+}
+
 /** Unopened chests of a player counted per source and chest type, with the type's price. */
 export interface InventoryGroup {
   source: Source;

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { AdminCreateApp, ResolveApiKey, type AppContent } from '@ccs/shared';
+import { AdminCreateApp, ChestGrant, readContentFile, ResolveApiKey, type AppContent } from '@ccs/shared';
 import { eventually, jsonApiHeaders, type TestStack } from '../../../../test/support/stack.js';
 import { expectJsonApi } from '../../../../test/support/jsonapi-schema.js';
 import { registerThroughGateway } from '../../../../test/support/register.js';
@@ -65,11 +65,12 @@ export async function catalogIds(stack: TestStack, apiKey = stack.apiKey): Promi
   return Object.fromEntries(res.json().data.map((c: { id: string; attributes: { name: string } }) => [c.attributes.name, c.id]));
 }
 
-/** The default catalog's ids by name, once the content has landed in the chests service (all five types). */
+/** The default catalog's ids by name, once the content has landed in the chests service (every type of the file). */
 export function defaultCatalogIds(stack: TestStack): Promise<Record<string, string>> {
+  const types = readContentFile().chests.length;
   return eventually(async () => {
     const found = await catalogIds(stack);
-    expect(Object.keys(found)).toHaveLength(5);
+    expect(Object.keys(found)).toHaveLength(types);
     return found;
   }, 20_000);
 }
@@ -120,4 +121,23 @@ export async function sql<T extends pg.QueryResultRow>(stack: TestStack, text: s
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Grants `n` chests of a catalog type (by slug) straight into a player's inventory, as a studio
+ * grant would (the durable ChestGrant message), and waits until they are all there.
+ */
+export async function grantChests(stack: TestStack, p: Player, slug: string, n: number): Promise<string[]> {
+  const appId = await appIdOf(stack, p.apiKey);
+  const js = stack.nc.jetstream();
+  const chests: string[] = [];
+  const before = (await inventory(stack, p)).meta.total_chests as number;
+  for (let i = 0; i < n; i++) {
+    const id = randomUUID();
+    chests.push(id);
+    const grant = ChestGrant.payload.parse({ appId, playerId: p.id, inventoryChestId: id, chestTypeId: slug, source: 'special' });
+    await js.publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(grant), { msgID: randomUUID() });
+  }
+  await eventually(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(before + n), 20_000);
+  return chests;
 }

@@ -1,12 +1,12 @@
 import { AppContentLoaded, consumer, ContentChanged, markProcessed, withTransaction, type Bus, type Logger, type Pool } from '@ccs/shared';
 import type { CatalogCache } from '../cache/catalog-cache.js';
-import { claimContentVersion, upsertCollections, upsertRarities } from '../repositories/content-repo.js';
+import { claimContentVersion, saveDuplicateRules, upsertCollections, upsertRarities } from '../repositories/content-repo.js';
 
 export const CONTENT_CONSUMER = 'collections-app-content';
 
 /**
- * Applies the collections' part of an app's content (rarities, collections, collectibles) once
- * per message, then points the read cache at the new version. A version older than the stored
+ * Applies the collections' part of an app's content (rarities, collections, collectibles, and the
+ * version's duplicate rules) once per message, then points the read cache at the new version. A version older than the stored
  * one is recorded as processed and ignored. Owned items are never touched. Once the cache points
  * at it, every gateway and collections replica is told (ContentChanged), so none serves the old
  * content from memory.
@@ -18,6 +18,8 @@ export function contentLoadedConsumer(pool: Pool, cache: CatalogCache, log: Logg
     async handle(msg, { messageId }) {
       const applied = await withTransaction(pool, async (tx) => {
         if (!(await markProcessed(tx, messageId, CONTENT_CONSUMER))) return false;
+        // Kept even for a superseded version: openings made under it are judged by its rules.
+        await saveDuplicateRules(tx, msg.appId, msg.version, msg.content.duplicates);
         if (!(await claimContentVersion(tx, msg.appId, msg.version))) {
           log.info({ appId: msg.appId, version: msg.version }, 'content version already superseded; ignored');
           return false;

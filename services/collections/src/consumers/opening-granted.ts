@@ -1,27 +1,106 @@
-import { consumer, OpeningGranted } from '@ccs/shared';
-import { insertGrantedItemsBatch } from '../repositories/ownership-repo.js';
+import { consumer, OpeningGranted, withTransaction, type ConvertedSlot, type Delivery, type Logger, type OutboxMessage, type OutboxRelay, type Pool, type PoolClient } from '@ccs/shared';
+import type { z } from 'zod';
+import { conversionCredit } from '../duplicates/credit.js';
+import { holdingKey, judge } from '../duplicates/judge.js';
+import { DuplicateRulesBook } from '../duplicates/rules-book.js';
+import { lockHoldings, readHoldings } from '../repositories/duplicates-repo.js';
+import { insertGrantedItemsBatch, type Grant, type GrantMessage } from '../repositories/ownership-repo.js';
 
 /** Durable name the chests service waits on (it asks to be notified when this consumer applied a grant). */
 export const OPENINGS_CONSUMER = 'collections-openings';
 
+type Granted = z.infer<typeof OpeningGranted.payload>;
+type Rules = Awaited<ReturnType<DuplicateRulesBook['rulesFor']>>[number];
+
+/** What the consumer needs besides the message: its pool, the relay of its outbox, and the test-only fault. */
+export interface OpeningsConsumerDeps {
+  pool: Pool;
+  relay: OutboxRelay;
+  log: Logger;
+  fault?: 'exit_after_grant_commit';
+}
+
+/** What a batch did: the openings it added, what each converted, and the credits it wrote. */
+interface Applied {
+  applied: Set<string>;
+  converted: Map<string, ConvertedSlot[]>;
+  credits: OutboxMessage[];
+}
+
+const lower = (s: string) => s.toLowerCase();
+const bySlot = (g: Granted) => [...g.items].sort((a, b) => a.slot - b.slot);
+const toGrant = (g: Granted): Grant => ({ openingId: g.openingId, appId: g.appId, playerId: g.playerId, openedAt: g.openedAt, items: bySlot(g) });
+
 /**
- * Adds the items of chest openings to the players' collections: every grant pulled meanwhile in
- * ONE statement, idempotent by the items' own key (opening, slot), so a second delivery, or the
- * same grant re-published under another message id, adds nothing; no transaction and no
- * processed-message record are needed around it. The items keep the opening's time as their
- * acquisition time.
+ * Adds the items of chest openings to the players' collections, every grant pulled meanwhile
+ * together, idempotent by the items' own key (opening, slot): a second delivery, or the same
+ * grant re-published under another message id, adds nothing. The items keep the opening's time
+ * as their acquisition time.
+ *
+ * Duplicates (docs/content.md): each grant is judged by the duplicate rules of the content version
+ * it was made with. When no grant of the batch has rules, the batch is the one statement it always
+ * was. Otherwise, in one transaction: lock the (player, collectible) holdings it touches, read the
+ * copies held, judge the items in order (an item past max_copies is converted instead of kept,
+ * also against earlier items of the batch), then one statement inserts the items with their
+ * verdicts, adds the kept ones to the tallies and writes the conversions' wallet credit to the
+ * outbox. Concurrent batches of one player (other replicas) wait on the locks, so none keeps a
+ * copy another one already took. Each delivery's applied notice carries the opening's converted
+ * slots, for the chests service's answer.
  */
-export function openingGrantedConsumer() {
+export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
+  const book = new DuplicateRulesBook();
   return consumer({
     durable: OPENINGS_CONSUMER,
     event: OpeningGranted,
     processedId: (grant) => grant.openingId,
-    async applyIdempotent(db, batch) {
+    // A grant may arrive before its content version (retried until it has): room for minutes, not seconds.
+    maxDeliver: 16,
+    async applyIdempotent(_db, batch) {
       for (const { payload } of batch) {
         // Not retryable into success: the runtime tries the batch's grants one by one, then parks this one.
         if (Number.isNaN(Date.parse(payload.openedAt))) throw new Error(`opening ${payload.openingId} has an invalid openedAt`);
       }
-      return insertGrantedItemsBatch(db, batch.map((d) => d.payload));
+      const firsts = [...new Map(batch.map((d) => [lower(d.payload.openingId), d])).values()];
+      const rules = await book.rulesFor(deps.pool, firsts.map((d) => ({ appId: d.payload.appId, rulesVersion: d.payload.rulesVersion })));
+      const done: Applied = rules.every((r) => r === null)
+        ? { applied: (await insertGrantedItemsBatch(deps.pool, firsts.map((d) => toGrant(d.payload)))).applied, converted: new Map(), credits: [] }
+        : await withTransaction(deps.pool, (tx) => applyJudged(tx, firsts, rules));
+      if (done.credits.length && deps.fault === 'exit_after_grant_commit') {
+        deps.log.fatal({ credits: done.credits.length }, 'fault injection: exiting after the grants committed, before publishing their credits');
+        process.exit(87);
+      }
+      // Published from memory at once; the relay publishes what this misses (a crash, NATS away).
+      if (done.credits.length) {
+        deps.relay.publishNow(done.credits).catch((err) => deps.log.warn({ err: String(err), credits: done.credits.length }, 'conversion credits not published yet; the relay will retry'));
+      }
+      for (const d of batch) d.notice = { converted: done.converted.get(lower(d.payload.openingId)) ?? [] };
+      return new Set(batch.filter((d) => done.applied.has(lower(d.payload.openingId))).map((d) => d.payload.openingId));
     },
   });
+}
+
+/** The transaction of a batch with duplicate rules: lock, read, judge, write (see openingGrantedConsumer). */
+async function applyJudged(tx: PoolClient, firsts: Delivery<Granted>[], rules: Rules[]): Promise<Applied> {
+  const holdings = firsts.flatMap(({ payload: g }) => g.items.map((it) => ({ appId: lower(g.appId), playerId: lower(g.playerId), collectibleId: it.collectibleId })));
+  await lockHoldings(tx, holdings);
+  const { held, stored } = await readHoldings(tx, holdings, firsts.map((d) => d.payload.openingId));
+  // A grant already stored (re-delivered) is answered with what it converted then, and not judged again.
+  const converted = new Map(stored);
+  const fresh = firsts.map((d, i) => ({ d, rules: rules[i]! })).filter(({ d }) => !stored.has(lower(d.payload.openingId)));
+  const grants = fresh.map(({ d }) => toGrant(d.payload));
+  const verdicts = judge(
+    fresh.flatMap(({ d, rules: r }, i) => grants[i]!.items.map((it) => ({ key: holdingKey(d.payload.appId, d.payload.playerId, it.collectibleId), rarity: it.rarity, rules: r }))),
+    held,
+  );
+  let at = 0;
+  const messages: GrantMessage[] = [];
+  grants.forEach((g, i) => {
+    g.items = g.items.map((it) => ({ ...it, converted: verdicts[at++] }));
+    const slots = g.items.flatMap((it) => (it.converted ? [{ slot: it.slot, ...it.converted }] : []));
+    converted.set(lower(g.openingId), slots);
+    const credit = conversionCredit(g, slots, fresh[i]!.d.ctx);
+    if (credit) messages.push({ openingId: g.openingId, message: credit });
+  });
+  const { applied, written } = await insertGrantedItemsBatch(tx, grants, messages);
+  return { applied, converted, credits: messages.map((m) => m.message).filter((m) => written.has(m.id)) };
 }

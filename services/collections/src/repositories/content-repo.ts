@@ -1,4 +1,4 @@
-import type { AppContent, Queryable } from '@ccs/shared';
+import type { AppContent, DuplicatesRules, Queryable } from '@ccs/shared';
 
 /**
  * Records `version` as the app's content version. Returns false, changing nothing, when the
@@ -13,6 +13,18 @@ export async function claimContentVersion(tx: Queryable, appId: string, version:
     [appId, version],
   );
   return r.rowCount === 1;
+}
+
+/**
+ * Keeps a content version's duplicate rules (none: every copy is kept), whether or not the
+ * version becomes the current one: grants made under it are judged by them. A version's rules
+ * never change, so a second delivery changes nothing.
+ */
+export async function saveDuplicateRules(tx: Queryable, appId: string, version: number, rules: DuplicatesRules | undefined): Promise<void> {
+  await tx.query(
+    `INSERT INTO duplicate_rules (app_id, content_version, rules) VALUES ($1, $2, $3) ON CONFLICT (app_id, content_version) DO NOTHING`,
+    [appId, version, rules ? JSON.stringify(rules) : null],
+  );
 }
 
 /** Upserts the app's rarities and retires those the new version leaves out. */

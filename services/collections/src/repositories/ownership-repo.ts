@@ -1,4 +1,4 @@
-import type { Queryable } from '@ccs/shared';
+import type { OutboxMessage, Queryable } from '@ccs/shared';
 
 /** One granted item of a chest opening. */
 export interface GrantedItem {
@@ -6,6 +6,8 @@ export interface GrantedItem {
   collectibleId: string;
   collectionId: string;
   rarity: string;
+  /** Set when the item was judged a duplicate past max_copies: what it became instead of a copy. */
+  converted?: { currency: string; amount: number } | null;
 }
 
 /** One opening's grant as the collections service applies it. */
@@ -17,39 +19,65 @@ export interface Grant {
   items: GrantedItem[];
 }
 
+/** A durable message written with an opening's items, only if they are (the credit of its conversions). */
+export interface GrantMessage {
+  openingId: string;
+  message: OutboxMessage;
+}
+
 /**
  * Adds the items of many openings to the players' collections in ONE statement (atomic on its
- * own): each (opening, slot) is inserted at most once, so a re-delivered grant adds nothing, and
- * only the items actually inserted are added to the per-player tallies (in key order, so
- * concurrent batches lock rows in the same order). Returns the openings that added items.
+ * own): each (opening, slot) is inserted at most once, so a re-delivered grant adds nothing.
+ * Converted items are stored with what they became and are not copies: only the kept items
+ * actually inserted are added to the per-player tallies (in key order, so concurrent batches lock
+ * rows in the same order). `messages` go to the outbox with their opening's items, and only if
+ * those were inserted. Returns the openings that added items and the ids of the messages written.
  */
-export async function insertGrantedItemsBatch(tx: Queryable, grants: Grant[]): Promise<Set<string>> {
+export async function insertGrantedItemsBatch(
+  db: Queryable,
+  grants: Grant[],
+  messages: GrantMessage[] = [],
+): Promise<{ applied: Set<string>; written: Set<string> }> {
   const rows = grants.flatMap((g) =>
-    g.items.map((it) => ({ o: g.openingId, s: it.slot, a: g.appId, p: g.playerId, c: it.collectibleId, k: it.collectionId, r: it.rarity, t: g.openedAt })),
+    g.items.map((it) => ({
+      o: g.openingId, s: it.slot, a: g.appId, p: g.playerId, c: it.collectibleId, k: it.collectionId, r: it.rarity, t: g.openedAt,
+      cc: it.converted?.currency ?? null, ca: it.converted?.amount ?? null,
+    })),
   );
-  if (rows.length === 0) return new Set();
-  const r = await tx.query<{ opening_id: string }>(
+  if (rows.length === 0) return { applied: new Set(), written: new Set() };
+  const outbox = messages.map(({ openingId, message: m }) => ({ o: openingId, id: m.id, subject: m.subject, payload: m.payload, headers: m.headers }));
+  const r = await db.query<{ applied: string[]; written: string[] }>(
     `WITH items AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS g(o uuid, s integer, a uuid, p uuid, c text, k text, r text, t timestamptz)
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS g(o uuid, s integer, a uuid, p uuid, c text, k text, r text, t timestamptz, cc text, ca integer)
      ), inserted AS (
-       INSERT INTO owned_collectibles (opening_id, slot, app_id, player_id, collectible_id, collection_id, rarity, acquired_at)
-       SELECT o, s, a, p, c, k, r, t FROM items
+       INSERT INTO owned_collectibles (opening_id, slot, app_id, player_id, collectible_id, collection_id, rarity, acquired_at,
+                                       converted_currency, converted_amount)
+       SELECT o, s, a, p, c, k, r, t, cc, ca FROM items
        ON CONFLICT (opening_id, slot) DO NOTHING
-       RETURNING opening_id, app_id, player_id, collectible_id, acquired_at
+       RETURNING opening_id, app_id, player_id, collectible_id, acquired_at, converted_currency
      ), tallied AS (
        INSERT INTO player_collectibles AS pc (app_id, player_id, collectible_id, copies, first_acquired_at, last_acquired_at)
        SELECT app_id, player_id, collectible_id, count(*), min(acquired_at), max(acquired_at)
-         FROM inserted GROUP BY app_id, player_id, collectible_id ORDER BY app_id, player_id, collectible_id
+         FROM inserted WHERE converted_currency IS NULL
+        GROUP BY app_id, player_id, collectible_id ORDER BY app_id, player_id, collectible_id
        ON CONFLICT (app_id, player_id, collectible_id) DO UPDATE SET
          copies = pc.copies + EXCLUDED.copies,
          first_acquired_at = LEAST(pc.first_acquired_at, EXCLUDED.first_acquired_at),
          last_acquired_at = GREATEST(pc.last_acquired_at, EXCLUDED.last_acquired_at)
        RETURNING 1
+     ), written AS (
+       INSERT INTO outbox (id, subject, payload, headers)
+       SELECT m.id, m.subject, m.payload, m.headers
+         FROM jsonb_to_recordset($2::jsonb) AS m(o uuid, id uuid, subject text, payload jsonb, headers jsonb)
+        WHERE m.o IN (SELECT opening_id FROM inserted)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id
      )
-     SELECT DISTINCT opening_id FROM inserted`,
-    [JSON.stringify(rows)],
+     SELECT ARRAY(SELECT DISTINCT opening_id::text FROM inserted) AS applied, ARRAY(SELECT id::text FROM written) AS written`,
+    [JSON.stringify(rows), JSON.stringify(outbox)],
   );
-  return new Set(r.rows.map((row) => row.opening_id));
+  return { applied: new Set(r.rows[0]!.applied), written: new Set(r.rows[0]!.written) };
 }
 
 /**

@@ -14,9 +14,11 @@ export const TAGS = {
   Friends: "The calling player's friends: a request is confirmed when the other player requests back.",
   Chests: 'The chest catalog, odds, opening and purchase.',
   Inventory: "Players' unopened chests and the calling player's openings.",
+  Mailbox: "Chests granted while the calling player's inventory was full, waiting to be claimed.",
   Collections: "Collections and the calling player's collection.",
   Collectibles: 'Collectibles of the app.',
   Currencies: 'Currencies, balances and credits.',
+  Fairness: "Verifiable randomness (commit-reveal) and pity: the calling player's seeds, counters and the verification of their openings.",
   Health: 'Probes for load balancers and orchestrators; no apikey needed.',
   Documentation: 'This document; no apikey needed.',
 } as const;

@@ -3,7 +3,9 @@ import { AppError, type Bus } from '@ccs/shared';
 import { createAppCommand } from './commands/create-app.js';
 import { listAppsCommand } from './commands/list-apps.js';
 import { loadContentCommand } from './commands/load-content.js';
+import { openingsCommand } from './commands/openings.js';
 import { rotateKeysCommand } from './commands/rotate-keys.js';
+import { simulateCommand } from './commands/simulate.js';
 import { statsCommand } from './commands/stats.js';
 import { UsageError, type AdminContext, type AdminIo } from './output.js';
 
@@ -20,6 +22,13 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                                               (default 24h, at most 30d) or stop at once with --now
   stats --app <app id>                        players, chests, openings, items, pending grants, balances,
                                               and each service's outbox and parked messages
+  simulate --app <app id> --chest <chest id|slug> [--opens 100000] [--seed <hex>]
+                                              open the chest many times with the production roll and
+                                              pity code: observed against disclosed shares, chi-square,
+                                              openings between pity hits (docs/content.md, "Odds simulator")
+  openings --app <app id> --player <player id|email> [--limit 20] [--offset 0]
+                                              a player's openings, newest first: items, rules version,
+                                              seed commitment and nonce, pity before→after, conversions
 
 Options for every command: --json (one JSON document on stdout; progress stays on stderr).
 create-app and load-content: --wait <seconds> (default 60) or --no-wait.
@@ -29,6 +38,12 @@ const OPTIONS = {
   name: { type: 'string' },
   content: { type: 'string' },
   app: { type: 'string' },
+  chest: { type: 'string' },
+  opens: { type: 'string' },
+  seed: { type: 'string' },
+  player: { type: 'string' },
+  limit: { type: 'string' },
+  offset: { type: 'string' },
   file: { type: 'string' },
   kind: { type: 'string' },
   grace: { type: 'string' },
@@ -66,6 +81,10 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
       return rotateKeysCommand(c, { app: v.app, kind: v.kind, grace: v.grace, now: v.now });
     case 'stats':
       return statsCommand(c, { app: v.app });
+    case 'openings':
+      return openingsCommand(c, { app: v.app, player: v.player, limit: v.limit, offset: v.offset });
+    case 'simulate':
+      return simulateCommand(c, { app: v.app, chest: v.chest, opens: v.opens, seed: v.seed });
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }

@@ -12,6 +12,7 @@ import {
 } from '@ccs/shared';
 import type { PasswordChecks } from '../credentials/passwords.js';
 import { registrationRuleErrors } from '../credentials/registration-rules.js';
+import { birthYearLocked, checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf, type PlayerRules } from '../repositories/apps-repository.js';
 import { findPlayer, findPlayerByEmail, insertPlayer, upgradeToRegistered, type PlayerRecord } from '../repositories/players-repository.js';
@@ -37,8 +38,9 @@ const keyReused = () =>
   });
 
 /**
- * Registration: checks the form rules (422 per failing rule), then creates the player with an
- * argon2id hash, or, when a guest's token calls, upgrades that guest in place. Grants go out as
+ * Registration: checks the form rules and the optional country and birth year (422 per failing
+ * rule), then creates the player with an argon2id hash, or, when a guest's token calls, upgrades
+ * that guest in place. Grants go out as
  * the registration saga (see saga/with-welcome-grants.ts).
  *
  * The lookups and the hash take one of the bounded password slots (503 `overloaded` past the
@@ -80,8 +82,10 @@ export function registerEndpoint(d: PlayersDeps) {
 
   return endpoint(RegisterPlayer, async (req, ctx) => {
     const appId = requireApp(ctx);
-    const errors = registrationRuleErrors(req);
+    const profile = checkComplianceAttributes(req);
+    const errors = [...registrationRuleErrors(req), ...profile.errors];
     if (errors.length) throw AppError.many(errors);
+    const { attributes } = profile;
     const key = req.idempotencyKey;
     const checked = await d.hasher.withSlot(async (pw): Promise<Checked> => {
       /** The keyed registration this request retries, if any. */
@@ -97,6 +101,8 @@ export function registerEndpoint(d: PlayersDeps) {
       const guest = ctx.playerId ? await findPlayer(d.pool, appId, ctx.playerId) : undefined;
       if (ctx.playerId && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
       if (guest && !guest.isAnonymous) throw alreadyRegistered();
+      // A guest's birth year is set once, like a player's (profile/compliance-attributes.ts).
+      if (guest?.birthYear != null && attributes.birthYear !== undefined && attributes.birthYear !== guest.birthYear) throw birthYearLocked();
       // Checked first to spare the hashing; the unique index still decides races.
       // A keyed twin that committed between the key lookup above and this check: this is its retry.
       if (await findPlayerByEmail(d.pool, appId, req.email)) {
@@ -118,8 +124,8 @@ export function registerEndpoint(d: PlayersDeps) {
     try {
       const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
         const player = guest
-          ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash })
-          : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId });
+          ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash, ...attributes })
+          : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...attributes });
         if (!player) throw alreadyRegistered();
         if (key) await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: ctx.playerId ?? null, grants }, ttlHours);
         return issueSession(tx, d.signer, player, rules);

@@ -10,6 +10,9 @@ export interface PlayerRecord {
   privacy: Privacy;
   experience: number;
   starterChestId: string;
+  /** Self-declared compliance attributes (personal data: never logged). */
+  country: string | null;
+  birthYear: number | null;
   createdAt: Date;
 }
 
@@ -22,11 +25,13 @@ interface PlayerRow {
   privacy: Privacy;
   experience: number;
   starter_chest_id: string;
+  country: string | null;
+  birth_year: number | null;
   created_at: Date;
 }
 
 const COLUMNS = `id, app_id, email, password_hash, is_anonymous, privacy, experience::float8 AS experience,
-  starter_chest_id, created_at`;
+  starter_chest_id, country, birth_year, created_at`;
 
 function toRecord(r: PlayerRow): PlayerRecord {
   return {
@@ -38,6 +43,8 @@ function toRecord(r: PlayerRow): PlayerRecord {
     privacy: r.privacy,
     experience: r.experience,
     starterChestId: r.starter_chest_id,
+    country: r.country,
+    birthYear: r.birth_year,
     createdAt: r.created_at,
   };
 }
@@ -50,20 +57,28 @@ export function toView(p: PlayerRecord): PlayerView {
     isAnonymous: p.isAnonymous,
     privacy: p.privacy,
     experience: p.experience,
+    country: p.country,
+    birthYear: p.birthYear,
     createdAt: p.createdAt.toISOString(),
   };
 }
 
-/** Inserts a player: registered (email and hash) or anonymous (neither). */
+/** The compliance attributes a write may set (validated and normalised beforehand); absent ones stay as they are. */
+export interface ComplianceAttributes {
+  country?: string;
+  birthYear?: number;
+}
+
+/** Inserts a player: registered (email and hash) or anonymous (neither), with the attributes given. */
 export async function insertPlayer(
   tx: Queryable,
-  p: { id: string; appId: string; email: string | null; passwordHash: string | null; starterChestId: string },
+  p: { id: string; appId: string; email: string | null; passwordHash: string | null; starterChestId: string } & ComplianceAttributes,
 ): Promise<PlayerRecord> {
   const { rows } = await tx.query<PlayerRow>(
-    `INSERT INTO players (id, app_id, email, password_hash, is_anonymous, starter_chest_id, registered_at)
-     VALUES ($1, $2, $3, $4, $3::text IS NULL, $5, CASE WHEN $3::text IS NULL THEN NULL ELSE now() END)
+    `INSERT INTO players (id, app_id, email, password_hash, is_anonymous, starter_chest_id, registered_at, country, birth_year)
+     VALUES ($1, $2, $3, $4, $3::text IS NULL, $5, CASE WHEN $3::text IS NULL THEN NULL ELSE now() END, $6, $7)
      RETURNING ${COLUMNS}`,
-    [p.id, p.appId, p.email, p.passwordHash, p.starterChestId],
+    [p.id, p.appId, p.email, p.passwordHash, p.starterChestId, p.country ?? null, p.birthYear ?? null],
   );
   return toRecord(rows[0]!);
 }
@@ -86,27 +101,40 @@ export async function findPlayerByEmail(q: Queryable, appId: string, email: stri
   return rows[0] && toRecord(rows[0]);
 }
 
-/** Turns an anonymous player into a registered one; undefined when it is not (or no longer) anonymous. */
+/**
+ * Turns an anonymous player into a registered one, with the attributes given; undefined when it
+ * is not (or no longer) anonymous. A birth year the guest had already set is kept.
+ */
 export async function upgradeToRegistered(
   tx: Queryable,
   appId: string,
   id: string,
-  credentials: { email: string; passwordHash: string },
+  credentials: { email: string; passwordHash: string } & ComplianceAttributes,
 ): Promise<PlayerRecord | undefined> {
   const { rows } = await tx.query<PlayerRow>(
-    `UPDATE players SET email = $3, password_hash = $4, is_anonymous = false, registered_at = now()
+    `UPDATE players SET email = $3, password_hash = $4, is_anonymous = false, registered_at = now(),
+       country = COALESCE($5, country), birth_year = COALESCE(birth_year, $6)
      WHERE app_id = $1 AND id = $2 AND is_anonymous RETURNING ${COLUMNS}`,
-    [appId, id, credentials.email, credentials.passwordHash],
+    [appId, id, credentials.email, credentials.passwordHash, credentials.country ?? null, credentials.birthYear ?? null],
   );
   return rows[0] && toRecord(rows[0]);
 }
 
-/** Sets a player's privacy; undefined when the player is not in the app. */
-export async function updatePrivacy(q: Queryable, appId: string, id: string, privacy: Privacy): Promise<PlayerRecord | undefined> {
-  const { rows } = await q.query<PlayerRow>(`UPDATE players SET privacy = $3 WHERE app_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
-    appId,
-    id,
-    privacy,
-  ]);
+/**
+ * Sets the settings given (privacy, country, birth year); undefined when the player is not in the
+ * app, or when `birthYear` differs from one already set (a birth year is set once: see me.ts).
+ */
+export async function updateSettings(
+  q: Queryable,
+  appId: string,
+  id: string,
+  s: { privacy?: Privacy } & ComplianceAttributes,
+): Promise<PlayerRecord | undefined> {
+  const { rows } = await q.query<PlayerRow>(
+    `UPDATE players SET privacy = COALESCE($3, privacy), country = COALESCE($4, country), birth_year = COALESCE(birth_year, $5)
+     WHERE app_id = $1 AND id = $2 AND ($5::smallint IS NULL OR birth_year IS NULL OR birth_year = $5::smallint)
+     RETURNING ${COLUMNS}`,
+    [appId, id, s.privacy ?? null, s.country ?? null, s.birthYear ?? null],
+  );
   return rows[0] && toRecord(rows[0]);
 }

@@ -10,24 +10,34 @@ export interface RefreshTokenRecord {
   expiresAt: Date;
   rotatedAt: Date | null;
   revokedAt: Date | null;
+  /** The token this one was rotated into (null before rotation, and for tokens rotated before 0004). */
+  replacedBy: string | null;
 }
 
 /** Issues a refresh token in a family (a new family per login); returns the raw token, shown once. */
 export async function insertRefreshToken(
   tx: Queryable,
-  t: { appId: string; playerId: string; familyId: string; ttlSeconds: number },
+  t: { appId: string; playerId: string; familyId: string; ttlSeconds: number; id?: string },
 ): Promise<string> {
   const raw = newSecret('rt');
   await tx.query(
     `INSERT INTO refresh_tokens (id, app_id, player_id, family_id, token_hash, expires_at)
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-    [randomUUID(), t.appId, t.playerId, t.familyId, secretHash(raw), t.ttlSeconds],
+    [t.id ?? randomUUID(), t.appId, t.playerId, t.familyId, secretHash(raw), t.ttlSeconds],
   );
   return raw;
 }
 
-/** Finds a refresh token of the app by its raw value and locks it, so one use wins a race. */
-export async function lockRefreshToken(tx: Queryable, appId: string, raw: string): Promise<RefreshTokenRecord | undefined> {
+/**
+ * Finds a refresh token of the app by its raw value (or, with `by: 'id'`, by its id) and locks
+ * it, so one use wins a race.
+ */
+export async function lockRefreshToken(
+  tx: Queryable,
+  appId: string,
+  raw: string,
+  by: 'token' | 'id' = 'token',
+): Promise<RefreshTokenRecord | undefined> {
   const { rows } = await tx.query<{
     id: string;
     player_id: string;
@@ -35,20 +45,42 @@ export async function lockRefreshToken(tx: Queryable, appId: string, raw: string
     expires_at: Date;
     rotated_at: Date | null;
     revoked_at: Date | null;
+    replaced_by: string | null;
   }>(
-    `SELECT id, player_id, family_id, expires_at, rotated_at, revoked_at FROM refresh_tokens
-     WHERE app_id = $1 AND token_hash = $2 FOR UPDATE`,
-    [appId, secretHash(raw)],
+    `SELECT id, player_id, family_id, expires_at, rotated_at, revoked_at, replaced_by FROM refresh_tokens
+     WHERE app_id = $1 AND ${by === 'token' ? 'token_hash = $2' : 'id = $2'} FOR UPDATE`,
+    [appId, by === 'token' ? secretHash(raw) : raw],
   );
   const r = rows[0];
   return (
-    r && { id: r.id, playerId: r.player_id, familyId: r.family_id, expiresAt: r.expires_at, rotatedAt: r.rotated_at, revokedAt: r.revoked_at }
+    r && {
+      id: r.id,
+      playerId: r.player_id,
+      familyId: r.family_id,
+      expiresAt: r.expires_at,
+      rotatedAt: r.rotated_at,
+      revokedAt: r.revoked_at,
+      replacedBy: r.replaced_by,
+    }
   );
 }
 
-/** Marks a token as used: presenting it again is reuse. */
-export async function markRotated(tx: Queryable, appId: string, id: string): Promise<void> {
-  await tx.query('UPDATE refresh_tokens SET rotated_at = now() WHERE app_id = $1 AND id = $2', [appId, id]);
+/**
+ * Marks a token as used and names its successor: presenting it again is reuse, unless it is the
+ * retry of a refresh whose answer was lost (see refresh.ts). Rotating it again (such a retry)
+ * keeps the first rotation time, so the grace window never stretches.
+ */
+export async function markRotated(tx: Queryable, appId: string, id: string, replacedBy: string): Promise<void> {
+  await tx.query('UPDATE refresh_tokens SET rotated_at = coalesce(rotated_at, now()), replaced_by = $3 WHERE app_id = $1 AND id = $2', [
+    appId,
+    id,
+    replacedBy,
+  ]);
+}
+
+/** Revokes one token (a successor whose answer was lost and which is now replaced). */
+export async function revokeToken(tx: Queryable, appId: string, id: string): Promise<void> {
+  await tx.query('UPDATE refresh_tokens SET revoked_at = now() WHERE app_id = $1 AND id = $2 AND revoked_at IS NULL', [appId, id]);
 }
 
 /** Revokes every live token of the player's families; returns how many families had live tokens. */

@@ -15,8 +15,10 @@ export async function issueSession(
   player: PlayerRecord,
   rules: PlayerRules,
   familyId: string = randomUUID(),
+  refreshTokenId?: string,
 ): Promise<Session> {
   const refreshToken = await insertRefreshToken(tx, {
+    id: refreshTokenId,
     appId: player.appId,
     playerId: player.id,
     familyId,

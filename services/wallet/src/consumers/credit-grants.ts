@@ -1,5 +1,5 @@
 import { consumer, markProcessed, WalletCreditGrant, withTransaction, type Pool } from '@ccs/shared';
-import { addToBalance, sumByCurrency } from '../repositories/balances-repo.js';
+import { addToBalance, addToBalanceOnce, sumByCurrency } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 
 /** Durable name of the wallet's credit-grant consumer. */
@@ -10,11 +10,16 @@ export class UnknownCurrencyError extends Error {
   override name = 'UnknownCurrencyError';
 }
 
+const isZero = (amount: string) => /^0+(\.0+)?$/.test(amount);
+
 /**
- * Applies a credit grant (registration's initial currency and welcome bonus, refunds): every
- * credit and the processed-message mark in one transaction, so a redelivery changes nothing.
- * A currency the app does not know yet fails the whole message; content may still be on its
- * way, and the runtime retries with backoff before parking it.
+ * Applies a credit grant (registration's initial currency and welcome bonus, refunds, duplicate
+ * conversions): every credit and the processed-message mark in one transaction, so a redelivery
+ * changes nothing. Credits without a reference are summed per currency into one ledger row
+ * referenced by the message id; a credit with its own reference (a converted duplicate:
+ * `opening:<id>:slot:<n>`) gets its own row, at most once per reference even if the same credit
+ * came again under another message id. A currency the app does not know yet fails the whole
+ * message; content may still be on its way, and the runtime retries with backoff before parking it.
  */
 export function creditGrantsConsumer(pool: Pool) {
   return consumer({
@@ -24,22 +29,22 @@ export function creditGrantsConsumer(pool: Pool) {
     async handle(grant, { messageId, ctx }) {
       await withTransaction(pool, async (tx) => {
         if (!(await markProcessed(tx, messageId, CREDIT_GRANTS_CONSUMER))) return;
-        const totals = await sumByCurrency(tx, grant.credits);
-        const ids = await currencyIdsByCode(tx, grant.appId, [...totals.keys()]);
-        for (const [code, amount] of totals) {
+        const pooled = grant.credits.filter((c) => c.reference === undefined);
+        const own = grant.credits.filter((c) => c.reference !== undefined && !isZero(c.amount));
+        const totals = pooled.length ? await sumByCurrency(tx, pooled) : new Map<string, string>();
+        const ids = await currencyIdsByCode(tx, grant.appId, [...new Set([...totals.keys(), ...own.map((c) => c.currency)])]);
+        const idOf = (code: string) => {
           const currencyId = ids.get(code);
           if (!currencyId) throw new UnknownCurrencyError(`app ${grant.appId} has no currency "${code}"`);
+          return currencyId;
+        };
+        const base = { appId: grant.appId, playerId: grant.playerId, reason: grant.reason, requestId: ctx.requestId };
+        for (const [code, amount] of totals) {
+          const currencyId = idOf(code);
           if (amount === '0.00') continue;
-          await addToBalance(tx, {
-            appId: grant.appId,
-            playerId: grant.playerId,
-            currencyId,
-            amount,
-            reason: grant.reason,
-            reference: messageId,
-            requestId: ctx.requestId,
-          });
+          await addToBalance(tx, { ...base, currencyId, amount, reference: messageId });
         }
+        for (const c of own) await addToBalanceOnce(tx, { ...base, currencyId: idOf(c.currency), amount: c.amount, reference: c.reference! });
       });
     },
   });

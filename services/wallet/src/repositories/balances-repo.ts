@@ -10,7 +10,8 @@ export type LedgerReason =
   | 'welcome_bonus'
   | 'registration'
   | 'refund'
-  | 'admin';
+  | 'admin'
+  | 'duplicate_conversion';
 
 /** One change of one balance, as the ledger records it. */
 export interface BalanceChange {
@@ -52,6 +53,35 @@ export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<str
     )
     .catch(mapOverflow);
   return r.rows[0]!.balance;
+}
+
+/**
+ * Adds to a balance with its ledger row unless the ledger already has a row of this reason and
+ * reference (one statement; the check reads the ledger_once index). Two concurrent credits of one
+ * reference cannot both land: the second waits on the balance row, then its ledger row violates
+ * ledger_once and its transaction rolls back. Returns the new balance, or undefined when the
+ * reference was already credited.
+ */
+export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { reference: string }): Promise<string | undefined> {
+  const r = await tx
+    .query<{ balance: string }>(
+      `WITH fresh AS (
+         SELECT 1 WHERE NOT EXISTS (
+           SELECT 1 FROM ledger
+            WHERE app_id = $1 AND player_id = $2 AND currency_id = $3 AND reason = $5 AND reference = $6 AND reason <> 'credit')
+       ), b AS (
+         INSERT INTO balances (app_id, player_id, currency_id, amount) SELECT $1, $2, $3, $4::numeric FROM fresh
+         ON CONFLICT (app_id, player_id, currency_id)
+           DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
+         RETURNING amount
+       )
+       INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
+       SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
+       RETURNING balance_after::text AS balance`,
+      params(c),
+    )
+    .catch(mapOverflow);
+  return r.rows[0]?.balance;
 }
 
 /**

@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import {
   ChestCatalogDocument,
   ChestDocument,
   ChestOddsDocument,
+  ChestOpeningBatchResult,
   ChestOpeningResult,
   ChestOpeningsDocument,
   InventoryDocument,
@@ -14,15 +16,21 @@ import { idempotencyKeyHeader, INVALID_ID, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEA
 
 const catalogChestId = { id: uuidParam('A catalog chest (chest type).') };
 const unknownCatalogChest = 'no such chest in the catalog of this app (`chest_not_found`)';
+const PURCHASABLE_NOTE =
+  " With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it; that answer is private and never cached.";
+/** The catalog's answers are private when they carry the caller's `meta.purchasable`. */
+const PRIVATE_WITH_TOKEN = {
+  'cache-control': { description: "`private, no-store` with a Bearer token (the answer carries the caller's `meta.purchasable`); absent otherwise.", schema: z.string() },
+};
 
 /** GET /api/v1/chests. */
 export const listChests: OperationDoc = {
   operationId: 'listChests',
   tag: 'Chests',
   summary: 'The chest catalog',
-  description: "The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`.",
+  description: "The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`." + PURCHASABLE_NOTE,
   token: 'optional',
-  responses: [{ status: 200, description: 'A page of the catalog.', schema: ChestCatalogDocument }],
+  responses: [{ status: 200, description: 'A page of the catalog.', schema: ChestCatalogDocument, headers: PRIVATE_WITH_TOKEN }],
 };
 
 /** GET /api/v1/chests/{id}. */
@@ -30,9 +38,10 @@ export const getChest: OperationDoc = {
   operationId: 'getChest',
   tag: 'Chests',
   summary: 'One catalog chest',
+  description: "One chest of the catalog, its price per currency code in `meta.price`." + PURCHASABLE_NOTE,
   token: 'optional',
   params: catalogChestId,
-  responses: [{ status: 200, description: 'The chest.', schema: ChestDocument }],
+  responses: [{ status: 200, description: 'The chest.', schema: ChestDocument, headers: PRIVATE_WITH_TOKEN }],
   errors: { 400: [INVALID_ID], 404: [unknownCatalogChest] },
 };
 
@@ -42,11 +51,16 @@ export const getChestOdds: OperationDoc = {
   tag: 'Chests',
   summary: 'The exact odds of a chest',
   description:
-    'Odds disclosure (app stores and several jurisdictions require it): items per opening, the share of each rarity and of each collectible among the items, computed from the rules the roll uses.',
+    'Odds disclosure (app stores and several jurisdictions require it): items per opening, the share of each rarity and of each collectible among the items, computed from the rules the roll uses. ' +
+    'It also publishes those rules, the pity rule with the long-run shares it gives, and the duplicate rules. `rules_version` asks for an earlier content version\'s rules (an opening records the version it used). ' +
+    'With a Bearer token, `meta.player` holds the caller\'s odds for their next opening, pity applied (never cached).',
   token: 'optional',
   params: catalogChestId,
   responses: [{ status: 200, description: 'The odds.', schema: ChestOddsDocument }],
-  errors: { 400: [INVALID_ID], 404: [unknownCatalogChest] },
+  errors: {
+    400: [INVALID_ID, 'a `rules_version` that is not a content version number (`invalid_parameter`)'],
+    404: [unknownCatalogChest, 'the chest has no rules of that `rules_version` (`rules_version_not_found`)'],
+  },
 };
 
 /** GET /api/v1/chests/{id}/open (the spec's method). */
@@ -77,6 +91,30 @@ export const openChest: OperationDoc = {
   },
 };
 
+/** POST /api/v1/chests/open. */
+export const openChests: OperationDoc = {
+  operationId: 'openChests',
+  tag: 'Chests',
+  summary: 'Open several chests at once',
+  description:
+    'Opens up to 50 of the calling player\'s chests, in the order given, all or nothing: if one cannot be opened, the answer is that chest\'s error (`source.pointer` `/data/<index>/id`) and none is opened. ' +
+    'One transaction and one grant per opening, so a batch costs less than as many single opens; each opening is recorded, verifiable and pity-counted as a single one is. Never cached.',
+  token: 'required',
+  headers: idempotencyKeyHeader('the first batch (the same chests in the same order)'),
+  bodyExample: { data: [{ type: 'chest', id: '3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43' }, { type: 'chest', id: '9a1d2c3b-4e5f-4a6b-8c7d-0e1f2a3b4c5d' }] },
+  responses: [
+    { status: 200, description: 'Opened: one chest-opening result per chest, in order.', schema: ChestOpeningBatchResult, headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER } },
+  ],
+  errors: {
+    400: [INVALID_IDEMPOTENCY_KEY],
+    403: ['a chest of another player (`chest_not_owned`), or already opened (`chest_already_opened`), pointed at'],
+    404: ['no such chest in this app (`chest_not_found`), pointed at'],
+    409: ['the Idempotency-Key was used to open other chests (`idempotency_key_reused`)'],
+    422: ['no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}`, or a chest listed twice (`duplicate_chest`)'],
+    503: ['the player\'s openings changed too fast to record this batch (`opening_contended`); retry with the same Idempotency-Key'],
+  },
+};
+
 /** POST /api/v1/chests/{id}/open. */
 export const openChestPost = variantOf(
   openChest,
@@ -90,7 +128,9 @@ export const purchaseChests: OperationDoc = {
   tag: 'Chests',
   summary: 'Buy chests',
   description:
-    "Debits the calling player's balance and adds `quantity` (default 1, at most 10) chests of a catalog chest to their inventory, atomically: when the chests cannot be added, the debit is refunded.",
+    "Debits the calling player's balance and adds `quantity` (default 1, at most 10) chests of a catalog chest to their inventory, atomically: when the chests cannot be added, the debit is refunded. " +
+    "With a paid currency of the app's compliance rules, the purchase is refused, before anything is debited, to players of a blocked region or under the minimum age, " +
+    'and to players who have not declared the `country` (when regions are blocked) or `birth_year` (when there is a minimum age) it needs; `meta.reason` of the error says which.',
   token: 'required',
   params: catalogChestId,
   headers: idempotencyKeyHeader('the first purchase (a purchase that failed or was refunded releases its key)'),
@@ -98,6 +138,10 @@ export const purchaseChests: OperationDoc = {
   responses: [{ status: 201, description: 'Bought: the new inventory chests.', schema: PurchaseDocument, headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER } }],
   errors: {
     400: [INVALID_ID, INVALID_IDEMPOTENCY_KEY],
+    403: [
+      'a paid currency, and the player\'s country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)',
+      'a paid currency, and the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`)',
+    ],
     404: [unknownCatalogChest],
     409: [
       'the inventory would exceed its capacity (`inventory_full`)',
@@ -118,17 +162,16 @@ export const getInventory: OperationDoc = {
   description:
     "A player's unopened chests with the inventory meta. Always readable for oneself (`me` or one's own id, with a token). " +
     "Another player's inventory follows their privacy: public → counts only (`data` empty); private → 403; friends → confirmed friends see the chests, others 403. " +
-    'Guests and callers without a token never see another player\'s. Never cached.',
-  token: 'optional',
-  params: { id: { schema: PlayerIdOrMe, description: 'A player id, or `me` for the calling player (needs a token).', example: 'me' } },
+    'Guests never see another player\'s; a caller without a token sees none (401). Never cached.',
+  token: 'required',
+  params: { id: { schema: PlayerIdOrMe, description: 'A player id, or `me` for the calling player.', example: 'me' } },
   responses: [{ status: 200, description: 'The inventory.', schema: InventoryDocument, headers: NO_STORE_HEADER }],
   errors: {
     400: ['a path id that is neither a UUID nor `me` (`invalid_id`)'],
-    401: ['`me` without a Bearer token (`missing_token`)'],
     403: [
       "another player's private profile (`profile_private`)",
       'a friends-only profile of someone not a confirmed friend (`friends_only`)',
-      "a guest, or a caller without a token, reading another player's (`guest_forbidden`)",
+      "a guest reading another player's (`guest_forbidden`)",
     ],
     404: ['no such player in this app (`player_not_found`)'],
   },

@@ -15,7 +15,8 @@ export const register: OperationDoc = {
   description:
     'Creates a registered player with tokens, the initial currency and the welcome bonus, whose `starter_chest` is the inventory id of the chest now owned. ' +
     "Sent with an anonymous player's Bearer token, upgrades that guest in place (same id, chests and collection kept). " +
-    'Passwords need 8+ characters with a lowercase and an uppercase letter, a digit and one of `! @ # $ % ^ & *`.',
+    'Passwords need 8+ characters with a lowercase and an uppercase letter, a digit and one of `! @ # $ % ^ & *`. ' +
+    'Optional `country` (ISO 3166-1 alpha-2, either case) and `birth_year` feed the compliance rules of paid purchases; they can also be given later with `PATCH /players/me`.',
   token: 'optional',
   passwordQueue: true,
   headers: {
@@ -27,7 +28,9 @@ export const register: OperationDoc = {
       example: 'signup-6f1c2a',
     },
   },
-  bodyExample: { data: { type: 'player', attributes: { email: 'ada@example.com', password, password_confirmation: password }, relationships: {} } },
+  bodyExample: {
+    data: { type: 'player', attributes: { email: 'ada@example.com', password, password_confirmation: password, country: 'DE', birth_year: 1990 }, relationships: {} },
+  },
   responses: [
     { status: 201, description: 'Registered (or upgraded): the player, tokens and grants.', schema: RegistrationDocument, headers: REPLAYED_HEADER },
   ],
@@ -38,9 +41,11 @@ export const register: OperationDoc = {
       'the email is already registered in this app (`email_taken`)',
       'the token is of a player who is already registered (`already_registered`)',
       'the Idempotency-Key was used with another email, password or token (`idempotency_key_reused`)',
+      "an upgraded guest's birth year is already set to another year (`birth_year_locked`)",
     ],
     422: [
       'one error per failing rule, pointing at its member: `email_blank`, `email_whitespace`, `email_at_sign`, `email_domain`, `email_too_long`, `password_too_short`, `password_too_long`, `password_lowercase`, `password_uppercase`, `password_digit`, `password_special`, `password_confirmation_mismatch`',
+      'a `country` that is not an assigned ISO 3166-1 alpha-2 code (`country_invalid`), a `birth_year` before 1900 or after the current year (`birth_year_invalid`)',
     ],
   },
 };
@@ -84,7 +89,21 @@ export const createGuest: OperationDoc = {
   description:
     'Creates an anonymous player (`is_anonymous: true`, `player_type: anonymous`) with tokens, the initial currency and a starter chest. No body is needed. Registering later with its token upgrades it.',
   token: 'none',
-  responses: [{ status: 201, description: 'The guest, its tokens and grants.', schema: RegistrationDocument }],
+  headers: {
+    'Idempotency-Key': {
+      schema: z.string().regex(/^[\x21-\x7e]{1,255}$/),
+      description:
+        'Makes a retry safe: a creation retried with the same key (per app) within `IDEMPOTENCY_KEY_TTL_HOURS` (24 by default), while the player is still a guest, answers like the first ' +
+        '(201, the same guest and grants, new tokens) with `idempotent-replayed: true`. Within that window the key signs in as that guest, so keep it as privately as the refresh token. ' +
+        '1 to 255 printable ASCII characters.',
+      example: 'guest-0b7d41',
+    },
+  },
+  responses: [{ status: 201, description: 'The guest, its tokens and grants.', schema: RegistrationDocument, headers: REPLAYED_HEADER }],
+  errors: {
+    400: [INVALID_IDEMPOTENCY_KEY],
+    409: ['the guest made with this Idempotency-Key has since registered (`idempotency_key_reused`)'],
+  },
 };
 
 /** POST /api/v1/players/logout. */
@@ -105,7 +124,8 @@ export const getMe: OperationDoc = {
   tag: 'Players',
   summary: 'The calling player',
   description:
-    'The calling player with privacy, experience and references to their unopened chests; `include=chests` adds the chests. If the chests service is down, the player is still shown (the relationship says so), unless `include=chests` was asked.',
+    'The calling player with privacy, experience, the declared `country` and `birth_year` (null until given; only the player sees them) and references to their unopened chests; `include=chests` adds the chests. ' +
+    'If the chests service is down, the player is still shown (the relationship says so), unless `include=chests` was asked.',
   token: 'required',
   responses: [{ status: 200, description: 'The calling player.', schema: MeDocument }],
   errors: { 404: ['the player of the token no longer exists (`player_not_found`)'] },
@@ -115,14 +135,21 @@ export const getMe: OperationDoc = {
 export const updateMe: OperationDoc = {
   operationId: 'updateMe',
   tag: 'Players',
-  summary: 'Change privacy',
-  description: 'Sets who may see the inventory: `public` (counts only), `private` (nobody else) or `friends` (confirmed friends see the chests). Only `privacy` can change.',
+  summary: 'Change privacy, country or birth year',
+  description:
+    'Changes the attributes given (at least one): `privacy`, who may see the inventory: `public` (counts only), `private` (nobody else) or `friends` (confirmed friends see the chests); ' +
+    '`country` (ISO 3166-1 alpha-2, either case, stored upper case) and `birth_year`, which the compliance rules of paid purchases read. ' +
+    'A birth year is set once: another year later is refused (`birth_year_locked`), the same one again is fine. Nothing else can change.',
   token: 'required',
-  bodyExample: { data: { type: 'player', attributes: { privacy: 'friends' } } },
+  bodyExample: { data: { type: 'player', attributes: { privacy: 'friends', country: 'DE', birth_year: 1990 } } },
   responses: [{ status: 200, description: 'The updated player.', schema: MeDocument }],
   errors: {
     404: ['the player of the token no longer exists (`player_not_found`)'],
-    409: ['`data.id` is not the calling player (`id_mismatch`)'],
+    409: ['`data.id` is not the calling player (`id_mismatch`)', 'the birth year is already set to another year (`birth_year_locked`)'],
+    422: [
+      'no attribute given, or one that cannot change',
+      'a `country` that is not an assigned ISO 3166-1 alpha-2 code (`country_invalid`), a `birth_year` before 1900 or after the current year (`birth_year_invalid`)',
+    ],
   },
 };
 

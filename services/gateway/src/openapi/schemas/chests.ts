@@ -17,13 +17,27 @@ const PerCurrency = z.record(z.string(), z.number().int());
 /** A chest of the catalog (a chest type). */
 export const CatalogChest = component(
   'CatalogChest',
-  'A chest of the catalog. `meta.price` holds its price per currency code; a currency it cannot be bought with is absent.',
+  'A chest of the catalog. `meta.price` holds its price per currency code; a currency it cannot be bought with is absent. ' +
+    "With a Bearer token, `meta.purchasable` says per price currency whether the caller may buy it with that currency (the app's compliance rules: region and age).",
   z.object({
     type: z.literal('chest'),
     id: UuidSchema,
     attributes: ChestAttributes,
     relationships: NoRelationships,
-    meta: z.object({ price: PerCurrency.describe('Price per currency code, e.g. `{"coins": 500, "gems": 5}`.') }),
+    meta: z.object({
+      requires_key: z
+        .object({ currency: z.string(), amount: z.number().int() })
+        .optional()
+        .describe('The key this chest needs to open: `amount` of that currency, debited when it opens (docs/content.md, "Key-required chests").'),
+      price: PerCurrency.describe('Price per currency code, e.g. `{"coins": 500, "gems": 5}`.'),
+      purchasable: z
+        .record(z.string(), z.boolean())
+        .optional()
+        .describe(
+          'With a Bearer token only: per price currency, whether the compliance rules let the caller buy with it, e.g. `{"coins": true, "gems": false}` (not whether the balance suffices). ' +
+            'Absent without a token, and when it cannot be determined right now.',
+        ),
+    }),
   }),
 );
 
@@ -67,18 +81,90 @@ export const ChestOddsDocument = component(
         rarities: z.array(z.object({ rarity: z.string(), probability: z.number().min(0).max(1), expected_count: z.number().min(0) })),
         collectibles: z.array(z.object({ id: z.string(), rarity: z.string(), probability: z.number().min(0).max(1) })),
         rules_version: z.number().int().min(1).describe('Content version the rules come from.'),
+        rules: z.record(z.string(), z.unknown()).describe('The published rules of that version, as the content file states them (docs/content.md): what `scripts/verify-opening.mjs` recomputes from.'),
+        rule_inputs: z
+          .object({
+            rarities: z.array(z.object({ id: z.string(), drop_rate: z.number(), rank: z.number().int() })),
+            collectibles: z.array(z.object({ id: z.string(), collection_id: z.string(), rarity: z.string() })),
+          })
+          .describe("What the rules are read against: the version's rarities, and the collectibles of the chest's pool in content order (the draw order within a rarity)."),
+        pity: z
+          .object({
+            rarity: z.string(),
+            hard: z.number().int().describe('The opening made after `hard - 1` openings without that rarity or better gives at least one.'),
+            soft_start: z.number().int().nullable(),
+            soft_step: z.number().nullable(),
+            group: z.string(),
+            effective_rarities: z
+              .array(z.object({ rarity: z.string(), probability: z.number().min(0).max(1), expected_count: z.number().min(0) }))
+              .describe('Long-run shares with pity in play: the odds at each counter value weighted by how often openings are made at it.'),
+          })
+          .nullable()
+          .describe('Bad-luck protection; null when the chest has none.'),
+        duplicates: z
+          .object({ max_copies: z.number().int(), convert: z.object({ currency: z.string(), by_rarity: z.record(z.string(), z.number().int()) }) })
+          .nullable()
+          .describe("The app's duplicate rules: a collectible already held `max_copies` times is converted into currency; null when none."),
       }),
       relationships: NoRelationships,
     }),
+    meta: z
+      .object({
+        player: z.object({
+          opens_since_pity: Count.nullable(),
+          guaranteed_within: z.number().int().min(1).nullable().describe('Openings until the guaranteed one, counting it.'),
+          rarities: z.array(z.object({ rarity: z.string(), probability: z.number().min(0).max(1), expected_count: z.number().min(0) })),
+        }),
+      })
+      .optional()
+      .describe('With a Bearer token: the calling player\'s odds for their next opening, pity applied.'),
   }),
 );
+
+/** What a duplicate became: an amount of one currency. */
+const Converted = z.object({
+  currency: z.string().describe('Currency code of the app.'),
+  amount: Count.describe('0 when the rules give nothing for its rarity.'),
+});
+
+/** Totals per currency code of an opening's converted duplicates. */
+const Conversions = z
+  .record(z.string(), Count)
+  .describe("Duplicates converted by this opening, total per currency code, e.g. `{\"coins\": 40}`; `{}` when none was (docs/content.md, \"Duplicates\").");
 
 /** A collectible as an opening shows it: with its rarity as an attribute, no relationships. */
 const OpenedCollectible = z.object({
   type: z.literal('collectible'),
   id: z.string(),
   attributes: z.object({ name: z.string(), description: z.string(), collection_id: z.string(), images: z.array(z.string()), rarity: z.string() }),
+  meta: z
+    .object({
+      converted: Converted.describe(
+        "The player already held the app's `duplicates.max_copies` of it: it was converted into this, credited once to their wallet, and not added as a copy.",
+      ),
+    })
+    .optional(),
 });
+
+/** An opening's pity state (null: its chest has no pity). */
+const OpeningPity = z
+  .object({
+    group: z.string().describe('The pity group (the chest type\'s slug unless its rules name a group).'),
+    rarity: z.string().describe('The rarity (or better) the counter waits for.'),
+    opens_since_before: Count.describe('Openings since the last one that gave that rarity or better, before this one.'),
+    opens_since_after: Count.describe('The counter after this opening (0 when it gave that rarity or better).'),
+    triggered: z.boolean().describe('Whether the hard guarantee shaped this opening.'),
+  })
+  .nullable();
+
+/** An opening's commit-reveal inputs (null: made before verifiable randomness). */
+const OpeningFairness = z
+  .object({
+    server_seed_hash: z.string().describe('SHA-256 of the server seed, published before the opening.'),
+    client_seed: z.string(),
+    nonce: Count,
+  })
+  .nullable();
 
 const OpeningMembers = {
   chest_id: UuidSchema.describe('The opened chest.'),
@@ -101,6 +187,37 @@ export const ChestOpeningResult = component(
       experience_gained: Count.describe('Sum of the per-rarity experience of the items.'),
       message: z.string().describe('Human-readable summary.'),
       opening_id: UuidSchema.describe('This opening, as listed by `/players/me/openings`.'),
+      pity: OpeningPity,
+      fairness: OpeningFairness.describe('The inputs of its random stream; verify it after rotating the seed (docs/fairness.md).'),
+      conversions: Conversions.optional().describe(
+        "Duplicates converted, total per currency code (`{}`: none). Absent when collections had not confirmed the grant in time (the message says the collectibles are on their way): the conversions are then not known yet; `/players/me/openings` shows them once applied.",
+      ),
+    }),
+  }),
+);
+
+/** The results of a batch open, in the order asked. */
+export const ChestOpeningBatchResult = component(
+  'ChestOpeningBatchResult',
+  "The results of a batch open (like the chest-opening result, not JSON:API resources): one per chest, in the order asked, each with the single result's `data` members and its `meta`.",
+  z.object({
+    data: z.array(
+      z.object({
+        ...OpeningMembers,
+        meta: z.object({
+          chest_consumed: z.literal(true),
+          experience_gained: Count,
+          opening_id: UuidSchema,
+          pity: OpeningPity,
+          fairness: OpeningFairness,
+          conversions: Conversions.optional().describe('As in the chest-opening result: absent when that opening was not confirmed in time.'),
+        }),
+      }),
+    ),
+    meta: z.object({
+      chests_consumed: Count,
+      experience_gained: Count.describe('Sum over the openings.'),
+      message: z.string().describe('Human-readable summary.'),
     }),
   }),
 );
@@ -117,6 +234,9 @@ export const ChestOpening = component(
       chest_type_id: UuidSchema,
       experience_gained: Count,
       rules_version: z.number().int().min(1),
+      pity: OpeningPity,
+      fairness: OpeningFairness,
+      conversions: Conversions.nullable().describe('Duplicates converted, total per currency code; null while the grant is not applied yet (or collections did not answer).'),
     }),
     relationships: NoRelationships,
   }),

@@ -108,6 +108,9 @@ export const CollectibleDocument = component(
       owned_by_player: z.boolean().optional(),
       acquired_at: Timestamp.nullable().optional().describe('First acquisition; null when not owned.'),
       owned_count: Count.optional(),
+      copies_owned: Count.optional().describe(
+        "Copies of it the player holds (as `owned_count`). Past the app's `duplicates.max_copies` a new copy is converted into currency instead (docs/content.md, \"Duplicates\").",
+      ),
       collection_progress: z
         .object({
           current_item: Count.describe('Distinct items of the collection the player owns.'),

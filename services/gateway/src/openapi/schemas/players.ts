@@ -69,6 +69,12 @@ export const MePlayer = component(
       is_anonymous: z.boolean(),
       privacy: PrivacySchema.describe('Who may see the inventory: everyone (counts only), nobody else, or confirmed friends.'),
       experience: Count,
+      country: z
+        .string()
+        .regex(/^[A-Z]{2}$/)
+        .nullable()
+        .describe('ISO 3166-1 alpha-2 country the player declared (upper case); null until given. Shown to the player alone.'),
+      birth_year: z.number().int().nullable().describe('Birth year the player declared; null until given. Shown to the player alone.'),
       created_at: Timestamp,
     }),
     relationships: z.object({

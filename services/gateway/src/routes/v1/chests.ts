@@ -9,7 +9,10 @@ import {
   FilterNodeSchema,
   GetChestOdds,
   GetChestType,
+  GetPlayerOdds,
   ListChestTypes,
+  MAX_BATCH_OPEN,
+  OpenChests,
   OpenChest,
   paginationLinks,
   PurchaseChests,
@@ -23,14 +26,21 @@ import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import { contentRead } from '../../plugins/reply-cache.js';
+import { conversionsOf, convertedMetaOf } from './conversions-render.js';
+import { fairnessOf, pityOf } from './fairness-render.js';
+import { purchasableFor, type Purchasable } from './purchasable.js';
 import * as docs from '../../openapi/operations/chests.js';
 
 /** Fields a client may select for a chest (`fields[chest]`). */
 export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
 
-/** A catalog chest: presentation, no relationships, its price per currency code in meta. */
-const catalogChest = (c: ChestTypeView): Resource =>
-  resource('chest', c.id, { name: c.name, description: c.description, images: c.images }, {}, { price: c.price });
+/** A catalog chest: presentation, no relationships, its price per currency code in meta, and for a caller with a token `purchasable`. */
+const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Resource =>
+  resource('chest', c.id, { name: c.name, description: c.description, images: c.images }, {}, {
+    price: c.price,
+    ...(c.requiresKey ? { requires_key: c.requiresKey } : {}),
+    ...(purchasable ? { purchasable: purchasable(c.price) } : {}),
+  });
 
 /** An inventory chest: its own id, its type's presentation, where it came from in meta. */
 export const inventoryChest = (c: InventoryChestView): Resource =>
@@ -40,7 +50,10 @@ export const inventoryChest = (c: InventoryChestView): Resource =>
     acquired_at: c.acquiredAt,
   });
 
-/** The collectibles and statistics of an opening, as the spec's chest-opening result shows them. */
+/**
+ * The collectibles and statistics of an opening, as the spec's chest-opening result shows them;
+ * a collectible converted as a duplicate has `meta.converted`.
+ */
 export function openingData(o: OpeningView) {
   const breakdown: Record<string, number> = {};
   for (const it of o.items) breakdown[it.rarity] = (breakdown[it.rarity] ?? 0) + 1;
@@ -51,6 +64,7 @@ export function openingData(o: OpeningView) {
       type: 'collectible',
       id: it.collectibleId,
       attributes: { name: it.name, description: it.description, collection_id: it.collectionId, images: it.images, rarity: it.rarity },
+      ...convertedMetaOf(it),
     })),
     statistics: { total_items: o.items.length, rarity_breakdown: breakdown },
   };
@@ -74,10 +88,13 @@ async function listChests(request: FastifyRequest, reply: FastifyReply) {
     throw AppError.badRequest('invalid_filter', 'The filter has too many values.', { parameter: 'filter' });
   }
   const sort = q.sort.map((s) => ({ field: ChestSortFieldSchema.parse(s.field), direction: s.direction }));
-  const result = await contentRead(request, ListChestTypes, { filter: q.filter, sort, page: q.page });
+  const [result, purchasable] = await Promise.all([
+    contentRead(request, ListChestTypes, { filter: q.filter, sort, page: q.page }),
+    purchasableFor(request, reply),
+  ]);
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
   return sendDocument(reply, 200, {
-    data: result.chests.map((c) => applyFieldset(catalogChest(c), q.fields)),
+    data: result.chests.map((c) => applyFieldset(catalogChest(c, purchasable), q.fields)),
     meta: { total_count: result.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/chests', rest, q.page, result.total),
   });
@@ -87,22 +104,58 @@ async function listChests(request: FastifyRequest, reply: FastifyReply) {
 async function getChest(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
   const q = jsonApiQuery(request, CHEST_QUERY);
-  const chest = await contentRead(request, GetChestType, { chestTypeId });
-  return sendDocument(reply, 200, { data: applyFieldset(catalogChest(chest), q.fields), meta: {} });
+  const [chest, purchasable] = await Promise.all([contentRead(request, GetChestType, { chestTypeId }), purchasableFor(request, reply)]);
+  return sendDocument(reply, 200, { data: applyFieldset(catalogChest(chest, purchasable), q.fields), meta: {} });
 }
 
-/** GET /api/v1/chests/{id}/odds: the exact odds of a catalog chest, computed from its rules. */
+/** Query members of the odds: an earlier content version's rules may be asked for. */
+export const ODDS_QUERY = { extra: ['rules_version'] };
+const RulesVersionSchema = z.coerce.number().int().min(1).max(2_147_483_647);
+
+const shares = (list: { rarity: string; probability: number; expectedCount: number }[]) =>
+  list.map((r) => ({ rarity: r.rarity, probability: exact(r.probability), expected_count: exact(r.expectedCount) }));
+
+/**
+ * GET /api/v1/chests/{id}/odds: the exact odds of a catalog chest, computed from its rules, with
+ * the rules themselves, pity and duplicates disclosed; with a Bearer token, `meta.player` adds the
+ * caller's odds for their next opening (pity applied), read fresh for each caller.
+ */
 async function getOdds(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
-  jsonApiQuery(request, NO_QUERY);
-  const o = await contentRead(request, GetChestOdds, { chestTypeId });
+  jsonApiQuery(request, ODDS_QUERY);
+  const raw = (request.query as Record<string, unknown> | undefined)?.rules_version;
+  let rulesVersion: number | undefined;
+  if (raw !== undefined) {
+    const parsed = RulesVersionSchema.safeParse(raw);
+    if (!parsed.success || typeof raw !== 'string') {
+      throw AppError.badRequest('invalid_parameter', 'rules_version must be a content version number (1 or more).', { parameter: 'rules_version' });
+    }
+    rulesVersion = parsed.data;
+  }
+  const o = await contentRead(request, GetChestOdds, { chestTypeId, rulesVersion });
+  const mine = request.player && rulesVersion === undefined ? await request.server.bus.request(GetPlayerOdds, { chestTypeId }, callContext(request)) : undefined;
+  if (request.player) reply.header('cache-control', 'private, no-store');
   return sendDocument(reply, 200, {
     data: resource('chest_odds', o.chestTypeId, {
       items_per_open: { ...o.itemsPerOpen, expected: exact(o.itemsPerOpen.expected) },
-      rarities: o.rarities.map((r) => ({ rarity: r.rarity, probability: exact(r.probability), expected_count: exact(r.expectedCount) })),
+      rarities: shares(o.rarities),
       collectibles: o.collectibles.map((c) => ({ ...c, probability: exact(c.probability) })),
       rules_version: o.rulesVersion,
+      rules: o.rules,
+      rule_inputs: o.ruleInputs,
+      pity: o.pity && {
+        rarity: o.pity.rarity,
+        hard: o.pity.hard,
+        soft_start: o.pity.softStart,
+        soft_step: o.pity.softStep,
+        group: o.pity.group,
+        effective_rarities: shares(o.pity.effectiveRarities),
+      },
+      duplicates: o.duplicates,
     }),
+    ...(mine
+      ? { meta: { player: { opens_since_pity: mine.opensSincePity, guaranteed_within: mine.guaranteedWithin, rarities: shares(mine.rarities) } } }
+      : {}),
   });
 }
 
@@ -120,8 +173,14 @@ async function openChest(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const o = await request.server.bus.request(OpenChest, { chestId, idempotencyKey }, callContext(request));
   const data = openingData(o);
+  // Known once collections confirmed the grant; omitted (not known) otherwise.
+  const conversions = conversionsOf(o);
   const summary = Object.entries(data.statistics.rarity_breakdown).map(([rarity, n]) => `${n} ${rarity}`).join(', ');
+  const converted = o.items.filter((it) => it.converted).length;
   const where = o.granted ? 'added to your collection' : 'on their way to your collection';
+  const duplicates = converted && conversions
+    ? `; ${converted} of them ${converted === 1 ? 'was a duplicate' : 'were duplicates'}, converted into ${Object.entries(conversions).map(([c, n]) => `${n} ${c}`).join(', ')}`
+    : '';
   reply.header('cache-control', 'no-store');
   if (o.replayed) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 200, {
@@ -129,8 +188,59 @@ async function openChest(request: FastifyRequest, reply: FastifyReply) {
     meta: {
       chest_consumed: true,
       experience_gained: o.experience,
-      message: `Chest opened: ${o.items.length} collectible${o.items.length === 1 ? '' : 's'} (${summary}) ${where}.`,
+      message: `Chest opened: ${o.items.length} collectible${o.items.length === 1 ? '' : 's'} (${summary}) ${where}${duplicates}.`,
       opening_id: o.openingId,
+      pity: pityOf(o),
+      fairness: fairnessOf(o),
+      ...(conversions ? { conversions } : {}),
+    },
+  });
+}
+
+/** POST /chests/open: the chests to open, in order, as resource identifiers. */
+export const OpenChestsBodySchema = z.object({
+  data: z
+    .array(
+      z.object({
+        type: z.literal('chest', { error: 'type must be "chest".' }),
+        id: z.string().uuid({ error: 'id must be the UUID of an inventory chest.' }),
+      }),
+    )
+    .min(1, { error: 'Name at least one chest.' })
+    .max(MAX_BATCH_OPEN, { error: `At most ${MAX_BATCH_OPEN} chests per request.` }),
+});
+
+/**
+ * POST /api/v1/chests/open: opens up to 50 of the caller's chests at once, in order, all or
+ * nothing. `data` holds one chest-opening result per chest (its `data` members plus its `meta`);
+ * the document's meta sums them up.
+ */
+async function openMany(request: FastifyRequest, reply: FastifyReply) {
+  playerOf(request);
+  jsonApiQuery(request, NO_QUERY);
+  const idempotencyKey = idempotencyKeyOf(request);
+  const chestIds = parseBody(OpenChestsBodySchema, request.body).data.map((d) => d.id);
+  const r = await request.server.bus.request(OpenChests, { chestIds, idempotencyKey }, callContext(request));
+  const items = r.openings.reduce((n, o) => n + o.items.length, 0);
+  reply.header('cache-control', 'no-store');
+  if (r.replayed) reply.header('idempotent-replayed', 'true');
+  return sendDocument(reply, 200, {
+    data: r.openings.map((o) => ({
+      ...openingData(o),
+      meta: {
+        chest_consumed: true,
+        experience_gained: o.experience,
+        opening_id: o.openingId,
+        pity: pityOf(o),
+        fairness: fairnessOf(o),
+        // As for one opening: known once collections confirmed that opening's grant.
+        ...(conversionsOf(o) ? { conversions: conversionsOf(o) } : {}),
+      },
+    })),
+    meta: {
+      chests_consumed: r.openings.length,
+      experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
+      message: `${r.openings.length} chest${r.openings.length === 1 ? '' : 's'} opened: ${items} collectibles ${r.granted ? 'added to your collection' : 'on their way to your collection'}.`,
     },
   });
 }
@@ -166,13 +276,18 @@ async function purchase(request: FastifyRequest, reply: FastifyReply) {
 export default async function chestsRoutes(app: FastifyInstance) {
   app.get('/api/v1/chests', { config: { openapi: documented(docs.listChests, { query: CATALOG_QUERY }) } }, listChests);
   app.get('/api/v1/chests/:id', { config: { openapi: documented(docs.getChest, { query: CHEST_QUERY }) } }, getChest);
-  app.get('/api/v1/chests/:id/odds', { config: { openapi: documented(docs.getChestOdds, { query: NO_QUERY }) } }, getOdds);
+  app.get('/api/v1/chests/:id/odds', { config: { openapi: documented(docs.getChestOdds, { query: ODDS_QUERY }) } }, getOdds);
   app.get('/api/v1/chests/:id/open', { config: { openapi: documented(docs.openChest, { query: NO_QUERY }) } }, openChest);
   // POST open takes no body: an empty one sent with the JSON:API media type is fine too.
   await app.register(async (noBody) => {
     allowEmptyJsonApiBody(noBody);
     noBody.post('/api/v1/chests/:id/open', { config: { openapi: documented(docs.openChestPost, { query: NO_QUERY }) } }, openChest);
   });
+  app.post(
+    '/api/v1/chests/open',
+    { config: { bodyType: 'jsonapi', openapi: documented(docs.openChests, { query: NO_QUERY, body: { schema: OpenChestsBodySchema, required: true } }) } },
+    openMany,
+  );
   app.post(
     '/api/v1/chests/:id/purchase',
     { config: { bodyType: 'jsonapi', openapi: documented(docs.purchaseChests, { query: NO_QUERY, body: { schema: PurchaseBodySchema, required: true } }) } },

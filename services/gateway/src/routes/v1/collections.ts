@@ -185,7 +185,8 @@ async function listCollectibles(request: FastifyRequest, reply: FastifyReply) {
 
 /**
  * GET /api/v1/collectibles/{id}: one collectible, `include=collection`; `rarity_info` always, the
- * caller's ownership and collection progress only on authenticated requests.
+ * caller's ownership (`copies_owned`: copies kept; one past the app's duplicates.max_copies is
+ * converted instead) and collection progress only on authenticated requests.
  */
 async function getCollectible(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
@@ -205,6 +206,8 @@ async function getCollectible(request: FastifyRequest, reply: FastifyReply) {
             owned_by_player: own.ownedByPlayer,
             acquired_at: own.acquiredAt,
             owned_count: own.ownedCount,
+            // The copies kept (duplicates past the app's max_copies are converted, not kept).
+            copies_owned: own.ownedCount,
             collection_progress: {
               current_item: own.progress.currentItem,
               total_items: own.progress.totalItems,

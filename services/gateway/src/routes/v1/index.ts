@@ -4,6 +4,8 @@ import currenciesRoutes from './currencies.js';
 import collectionsRoutes from './collections.js';
 import chestsRoutes from './chests.js';
 import inventoryRoutes from './inventory.js';
+import mailboxRoutes from './mailbox.js';
+import fairnessRoutes from './fairness.js';
 
 /**
  * Every resource's routes under /api/v1. The spec's unprefixed paths (/players/login,
@@ -15,4 +17,6 @@ export default async function v1Routes(app: FastifyInstance) {
   await app.register(collectionsRoutes);
   await app.register(chestsRoutes);
   await app.register(inventoryRoutes);
+  await app.register(mailboxRoutes);
+  await app.register(fairnessRoutes);
 }

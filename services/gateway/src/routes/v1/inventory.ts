@@ -3,6 +3,8 @@ import { AppError, applyFieldset, GetInventory, ListOpenings, paginationLinks, r
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
 import { documented } from '../../openapi/route-doc.js';
+import { fairnessOf, pityOf } from './fairness-render.js';
+import { conversionsOf } from './conversions-render.js';
 import * as docs from '../../openapi/operations/chests.js';
 
 /** Query members of an inventory: pages of at most 100, by acquisition time, one chest type. */
@@ -24,10 +26,14 @@ function chestTypeFilter(q: ParsedQuery): string | undefined {
 /** Query members of the opening history. */
 const OPENINGS_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
 
-/** The player of the path: a UUID, or `me` for the authenticated player. */
+/**
+ * The player of the path: a UUID, or `me` for the authenticated player. Any inventory needs a
+ * caller: without a token it is 401 (DESIGN.md §3), whoever's it is.
+ */
 function ownerOf(request: FastifyRequest): string {
+  const caller = playerOf(request);
   const { id } = request.params as { id?: string };
-  return id === 'me' ? playerOf(request).id : uuidParam(request, 'id');
+  return id === 'me' ? caller.id : uuidParam(request, 'id');
 }
 
 /**
@@ -81,6 +87,10 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
         chest_type_id: o.chestTypeId,
         experience_gained: o.experience,
         rules_version: o.rulesVersion,
+        pity: pityOf(o),
+        fairness: fairnessOf(o),
+        // Duplicates converted, per currency; null while collections has not applied the grant.
+        conversions: conversionsOf(o) ?? null,
       }),
     ),
     meta: { total_count: r.total, page: q.page },

@@ -9,7 +9,7 @@ import * as docs from '../../../openapi/operations/players.js';
 
 const ME_QUERY = {
   include: ['chests'],
-  fields: { player: ['id', 'email', 'is_anonymous', 'privacy', 'experience', 'created_at', 'chests'] },
+  fields: { player: ['id', 'email', 'is_anonymous', 'privacy', 'experience', 'country', 'birth_year', 'created_at', 'chests'] },
 } as const;
 
 /**
@@ -56,7 +56,8 @@ export default async function meRoutes(app: FastifyInstance) {
     if (data.id !== undefined && data.id.toLowerCase() !== player.id.toLowerCase()) {
       throw AppError.conflict('id_mismatch', 'data.id must be the id of the calling player.', { pointer: '/data/id' });
     }
-    const me = await app.bus.request(UpdateMe, { privacy: data.attributes.privacy }, callContext(request));
+    const { privacy, country, birth_year } = data.attributes;
+    const me = await app.bus.request(UpdateMe, { privacy, country, birthYear: birth_year }, callContext(request));
     return sendDocument(reply, 200, await meDocument(request, me));
   });
 }

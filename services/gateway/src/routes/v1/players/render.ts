@@ -26,14 +26,23 @@ export function sessionMeta(s: Session): Record<string, unknown> {
 
 /**
  * The calling player on /players/me, with references to their unopened chests; when the chests
- * could not be read, the relationship carries `meta.available: false` instead of data.
+ * could not be read, the relationship carries `meta.available: false` instead of data. Country
+ * and birth year are shown here only, to the player themselves (never to friends or others).
  */
 export function mePlayerResource(p: PlayerView, chests: Pick<Resource, 'type' | 'id'>[] | undefined): Resource {
   const relationship = chests ? { data: chests.map((c) => ({ type: c.type, id: c.id })) } : { meta: { available: false } };
   return resource(
     'player',
     p.id,
-    { email: p.email, is_anonymous: p.isAnonymous, privacy: p.privacy, experience: p.experience, created_at: p.createdAt },
+    {
+      email: p.email,
+      is_anonymous: p.isAnonymous,
+      privacy: p.privacy,
+      experience: p.experience,
+      country: p.country,
+      birth_year: p.birthYear,
+      created_at: p.createdAt,
+    },
     { chests: relationship },
   );
 }

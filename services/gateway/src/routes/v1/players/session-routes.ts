@@ -36,11 +36,11 @@ export default async function sessionRoutes(app: FastifyInstance) {
   app.post('/api/v1/players/register', { config: { ...credentialRoute, openapi: registerDoc } }, async (request, reply) => {
     jsonApiQuery(request, SESSION_QUERY);
     const body = parseBody(RegisterBody, request.body);
-    const { email, password, password_confirmation } = body.data.attributes;
+    const { email, password, password_confirmation, country, birth_year } = body.data.attributes;
     const idempotencyKey = idempotencyKeyOf(request);
     const session = await app.bus.request(
       RegisterPlayer,
-      { email, password, passwordConfirmation: password_confirmation, idempotencyKey },
+      { email, password, passwordConfirmation: password_confirmation, country, birthYear: birth_year, idempotencyKey },
       callContext(request),
       credentialsTimeout,
     );
@@ -72,7 +72,8 @@ export default async function sessionRoutes(app: FastifyInstance) {
   // No body needed: see allowEmptyJsonApiBody in ../players.ts.
   app.post('/api/v1/players/anonymous', { config: { authLimited: true, openapi: documented(docs.createGuest, { query: SESSION_QUERY }) } }, async (request, reply) => {
     jsonApiQuery(request, SESSION_QUERY);
-    const session = await app.bus.request(CreateGuest, {}, callContext(request));
+    const session = await app.bus.request(CreateGuest, { idempotencyKey: idempotencyKeyOf(request) }, callContext(request));
+    if (session.replayed) reply.header('idempotent-replayed', 'true');
     return sendDocument(reply, 201, sessionDocument(request, session));
   });
 

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineQuery } from './subject.js';
+
+/** The self-declared attributes the compliance gates read; null when the player has not given one. */
+export const ComplianceProfileSchema = z.object({
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: z.string().regex(/^[A-Z]{2}$/).nullable(),
+  birthYear: z.number().int().nullable(),
+});
+
+/**
+ * The calling player's (ctx.playerId) country and birth year, for the chests service's purchase
+ * gates (internal: chests asks players, which owns them). Unknown player → 404 player_not_found.
+ */
+export const GetComplianceProfile = defineQuery('players.v1.compliance_profile', z.object({}), ComplianceProfileSchema);
+
+/** Codes of a refused purchase with a paid currency (docs/content.md, "Compliance"). */
+export const ComplianceCodeSchema = z.enum(['blocked_in_region', 'age_restricted']);
+
+/**
+ * Which currencies of the app's current content the calling player may not buy chests with, and
+ * why: `refused` maps each such currency to its error code (every other currency is allowed). The
+ * gateway shows it as the catalog's `meta.purchasable`; never shared between callers.
+ */
+export const GetPurchaseRestrictions = defineQuery(
+  'chests.v1.purchase_restrictions',
+  z.object({}),
+  z.object({ refused: z.record(z.string(), ComplianceCodeSchema) }),
+);

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { AppContentSchema, readContentFile } from '../src/index.js';
+
+// Small tier: the content schema's checks of the fair-chest rules, no infrastructure.
+const demo = readContentFile();
+type Raw = Record<string, any>;
+
+/** The demo content with one change, as a raw document. */
+function variant(change: (c: Raw) => void): Raw {
+  const c = JSON.parse(JSON.stringify(demo)) as Raw;
+  change(c);
+  return c;
+}
+
+/** The messages of a refused document, as `path: message`. */
+function refusals(c: Raw): string[] {
+  const r = AppContentSchema.safeParse(c);
+  return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+}
+
+const silverAt = demo.chests.findIndex((c) => c.id === 'silver-chest');
+const setPity = (pity: unknown) => (c: Raw) => void (c.chests[silverAt].rules.pity = pity);
+
+describe('content schema: fair chests', () => {
+  it('accepts the demo content, which shows pity, duplicates and compliance', () => {
+    expect(refusals(demo as Raw)).toEqual([]);
+    expect(demo.chests.some((c) => c.rules.pity?.soft_start !== undefined)).toBe(true);
+    expect(demo.duplicates?.max_copies).toBe(3);
+    expect(demo.compliance?.blocked_regions).toEqual(['BE', 'NL']);
+  });
+
+  it('refuses a pity rarity that does not exist, or that the pool cannot give', () => {
+    expect(refusals(variant(setPity({ rarity: 'mythic', hard: 10 })))).toEqual([`chests.${silverAt}.rules.pity.rarity: unknown rarity mythic`]);
+    const commonsOnly = variant((c) => {
+      c.chests[silverAt].rules = { items: { fixed: 1 }, pools: [{ collectibles: ['ancient-clay-amulet'] }], pity: { rarity: 'rare', hard: 5 } };
+    });
+    expect(refusals(commonsOnly)).toEqual([`chests.${silverAt}.rules.pity.rarity: the pool has no collectible of rarity rare or better`]);
+  });
+
+  it('refuses soft pity without its step, or starting at or past hard', () => {
+    expect(refusals(variant(setPity({ rarity: 'legendary', hard: 10, soft_start: 5 })))).toEqual([
+      `chests.${silverAt}.rules.pity: soft_start and soft_step go together`,
+    ]);
+    expect(refusals(variant(setPity({ rarity: 'legendary', hard: 10, soft_start: 10, soft_step: 0.1 })))).toEqual([
+      `chests.${silverAt}.rules.pity.soft_start: soft_start must be below hard`,
+    ]);
+    expect(refusals(variant(setPity({ rarity: 'legendary', hard: 0 })))).toHaveLength(1);
+  });
+
+  it('refuses duplicate conversion into an unknown currency or for an unknown rarity', () => {
+    const bad = variant((c) => {
+      c.duplicates = { max_copies: 2, convert: { currency: 'shards', by_rarity: { mythic: 5 } } };
+    });
+    expect(refusals(bad).sort()).toEqual(['duplicates.convert.by_rarity.mythic: unknown rarity mythic', 'duplicates.convert.currency: unknown currency shards']);
+    expect(refusals(variant((c) => void (c.duplicates.max_copies = 0)))).toHaveLength(1);
+  });
+
+  it('refuses compliance naming an unknown currency', () => {
+    expect(refusals(variant((c) => void (c.compliance.paid_currencies = ['gems', 'rubies'])))).toEqual(['compliance.paid_currencies.1: unknown currency rubies']);
+  });
+});

@@ -1,0 +1,31 @@
+import { AdminDropInputs, AppError, endpoint } from '@ccs/shared';
+import type { ChestsDeps } from '../deps.js';
+import { findChestType, findChestTypeBySlug } from '../repositories/chest-types-repo.js';
+
+/**
+ * Operator command (the odds simulator): a chest type's rules with the rarities and collectibles
+ * of the content version they belong to, resolved as openings resolve them (DropTables), so the
+ * simulator rolls exactly what an opening of this type rolls. Reads only.
+ */
+export function adminDropInputsEndpoint(deps: ChestsDeps) {
+  return endpoint(AdminDropInputs, async (req) => {
+    const type = req.chestTypeId
+      ? await findChestType(deps.pool, req.appId, req.chestTypeId, { catalogOnly: false })
+      : await findChestTypeBySlug(deps.pool, req.appId, req.slug!);
+    if (!type) {
+      const named = req.chestTypeId ? `id ${req.chestTypeId}` : `"${req.slug}"`;
+      throw AppError.notFound('chest_not_found', `No chest type ${named} in app ${req.appId} (or its content is not loaded yet).`);
+    }
+    const { content } = await deps.drops.resolve(req.appId, type);
+    return {
+      chestTypeId: type.id,
+      slug: type.slug,
+      name: type.name,
+      inCatalog: type.inCatalog,
+      contentVersion: type.contentVersion,
+      rules: type.rules,
+      rarities: content.rarities.map((r) => ({ id: r.id, name: r.name, drop_rate: r.drop_rate, rank: r.rank })),
+      collectibles: content.collectibles.map((c) => ({ id: c.id, name: c.name, collectionId: c.collection_id, rarity: c.rarity })),
+    };
+  });
+}

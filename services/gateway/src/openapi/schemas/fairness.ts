@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { Count, NoRelationships } from './jsonapi.js';
+
+/** Response schemas of verifiable randomness and pity (docs/fairness.md). */
+
+const FairnessResource = z.object({
+  type: z.literal('fairness'),
+  id: z.literal('current'),
+  attributes: z.object({
+    server_seed_hash: z.string().describe('SHA-256 (hex) of the server seed the next openings use: the commitment, published before they happen.'),
+    client_seed: z.string().describe('The player\'s part of the input; the player may set it.'),
+    nonce: Count.describe('The nonce of the next opening; each opening with this seed pair uses the next one.'),
+    algorithm: z.string().describe('`hmac-sha256-48bit-v1`, stated exactly in docs/fairness.md.'),
+  }),
+  relationships: NoRelationships,
+});
+
+/** The calling player's active seed pair. */
+export const FairnessDocument = component('FairnessDocument', "The calling player's active seed pair.", z.object({ data: FairnessResource }));
+
+/** A rotation: the new pair, and the old one revealed. */
+export const SeedRotationDocument = component(
+  'SeedRotationDocument',
+  'The new seed pair, and in `meta.revealed` the previous one, whose openings can now be verified.',
+  z.object({
+    data: FairnessResource,
+    meta: z.object({
+      revealed: z.object({
+        server_seed: z.string().describe('The previous server seed (64 hex digits): its SHA-256 is the hash published before.'),
+        server_seed_hash: z.string(),
+        client_seed: z.string(),
+        last_nonce: Count.nullable().describe('The nonce of the last opening made with it; null when it made none.'),
+      }),
+    }),
+  }),
+);
+
+/** The calling player's pity counters. */
+export const PityDocument = component(
+  'PityDocument',
+  "The calling player's pity counter in each pity group of the catalog.",
+  z.object({
+    data: z.array(
+      z.object({
+        type: z.literal('pity'),
+        id: z.string().describe('The pity group.'),
+        attributes: z.object({
+          rarity: z.string(),
+          opens_since: Count.describe('Openings since the last one that gave this rarity or better.'),
+          hard: z.number().int(),
+          guaranteed_within: z.number().int().min(1).describe('Openings until the guaranteed one, counting it.'),
+          chest_type_ids: z.array(UuidSchema).describe('Catalog chests that share this counter.'),
+        }),
+        relationships: NoRelationships,
+      }),
+    ),
+    meta: z.object({ total_count: Count }),
+  }),
+);
+
+/** One opening recomputed from its revealed seed. */
+export const VerificationDocument = component(
+  'VerificationDocument',
+  'One of the calling player\'s openings recomputed from its revealed server seed, client seed, nonce, pity counter and published rules.',
+  z.object({
+    data: z.object({
+      type: z.literal('opening_verification'),
+      id: UuidSchema.describe('The opening.'),
+      attributes: z.object({
+        chest_type_id: UuidSchema,
+        rules_version: z.number().int(),
+        algorithm: z.string(),
+        server_seed: z.string(),
+        server_seed_hash: z.string(),
+        client_seed: z.string(),
+        nonce: Count,
+        opens_since_before: Count.nullable().describe('The pity counter the opening was made at; null when its chest has no pity.'),
+        rules: z.record(z.string(), z.unknown()).describe('The chest\'s rules of that content version.'),
+        recomputed: z.array(z.object({ slot: Count, collectible_id: z.string(), rarity: z.string() })),
+        matches: z.boolean().describe('Whether the recomputed items are exactly the ones the opening gave.'),
+      }),
+      relationships: NoRelationships,
+    }),
+  }),
+);

@@ -1,0 +1,17 @@
+import type { OpeningView } from '@ccs/shared';
+
+/** An opening's pity state as clients see it (`null`: its chest has no pity). */
+export const pityOf = (o: OpeningView) =>
+  o.pity
+    ? {
+        group: o.pity.group,
+        rarity: o.pity.rarity,
+        opens_since_before: o.pity.opensSinceBefore,
+        opens_since_after: o.pity.opensSinceAfter,
+        triggered: o.pity.triggered,
+      }
+    : null;
+
+/** An opening's commit-reveal inputs (`null` for openings made before verifiable randomness). */
+export const fairnessOf = (o: OpeningView) =>
+  o.fairness ? { server_seed_hash: o.fairness.serverSeedHash, client_seed: o.fairness.clientSeed, nonce: o.fairness.nonce } : null;

@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ClaimMailboxItem, ListMailbox, paginationLinks, resource, type MailboxItemView, type Resource } from '@ccs/shared';
+import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { documented, NO_QUERY } from '../../openapi/route-doc.js';
+import * as docs from '../../openapi/operations/mailbox.js';
+import { inventoryChest } from './chests.js';
+import { allowEmptyJsonApiBody } from './players/optional-body.js';
+
+/** Query members of the mailbox list: pages only (its order is fixed: soonest to expire first). */
+const MAILBOX_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
+
+/** A waiting chest: its type's presentation, where it came from and when it expires. */
+const mailboxItem = (m: MailboxItemView): Resource =>
+  resource('mailbox_item', m.id, {
+    chest_type_id: m.chestTypeId,
+    name: m.name,
+    description: m.description,
+    images: m.images,
+    source: m.source,
+    received_at: m.receivedAt,
+    expires_at: m.expiresAt,
+  });
+
+/** GET /api/v1/players/me/mailbox: the caller's chests waiting for room in the inventory. */
+async function listMailbox(request: FastifyRequest, reply: FastifyReply) {
+  playerOf(request);
+  const q = jsonApiQuery(request, MAILBOX_QUERY);
+  const r = await request.server.bus.request(ListMailbox, { page: q.page }, callContext(request));
+  const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: r.items.map(mailboxItem),
+    meta: {
+      total_count: r.total,
+      page: q.page,
+      // What a claim needs: a free place in the inventory.
+      inventory_status: { capacity: r.capacity, used: r.used, available: Math.max(0, r.capacity - r.used) },
+    },
+    links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/players/me/mailbox', rest, q.page, r.total),
+  });
+}
+
+/** POST /api/v1/players/me/mailbox/{id}/claim: the item moves into the inventory; answers the chest. */
+async function claimItem(request: FastifyRequest, reply: FastifyReply) {
+  playerOf(request);
+  const itemId = uuidParam(request, 'id');
+  jsonApiQuery(request, NO_QUERY);
+  const chest = await request.server.bus.request(ClaimMailboxItem, { itemId }, callContext(request));
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, { data: inventoryChest(chest) });
+}
+
+/** Routes of the calling player's overflow mailbox (docs/content.md, "Overflow mailbox"). */
+export default async function mailboxRoutes(app: FastifyInstance) {
+  app.get('/api/v1/players/me/mailbox', { config: { openapi: documented(docs.listMailbox, { query: MAILBOX_QUERY }) } }, listMailbox);
+  // No body needed: an empty one sent with the JSON:API media type is fine too.
+  await app.register(async (noBody) => {
+    allowEmptyJsonApiBody(noBody);
+    noBody.post('/api/v1/players/me/mailbox/:id/claim', { config: { openapi: documented(docs.claimMailboxItem, { query: NO_QUERY }) } }, claimItem);
+  });
+}

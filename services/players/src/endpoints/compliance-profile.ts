@@ -1,0 +1,17 @@
+import { AppError, endpoint, GetComplianceProfile, requireApp } from '@ccs/shared';
+import { requirePlayer } from '../call-context.js';
+import type { PlayersDeps } from '../deps.js';
+import { findPlayer } from '../repositories/players-repository.js';
+
+/**
+ * players.v1.compliance_profile: the calling player's country and birth year, for the chests
+ * service's purchase gates (internal; only chests may ask). Players owns them, so the gates read
+ * them here at each gated purchase instead of keeping a copy that could go stale.
+ */
+export function complianceProfileEndpoint(d: PlayersDeps) {
+  return endpoint(GetComplianceProfile, async (_req, ctx) => {
+    const player = await findPlayer(d.pool, requireApp(ctx), requirePlayer(ctx));
+    if (!player) throw AppError.notFound('player_not_found', 'The player of this token does not exist in this app.');
+    return { country: player.country, birthYear: player.birthYear };
+  });
+}
