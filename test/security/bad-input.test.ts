@@ -70,6 +70,7 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
     const player = (params: Record<string, string> = {}, body?: unknown): Target => ({ params, token, body });
     const login = same({ params: {}, body: { data: { type: 'player', attributes: { email: 'x@example.com', password: 'Wr0ng!pass' } } } }, 401);
     const open = { target: player({ id: starter }), safe: player({ id: unknown }), safeStatus: 404 };
+    const skipBody = { data: { type: 'unlock', attributes: { skip_with: 'gems' } } };
     const credit = { target: player({ currency_id: coins }, { amount: '1' }), safe: player({ currency_id: unknown }, { amount: '1' }), safeStatus: 404 };
     baselines = {
       listChests: same(player(), 200),
@@ -82,6 +83,8 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
         safe: player({}, { data: [{ type: 'chest', id: unknown }] }),
         safeStatus: 404,
       },
+      // The starter chest has no timer: 409 chest_not_time_locked, nothing changes.
+      unlockChest: { target: player({ id: starter }, skipBody), safe: player({ id: unknown }, skipBody), safeStatus: 404 },
       purchaseChests: { target: player({ id: chestType }, purchase), safe: player({ id: unknown }, purchase), safeStatus: 404 },
       listCollectibles: same(player(), 200),
       getCollectible: same(player({ id: collectibleId }), 200),

@@ -14,6 +14,7 @@ const WRITES = [
   'chests.v1.open_batch',
   'chests.v1.purchase',
   'chests.v1.rotate_seed',
+  'chests.v1.unlock',
   'players.v1.add_friend',
   'players.v1.admin_create_app',
   'players.v1.admin_load_content',

@@ -38,6 +38,38 @@ export const chestErrors = {
       detail: `This chest was claimed already: it is chest ${chestId} of your inventory (unless opened since).`,
       meta: { chest_id: chestId },
     }),
+  chestLocked: (unlocksAt: Date | null) =>
+    new AppError({
+      status: 403,
+      code: 'chest_locked',
+      title: 'Forbidden',
+      detail: unlocksAt
+        ? `This chest is unlocking; it opens at ${unlocksAt.toISOString()} (or skip the wait: POST /api/v1/chests/{id}/unlock with skip_with).`
+        : 'This chest is locked: start its timer with POST /api/v1/chests/{id}/unlock (or skip it with skip_with).',
+      meta: { unlocks_at: unlocksAt ? unlocksAt.toISOString() : null },
+    }),
+  chestNotTimeLocked: () =>
+    AppError.conflict('chest_not_time_locked', 'This chest has no timer: open it directly (POST /api/v1/chests/{id}/open).'),
+  unlockSlotBusy: (slots: number, nextFreeAt: Date | undefined) =>
+    new AppError({
+      status: 409,
+      code: 'unlock_slot_busy',
+      title: 'Conflict',
+      detail: `${slots === 1 ? 'Another chest is' : `${slots} chests are`} unlocking already; wait for ${slots === 1 ? 'it' : 'one'} to finish, or skip a timer.`,
+      meta: { unlock_slots: slots, ...(nextFreeAt ? { next_free_at: nextFreeAt.toISOString() } : {}) },
+    }),
+  unlockSkipUnavailable: () => AppError.conflict('unlock_skip_unavailable', "This chest's timer cannot be skipped; it unlocks only by waiting."),
+  skipCurrencyMismatch: (currency: string) =>
+    new AppError({
+      status: 422,
+      code: 'skip_currency_mismatch',
+      title: 'Unprocessable Entity',
+      detail: `This chest's timer is skipped with ${currency}.`,
+      source: { pointer: '/data/attributes/skip_with' },
+      meta: { currency },
+    }),
+  unlockInterrupted: () =>
+    AppError.unavailable('unlock_interrupted', 'The unlock was interrupted and the amount refunded; retry.'),
   priceUnavailable: (currency: string) =>
     AppError.unprocessable('price_unavailable', `This chest cannot be bought with ${currency}.`, { pointer: '/data/attributes/currency' }),
   contentUnavailable: () => AppError.unavailable('content_unavailable', "The app's content is not loaded yet. Retry shortly."),

@@ -25,7 +25,8 @@ import { DropTables } from './opening/drop-tables.js';
 import { OneAtATime } from './opening/one-at-a-time.js';
 import { mailboxSweeper } from './workers/mailbox-sweeper.js';
 import { openingsRetention } from './workers/openings-retention.js';
-import { keySweeper } from './workers/key-sweeper.js';
+import { unlockChestEndpoint } from './endpoints/unlock-chest.js';
+import { chestDebitSweeper } from './workers/chest-debit-sweeper.js';
 import { PurchaseSweeper } from './workers/purchase-sweeper.js';
 
 /** The Redis client of the catalog cache; failures only slow reads down (see CatalogCache). */
@@ -90,6 +91,7 @@ export const chestsService: ServiceDefinition<ChestsConfig> = {
         inventoryEndpoint(deps),
         openChestEndpoint(deps),
         openBatchEndpoint(deps),
+        unlockChestEndpoint(deps),
         listOpeningsEndpoint(deps),
         listMailboxEndpoint(deps),
         claimMailboxItemEndpoint(deps),
@@ -104,7 +106,7 @@ export const chestsService: ServiceDefinition<ChestsConfig> = {
       workers: [
         relay,
         new PurchaseSweeper(deps),
-        keySweeper(deps),
+        chestDebitSweeper(deps),
         openingsRetention(pool, log, config.OPENINGS_RETENTION_DAYS),
         mailboxSweeper(pool, log),
         { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },

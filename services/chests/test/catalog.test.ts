@@ -39,7 +39,11 @@ describe('chest catalog', () => {
         id: chestTypeId(appId, chest.id),
         attributes: { name: chest.name, description: chest.description, images: chest.images },
         relationships: {},
-        meta: { ...(chest.requires_key ? { requires_key: chest.requires_key } : {}), price: chest.price },
+        meta: {
+          ...(chest.requires_key ? { requires_key: chest.requires_key } : {}),
+          ...(chest.unlock ? { unlock: chest.unlock } : {}),
+          price: chest.price,
+        },
       });
     }
     expect(body.data.find((c: { id: string }) => c.id === ids['Silver Chest']).meta.price).toEqual({ coins: 1500, gems: 15 });

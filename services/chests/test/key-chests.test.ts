@@ -48,7 +48,7 @@ describe('key-required chests', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.collectibles).toHaveLength(4);
     expect(await keysOf(player)).toBe(0);
-    const debits = await sql<{ status: string; id: string }>(stack, 'SELECT id, status FROM chests.key_debits WHERE chest_id = $1 ORDER BY created_at', [chests[0]]);
+    const debits = await sql<{ status: string; id: string }>(stack, 'SELECT id, status FROM chests.chest_debits WHERE chest_id = $1 ORDER BY created_at', [chests[0]]);
     expect(debits.map((d) => d.status)).toEqual(['refunded', 'completed']);
     const ledger = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM wallet.ledger WHERE reference = $1', [`key:${debits[1]!.id}`]);
     expect(ledger[0]!.n).toBe(1);
@@ -80,18 +80,18 @@ describe('key-required chests', () => {
     const { player, chests } = await playerWithVaults(1, 1);
     // A process debited the key (step 1 recorded, step 2 done) and died before opening the chest.
     const crashed = randomUUID();
-    await sql(stack, "INSERT INTO chests.key_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')", [
+    await sql(stack, "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')", [
       crashed, appId, player.id, chests[0],
     ]);
     await stack.bus.request(DebitCurrency, { playerId: player.id, currency: 'vault_key', amount: '1', reference: `key:${crashed}` }, { requestId: 'test', appId, playerId: player.id });
     expect(await keysOf(player)).toBe(0);
     // Another died before asking the wallet at all.
     const early = randomUUID();
-    await sql(stack, "INSERT INTO chests.key_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')", [
+    await sql(stack, "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')", [
       early, appId, player.id, chests[0],
     ]);
     await eventually(async () => {
-      const rows = await sql<{ id: string; status: string }>(stack, 'SELECT id, status FROM chests.key_debits WHERE id = ANY($1::uuid[])', [[crashed, early]]);
+      const rows = await sql<{ id: string; status: string }>(stack, 'SELECT id, status FROM chests.chest_debits WHERE id = ANY($1::uuid[])', [[crashed, early]]);
       expect(rows.map((r) => r.status)).toEqual(['refunded', 'refunded']);
     }, 15_000);
     expect(await keysOf(player)).toBe(1);

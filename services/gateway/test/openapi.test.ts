@@ -261,6 +261,18 @@ describe('OpenAPI document and API reference', () => {
     await go('POST', '/api/v1/chests/open', { token, body: { data: two.data.map((c) => ({ type: 'chest', id: c.id })) } });
     await go('POST', '/api/v1/chests/open', { token, body: { data: [] } }); // 422
 
+    // Time-locked chests: start the timer, skip it, refusals.
+    const hourglass = (await go('GET', '/api/v1/chests?filter[name]=Hourglass%20Chest', { token })).data[0]!.id;
+    await credit(`/api/v1/currencies/${coins}/credit`, '2000');
+    const timed = await go('POST', `/api/v1/chests/${hourglass}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 2 } } } });
+    const [timedA, timedB] = timed.data.map((c) => c.id);
+    await go('POST', `/api/v1/chests/${timedA}/unlock`, { token });
+    await go('POST', `/api/v1/chests/${timedB}/unlock`, { token }); // 409 unlock_slot_busy
+    await go('GET', `/api/v1/chests/${timedB}/open`, { token }); // 403 chest_locked
+    await go('POST', `/api/v1/chests/${timedB}/unlock`, { token, body: { data: { type: 'unlock', attributes: { skip_with: 'coins' } } } }); // 422
+    await go('POST', `/api/v1/chests/${timedB}/unlock`, { token, body: { data: { type: 'unlock', attributes: { skip_with: 'gems' } } } }); // 409 insufficient_funds
+    await go('GET', '/api/v1/players/me/chests', { token }); // meta.lock
+
     // Overflow mailbox (empty here: the inventory has room).
     await go('GET', '/api/v1/players/me/mailbox', { token });
     await go('POST', `/api/v1/players/me/mailbox/${randomUUID()}/claim`, { token }); // 404

@@ -16,7 +16,12 @@ function withoutGems(content: AppContent, currencies: AppContent['currencies']):
     currencies,
     chests: content.chests
       .filter((c) => !c.requires_key || codes.has(c.requires_key.currency))
-      .map((c) => ({ ...c, price: Object.fromEntries(Object.entries(c.price).filter(([code]) => code !== 'gems')) })),
+      .map((c) => ({
+        ...c,
+        price: Object.fromEntries(Object.entries(c.price).filter(([code]) => code !== 'gems')),
+        // A timer skipped with a retired currency keeps its timer, without the skip.
+        ...(c.unlock?.skip && !codes.has(c.unlock.skip.currency) ? { unlock: { seconds: c.unlock.seconds } } : {}),
+      })),
     players: { ...content.players, initial_currency: initial, welcome_bonus: bonus },
   };
 }

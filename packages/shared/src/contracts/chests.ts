@@ -17,6 +17,8 @@ export const ChestTypeViewSchema = z.object({
   price: z.record(z.string(), z.number().int()),
   /** The key it needs to open (docs/content.md, "Key-required chests"); absent: none. */
   requiresKey: z.object({ currency: z.string(), amount: z.number().int() }).optional(),
+  /** Its timer (docs/content.md, "Time-locked chests"); absent: opens at once. */
+  unlock: z.object({ seconds: z.number().int(), skip: z.object({ currency: z.string(), perMinute: z.number() }).optional() }).optional(),
 });
 export type ChestTypeView = z.infer<typeof ChestTypeViewSchema>;
 
@@ -57,6 +59,13 @@ export const GetChestOdds = defineQuery(
 /** Where an inventory chest came from (the spec's chest_types counters). */
 export const ChestSourceSchema = z.enum(['purchased', 'earned', 'welcome', 'special']);
 
+/**
+ * The timer of a time-locked inventory chest: `locked` (not started; `unlocksAt` null),
+ * `unlocking` (running until `unlocksAt`) or `unlocked` (since `unlocksAt`).
+ */
+export const ChestLockSchema = z.object({ state: z.enum(['locked', 'unlocking', 'unlocked']), unlocksAt: z.string().nullable() });
+export type ChestLock = z.infer<typeof ChestLockSchema>;
+
 /** One unopened chest of an inventory, with its type's presentation. */
 export const InventoryChestViewSchema = z.object({
   id: UuidSchema,
@@ -67,6 +76,8 @@ export const InventoryChestViewSchema = z.object({
   source: ChestSourceSchema,
   /** ISO 8601 UTC. */
   acquiredAt: z.string(),
+  /** Where its timer stands, when its type is time-locked (absent otherwise). */
+  lock: ChestLockSchema.optional(),
 });
 export type InventoryChestView = z.infer<typeof InventoryChestViewSchema>;
 

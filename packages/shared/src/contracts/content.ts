@@ -28,6 +28,8 @@ export const PlayerRulesSchema = z.object({
   inventory_overflow: z.enum(['refuse', 'mailbox']).default('refuse'),
   /** Days a chest waits in the mailbox before it expires unclaimed. */
   mailbox_ttl_days: z.number().int().min(1).max(365).default(30),
+  /** Time-locked chests one player may have unlocking at once (docs/content.md, "Time-locked chests"). */
+  unlock_slots: z.number().int().min(1).max(10).default(1),
   access_token_ttl_seconds: z.number().int().min(60).max(86_400).default(900),
   refresh_token_ttl_seconds: z.number().int().min(3600).max(90 * 86_400).default(30 * 86_400),
   /** Whether a player's own key may credit (the spec's flow); else only the app's secret key. */
@@ -138,6 +140,15 @@ export const ComplianceSchema = z
   .strict();
 export type ComplianceRules = z.infer<typeof ComplianceSchema>;
 
+/** A chest type's timer: how long it takes, and what skipping the rest costs per minute. */
+export const UnlockRulesSchema = z
+  .object({
+    seconds: z.number().int().min(1).max(30 * 86_400),
+    skip: z.object({ currency: z.string(), per_minute: z.number().positive().max(1_000_000) }).strict().optional(),
+  })
+  .strict();
+export type UnlockRules = z.infer<typeof UnlockRulesSchema>;
+
 /** A chest type of the catalog: presentation, price per currency code and drop rules. */
 export const ChestTypeContentSchema = z.object({
   id: Slug,
@@ -152,6 +163,12 @@ export const ChestTypeContentSchema = z.object({
    * integer currency, debited when it opens; absent: no key.
    */
   requires_key: z.object({ currency: z.string(), amount: z.number().int().min(1).max(1000) }).strict().optional(),
+  /**
+   * A timer the chest must run before it opens (docs/content.md, "Time-locked chests"): `seconds`
+   * once started, or at once by paying `ceil(remaining minutes × per_minute)` of `skip.currency`;
+   * without `skip` only the timer unlocks it. Absent: opens at once.
+   */
+  unlock: UnlockRulesSchema.optional(),
 });
 
 export const AppContentSchema = z
@@ -213,6 +230,8 @@ function checkReferences(
     chestIds.add(ch.id);
     for (const code of Object.keys(ch.price)) if (!currencies.has(code)) issue(['chests', i, 'price', code], `unknown currency ${code}`);
     if (ch.requires_key && !currencies.has(ch.requires_key.currency)) issue(['chests', i, 'requires_key', 'currency'], `unknown currency ${ch.requires_key.currency}`);
+    const skip = ch.unlock?.skip;
+    if (skip && !currencies.has(skip.currency)) issue(['chests', i, 'unlock', 'skip', 'currency'], `unknown currency ${skip.currency}`);
     const items = ch.rules.items;
     if ('min' in items && items.min > items.max) issue(['chests', i, 'rules', 'items'], 'min is above max');
     ch.rules.pools.forEach((p, j) => {

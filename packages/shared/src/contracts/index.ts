@@ -11,5 +11,6 @@ export * from './chests.js';
 export * from './fairness.js';
 export * from './batch-open.js';
 export * from './mailbox.js';
+export * from './unlock.js';
 export * from './admin.js';
 export * from './compliance.js';

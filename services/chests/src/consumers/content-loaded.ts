@@ -1,7 +1,7 @@
 import { AppContentLoaded, consumer, ContentChanged, markProcessed, withTransaction } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { applyContentVersion } from '../repositories/content-repo.js';
-import { applyChestKeys } from '../repositories/keys-repo.js';
+import { applyChestMechanics } from '../repositories/chest-debits-repo.js';
 
 /** Durable name of the chests service's content consumer. */
 export const CONTENT_CONSUMER = 'chests-content';
@@ -20,7 +20,7 @@ export function contentLoadedConsumer(deps: Pick<ChestsDeps, 'pool' | 'cache' | 
       const changed = await withTransaction(deps.pool, async (tx) => {
         if (!(await markProcessed(tx, info.messageId, CONTENT_CONSUMER))) return false;
         const current = await applyContentVersion(tx, msg.appId, msg.version, msg.content);
-        if (current) await applyChestKeys(tx, msg.appId, msg.content);
+        if (current) await applyChestMechanics(tx, msg.appId, msg.content);
         return current;
       });
       if (changed) {

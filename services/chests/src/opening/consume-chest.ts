@@ -15,13 +15,13 @@ import {
 } from '@ccs/shared';
 import { chestErrors } from '../errors.js';
 import type { SeedCipher } from '../fairness/seed-cipher.js';
-import { moveKeyDebit } from '../repositories/keys-repo.js';
+import { moveChestDebit } from '../repositories/chest-debits-repo.js';
 import { findOpeningByKey, recordOpening } from '../repositories/openings-repo.js';
 import { readOpeningState, type OpeningState } from '../repositories/opening-state-repo.js';
 import { defaultClientSeed, insertSeed, type ActiveSeed } from '../repositories/seeds-repo.js';
 import type { DropTables, ResolvedChestType } from './drop-tables.js';
 import type { OneAtATime } from './one-at-a-time.js';
-import { debitKey, keyErrors, refundKey, type KeyTools } from './key-saga.js';
+import { debitKey, keyErrors, refundKey, type DebitTools } from './chest-debit-saga.js';
 
 /** Who opens which chest, and the id the opening (and its grant message) will have. */
 export interface OpenCommand {
@@ -35,7 +35,7 @@ export interface OpenCommand {
 }
 
 /** What an opening needs besides the command. */
-export interface OpeningTools extends KeyTools {
+export interface OpeningTools extends DebitTools {
   pool: Pool;
   drops: DropTables;
   cipher: SeedCipher;
@@ -87,6 +87,7 @@ export async function consumeChest(tools: OpeningTools, cmd: OpenCommand, ctx: C
           if (keyDebit) await refundKey(tools, keyDebit, ctx);
           return 'opened' as const;
         }
+        if (state.locked) throw chestErrors.chestLocked(state.locked.unlocksAt);
         if (state.requiresKey && !keyDebit) {
           keyDebit = await debitKey(tools, { appId: cmd.appId, playerId: cmd.playerId, chestId: cmd.chestId, ...state.requiresKey }, ctx);
         }
@@ -108,7 +109,7 @@ export async function consumeChest(tools: OpeningTools, cmd: OpenCommand, ctx: C
         // pending (a sweeper that found it stale has refunded it: then this opening must not happen).
         const taken = keyDebit;
         const done = await withTransaction(pool, async (tx) => {
-          if (!(await moveKeyDebit(tx, taken, ['pending'], 'completed'))) throw keyErrors.interrupted();
+          if (!(await moveChestDebit(tx, taken, ['pending'], 'completed'))) throw keyErrors.interrupted();
           if (await recordOpening(tx, ownerFields, inputs, grant)) return true;
           throw new RetryOpening();
         }).catch((err) => {

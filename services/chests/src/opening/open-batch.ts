@@ -69,6 +69,7 @@ export async function openBatch(
             if (first) return first;
             throw at(i, chestErrors.chestAlreadyOpened());
           }
+          if (c.locked) throw at(i, chestErrors.chestLocked(c.locked.unlocksAt));
         }
         const state = await readPlayerRollState(pool, cmd.appId, cmd.playerId);
         if (!state.seed) {

@@ -1,5 +1,6 @@
 import type { Queryable } from '@ccs/shared';
 import type { ActiveSeed } from './seeds-repo.js';
+import { LOCKED_SQL } from './opening-state-repo.js';
 
 /** One chest of a batch as read before the roll. */
 export interface BatchChest {
@@ -12,12 +13,15 @@ export interface BatchChest {
   pityGroup: string | null;
   /** Whether its type needs a key (those open one at a time). */
   needsKey: boolean;
+  /** Set while it is time-locked: when its timer ends, if it runs. */
+  locked?: { unlocksAt: Date | null };
 }
 
 /** The chests of a batch (those that exist in the app), with their type's pity group. */
 export async function readBatchChests(db: Queryable, appId: string, chestIds: string[]): Promise<Map<string, BatchChest>> {
-  const r = await db.query<{ id: string; player_id: string; chest_type_id: string; content_version: number; opened: boolean; pity_group: string | null; needs_key: boolean }>(
+  const r = await db.query<{ id: string; player_id: string; chest_type_id: string; content_version: number; opened: boolean; pity_group: string | null; needs_key: boolean; locked: boolean; unlocks_at: Date | null }>(
     `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened, t.requires_key IS NOT NULL AS needs_key,
+            ${LOCKED_SQL} AS locked, c.unlocks_at,
             CASE WHEN t.rules ? 'pity' THEN coalesce(t.rules -> 'pity' ->> 'group', t.slug) END AS pity_group
        FROM inventory_chests c JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
       WHERE c.app_id = $1 AND c.id = ANY($2::uuid[])`,
@@ -34,6 +38,7 @@ export async function readBatchChests(db: Queryable, appId: string, chestIds: st
         opened: row.opened,
         pityGroup: row.pity_group,
         needsKey: row.needs_key,
+        ...(row.locked ? { locked: { unlocksAt: row.unlocks_at } } : {}),
       },
     ]),
   );

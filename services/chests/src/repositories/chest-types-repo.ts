@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChestRulesSchema, filterToSql, type ChestRules, type ChestTypeView, type FilterNode, type Queryable } from '@ccs/shared';
+import { ChestRulesSchema, filterToSql, UnlockRulesSchema, type ChestRules, type ChestTypeView, type FilterNode, type Queryable } from '@ccs/shared';
 
 const PriceSchema = z.record(z.string(), z.number().int());
 const ImagesSchema = z.array(z.string());
@@ -22,9 +22,10 @@ interface Row {
   content_version: number;
   in_catalog: boolean;
   requires_key: { currency: string; amount: number } | null;
+  unlock: unknown;
 }
 
-const COLUMNS = 'id, slug, name, description, images, price, rules, content_version, in_catalog, requires_key';
+const COLUMNS = 'id, slug, name, description, images, price, rules, content_version, in_catalog, requires_key, unlock';
 // Filterable and sortable fields → SQL expressions (never user text).
 const FIELDS: Record<'id' | 'name' | 'description', string> = { id: 'id::text', name: 'name', description: 'description' };
 
@@ -41,12 +42,28 @@ function toRecord(row: Row): ChestTypeRecord {
     contentVersion: row.content_version,
     inCatalog: row.in_catalog,
     ...(row.requires_key ? { requiresKey: row.requires_key } : {}),
+    ...(row.unlock ? { unlock: unlockView(row.unlock) } : {}),
   };
+}
+
+/** A type's stored `unlock` rules as the catalog shows them. */
+function unlockView(stored: unknown): NonNullable<ChestTypeView['unlock']> {
+  const u = UnlockRulesSchema.parse(stored);
+  return { seconds: u.seconds, ...(u.skip ? { skip: { currency: u.skip.currency, perMinute: u.skip.per_minute } } : {}) };
 }
 
 /** Presentation and price of a chest type, without its rules. */
 export function toView(r: ChestTypeRecord): ChestTypeView {
-  return { id: r.id, slug: r.slug, name: r.name, description: r.description, images: r.images, price: r.price, ...(r.requiresKey ? { requiresKey: r.requiresKey } : {}) };
+  return {
+    id: r.id,
+    slug: r.slug,
+    name: r.name,
+    description: r.description,
+    images: r.images,
+    price: r.price,
+    ...(r.requiresKey ? { requiresKey: r.requiresKey } : {}),
+    ...(r.unlock ? { unlock: r.unlock } : {}),
+  };
 }
 
 /** One page of the app's catalog, filtered and sorted (content order by default), and the total. */

@@ -31,6 +31,8 @@ export interface ContentSnapshot {
   /** Where a granted chest goes when the inventory is full, and how long it waits in the mailbox. */
   inventoryOverflow: 'refuse' | 'mailbox';
   mailboxTtlDays: number;
+  /** Time-locked chests a player may have unlocking at once. */
+  unlockSlots: number;
   currencies: string[];
   rarities: z.infer<typeof StoredRaritySchema>[];
   collectibles: StoredCollectible[];
@@ -53,13 +55,13 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
   );
   await tx.query(
     `INSERT INTO content_versions (app_id, version, starter_chest_type, inventory_capacity, currencies, rarities, collectibles, duplicates, compliance, chest_rules,
-       inventory_overflow, mailbox_ttl_days)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (app_id, version) DO NOTHING`,
+       inventory_overflow, mailbox_ttl_days, unlock_slots)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (app_id, version) DO NOTHING`,
     [appId, version, content.players.starter_chest_type, content.players.inventory_capacity, content.currencies.map((c) => c.code),
       JSON.stringify(content.rarities), JSON.stringify(collectibles),
       content.duplicates ? JSON.stringify(content.duplicates) : null, content.compliance ? JSON.stringify(content.compliance) : null,
       JSON.stringify(Object.fromEntries(content.chests.map((ch) => [ch.id, ch.rules]))),
-      content.players.inventory_overflow, content.players.mailbox_ttl_days],
+      content.players.inventory_overflow, content.players.mailbox_ttl_days, content.players.unlock_slots],
   );
   await tx.query('INSERT INTO apps (app_id, content_version) VALUES ($1, 0) ON CONFLICT (app_id) DO NOTHING', [appId]);
   const current = await tx.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1 FOR UPDATE', [appId]);
@@ -96,6 +98,7 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     inventory_capacity: number;
     inventory_overflow: string;
     mailbox_ttl_days: number;
+    unlock_slots: number;
     currencies: string[];
     rarities: unknown;
     collectibles: unknown;
@@ -103,7 +106,7 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     compliance: unknown;
     chest_rules: unknown;
   }>(
-    `SELECT starter_chest_type, inventory_capacity, inventory_overflow, mailbox_ttl_days, currencies, rarities, collectibles, duplicates, compliance, chest_rules
+    `SELECT starter_chest_type, inventory_capacity, inventory_overflow, mailbox_ttl_days, unlock_slots, currencies, rarities, collectibles, duplicates, compliance, chest_rules
      FROM content_versions WHERE app_id = $1 AND version = $2`,
     [appId, version],
   );
@@ -116,6 +119,7 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     inventoryCapacity: row.inventory_capacity,
     inventoryOverflow: row.inventory_overflow === 'mailbox' ? 'mailbox' : 'refuse',
     mailboxTtlDays: row.mailbox_ttl_days,
+    unlockSlots: row.unlock_slots,
     currencies: row.currencies,
     rarities: z.array(StoredRaritySchema).parse(row.rarities),
     collectibles: z.array(StoredCollectibleSchema).parse(row.collectibles),

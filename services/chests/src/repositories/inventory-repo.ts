@@ -47,6 +47,9 @@ interface ChestRow {
   images: unknown;
   source: string;
   acquired_at: Date;
+  /** For a time-locked type: locked, unlocking or unlocked (by the database's clock); null otherwise. */
+  lock_state: 'locked' | 'unlocking' | 'unlocked' | null;
+  unlocks_at: Date | null;
 }
 
 // Built once: the jsonb columns were validated when their content was loaded, this only guards
@@ -62,9 +65,11 @@ const toOwned = (r: ChestRow): InventoryChestView => ({
   images: ImagesSchema.parse(r.images),
   source: SourceSchema.parse(r.source),
   acquiredAt: r.acquired_at.toISOString(),
+  ...(r.lock_state ? { lock: { state: r.lock_state, unlocksAt: r.unlocks_at ? r.unlocks_at.toISOString() : null } } : {}),
 });
 
-const OWNED_SELECT = `SELECT c.id, c.chest_type_id, t.name, t.description, t.images, c.source, c.acquired_at
+const OWNED_SELECT = `SELECT c.id, c.chest_type_id, t.name, t.description, t.images, c.source, c.acquired_at, c.unlocks_at,
+       CASE WHEN t.unlock IS NULL THEN NULL WHEN c.unlocks_at IS NULL THEN 'locked' WHEN c.unlocks_at > now() THEN 'unlocking' ELSE 'unlocked' END AS lock_state
   FROM inventory_chests c JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id`;
 
 /** Which unopened chests of a player to list. */

@@ -1,5 +1,5 @@
 import type { Queryable } from '@ccs/shared';
-import type { RequiredKey } from './keys-repo.js';
+import type { RequiredKey } from './chest-debits-repo.js';
 import type { ActiveSeed } from './seeds-repo.js';
 
 /** Everything an opening reads before it rolls, in one statement. */
@@ -16,6 +16,8 @@ export interface OpeningState {
   opensSince: number;
   /** The key the chest type needs to open (docs/content.md, "Key-required chests"). */
   requiresKey?: RequiredKey;
+  /** A time-locked chest not unlocked yet (docs/content.md, "Time-locked chests"): when it will be, if its timer runs. */
+  locked?: { unlocksAt: Date | null };
 }
 
 interface Row {
@@ -32,7 +34,15 @@ interface Row {
   seed_created_at: Date;
   opens_since: number | null;
   requires_key: RequiredKey | null;
+  locked: boolean;
+  unlocks_at: Date | null;
 }
+
+/**
+ * Whether inventory chest `c` of type `t` is still time-locked, by the database's clock (time only
+ * moves on, so a chest found unlocked stays so while an opening proceeds).
+ */
+export const LOCKED_SQL = '(t.unlock IS NOT NULL AND (c.unlocks_at IS NULL OR c.unlocks_at > now()))';
 
 /**
  * The chest, its owner's active seed pair and pity counter, read together without a lock: the
@@ -45,7 +55,7 @@ export async function readOpeningState(db: Queryable, appId: string, chestId: st
   const r = await db.query<Row>(
     `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened,
             s.id AS seed_id, s.server_seed_hash, s.client_seed, s.next_nonce, s.server_seed_encrypted, s.created_at AS seed_created_at,
-            pc.opens_since, t.requires_key
+            pc.opens_since, t.requires_key, ${LOCKED_SQL} AS locked, c.unlocks_at
        FROM inventory_chests c
        JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
        LEFT JOIN player_seeds s ON s.app_id = c.app_id AND s.player_id = c.player_id AND s.revealed_at IS NULL
@@ -74,5 +84,6 @@ export async function readOpeningState(db: Queryable, appId: string, chestId: st
       : undefined,
     opensSince: row.opens_since ?? 0,
     ...(row.requires_key ? { requiresKey: row.requires_key } : {}),
+    ...(row.locked ? { locked: { unlocksAt: row.unlocks_at } } : {}),
   };
 }

@@ -6,6 +6,7 @@ import {
   ChestOpeningBatchResult,
   ChestOpeningResult,
   ChestOpeningsDocument,
+  UnlockDocument,
   InventoryDocument,
   PurchaseDocument,
 } from '../schemas/chests.js';
@@ -85,9 +86,16 @@ export const openChest: OperationDoc = {
   ],
   errors: {
     400: [INVALID_ID, INVALID_IDEMPOTENCY_KEY],
-    403: ['a chest of another player (`chest_not_owned`)', 'a chest already opened (`chest_already_opened`)'],
+    403: [
+      'a chest of another player (`chest_not_owned`)',
+      'a chest already opened (`chest_already_opened`)',
+      'a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)',
+    ],
     404: ['no such chest in this app (`chest_not_found`)'],
-    409: ['the Idempotency-Key was used to open another chest (`idempotency_key_reused`)'],
+    409: [
+      'the Idempotency-Key was used to open another chest (`idempotency_key_reused`)',
+      'a key-required chest and too few keys (`key_required`)',
+    ],
   },
 };
 
@@ -107,7 +115,7 @@ export const openChests: OperationDoc = {
   ],
   errors: {
     400: [INVALID_IDEMPOTENCY_KEY],
-    403: ['a chest of another player (`chest_not_owned`), or already opened (`chest_already_opened`), pointed at'],
+    403: ['a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at'],
     404: ['no such chest in this app (`chest_not_found`), pointed at'],
     409: ['the Idempotency-Key was used to open other chests (`idempotency_key_reused`)'],
     422: ['no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}`, or a chest listed twice (`duplicate_chest`)'],
@@ -121,6 +129,34 @@ export const openChestPost = variantOf(
   'openChestPost',
   'POST does the same as GET, for clients and proxies that must not send side effects on GET. No body is needed.',
 );
+
+/** POST /api/v1/chests/{id}/unlock. */
+export const unlockChest: OperationDoc = {
+  operationId: 'unlockChest',
+  tag: 'Chests',
+  summary: 'Start or skip the timer of a time-locked chest',
+  description:
+    'A time-locked chest opens only once unlocked (docs/content.md, "Time-locked chests"). With no body, this starts its timer: at most `players.unlock_slots` chests of a player unlock at once. ' +
+    'With `{data: {type: "unlock", attributes: {skip_with: <currency>}}}` it pays `ceil(remaining minutes × per_minute)` of the chest\'s skip currency (the whole timer when it has not started) and unlocks it at once; ' +
+    'if the unlock cannot complete, the amount is refunded. Safe to retry: a running timer stays as it is, and an unlocked chest is answered as it is, with nothing charged. Never cached.',
+  token: 'required',
+  params: { id: uuidParam("One of the calling player's chests (inventory id).") },
+  bodyExample: { data: { type: 'unlock', attributes: { skip_with: 'gems' } } },
+  responses: [{ status: 200, description: 'Its timer runs, or it is unlocked.', schema: UnlockDocument, headers: NO_STORE_HEADER }],
+  errors: {
+    400: [INVALID_ID],
+    403: ['a chest of another player (`chest_not_owned`)', 'a chest already opened (`chest_already_opened`)'],
+    404: ['no such chest in this app (`chest_not_found`)'],
+    409: [
+      'the chest has no timer (`chest_not_time_locked`)',
+      'every unlock slot is busy (`unlock_slot_busy`, `meta.unlock_slots`, `meta.next_free_at`)',
+      'the timer cannot be skipped (`unlock_skip_unavailable`)',
+      'the balance is too low for the skip (`insufficient_funds`)',
+    ],
+    422: ['a body that is not `{data: {type: "unlock", attributes: {skip_with: <currency code>}}}`', 'a skip currency other than the chest\'s (`skip_currency_mismatch`, `meta.currency`)'],
+    503: ['the skip was interrupted and refunded (`unlock_interrupted`); retry'],
+  },
+};
 
 /** POST /api/v1/chests/{id}/purchase. */
 export const purchaseChests: OperationDoc = {

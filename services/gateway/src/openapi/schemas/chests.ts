@@ -29,6 +29,15 @@ export const CatalogChest = component(
         .object({ currency: z.string(), amount: z.number().int() })
         .optional()
         .describe('The key this chest needs to open: `amount` of that currency, debited when it opens (docs/content.md, "Key-required chests").'),
+      unlock: z
+        .object({
+          seconds: z.number().int().min(1),
+          skip: z.object({ currency: z.string(), per_minute: z.number().positive() }).optional(),
+        })
+        .optional()
+        .describe(
+          'A timer this chest must run before it opens: `seconds` once started (POST /chests/{id}/unlock), or at once by paying `ceil(remaining minutes × per_minute)` of `skip.currency` (docs/content.md, "Time-locked chests").',
+        ),
       price: PerCurrency.describe('Price per currency code, e.g. `{"coins": 500, "gems": 5}`.'),
       purchasable: z
         .record(z.string(), z.boolean())
@@ -41,6 +50,12 @@ export const CatalogChest = component(
   }),
 );
 
+/** The timer of a time-locked inventory chest. */
+const ChestLock = z.object({
+  state: z.enum(['locked', 'unlocking', 'unlocked']).describe('`locked`: the timer has not started; `unlocking`: it runs; `unlocked`: it can be opened.'),
+  unlocks_at: Timestamp.nullable().describe('When the timer ends (or ended); null while `locked`.'),
+});
+
 /** An unopened chest a player owns: its own id (the one `/open` takes) and its type's presentation. */
 export const InventoryChest = component(
   'InventoryChest',
@@ -50,7 +65,25 @@ export const InventoryChest = component(
     id: UuidSchema,
     attributes: ChestAttributes,
     relationships: NoRelationships,
-    meta: z.object({ source: ChestSourceSchema, chest_type_id: UuidSchema, acquired_at: Timestamp }),
+    meta: z.object({
+      source: ChestSourceSchema,
+      chest_type_id: UuidSchema,
+      acquired_at: Timestamp,
+      lock: ChestLock.optional().describe('Only for a time-locked chest: where its timer stands.'),
+    }),
+  }),
+);
+
+/** The unlock call's answer: the chest with its timer, and what a skip cost. */
+export const UnlockDocument = component(
+  'UnlockDocument',
+  'The chest after the unlock: `meta.lock` says whether its timer runs (`unlocking`) or it is `unlocked`. A skip that charged shows `meta.price_paid` and `meta.balance`.',
+  z.object({
+    data: InventoryChest,
+    meta: z.object({
+      price_paid: PerCurrency.optional().describe('What this call charged to skip the timer, e.g. `{"gems": 60}`; absent when nothing was charged.'),
+      balance: z.record(z.string(), DecimalSchema).optional().describe('The balance of that currency after the skip.'),
+    }),
   }),
 );
 

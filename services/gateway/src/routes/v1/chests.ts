@@ -17,6 +17,7 @@ import {
   paginationLinks,
   PurchaseChests,
   resource,
+  UnlockChest,
   type ChestTypeView,
   type InventoryChestView,
   type OpeningView,
@@ -39,6 +40,7 @@ const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Resource =>
   resource('chest', c.id, { name: c.name, description: c.description, images: c.images }, {}, {
     price: c.price,
     ...(c.requiresKey ? { requires_key: c.requiresKey } : {}),
+    ...(c.unlock ? { unlock: { seconds: c.unlock.seconds, ...(c.unlock.skip ? { skip: { currency: c.unlock.skip.currency, per_minute: c.unlock.skip.perMinute } } : {}) } } : {}),
     ...(purchasable ? { purchasable: purchasable(c.price) } : {}),
   });
 
@@ -48,6 +50,7 @@ export const inventoryChest = (c: InventoryChestView): Resource =>
     source: c.source,
     chest_type_id: c.chestTypeId,
     acquired_at: c.acquiredAt,
+    ...(c.lock ? { lock: { state: c.lock.state, unlocks_at: c.lock.unlocksAt } } : {}),
   });
 
 /**
@@ -245,6 +248,28 @@ async function openMany(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
+/** POST /chests/{id}/unlock: no body starts the timer; `skip_with` pays to skip it. */
+const UnlockBodySchema = z.object({
+  data: z.object({
+    type: z.literal('unlock', { error: 'data.type must be "unlock".' }),
+    attributes: z.object({ skip_with: CurrencyCodeSchema.describe('the currency to skip the timer with') }).strict(),
+  }),
+});
+
+/** POST /api/v1/chests/{id}/unlock: starts a time-locked chest's timer, or skips it for currency. */
+async function unlock(request: FastifyRequest, reply: FastifyReply) {
+  playerOf(request);
+  const chestId = uuidParam(request, 'id');
+  jsonApiQuery(request, NO_QUERY);
+  const skipWith = request.body === undefined ? undefined : parseBody(UnlockBodySchema, request.body).data.attributes.skip_with;
+  const r = await request.server.bus.request(UnlockChest, { chestId, skipWith }, callContext(request));
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: inventoryChest(r.chest),
+    meta: r.charged ? { price_paid: { [r.charged.currency]: r.charged.amount }, balance: { [r.charged.currency]: r.charged.balance } } : {},
+  });
+}
+
 const PurchaseBodySchema = z.object({
   data: z.object({
     type: z.literal('purchase', { error: 'data.type must be "purchase".' }),
@@ -282,6 +307,12 @@ export default async function chestsRoutes(app: FastifyInstance) {
   await app.register(async (noBody) => {
     allowEmptyJsonApiBody(noBody);
     noBody.post('/api/v1/chests/:id/open', { config: { openapi: documented(docs.openChestPost, { query: NO_QUERY }) } }, openChest);
+    // Unlock: no body (or an empty one) starts the timer; a body skips it.
+    noBody.post(
+      '/api/v1/chests/:id/unlock',
+      { config: { openapi: documented(docs.unlockChest, { query: NO_QUERY, body: { schema: UnlockBodySchema, required: false } }) } },
+      unlock,
+    );
   });
   app.post(
     '/api/v1/chests/open',

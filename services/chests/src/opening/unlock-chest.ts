@@ -1,0 +1,95 @@
+import { AppError, withTransaction, type CallContext, type InventoryChestView } from '@ccs/shared';
+import { chestErrors } from '../errors.js';
+import { moveChestDebit } from '../repositories/chest-debits-repo.js';
+import { findUnopened } from '../repositories/inventory-repo.js';
+import { lockPlayerUnlocks, readUnlockState, runningTimers, startTimer, unlockNow, type UnlockState } from '../repositories/unlock-repo.js';
+import { refundChestDebit, takeChestDebit, type DebitTools } from './chest-debit-saga.js';
+
+/** Who unlocks which chest, and whether by paying to skip the timer. */
+export interface UnlockCommand {
+  appId: string;
+  playerId: string;
+  chestId: string;
+  /** The currency to skip the timer with; absent: start the timer. */
+  skipWith?: string;
+}
+
+/** The chest after the call, and what a skip charged. */
+export interface UnlockOutcome {
+  chest: InventoryChestView;
+  charged?: { currency: string; amount: number; balance: string };
+}
+
+/** The price of skipping `remainingSeconds` of a timer: ceil(remaining minutes × per_minute), at least 1. */
+export function skipPrice(remainingSeconds: number, perMinute: number): number {
+  return Math.max(1, Math.ceil(Number(((remainingSeconds / 60) * perMinute).toPrecision(12))));
+}
+
+/** Thrown inside the skip's transaction when the chest can no longer be unlocked by it. */
+class NothingToUnlock extends Error {}
+
+/** The chest as the inventory shows it now (it exists: the caller owns it and it is unopened). */
+async function current(t: DebitTools, cmd: UnlockCommand): Promise<InventoryChestView> {
+  const chest = await findUnopened(t.pool, cmd.appId, cmd.playerId, cmd.chestId);
+  if (!chest) throw chestErrors.chestAlreadyOpened();
+  return chest;
+}
+
+/** The checks every unlock makes: the chest exists, is the caller's, unopened and time-locked. */
+function checked(state: UnlockState | undefined, cmd: UnlockCommand): UnlockState & { unlock: NonNullable<UnlockState['unlock']> } {
+  if (!state) throw chestErrors.chestNotFound();
+  if (state.playerId !== cmd.playerId) throw chestErrors.chestNotOwned();
+  if (state.opened) throw chestErrors.chestAlreadyOpened();
+  if (!state.unlock) throw chestErrors.chestNotTimeLocked();
+  return state as UnlockState & { unlock: NonNullable<UnlockState['unlock']> };
+}
+
+/**
+ * Starts a chest's timer (docs/content.md, "Time-locked chests"), in one transaction under the
+ * player's unlock lock: at most `unlock_slots` timers run at once (409 unlock_slot_busy past
+ * them). A timer already running, or a chest already unlocked, is answered as it is: a retry
+ * changes nothing.
+ */
+export async function startUnlock(t: DebitTools, cmd: UnlockCommand): Promise<UnlockOutcome> {
+  await withTransaction(t.pool, async (tx) => {
+    await lockPlayerUnlocks(tx, cmd.appId, cmd.playerId);
+    const state = checked(await readUnlockState(tx, cmd.appId, cmd.chestId), cmd);
+    if (state.unlocksAt) return;
+    const running = await runningTimers(tx, cmd.appId, cmd.playerId);
+    if (running.count >= state.slots) throw chestErrors.unlockSlotBusy(state.slots, running.nextEnd);
+    await startTimer(tx, cmd.appId, cmd.chestId, state.unlock.seconds);
+  });
+  return { chest: await current(t, cmd) };
+}
+
+/**
+ * Skips a chest's timer for currency, as a saga: the price (ceil(remaining minutes × per_minute),
+ * the whole timer when it has not started) is recorded and debited in the wallet
+ * (`unlock:<debit id>`), then the chest is unlocked and the debit completed in one transaction.
+ * If the chest can no longer be unlocked by it (unlocked meanwhile by its timer or a concurrent
+ * skip, or opened), the amount is refunded; of two skips at once one pays. A crash between the
+ * steps is settled by the chest-debit sweeper (refund). An unlocked chest costs nothing.
+ */
+export async function skipUnlock(t: DebitTools, cmd: UnlockCommand & { skipWith: string }, ctx: CallContext): Promise<UnlockOutcome> {
+  const state = checked(await readUnlockState(t.pool, cmd.appId, cmd.chestId), cmd);
+  const skip = state.unlock.skip;
+  if (!skip) throw chestErrors.unlockSkipUnavailable();
+  if (cmd.skipWith !== skip.currency) throw chestErrors.skipCurrencyMismatch(skip.currency);
+  if (state.remainingSeconds !== null && state.remainingSeconds <= 0) return { chest: await current(t, cmd) };
+
+  const amount = skipPrice(state.remainingSeconds ?? state.unlock.seconds, skip.per_minute);
+  const debit = { appId: cmd.appId, playerId: cmd.playerId, chestId: cmd.chestId, currency: skip.currency, amount, purpose: 'unlock_skip' as const };
+  const paid = await takeChestDebit(t, debit, ctx, (walletError) => walletError);
+  try {
+    await withTransaction(t.pool, async (tx) => {
+      // A sweeper that found the debit stale has refunded it: then this unlock must not happen.
+      if (!(await moveChestDebit(tx, paid.id, ['pending'], 'completed'))) throw chestErrors.unlockInterrupted();
+      if (!(await unlockNow(tx, cmd.appId, cmd.chestId))) throw new NothingToUnlock();
+    });
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'unlock_interrupted')) await refundChestDebit(t, 'unlock_skip', paid.id, ctx);
+    if (err instanceof NothingToUnlock) return { chest: await current(t, cmd) };
+    throw err;
+  }
+  return { chest: await current(t, cmd), charged: { currency: skip.currency, amount, balance: paid.balance } };
+}
