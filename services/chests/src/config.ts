@@ -31,10 +31,5 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
       .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)')
       .optional(),
   ),
-  /**
-   * Test-only fault injection: `exit_after_open_commit` exits the process right after an opening
-   * commits (before its grant is published); `fail_purchase_grant` makes adding purchased chests fail.
-   */
-  CHESTS_FAULT: z.enum(['exit_after_open_commit', 'fail_purchase_grant']).optional(),
 });
 export type ChestsConfig = z.infer<typeof ChestsConfigSchema>;

@@ -6,6 +6,18 @@ import type { SeedCipher } from './fairness/seed-cipher.js';
 import type { DropTables } from './opening/drop-tables.js';
 import type { OneAtATime } from './opening/one-at-a-time.js';
 
+/**
+ * Points in the sagas where a test makes a step fail or the process stop, to prove the recovery
+ * (see services/chests/test/support/faults.ts). Production builds the service without any: each
+ * is an optional call, never a branch on configuration.
+ */
+export interface ChestsFaults {
+  /** After an opening committed, before its grant is published (a crash there leaves it to the relay). */
+  afterOpenCommit?(openingId: string): void;
+  /** In the purchase's grant transaction, after its checks: a throw rolls the grant back. */
+  inPurchaseGrant?(purchaseId: string): void;
+}
+
 /** What the chests service's endpoints, consumers and workers are built from. */
 export interface ChestsDeps {
   config: ChestsConfig;
@@ -22,4 +34,6 @@ export interface ChestsDeps {
   cipher: SeedCipher;
   /** Queues one player's openings in this process, so a burst holds one pooled connection. */
   perPlayer: OneAtATime;
+  /** Test seams; empty in production. */
+  faults: ChestsFaults;
 }

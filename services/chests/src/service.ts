@@ -5,7 +5,7 @@ import { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
-import type { ChestsDeps } from './deps.js';
+import type { ChestsDeps, ChestsFaults } from './deps.js';
 import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
 import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
 import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
@@ -60,59 +60,68 @@ function followContentChanges({ bus, cache }: ChestsDeps): Worker {
   };
 }
 
-/** The chests service: catalog, inventories, the opening saga and purchases. */
-export const chestsService: ServiceDefinition<ChestsConfig> = {
-  name: 'chests',
-  version: '0.1.0',
-  schema: 'chests',
-  migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  build(base) {
-    const { config, log, pool, bus, nc, js } = base;
-    const redis = connectRedis(base);
-    const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
-    const notices = new AppliedNotices(nc, config.NATS_PREFIX);
-    const deps: ChestsDeps = {
-      config, log, pool, bus, nc, relay, notices,
-      cache: new CatalogCache(redis, config.REDIS_PREFIX, config.CATALOG_CACHE_TTL_SECONDS, log),
-      drops: new DropTables(pool),
-      cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),
-      perPlayer: new OneAtATime(),
-    };
-    return {
-      endpoints: [
-        listChestTypesEndpoint(deps),
-        getChestTypeEndpoint(deps),
-        getChestOddsEndpoint(deps),
-        getFairnessEndpoint(deps),
-        rotateSeedEndpoint(deps),
-        listPityEndpoint(deps),
-        playerOddsEndpoint(deps),
-        verifyOpeningEndpoint(deps),
-        inventoryEndpoint(deps),
-        openChestEndpoint(deps),
-        openBatchEndpoint(deps),
-        unlockChestEndpoint(deps),
-        listOpeningsEndpoint(deps),
-        listMailboxEndpoint(deps),
-        claimMailboxItemEndpoint(deps),
-        purchaseChestsEndpoint(deps),
-        purchaseRestrictionsEndpoint(deps),
-        adminStatsEndpoint(pool),
-        adminListOpeningsEndpoint(deps),
-        adminContentVersionEndpoint(pool),
-        adminDropInputsEndpoint(deps),
-      ],
-      consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
-      workers: [
-        relay,
-        new PurchaseSweeper(deps),
-        chestDebitSweeper(deps),
-        openingsRetention(pool, log, config.OPENINGS_RETENTION_DAYS),
-        mailboxSweeper(pool, log),
-        { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },
-        { start: () => undefined, stop: async () => notices.close() },
-        followContentChanges(deps),
-      ],
-    };
-  },
-};
+/**
+ * The chests service: catalog, inventories, the opening saga and purchases. `faults` are test
+ * seams (ChestsFaults); the deployed service (`chestsService`) has none.
+ */
+export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<ChestsConfig> {
+  return {
+    name: 'chests',
+    version: '0.1.0',
+    schema: 'chests',
+    migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
+    build(base) {
+      const { config, log, pool, bus, nc, js } = base;
+      const redis = connectRedis(base);
+      const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
+      const notices = new AppliedNotices(nc, config.NATS_PREFIX);
+      const deps: ChestsDeps = {
+        config, log, pool, bus, nc, relay, notices,
+        cache: new CatalogCache(redis, config.REDIS_PREFIX, config.CATALOG_CACHE_TTL_SECONDS, log),
+        drops: new DropTables(pool),
+        cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),
+        perPlayer: new OneAtATime(),
+        faults,
+      };
+      return {
+        endpoints: [
+          listChestTypesEndpoint(deps),
+          getChestTypeEndpoint(deps),
+          getChestOddsEndpoint(deps),
+          getFairnessEndpoint(deps),
+          rotateSeedEndpoint(deps),
+          listPityEndpoint(deps),
+          playerOddsEndpoint(deps),
+          verifyOpeningEndpoint(deps),
+          inventoryEndpoint(deps),
+          openChestEndpoint(deps),
+          openBatchEndpoint(deps),
+          unlockChestEndpoint(deps),
+          listOpeningsEndpoint(deps),
+          listMailboxEndpoint(deps),
+          claimMailboxItemEndpoint(deps),
+          purchaseChestsEndpoint(deps),
+          purchaseRestrictionsEndpoint(deps),
+          adminStatsEndpoint(pool),
+          adminListOpeningsEndpoint(deps),
+          adminContentVersionEndpoint(pool),
+          adminDropInputsEndpoint(deps),
+        ],
+        consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
+        workers: [
+          relay,
+          new PurchaseSweeper(deps),
+          chestDebitSweeper(deps),
+          openingsRetention(pool, log, config.OPENINGS_RETENTION_DAYS),
+          mailboxSweeper(pool, log),
+          { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },
+          { start: () => undefined, stop: async () => notices.close() },
+          followContentChanges(deps),
+        ],
+      };
+    },
+  };
+}
+
+/** The chests service as deployed. */
+export const chestsService: ServiceDefinition<ChestsConfig> = chestsServiceWith({});

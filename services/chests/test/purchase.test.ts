@@ -5,7 +5,7 @@ import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../..
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { chestTypeId } from '../src/chest-type-id.js';
 import { ChestsConfigSchema } from '../src/config.js';
-import { chestsService } from '../src/service.js';
+import { chestsServiceWith } from '../src/service.js';
 import { patchMe } from './support/compliance.js';
 import { appIdOf, catalogIds, createApp, credit, inventory, purchase, registerPlayer, sql, waitForStarterChest, wallet, defaultCatalogIds, type Player } from './support/chests.js';
 
@@ -200,7 +200,10 @@ describe('buying chests', () => {
   it('refunds the debit when adding the chests fails (compensation)', async () => {
     const p = await newPlayer();
     await stack.stopService('chests');
-    const faulty = await startService(chestsService, ChestsConfigSchema.parse({ ...stack.env, CHESTS_FAULT: 'fail_purchase_grant' }));
+    const failGrant = () => {
+      throw new Error('fault seam: the purchase grant fails');
+    };
+    const faulty = await startService(chestsServiceWith({ inPurchaseGrant: failGrant }), ChestsConfigSchema.parse(stack.env));
     try {
       const res = await purchase(stack, p, ids['Wooden Chest']!, 'coins');
       expectError(res, 503, 'purchase_interrupted');

@@ -79,9 +79,9 @@ describe('the opening saga across failures', () => {
     let child: ChildProcess | undefined;
     let exitCode: Promise<number | null> = Promise.resolve(null);
     try {
-      child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', 'services/chests/src/main.ts'], {
+      child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', 'services/chests/test/support/exit-after-open-commit.ts'], {
         cwd: ROOT,
-        env: { ...process.env, ...stack.env, CHESTS_FAULT: 'exit_after_open_commit' },
+        env: { ...process.env, ...stack.env },
         stdio: 'ignore',
       });
       exitCode = new Promise((resolve) => child!.once('exit', (code) => resolve(code)));

@@ -45,10 +45,7 @@ export function openChestEndpoint(deps: ChestsDeps) {
     }
     if (consumed.replayed) return { ...(await withStoredConversions(deps.bus, deps.log, [consumed.opening], ctx))[0]!, replayed: true, granted: true };
     recordSagaOutcome('opening', 'opened');
-    if (deps.config.CHESTS_FAULT === 'exit_after_open_commit') {
-      deps.log.fatal({ openingId }, 'fault injection: exiting after the opening committed, before publishing');
-      process.exit(86);
-    }
+    deps.faults.afterOpenCommit?.(openingId);
     await deps.relay.publishNow([consumed.grant]).catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
     const seen = await applied.done(deps.config.GRANT_WAIT_MS);
     recordSagaOutcome('opening', seen.has(openingId) ? 'granted' : 'grant_pending');

@@ -12,8 +12,8 @@ export interface GrantInput {
   chestTypeId: string;
   quantity: number;
   capacity: number;
-  /** Test-only fault injection: fail after the checks, as a crash or database error would. */
-  fail?: boolean;
+  /** A test seam called after the checks, inside the transaction (see ChestsFaults). */
+  fault?: (purchaseId: string) => void;
   /** The saga's answer for these chests, kept with the completed purchase (for Idempotency-Key retries). */
   answer?: (added: { id: string; acquiredAt: string }[]) => unknown;
 }
@@ -30,7 +30,7 @@ export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promi
     await lockPlayerInventory(tx, input.appId, input.playerId);
     const used = await countUnopened(tx, input.appId, input.playerId);
     if (used + input.quantity > input.capacity) throw chestErrors.inventoryFull(input.capacity);
-    if (input.fail) throw new Error('fault injection: the purchase grant fails');
+    input.fault?.(input.purchaseId);
     const ids = Array.from({ length: input.quantity }, () => randomUUID());
     const added = await insertPurchasedChests(tx, { ids, appId: input.appId, playerId: input.playerId, chestTypeId: input.chestTypeId, purchaseId: input.purchaseId });
     await transition(tx, input.purchaseId, ['debited'], 'completed');

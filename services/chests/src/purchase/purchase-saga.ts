@@ -74,7 +74,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   try {
     added = await grantPurchasedChests(deps.pool, {
       purchaseId, appId: cmd.appId, playerId: cmd.playerId, chestTypeId: type.id, quantity: cmd.quantity, capacity,
-      fail: deps.config.CHESTS_FAULT === 'fail_purchase_grant',
+      fault: deps.faults.inPurchaseGrant,
       // Kept with the completed purchase for a retry with its Idempotency-Key.
       answer: cmd.idempotencyKey ? (ids) => ({ purchaseId, chests: chestViews(type, ids), amount, balance: debit.balance }) : undefined,
     });
