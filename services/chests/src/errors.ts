@@ -1,4 +1,4 @@
-import { AppError, UuidSchema, type CallContext, type ComplianceRefusal } from '@ccs/shared';
+import { AppError, type ComplianceRefusal } from '@ccs/shared';
 
 /** What a refused purchase tells the player (docs/content.md, "Compliance"); `meta.reason` lets a client ask for the missing attribute. */
 const COMPLIANCE_DETAILS: Record<ComplianceRefusal['reason'], (minAge?: number) => string> = {
@@ -94,18 +94,4 @@ export const chestErrors = {
     }),
   openingContended: () =>
     AppError.unavailable('opening_contended', "This player's openings are changing too fast to record this one; retry shortly (with the same Idempotency-Key)."),
-  missingApp: () => AppError.badRequest('missing_app', 'The call names no app.'),
-  missingPlayer: () => AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'),
 };
-
-/** The app every call is scoped to; a call without a well-formed one is refused. */
-export function appOf(ctx: CallContext): string {
-  if (!ctx.appId || !UuidSchema.safeParse(ctx.appId).success) throw chestErrors.missingApp();
-  return ctx.appId;
-}
-
-/** The calling player of a player operation (the gateway sets it from the verified token). */
-export function callerOf(ctx: CallContext): string {
-  if (!ctx.playerId || !UuidSchema.safeParse(ctx.playerId).success) throw chestErrors.missingPlayer();
-  return ctx.playerId;
-}

@@ -22,6 +22,4 @@ export const walletErrors = {
   referenceVoided: () =>
     AppError.conflict('reference_voided', 'This debit was cancelled (refunded before it arrived); nothing was taken.'),
   balanceLimit: () => AppError.conflict('balance_limit_exceeded', 'This change would take the balance above the largest amount the wallet holds.'),
-  missingApp: () => AppError.badRequest('missing_app', 'The call names no app.'),
-  missingPlayer: () => AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'),
 };

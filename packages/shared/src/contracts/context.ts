@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from '../errors/app-error.js';
 
 /** Who is calling, carried in NATS headers on every message. */
 export interface CallContext {
@@ -16,13 +17,31 @@ export const HEADER = {
   traceparent: 'traceparent',
 } as const;
 
-/** A context that must name an app (every tenant-scoped handler). */
-export function requireApp(ctx: CallContext): string {
-  if (!ctx.appId) throw new Error('call context has no app id');
-  return ctx.appId;
+export const UuidSchema = z.string().uuid();
+
+/**
+ * The app a call is scoped to, as every service reads it: a UUID, lower-cased. A call naming none
+ * (or a malformed one) is refused with 400 `missing_app`: the gateway always sets it, so only a
+ * caller on the bus that skipped it gets this.
+ */
+export function appOf(ctx: CallContext): string {
+  if (!ctx.appId || !UuidSchema.safeParse(ctx.appId).success) throw AppError.badRequest('missing_app', 'The call names no app.');
+  return ctx.appId.toLowerCase();
 }
 
-export const UuidSchema = z.string().uuid();
+/** The calling player of a player operation, lower-cased; none (or a malformed one) → 401 `missing_token`. */
+export function callerOf(ctx: CallContext): string {
+  const caller = optionalCallerOf(ctx);
+  if (!caller) throw AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.');
+  return caller;
+}
+
+/** The calling player where a token is optional (public reads that add the caller's own data). */
+export function optionalCallerOf(ctx: CallContext): string | undefined {
+  if (ctx.playerId === undefined) return undefined;
+  if (!UuidSchema.safeParse(ctx.playerId).success) throw AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.');
+  return ctx.playerId.toLowerCase();
+}
 /** Money as a decimal string with at most two fraction digits: never a float. */
 export const DecimalSchema = z.string().regex(/^\d+(\.\d{1,2})?$/);
 export const IsoDateSchema = z.string();

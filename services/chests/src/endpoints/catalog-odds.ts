@@ -1,6 +1,6 @@
-import { effectiveOdds, endpoint, GetChestOdds, tableOdds, type ReplyOf } from '@ccs/shared';
+import { appOf, effectiveOdds, endpoint, GetChestOdds, tableOdds, type ReplyOf } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, chestErrors } from '../errors.js';
+import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
 import { pityGroupOf } from '../opening/consume-chest.js';
 import type { ResolvedChestType } from '../opening/drop-tables.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { endpoint, GetChestType, ListChestTypes } from '@ccs/shared';
+import { appOf, endpoint, GetChestType, ListChestTypes } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, chestErrors } from '../errors.js';
+import { chestErrors } from '../errors.js';
 import { findChestType, listCatalog, toView } from '../repositories/chest-types-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 

@@ -1,21 +1,6 @@
-import {
-  buildDropTable,
-  endpoint,
-  FAIRNESS_ALGORITHM,
-  fairRandom,
-  GetFairness,
-  GetPlayerOdds,
-  guaranteedWithin,
-  ListPity,
-  RotateSeed,
-  rollTable,
-  tableAtCounter,
-  tableOdds,
-  VerifyOpening,
-  withTransaction,
-} from '@ccs/shared';
+import { appOf, buildDropTable, callerOf, endpoint, FAIRNESS_ALGORITHM, fairRandom, GetFairness, GetPlayerOdds, guaranteedWithin, ListPity, rollTable, RotateSeed, tableAtCounter, tableOdds, VerifyOpening, withTransaction } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, callerOf, chestErrors } from '../errors.js';
+import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
 import { pityGroupOf } from '../opening/consume-chest.js';
 import { findChestType } from '../repositories/chest-types-repo.js';

@@ -1,6 +1,6 @@
-import { endpoint, GetInventory, InventoryAccess, type CallContext } from '@ccs/shared';
+import { appOf, callerOf, endpoint, GetInventory, InventoryAccess, type CallContext } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, callerOf, chestErrors } from '../errors.js';
+import { chestErrors } from '../errors.js';
 import { countUnopenedBySource, listUnopened, summarizeUnopened } from '../repositories/inventory-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 

@@ -1,7 +1,6 @@
-import { endpoint, ListOpenings } from '@ccs/shared';
+import { appOf, callerOf, endpoint, ListOpenings } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { withStoredConversions } from '../duplicates/conversions.js';
-import { appOf, callerOf } from '../errors.js';
 import { listOpenings } from '../repositories/openings-repo.js';
 
 /**

@@ -1,6 +1,6 @@
-import { ClaimMailboxItem, endpoint, ListMailbox, withTransaction } from '@ccs/shared';
+import { appOf, callerOf, ClaimMailboxItem, endpoint, ListMailbox, withTransaction } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, callerOf, chestErrors } from '../errors.js';
+import { chestErrors } from '../errors.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { countUnopened, findUnopened, insertChest, lockPlayerInventory } from '../repositories/inventory-repo.js';
 import { countWaiting, listWaiting, lockItem, markClaimed } from '../repositories/mailbox-repo.js';

@@ -1,7 +1,6 @@
-import { endpoint, OpenChests, recordSagaOutcome } from '@ccs/shared';
+import { appOf, callerOf, endpoint, OpenChests, recordSagaOutcome } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
-import { appOf, callerOf } from '../errors.js';
 import { openBatch } from '../opening/open-batch.js';
 import { COLLECTIONS_GRANT_CONSUMER } from './open-chest.js';
 

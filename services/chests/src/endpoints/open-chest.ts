@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { endpoint, OpenChest, recordSagaOutcome } from '@ccs/shared';
+import { appOf, callerOf, endpoint, OpenChest, recordSagaOutcome } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
-import { appOf, callerOf, chestErrors } from '../errors.js';
+import { chestErrors } from '../errors.js';
 import { consumeChest } from '../opening/consume-chest.js';
 import { findOpeningByKey } from '../repositories/openings-repo.js';
 

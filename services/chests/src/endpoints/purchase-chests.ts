@@ -1,6 +1,5 @@
-import { endpoint, PurchaseChests } from '@ccs/shared';
+import { appOf, callerOf, endpoint, PurchaseChests } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, callerOf } from '../errors.js';
 import { runPurchase } from '../purchase/purchase-saga.js';
 
 /** chests.v1.purchase: buys chests for the calling player (the purchase saga). */

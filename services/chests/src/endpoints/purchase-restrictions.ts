@@ -1,6 +1,5 @@
-import { endpoint, GetPurchaseRestrictions } from '@ccs/shared';
+import { appOf, callerOf, endpoint, GetPurchaseRestrictions } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, callerOf } from '../errors.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { refusedCurrencies } from '../purchase/compliance-gate.js';
 

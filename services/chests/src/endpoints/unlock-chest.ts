@@ -1,6 +1,5 @@
-import { endpoint, UnlockChest } from '@ccs/shared';
+import { appOf, callerOf, endpoint, UnlockChest } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { appOf, callerOf } from '../errors.js';
 import { skipUnlock, startUnlock } from '../opening/unlock-chest.js';
 
 /** chests.v1.unlock: starts a time-locked chest's timer, or skips it for currency (see unlock-chest.ts). */

@@ -1,5 +1,4 @@
-import { AppError, endpoint, GetComplianceProfile, requireApp } from '@ccs/shared';
-import { requirePlayer } from '../call-context.js';
+import { AppError, appOf, callerOf, endpoint, GetComplianceProfile } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { findPlayer } from '../repositories/players-repository.js';
 
@@ -10,7 +9,7 @@ import { findPlayer } from '../repositories/players-repository.js';
  */
 export function complianceProfileEndpoint(d: PlayersDeps) {
   return endpoint(GetComplianceProfile, async (_req, ctx) => {
-    const player = await findPlayer(d.pool, requireApp(ctx), requirePlayer(ctx));
+    const player = await findPlayer(d.pool, appOf(ctx), callerOf(ctx));
     if (!player) throw AppError.notFound('player_not_found', 'The player of this token does not exist in this app.');
     return { country: player.country, birthYear: player.birthYear };
   });

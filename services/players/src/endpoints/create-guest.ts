@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, CreateGuest, endpoint, isUniqueViolation, requireApp, withTransaction, type ReplyOf } from '@ccs/shared';
+import { AppError, appOf, CreateGuest, endpoint, isUniqueViolation, withTransaction, type ReplyOf } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf } from '../repositories/apps-repository.js';
 import { findGuestKey, insertGuestKey, type GuestKeyRecord } from '../repositories/guest-keys-repository.js';
@@ -39,7 +39,7 @@ export function createGuestEndpoint(d: PlayersDeps) {
   }
 
   return endpoint(CreateGuest, async (req, ctx) => {
-    const appId = requireApp(ctx);
+    const appId = appOf(ctx);
     const key = req.idempotencyKey;
     const first = key ? await findGuestKey(d.pool, appId, key, ttlHours) : undefined;
     if (first) return replay(appId, first);

@@ -1,5 +1,4 @@
-import { AddFriend, AppError, endpoint, ListFriends, RemoveFriend, requireApp } from '@ccs/shared';
-import { requirePlayer } from '../call-context.js';
+import { AddFriend, AppError, appOf, callerOf, endpoint, ListFriends, RemoveFriend } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { findRelation, insertFriendRequest, listRelations, removeRelation } from '../repositories/friends-repository.js';
 import { findPlayer } from '../repositories/players-repository.js';
@@ -11,8 +10,8 @@ const unknownPlayer = () =>
 /** Sends a friend request; when the other player already asked, this confirms the friendship. */
 export function addFriendEndpoint(d: PlayersDeps) {
   return endpoint(AddFriend, async (req, ctx) => {
-    const appId = requireApp(ctx);
-    const me = requirePlayer(ctx);
+    const appId = appOf(ctx);
+    const me = callerOf(ctx);
     const other = req.playerId.toLowerCase();
     if (other === me) throw AppError.unprocessable('cannot_befriend_self', 'You cannot send a friend request to yourself.', { pointer: '/data/id' });
     if (!(await findPlayer(d.pool, appId, other))) throw unknownPlayer();
@@ -30,15 +29,15 @@ export function addFriendEndpoint(d: PlayersDeps) {
 /** The calling player's friends and pending requests, both ways. */
 export function listFriendsEndpoint(d: PlayersDeps) {
   return endpoint(ListFriends, async (_req, ctx) => ({
-    friends: await listRelations(d.pool, requireApp(ctx), requirePlayer(ctx)),
+    friends: await listRelations(d.pool, appOf(ctx), callerOf(ctx)),
   }));
 }
 
 /** Ends a friendship, or cancels or declines a pending request; 404 only for an unknown player. */
 export function removeFriendEndpoint(d: PlayersDeps) {
   return endpoint(RemoveFriend, async (req, ctx) => {
-    const appId = requireApp(ctx);
-    const me = requirePlayer(ctx);
+    const appId = appOf(ctx);
+    const me = callerOf(ctx);
     if (!(await findPlayer(d.pool, appId, req.playerId))) {
       throw AppError.notFound('player_not_found', 'No player with this id in this app.', { parameter: 'id' });
     }

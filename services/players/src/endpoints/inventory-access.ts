@@ -1,4 +1,4 @@
-import { AppError, endpoint, InventoryAccess, requireApp } from '@ccs/shared';
+import { AppError, appOf, endpoint, InventoryAccess, optionalCallerOf } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { areConfirmedFriends } from '../repositories/friends-repository.js';
 import { findPlayer } from '../repositories/players-repository.js';
@@ -10,10 +10,10 @@ import { findPlayer } from '../repositories/players-repository.js';
  */
 export function inventoryAccessEndpoint(d: PlayersDeps) {
   return endpoint(InventoryAccess, async (req, ctx) => {
-    const appId = requireApp(ctx);
+    const appId = appOf(ctx);
     const owner = await findPlayer(d.pool, appId, req.ownerId);
     if (!owner) throw AppError.notFound('player_not_found', 'No player with this id in this app.', { parameter: 'id' });
-    const viewerId = ctx.playerId?.toLowerCase();
+    const viewerId = optionalCallerOf(ctx);
     if (viewerId === owner.id) return { access: 'full' as const };
     const viewer = viewerId ? await findPlayer(d.pool, appId, viewerId) : undefined;
     if (!viewer || viewer.isAnonymous) return { access: 'denied' as const, code: 'guest_forbidden' as const };

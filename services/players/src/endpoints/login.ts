@@ -1,4 +1,4 @@
-import { AppError, endpoint, LoginPlayer, requireApp, withTransaction } from '@ccs/shared';
+import { AppError, appOf, endpoint, LoginPlayer, withTransaction } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf } from '../repositories/apps-repository.js';
 import { findPlayerByEmail } from '../repositories/players-repository.js';
@@ -13,7 +13,7 @@ const invalidCredentials = () => AppError.unauthorized('invalid_credentials', 'T
  */
 export function loginEndpoint(d: PlayersDeps) {
   return endpoint(LoginPlayer, async (req, ctx) => {
-    const appId = requireApp(ctx);
+    const appId = appOf(ctx);
     const player = await d.hasher.withSlot(async (pw) => {
       const found = await findPlayerByEmail(d.pool, appId, req.email);
       if (!found?.passwordHash) {

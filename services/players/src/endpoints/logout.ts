@@ -1,5 +1,4 @@
-import { endpoint, LogoutPlayer, requireApp } from '@ccs/shared';
-import { requirePlayer } from '../call-context.js';
+import { appOf, callerOf, endpoint, LogoutPlayer } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { familyOfToken, revokeFamilies } from '../repositories/refresh-tokens-repository.js';
 
@@ -9,8 +8,8 @@ import { familyOfToken, revokeFamilies } from '../repositories/refresh-tokens-re
  */
 export function logoutEndpoint(d: PlayersDeps) {
   return endpoint(LogoutPlayer, async (req, ctx) => {
-    const appId = requireApp(ctx);
-    const playerId = requirePlayer(ctx);
+    const appId = appOf(ctx);
+    const playerId = callerOf(ctx);
     const families = req.sessionId ? [req.sessionId] : [];
     if (req.refreshToken) {
       const family = await familyOfToken(d.pool, appId, playerId, req.refreshToken);

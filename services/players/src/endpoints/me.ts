@@ -1,5 +1,4 @@
-import { AppError, endpoint, GetMe, requireApp, UpdateMe } from '@ccs/shared';
-import { requirePlayer } from '../call-context.js';
+import { AppError, appOf, callerOf, endpoint, GetMe, UpdateMe } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { birthYearLocked, checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { findPlayer, toView, updateSettings } from '../repositories/players-repository.js';
@@ -9,7 +8,7 @@ const notFound = () => AppError.notFound('player_not_found', 'The player of this
 /** The calling player. */
 export function getMeEndpoint(d: PlayersDeps) {
   return endpoint(GetMe, async (_req, ctx) => {
-    const player = await findPlayer(d.pool, requireApp(ctx), requirePlayer(ctx));
+    const player = await findPlayer(d.pool, appOf(ctx), callerOf(ctx));
     if (!player) throw notFound();
     return toView(player);
   });
@@ -22,8 +21,8 @@ export function getMeEndpoint(d: PlayersDeps) {
  */
 export function updateMeEndpoint(d: PlayersDeps) {
   return endpoint(UpdateMe, async (req, ctx) => {
-    const appId = requireApp(ctx);
-    const playerId = requirePlayer(ctx);
+    const appId = appOf(ctx);
+    const playerId = callerOf(ctx);
     const { attributes, errors } = checkComplianceAttributes(req);
     if (errors.length) throw AppError.many(errors);
     const player = await updateSettings(d.pool, appId, playerId, { privacy: req.privacy, ...attributes });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, endpoint, RefreshSession, requireApp, withTransaction, type Queryable, type Session } from '@ccs/shared';
+import { AppError, appOf, endpoint, RefreshSession, withTransaction, type Queryable, type Session } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf } from '../repositories/apps-repository.js';
 import { findPlayer } from '../repositories/players-repository.js';
@@ -40,7 +40,7 @@ async function lostSuccessor(tx: Queryable, appId: string, token: RefreshTokenRe
 export function refreshEndpoint(d: PlayersDeps) {
   const graceSeconds = d.config.REFRESH_REUSE_GRACE_SECONDS;
   return endpoint(RefreshSession, async (req, ctx) => {
-    const appId = requireApp(ctx);
+    const appId = appOf(ctx);
     const outcome = await withTransaction(d.pool, async (tx): Promise<{ session: Session } | { error: AppError }> => {
       const token = await lockRefreshToken(tx, appId, req.refreshToken);
       if (!token) return { error: refused('invalid_refresh_token', 'The refresh token is not valid.') };

@@ -1,15 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AppError,
-  endpoint,
-  isUniqueViolation,
-  RegisterPlayer,
-  requireApp,
-  withTransaction,
-  type CallContext,
-  type ReplyOf,
-  type RequestOf,
-} from '@ccs/shared';
+import { AppError, appOf, endpoint, isUniqueViolation, optionalCallerOf, RegisterPlayer, withTransaction, type CallContext, type ReplyOf, type RequestOf } from '@ccs/shared';
 import type { PasswordChecks } from '../credentials/passwords.js';
 import { registrationRuleErrors } from '../credentials/registration-rules.js';
 import { birthYearLocked, checkComplianceAttributes } from '../profile/compliance-attributes.js';
@@ -61,7 +51,7 @@ export function registerEndpoint(d: PlayersDeps) {
     let passwordMatches = false;
     if (player?.passwordHash) passwordMatches = await pw.verify(player.passwordHash, req.password);
     else await pw.verifyAgainstNothing(req.password);
-    return passwordMatches && first.email === req.email && first.callerId === (ctx.playerId ?? null) ? player : undefined;
+    return passwordMatches && first.email === req.email && first.callerId === (optionalCallerOf(ctx) ?? null) ? player : undefined;
   }
 
   /** The answer to a retry: the first registration's player and grants, with a new session (a new refresh-token family). */
@@ -81,7 +71,7 @@ export function registerEndpoint(d: PlayersDeps) {
   }
 
   return endpoint(RegisterPlayer, async (req, ctx) => {
-    const appId = requireApp(ctx);
+    const appId = appOf(ctx);
     const profile = checkComplianceAttributes(req);
     const errors = [...registrationRuleErrors(req), ...profile.errors];
     if (errors.length) throw AppError.many(errors);
@@ -98,8 +88,9 @@ export function registerEndpoint(d: PlayersDeps) {
       };
       const retry = await retryOfKey();
       if (retry) return retry;
-      const guest = ctx.playerId ? await findPlayer(d.pool, appId, ctx.playerId) : undefined;
-      if (ctx.playerId && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
+      const caller = optionalCallerOf(ctx);
+      const guest = caller ? await findPlayer(d.pool, appId, caller) : undefined;
+      if (caller && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
       if (guest && !guest.isAnonymous) throw alreadyRegistered();
       // A guest's birth year is set once, like a player's (profile/compliance-attributes.ts).
       if (guest?.birthYear != null && attributes.birthYear !== undefined && attributes.birthYear !== guest.birthYear) throw birthYearLocked();
@@ -127,7 +118,7 @@ export function registerEndpoint(d: PlayersDeps) {
           ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash, ...attributes })
           : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...attributes });
         if (!player) throw alreadyRegistered();
-        if (key) await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: ctx.playerId ?? null, grants }, ttlHours);
+        if (key) await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: optionalCallerOf(ctx) ?? null, grants }, ttlHours);
         return issueSession(tx, d.signer, player, rules);
       });
       return { ...session, grants };

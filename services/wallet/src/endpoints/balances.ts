@@ -1,5 +1,4 @@
-import { endpoint, GetBalances, type Pool } from '@ccs/shared';
-import { appOf } from '../call-context.js';
+import { appOf, endpoint, GetBalances, type Pool } from '@ccs/shared';
 import { playerBalances } from '../repositories/balances-repo.js';
 
 /** wallet.v1.balances: one player's balance of every currency of the app. */

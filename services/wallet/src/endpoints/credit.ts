@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CreditCurrency, endpoint, withTransaction, type Pool, type Queryable, type RequestOf } from '@ccs/shared';
+import { appOf, callerOf, CreditCurrency, endpoint, withTransaction, type Pool, type Queryable, type RequestOf } from '@ccs/shared';
 import { z } from 'zod';
-import { appOf, callerOf } from '../call-context.js';
 import { walletErrors } from '../errors.js';
 import { creditChecked } from '../repositories/balances-repo.js';
 import { claimKey, storeAnswer } from '../repositories/idempotency-repo.js';

@@ -1,5 +1,4 @@
-import { DebitCurrency, endpoint, withTransaction, type Pool } from '@ccs/shared';
-import { appOf } from '../call-context.js';
+import { appOf, DebitCurrency, endpoint, withTransaction, type Pool } from '@ccs/shared';
 import { walletErrors } from '../errors.js';
 import { takeFromBalance } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';

@@ -1,5 +1,4 @@
-import { endpoint, RefundDebit, withTransaction, type Pool } from '@ccs/shared';
-import { appOf } from '../call-context.js';
+import { appOf, endpoint, RefundDebit, withTransaction, type Pool } from '@ccs/shared';
 import { addToBalance } from '../repositories/balances-repo.js';
 import { findDebit, lockReference, markRefunded, voidReference } from '../repositories/debits-repo.js';
 
