@@ -1,4 +1,5 @@
 export * from './subject.js';
+export * from './consumers.js';
 export * from './context.js';
 export * from './content.js';
 export * from './events.js';

@@ -1,4 +1,4 @@
-import { ChestGrant, consumer, markProcessed, UuidSchema, withTransaction, type Queryable } from '@ccs/shared';
+import { ChestGrant, consumer, DURABLE, markProcessed, UuidSchema, withTransaction, type Queryable } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { findChestType, findChestTypeBySlug } from '../repositories/chest-types-repo.js';
 import { currentContentVersion, loadContentVersion, type ContentSnapshot } from '../repositories/content-repo.js';
@@ -6,7 +6,7 @@ import { countUnopened, insertChest, lockPlayerInventory, type NewChest } from '
 import { chestGranted, insertMailboxItem } from '../repositories/mailbox-repo.js';
 
 /** Durable name of the chests service's grant consumer. */
-export const GRANT_CONSUMER = 'chests-grants';
+export const GRANT_CONSUMER = DURABLE.chestsGrants;
 
 /**
  * Puts a granted chest where the content says, once per chest id: in the inventory, or in the

@@ -1,10 +1,10 @@
-import { AppContentLoaded, consumer, ContentChanged, markProcessed, withTransaction } from '@ccs/shared';
+import { AppContentLoaded, consumer, ContentChanged, DURABLE, markProcessed, withTransaction } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { applyContentVersion } from '../repositories/content-repo.js';
 import { applyChestMechanics } from '../repositories/chest-debits-repo.js';
 
 /** Durable name of the chests service's content consumer. */
-export const CONTENT_CONSUMER = 'chests-content';
+export const CONTENT_CONSUMER = DURABLE.chestsContent;
 
 /**
  * Applies an app's content version: stores it and, when newer than the current one, replaces the

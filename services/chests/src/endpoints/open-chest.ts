@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { appOf, callerOf, endpoint, OpenChest, recordSagaOutcome } from '@ccs/shared';
+import { appOf, callerOf, DURABLE, endpoint, OpenChest, publishAndAwait, recordSagaOutcome } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
 import { chestErrors } from '../errors.js';
 import { consumeChest } from '../opening/consume-chest.js';
 import { findOpeningByKey } from '../repositories/openings-repo.js';
-
-/** The durable consumer of collections that applies opening grants (read-your-writes waits on it). */
-export const COLLECTIONS_GRANT_CONSUMER = 'collections-openings';
 
 /**
  * chests.v1.open: the opening saga.
@@ -32,22 +29,15 @@ export function openChestEndpoint(deps: ChestsDeps) {
       if (first) return { ...(await withStoredConversions(deps.bus, deps.log, [first], ctx))[0]!, replayed: true, granted: true };
     }
     const openingId = randomUUID();
-    const applied = deps.notices.expect(COLLECTIONS_GRANT_CONSUMER, [openingId]);
-    let consumed;
-    try {
-      consumed = await consumeChest(
-        deps,
-        { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
-        ctx,
-      );
-    } finally {
-      if (!consumed || consumed.replayed) await applied.done(0);
-    }
+    const consumed = await consumeChest(
+      deps,
+      { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
+      ctx,
+    );
     if (consumed.replayed) return { ...(await withStoredConversions(deps.bus, deps.log, [consumed.opening], ctx))[0]!, replayed: true, granted: true };
     recordSagaOutcome('opening', 'opened');
     deps.faults.afterOpenCommit?.(openingId);
-    await deps.relay.publishNow([consumed.grant]).catch((err) => deps.log.warn({ err: String(err), openingId }, 'grant not published yet; the relay will retry'));
-    const seen = await applied.done(deps.config.GRANT_WAIT_MS);
+    const seen = await publishAndAwait(deps, [consumed.grant], { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });
     recordSagaOutcome('opening', seen.has(openingId) ? 'granted' : 'grant_pending');
     if (!seen.has(openingId)) return { ...consumed.opening, replayed: false, granted: false };
     return { ...withNoticedConversions(consumed.opening, seen.get(openingId)), replayed: false, granted: true };

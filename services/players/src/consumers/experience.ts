@@ -1,7 +1,7 @@
-import { consumer, OpeningGranted } from '@ccs/shared';
+import { consumer, DURABLE, OpeningGranted } from '@ccs/shared';
 
 /** Durable name of the experience consumer (`applied.<opening id>.players-experience`). */
-export const EXPERIENCE_CONSUMER = 'players-experience';
+export const EXPERIENCE_CONSUMER = DURABLE.playersExperience;
 
 /**
  * Adds the experience of chest openings to the players: every grant pulled meanwhile in one

@@ -1,9 +1,6 @@
-import { AppError, recordSagaOutcome, withTransaction, type CallContext, type OutboxMessage, type PoolClient } from '@ccs/shared';
+import { AppError, DURABLE, publishAndAwait, recordSagaOutcome, withTransaction, type CallContext, type OutboxMessage, type PoolClient } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { enqueueWelcomeGrants, type WelcomeGrantPlan } from './welcome-grants.js';
-
-/** Durable name of the wallet's consumer of credit grants (it announces each applied message). */
-const WALLET_GRANTS_CONSUMER = 'wallet-credit-grants';
 
 /**
  * The registration saga's first step and its read-your-writes wait:
@@ -21,8 +18,6 @@ export async function withWelcomeGrants<T>(
   work: (tx: PoolClient) => Promise<T>,
 ): Promise<T> {
   const ids = plan.wallet.map((m) => m.id);
-  // Subscribe before anything can be published, so no "applied" notice is missed.
-  const applied = d.notices.expect(WALLET_GRANTS_CONSUMER, ids);
   let result: T;
   let messages: OutboxMessage[];
   try {
@@ -31,12 +26,10 @@ export async function withWelcomeGrants<T>(
       return [r, await enqueueWelcomeGrants(tx, plan, ctx, d.notices.subject)] as const;
     });
   } catch (err) {
-    await applied.done(0);
     if (!(err instanceof AppError && err.status < 500)) recordSagaOutcome('registration', 'failed');
     throw err;
   }
-  await d.relay.publishNow(messages).catch((err) => d.log.warn({ err: String(err), requestId: ctx.requestId }, 'outbox publish deferred to the relay'));
-  const seen = await applied.done(d.config.GRANT_WAIT_MS);
+  const seen = await publishAndAwait(d, messages, { durable: DURABLE.walletCreditGrants, ids, timeoutMs: d.config.GRANT_WAIT_MS });
   recordSagaOutcome('registration', seen.size < ids.length ? 'grant_pending' : 'completed');
   if (seen.size < ids.length) {
     d.log.info({ requestId: ctx.requestId, pending: ids.length - seen.size }, 'answered before the wallet applied the grants; they land later');

@@ -1,9 +1,9 @@
-import { AppContentLoaded, consumer, markProcessed, withTransaction, type Logger, type Pool } from '@ccs/shared';
+import { AppContentLoaded, consumer, DURABLE, markProcessed, withTransaction, type Logger, type Pool } from '@ccs/shared';
 import { upsertAppRules } from '../repositories/apps-repo.js';
 import { upsertCurrencies } from '../repositories/currencies-repo.js';
 
 /** Durable name of the wallet's content consumer. */
-export const CONTENT_CONSUMER = 'wallet-app-content';
+export const CONTENT_CONSUMER = DURABLE.walletContent;
 
 /**
  * Applies the wallet's part of an app's content (currencies, whether players may credit) once per

@@ -1,9 +1,9 @@
-import { consumer, markProcessed, WalletCreditGrant, withTransaction, type Pool } from '@ccs/shared';
+import { consumer, DURABLE, markProcessed, WalletCreditGrant, withTransaction, type Pool } from '@ccs/shared';
 import { addToBalance, addToBalanceOnce, sumByCurrency } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 
 /** Durable name of the wallet's credit-grant consumer. */
-export const CREDIT_GRANTS_CONSUMER = 'wallet-credit-grants';
+export const CREDIT_GRANTS_CONSUMER = DURABLE.walletCreditGrants;
 
 /** Thrown (and so retried, then parked) when a grant names a currency the app does not have yet. */
 export class UnknownCurrencyError extends Error {

@@ -1,0 +1,18 @@
+/**
+ * Durable JetStream consumer names. A request that waits for another service to apply its
+ * messages (read-your-writes, `publishAndAwait`) names that service's consumer, so the names are
+ * part of the contracts: the consuming service and the waiting one read them from here.
+ */
+export const DURABLE = {
+  /** collections: applies opening grants to the collections (chests waits for it). */
+  collectionsOpenings: 'collections-openings',
+  /** wallet: applies credit grants (players waits for it at registration). */
+  walletCreditGrants: 'wallet-credit-grants',
+  /** players: adds the experience of openings. */
+  playersExperience: 'players-experience',
+  /** chests: adds granted chests to inventories or mailboxes. */
+  chestsGrants: 'chests-grants',
+  /** Each service's copy of an app's content. */
+  chestsContent: 'chests-content',
+  walletContent: 'wallet-app-content',
+} as const;
