@@ -122,5 +122,5 @@ const stop = async () => {
   await pool.end().catch(() => undefined);
   process.exit(0);
 };
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+process.once('SIGTERM', () => void stop());
+process.once('SIGINT', () => void stop());

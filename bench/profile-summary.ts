@@ -42,7 +42,7 @@ const SPECIAL = new Set(['(idle)', '(program)', '(garbage collector)', '(root)']
 /** A file URL shortened: `pkg/lib/file.js` inside node_modules, project-relative inside the project. */
 export function shortFile(url: string): string {
   if (!url) return '';
-  let file = url.startsWith('file://') ? decodeURIComponent(url.slice('file://'.length)) : url;
+  const file = url.startsWith('file://') ? decodeURIComponent(url.slice('file://'.length)) : url;
   const nm = file.lastIndexOf('/node_modules/');
   if (nm >= 0) return file.slice(nm + '/node_modules/'.length);
   if (file.startsWith(ROOT + '/')) return file.slice(ROOT.length + 1);

@@ -10,7 +10,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@o
 import { SpanKind } from '@opentelemetry/api';
 import { initTracing, type Tracing } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
-import { open, registerPlayer, waitForStarterChest } from '../../services/chests/test/support/chests.js';
+import { registerPlayer, waitForStarterChest } from '../../services/chests/test/support/chests.js';
 
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing;

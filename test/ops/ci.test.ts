@@ -26,21 +26,17 @@ describe('.ci/run', () => {
     expect(script).toContain('set -euo pipefail');
   });
 
-  it('installs with npm ci, then typechecks, builds and runs the whole suite, in that order', () => {
-    const steps = ['\nnpm ci', '\nnpx tsc --noEmit -p .', '\nnpm run build', '\nnpm test'].map((s) => script.indexOf(s));
-    expect(steps.every((i) => i > 0)).toBe(true);
-    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
-  });
-
-  it('starts each missing piece with the machine\'s own commands', () => {
-    expect(script).toContain('pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start');
-    expect(script).toContain(
-      'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
-    );
-    expect(script).toContain(
-      'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log',
-    );
-    for (const v of ['DATABASE_URL', 'NATS_URL', 'REDIS_URL']) expect(script).toMatch(new RegExp(`export ${v}=`));
+  it('waits for a piece of infrastructure with progress, then fails naming it and the limit', () => {
+    const helpers = script.slice(script.indexOf('started=$SECONDS'), script.indexOf('fail() {') + script.slice(script.indexOf('fail() {')).indexOf('\n') + 1);
+    const waits = script.slice(script.indexOf('# Waits up to'), script.indexOf('step "node'));
+    const run = (check: string) => spawnSync('bash', ['-c', `set -euo pipefail\n${helpers}\n${waits}\nwait_for ${check} 2 Widget`], { encoding: 'utf8', timeout: 10_000 });
+    const down = run('false');
+    expect(down.status).toBe(1);
+    expect(down.stdout).toMatch(/waiting for Widget \(0 s\)/);
+    expect(down.stderr).toContain('FAILED: Widget did not come up within 2 s');
+    const up = run('true');
+    expect(up.status).toBe(0);
+    expect(up.stdout).toMatch(/Widget is up/);
   });
 
   it.skipIf(!localInfra)('recognises the running Postgres, Redis and NATS with JetStream', () => {

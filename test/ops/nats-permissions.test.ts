@@ -230,10 +230,10 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        (await as('admin')).close();
+        await (await as('admin')).close();
         break;
       } catch (err) {
-        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`nats-server did not start: ${String(err)}\n${log}`);
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`nats-server did not start: ${String(err)}\n${log}`, { cause: err });
         await new Promise((r) => setTimeout(r, 100));
       }
     }

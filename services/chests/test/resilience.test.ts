@@ -77,7 +77,7 @@ describe('the opening saga across failures', () => {
     const { player, chests } = await playerWithChests(0);
     await stack.stopService('chests');
     let child: ChildProcess | undefined;
-    let exitCode: Promise<number | null> = Promise.resolve(null);
+    let exitCode: Promise<number | null>;
     try {
       child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', 'services/chests/test/support/exit-after-open-commit.ts'], {
         cwd: ROOT,

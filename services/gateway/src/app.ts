@@ -42,7 +42,7 @@ function routerError(err: FastifyError, request: FastifyRequest, reply: FastifyR
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError({ status: 414, code: 'uri_too_long', title: 'URI Too Long', detail: 'A path segment of the URL is too long.' })
       : AppError.badRequest('bad_url', 'The request URL is malformed.');
-  return reply.code(e.status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e.errors));
+  void reply.code(e.status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e.errors));
 }
 
 /** Whether a query-string member's name mentions `__proto__` anywhere (`__proto__[x]`, `filter[__proto__]`). */

@@ -25,6 +25,7 @@ export async function startContainers(): Promise<InfraUrls> {
     throw new Error(
       `Postgres, NATS or Redis is not reachable and containers could not be started (${String(err)}). ` +
         'Start them locally or set DATABASE_URL, NATS_URL and REDIS_URL.',
+      { cause: err },
     );
   }
 }

@@ -163,6 +163,6 @@ export async function startPrivatePostgres(opts: { settings?: Record<string, str
   } catch (err) {
     const log = cluster.log();
     await cluster.destroy();
-    throw new Error(`${(err as Error).message}${log ? `\nserver log:\n${log}` : ''}`);
+    throw new Error(`${(err as Error).message}${log ? `\nserver log:\n${log}` : ''}`, { cause: err });
   }
 }

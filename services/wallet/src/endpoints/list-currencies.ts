@@ -1,4 +1,4 @@
-import { appOf, callerOf, endpoint, ListCurrencies, optionalCallerOf, type Pool } from '@ccs/shared';
+import { appOf, endpoint, ListCurrencies, optionalCallerOf, type Pool } from '@ccs/shared';
 import { listCurrencies } from '../repositories/currencies-repo.js';
 
 /** wallet.v1.list_currencies: the app's currencies, with the calling player's balances if any. */

@@ -13,7 +13,7 @@ import {
   type Pool,
 } from '@ccs/shared';
 import type { z } from 'zod';
-import { jsonApiHeaders, type TestStack } from '../../../../test/support/stack.js';
+import { type TestStack } from '../../../../test/support/stack.js';
 import { registerThroughGateway } from '../../../../test/support/register.js';
 
 /** The wallet's own database pool in a running stack (for ledger assertions). */
