@@ -13,28 +13,18 @@ export function callContext(request: FastifyRequest): CallContext {
   };
 }
 
-/**
- * Whether a request must carry an apikey: every path under /api (matched or not) and the
- * unprefixed aliases (`tenantScoped`). The matched route's own pattern counts too: the router
- * decodes the path, so `/%61pi/v1/...` reaches an /api route while its raw URL does not start
- * with /api/, and must not skip the key (and with it the token check and the rate limit).
- */
-export function needsApiKey(request: FastifyRequest): boolean {
-  if (request.url.startsWith('/api/')) return true;
-  // Fastify builds a new routeOptions object on every read: read it once.
-  const { url: route, config } = request.routeOptions;
-  return route?.startsWith('/api/') === true || config.tenantScoped === true;
-}
-
 /** The app id of an API-key-checked request (every /api route has one). */
 export function appIdOf(request: FastifyRequest): string {
   if (!request.tenant) throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
   return request.tenant.appId;
 }
 
-/** The authenticated player, or 401. */
+/**
+ * The calling player of a route of the player scope, whose `requirePlayer` hook already refused
+ * a request without one (the 401 here only guards a route registered in the wrong scope).
+ */
 export function playerOf(request: FastifyRequest): { id: string; anonymous: boolean } {
-  if (!request.player) throw request.authError ?? AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.');
+  if (!request.player) throw AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.');
   return request.player;
 }
 

@@ -1,3 +1,4 @@
+import { scopeOf } from '../plugins/scopes.js';
 import { componentSchemas, inputSchema, responseSchema } from './components.js';
 import { errorResponses, HEADER_COMPONENTS, REQUEST_ID_HEADER, type RouteFacts } from './error-responses.js';
 import { INFRASTRUCTURE_DOCS } from './operations/infrastructure.js';
@@ -51,12 +52,12 @@ function successResponses(doc: RouteDoc): Record<string, unknown> {
 
 /** One operation object from a route's documentation and what the route itself declares. */
 function operation(route: CollectedRoute, doc: RouteDoc): Operation {
-  // The same conditions the tenancy and rate-limit plugins apply.
-  const underApi = route.url.startsWith('/api/') || route.config.tenantScoped === true;
+  // The checks of the scope the route is registered in (plugins/scopes.ts).
+  const scoped = scopeOf(route) !== 'public';
   const facts: RouteFacts = {
     method: route.method,
-    apiKey: underApi && !route.config.noApiKey,
-    rateLimited: underApi,
+    apiKey: scoped,
+    rateLimited: scoped,
     authLimited: route.config.authLimited === true,
     pathParams: pathParamsOf(route.url),
   };

@@ -14,7 +14,16 @@ export interface CollectedRoute {
 export function collectRoutes(app: FastifyInstance): CollectedRoute[] {
   const routes: CollectedRoute[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, config: route.config ?? {} });
+    // The config is read when the document is built: a scope tags its routes after this hook ran.
+    for (const method of [route.method].flat()) {
+      routes.push({
+        method,
+        url: route.url,
+        get config() {
+          return route.config ?? {};
+        },
+      });
+    }
   });
   return routes;
 }

@@ -1,14 +1,18 @@
 import fp from 'fastify-plugin';
 import fastifyJwt from '@fastify/jwt';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, GetJwks, type Bus } from '@ccs/shared';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The player of a verified Bearer token. */
+    /** The player of a verified Bearer token; always set on the player scope's routes. */
     player?: { id: string; anonymous: boolean };
-    /** Why a presented token was refused (kept for routes that require a player). */
-    authError?: AppError;
+  }
+  interface FastifyInstance {
+    /** onRequest hook of the app and player scopes: a Bearer token, when sent, is verified (401 if bad) → request.player. */
+    verifyToken: onRequestHookHandler;
+    /** onRequest hook of the player scope: no verified player → 401 missing_token. */
+    requirePlayer: onRequestHookHandler;
   }
 }
 
@@ -124,9 +128,10 @@ function kidOf(token: string): string | undefined {
 }
 
 /**
- * Verifies `Authorization: Bearer` tokens: ES256 only (the algorithm is pinned, so `alg: none`
- * and HMAC confusion fail), issuer and audience checked, expiry enforced, and the token's app
- * must be the app of the request's apikey. A presented but bad token is a 401 on any route.
+ * Provides the hooks of the scopes (plugins/scopes.ts) that verify `Authorization: Bearer`
+ * tokens: ES256 only (the algorithm is pinned, so `alg: none` and HMAC confusion fail), issuer and
+ * audience checked, expiry enforced, and the token's app must be the app of the request's apikey.
+ * A presented but bad token is a 401 on any route of those scopes.
  */
 export default fp(
   async function auth(app: FastifyInstance, opts: { bus: Bus; issuer: string; audience: string }) {
@@ -145,7 +150,6 @@ export default fp(
       },
     });
     app.decorateRequest('player', undefined);
-    app.decorateRequest('authError', undefined);
 
     /** The request's player from verified claims: the token's app must be the apikey's app. */
     const admit = (request: FastifyRequest, appId: string, claims: Claims) => {
@@ -169,7 +173,7 @@ export default fp(
     }
 
     // Callback style: a token verified recently (the common case) costs no promise.
-    app.addHook('onRequest', (request, _reply, done) => {
+    const verifyToken: onRequestHookHandler = (request, _reply, done) => {
       const header = request.headers.authorization;
       if (header === undefined || !request.tenant) return done();
       if (!BEARER.test(header)) return done(invalid('Use Authorization: Bearer <access token>.'));
@@ -186,7 +190,13 @@ export default fp(
         return done(err as AppError);
       }
       done();
-    });
+    };
+    const requirePlayer: onRequestHookHandler = (request, _reply, done) => {
+      if (!request.player) return done(AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'));
+      done();
+    };
+    app.decorate('verifyToken', verifyToken);
+    app.decorate('requirePlayer', requirePlayer);
   },
   { name: 'auth', dependencies: ['tenancy'] },
 );

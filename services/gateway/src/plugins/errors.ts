@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorDocument, JSONAPI_MEDIA_TYPE, retryAfterSecondsOf } from '@ccs/shared';
 
 /** Maps Fastify's own errors (parsing, limits, media types) to our error model. */
@@ -31,6 +31,12 @@ function fromFastify(err: FastifyError): AppError | undefined {
  * Every failure becomes a JSON:API error document: typed AppErrors unchanged, Fastify's parsing
  * and limit errors mapped, anything else a generic 500 (logged, never shown).
  */
+/** The answer to a path no route serves: 404 `route_not_found`, pointing at the reference. */
+export function routeNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const e = AppError.notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`);
+  return reply.code(404).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e.errors));
+}
+
 export default fp(
   async function errors(app: FastifyInstance) {
     app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
@@ -47,10 +53,7 @@ export default fp(
       if (appErr.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
       return reply.code(appErr.status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(appErr.errors));
     });
-    app.setNotFoundHandler((request, reply) => {
-      const e = AppError.notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`);
-      return reply.code(404).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e.errors));
-    });
+    app.setNotFoundHandler(routeNotFound);
   },
   { name: 'errors' },
 );

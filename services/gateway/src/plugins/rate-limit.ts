@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '@ccs/shared';
-import { needsApiKey } from '../lib/http.js';
+import { scopeOf } from './scopes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -34,7 +34,7 @@ export default fp(
         const who = request.routeOptions.config.authLimited || !request.player ? `ip:${request.ip}` : `player:${request.player.id}`;
         return `${request.routeOptions.config.authLimited ? 'auth' : 'api'}:${app}:${who}`;
       },
-      allowList: (request) => !needsApiKey(request),
+      allowList: (request) => scopeOf(request.routeOptions) === 'public',
       errorResponseBuilder: (_request, context) => {
         const err = new AppError({
           status: 429,

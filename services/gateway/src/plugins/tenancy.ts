@@ -1,12 +1,15 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { ApiKeysChanged, AppError, ResolveApiKey, type Bus } from '@ccs/shared';
-import { needsApiKey } from '../lib/http.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The app (tenant) named by the request's apikey. */
+    /** The app (tenant) named by the request's apikey; set on every route of the app and player scopes. */
     tenant?: { appId: string; keyKind: 'publishable' | 'secret' };
+  }
+  interface FastifyInstance {
+    /** onRequest hook of the app and player scopes (plugins/scopes.ts): the apikey → request.tenant, else 401. */
+    requireTenant: onRequestHookHandler;
   }
 }
 
@@ -18,9 +21,11 @@ interface CacheEntry {
 const MAX_ENTRIES = 10_000;
 
 /**
- * Resolves the `apikey` header to an app on every /api request (401 when missing or unknown).
- * Answers are cached in memory for a short TTL, unknown keys too, so a flood of bad keys does not
- * reach the players service; rotated keys stop working within the TTL.
+ * Provides `requireTenant`, the hook that resolves the `apikey` header to an app (401 when
+ * missing or unknown); the scopes that need an app add it (plugins/scopes.ts), so a route is
+ * protected by where it is registered. Answers are cached in memory for a short TTL, unknown keys
+ * too, so a flood of bad keys does not reach the players service; rotated keys stop working
+ * within the TTL.
  */
 export default fp(
   async function tenancy(app: FastifyInstance, opts: { bus: Bus; ttlMs: number }) {
@@ -54,10 +59,7 @@ export default fp(
 
     app.decorateRequest('tenant', undefined);
     // Callback style: a cached key (the common case) costs no promise.
-    app.addHook('onRequest', (request, _reply, done) => {
-      if (!needsApiKey(request)) return done();
-      // Public documents under /api (the OpenAPI document) are readable without a key.
-      if (request.routeOptions.config.noApiKey) return done();
+    const requireTenant: onRequestHookHandler = (request, _reply, done) => {
       const key = request.headers.apikey;
       if (typeof key !== 'string' || key.length === 0) {
         return done(AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.'));
@@ -74,16 +76,8 @@ export default fp(
         request.tenant = tenant;
         done();
       }, done);
-    });
+    };
+    app.decorate('requireTenant', requireTenant);
   },
   { name: 'tenancy', dependencies: ['errors'] },
 );
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Routes outside /api that still need an apikey (the unprefixed aliases). */
-    tenantScoped?: boolean;
-    /** Routes under /api that need no apikey (the OpenAPI document). */
-    noApiKey?: boolean;
-  }
-}

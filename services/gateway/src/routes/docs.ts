@@ -5,6 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { INFRASTRUCTURE_DOCS, openApiDocumentDoc } from '../openapi/operations/infrastructure.js';
 import { collectRoutes, withEarlierRoutes } from '../openapi/route-collector.js';
+import { scopeOf, type RouteScope } from '../plugins/scopes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with the scope it is registered in (plugins/scopes.ts), as the reference documents them. */
+    routeScopes(): { method: string; url: string; scope: RouteScope }[];
+  }
+}
 
 /**
  * The API reference: the OpenAPI 3.1 document at GET /api/v1/openapi.json (no apikey needed) and
@@ -24,7 +32,11 @@ export default fp(
       json = JSON.stringify(document);
     });
 
-    app.get('/api/v1/openapi.json', { config: { noApiKey: true, openapi: openApiDocumentDoc } }, async (_request, reply) =>
+    app.decorate('routeScopes', () =>
+      withEarlierRoutes(app, routes, Object.keys(INFRASTRUCTURE_DOCS)).map((r) => ({ method: r.method, url: r.url, scope: scopeOf(r) })),
+    );
+
+    app.get('/api/v1/openapi.json', { config: { openapi: openApiDocumentDoc } }, async (_request, reply) =>
       reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send(json),
     );
 

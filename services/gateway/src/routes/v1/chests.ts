@@ -24,7 +24,7 @@ import {
   type Resource,
 } from '@ccs/shared';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
-import { baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { conversionsOf, convertedMetaOf } from './conversions-render.js';
@@ -170,7 +170,6 @@ const exact = (x: number): number => Number(x.toPrecision(15));
 
 /** GET or POST /api/v1/chests/{id}/open: consumes the chest and answers the chest-opening result. */
 async function openChest(request: FastifyRequest, reply: FastifyReply) {
-  playerOf(request);
   const chestId = uuidParam(request, 'id');
   const idempotencyKey = idempotencyKeyOf(request);
   jsonApiQuery(request, NO_QUERY);
@@ -219,7 +218,6 @@ export const OpenChestsBodySchema = z.object({
  * the document's meta sums them up.
  */
 async function openMany(request: FastifyRequest, reply: FastifyReply) {
-  playerOf(request);
   jsonApiQuery(request, NO_QUERY);
   const idempotencyKey = idempotencyKeyOf(request);
   const chestIds = parseBody(OpenChestsBodySchema, request.body).data.map((d) => d.id);
@@ -258,7 +256,6 @@ const UnlockBodySchema = z.object({
 
 /** POST /api/v1/chests/{id}/unlock: starts a time-locked chest's timer, or skips it for currency. */
 async function unlock(request: FastifyRequest, reply: FastifyReply) {
-  playerOf(request);
   const chestId = uuidParam(request, 'id');
   jsonApiQuery(request, NO_QUERY);
   const skipWith = request.body === undefined ? undefined : parseBody(UnlockBodySchema, request.body).data.attributes.skip_with;
@@ -282,7 +279,6 @@ const PurchaseBodySchema = z.object({
 
 /** POST /api/v1/chests/{id}/purchase: buys catalog chests into the caller's inventory. */
 async function purchase(request: FastifyRequest, reply: FastifyReply) {
-  playerOf(request);
   const chestTypeId = uuidParam(request, 'id');
   jsonApiQuery(request, NO_QUERY);
   const idempotencyKey = idempotencyKeyOf(request);
@@ -297,11 +293,15 @@ async function purchase(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
-/** Routes of the chest catalog, odds, opening and purchase. */
-export default async function chestsRoutes(app: FastifyInstance) {
+/** The chest catalog and its odds (app scope: a Bearer token adds the caller's own figures). */
+export async function catalogRoutes(app: FastifyInstance) {
   app.get('/api/v1/chests', { config: { openapi: documented(docs.listChests, { query: CATALOG_QUERY }) } }, listChests);
   app.get('/api/v1/chests/:id', { config: { openapi: documented(docs.getChest, { query: CHEST_QUERY }) } }, getChest);
   app.get('/api/v1/chests/:id/odds', { config: { openapi: documented(docs.getChestOdds, { query: ODDS_QUERY }) } }, getOdds);
+}
+
+/** Opening, unlocking and buying chests (player scope). */
+export async function chestActionRoutes(app: FastifyInstance) {
   app.get('/api/v1/chests/:id/open', { config: { openapi: documented(docs.openChest, { query: NO_QUERY }) } }, openChest);
   // POST open takes no body: an empty one sent with the JSON:API media type is fine too.
   await app.register(async (noBody) => {

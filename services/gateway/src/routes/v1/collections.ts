@@ -253,13 +253,18 @@ async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
-/** Routes of the collections and collectibles resources, and the calling player's collection. */
-export default async function collectionsRoutes(app: FastifyInstance) {
-  const doc = (op: Parameters<typeof documented>[0], query: QuerySpec) => ({ config: { openapi: documented(op, { query }) } });
+const doc = (op: Parameters<typeof documented>[0], query: QuerySpec) => ({ config: { openapi: documented(op, { query }) } });
+
+/** The collections and collectibles resources (app scope: a Bearer token adds the caller's progress). */
+export async function collectionRoutes(app: FastifyInstance) {
   app.get('/api/v1/collections', doc(docs.listCollections, QUERY.collections), listCollections);
   app.get('/api/v1/collections/:id', doc(docs.getCollection, QUERY.collection), getCollection);
   app.get('/api/v1/collections/:id/collectibles', doc(docs.listCollectionCollectibles, QUERY.collectionCollectibles), listCollectionCollectibles);
   app.get('/api/v1/collectibles', doc(docs.listCollectibles, QUERY.collectibles), listCollectibles);
   app.get('/api/v1/collectibles/:id', doc(docs.getCollectible, QUERY.collectible), getCollectible);
+}
+
+/** The calling player's collection (player scope). */
+export async function playerCollectionRoutes(app: FastifyInstance) {
   app.get('/api/v1/players/me/collection', doc(docs.getPlayerCollection, QUERY.playerCollection), playerCollection);
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, applyFieldset, CreditCurrency, ListCurrencies, resource, selfLink, type CurrencyView } from '@ccs/shared';
-import { appIdOf, baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { appIdOf, baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/currencies.js';
 
@@ -38,7 +38,6 @@ async function listCurrencies(request: FastifyRequest, reply: FastifyReply) {
 async function credit(request: FastifyRequest, reply: FastifyReply) {
   const tenant = request.tenant;
   if (!tenant) throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
-  playerOf(request);
   const currencyId = uuidParam(request, 'currency_id');
   const idempotencyKey = idempotencyKeyOf(request);
   const body = parseBody(CreditBodySchema, request.body);
@@ -51,20 +50,22 @@ async function credit(request: FastifyRequest, reply: FastifyReply) {
   return reply.code(200).type('application/json').send({ data: { balance: { amount: result.balance } } });
 }
 
-/**
- * Routes of the currencies resource, under /api/v1 and at the spec's unprefixed aliases
- * (which still need the apikey: `tenantScoped`).
- */
-export default async function currenciesRoutes(app: FastifyInstance) {
+/** The currencies and balances, under /api/v1 and at the spec's unprefixed alias (app scope: a token adds the balances). */
+export async function currencyRoutes(app: FastifyInstance) {
   for (const prefix of ['/api/v1', '']) {
-    const tenantScoped = prefix === '';
-    const list = documented(tenantScoped ? docs.listCurrenciesAlias : docs.listCurrencies, { query: CURRENCIES_QUERY });
+    const list = documented(prefix === '' ? docs.listCurrenciesAlias : docs.listCurrencies, { query: CURRENCIES_QUERY });
+    app.get(`${prefix}/currencies`, { config: { openapi: list } }, listCurrencies);
+  }
+}
+
+/** Crediting the caller's balance, under /api/v1 and at the spec's unprefixed alias (player scope). */
+export async function creditRoutes(app: FastifyInstance) {
+  for (const prefix of ['/api/v1', '']) {
     // Credit never reads the query string (query: null).
-    const creditDoc = documented(tenantScoped ? docs.creditCurrencyAlias : docs.creditCurrency, {
+    const creditDoc = documented(prefix === '' ? docs.creditCurrencyAlias : docs.creditCurrency, {
       query: null,
       body: { schema: CreditBodySchema, required: true },
     });
-    app.get(`${prefix}/currencies`, { config: { tenantScoped, openapi: list } }, listCurrencies);
-    app.post(`${prefix}/currencies/:currency_id/credit`, { config: { tenantScoped, bodyType: 'json', openapi: creditDoc } }, credit);
+    app.post(`${prefix}/currencies/:currency_id/credit`, { config: { bodyType: 'json', openapi: creditDoc } }, credit);
   }
 }

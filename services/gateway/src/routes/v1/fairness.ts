@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ClientSeedSchema, GetFairness, ListPity, resource, RotateSeed, VerifyOpening, type ReplyOf } from '@ccs/shared';
-import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/fairness.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
@@ -38,9 +38,8 @@ const rotationDocument = (r: Rotation) => ({
  * caller's pity counters and the verification of one of their openings. Never cached: each answer
  * is the caller's own and changes with every opening.
  */
-export default async function fairnessRoutes(app: FastifyInstance) {
+export async function fairnessRoutes(app: FastifyInstance) {
   app.get('/api/v1/players/me/fairness', { config: { openapi: documented(docs.getFairness, { query: NO_QUERY }) } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, NO_QUERY);
     const f = await app.bus.request(GetFairness, {}, callContext(request));
     reply.header('cache-control', 'no-store');
@@ -49,7 +48,6 @@ export default async function fairnessRoutes(app: FastifyInstance) {
 
   const patchDoc = documented(docs.setClientSeed, { query: NO_QUERY, body: { schema: ClientSeedBody, required: true } });
   app.patch('/api/v1/players/me/fairness', { config: { bodyType: 'jsonapi', openapi: patchDoc } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, NO_QUERY);
     const { client_seed } = parseBody(ClientSeedBody, request.body).data.attributes;
     const r = await app.bus.request(RotateSeed, { clientSeed: client_seed }, callContext(request));
@@ -61,7 +59,6 @@ export default async function fairnessRoutes(app: FastifyInstance) {
   await app.register(async (noBody) => {
     allowEmptyJsonApiBody(noBody);
     noBody.post('/api/v1/players/me/fairness/rotate', { config: { openapi: documented(docs.rotateSeed, { query: NO_QUERY }) } }, async (request, reply) => {
-      playerOf(request);
       jsonApiQuery(request, NO_QUERY);
       const r = await app.bus.request(RotateSeed, {}, callContext(request));
       reply.header('cache-control', 'no-store');
@@ -70,7 +67,6 @@ export default async function fairnessRoutes(app: FastifyInstance) {
   });
 
   app.get('/api/v1/players/me/pity', { config: { openapi: documented(docs.listPity, { query: NO_QUERY }) } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, NO_QUERY);
     const r = await app.bus.request(ListPity, {}, callContext(request));
     reply.header('cache-control', 'no-store');
@@ -89,7 +85,6 @@ export default async function fairnessRoutes(app: FastifyInstance) {
   });
 
   app.get('/api/v1/openings/:id/verification', { config: { openapi: documented(docs.verifyOpening, { query: NO_QUERY }) } }, async (request, reply) => {
-    playerOf(request);
     const openingId = uuidParam(request, 'id');
     jsonApiQuery(request, NO_QUERY);
     const v = await app.bus.request(VerifyOpening, { openingId }, callContext(request));

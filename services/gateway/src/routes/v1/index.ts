@@ -1,22 +1,31 @@
 import type { FastifyInstance } from 'fastify';
-import playersRoutes from './players.js';
-import currenciesRoutes from './currencies.js';
-import collectionsRoutes from './collections.js';
-import chestsRoutes from './chests.js';
-import inventoryRoutes from './inventory.js';
-import mailboxRoutes from './mailbox.js';
-import fairnessRoutes from './fairness.js';
+import { routeNotFound } from '../../plugins/errors.js';
+import { credentialScopes } from '../../plugins/scopes.js';
+import { playerOwnRoutes, playerSessionRoutes } from './players.js';
+import { creditRoutes, currencyRoutes } from './currencies.js';
+import { collectionRoutes, playerCollectionRoutes } from './collections.js';
+import { catalogRoutes, chestActionRoutes } from './chests.js';
+import { inventoryRoutes } from './inventory.js';
+import { mailboxRoutes } from './mailbox.js';
+import { fairnessRoutes } from './fairness.js';
 
 /**
- * Every resource's routes under /api/v1. The spec's unprefixed paths (/players/login,
- * /currencies, /currencies/{id}/credit) are registered by their resource files as aliases.
+ * Every resource's routes under /api/v1 (and the spec's unprefixed aliases /players/login,
+ * /currencies, /currencies/{id}/credit), each registered in the scope that protects it
+ * (plugins/scopes.ts): `app` needs the apikey, `player` also a player's Bearer token.
  */
 export default async function v1Routes(app: FastifyInstance) {
-  await app.register(playersRoutes);
-  await app.register(currenciesRoutes);
-  await app.register(collectionsRoutes);
-  await app.register(chestsRoutes);
-  await app.register(inventoryRoutes);
-  await app.register(mailboxRoutes);
-  await app.register(fairnessRoutes);
+  await credentialScopes(app, {
+    app: [playerSessionRoutes, currencyRoutes, collectionRoutes, catalogRoutes],
+    player: [playerOwnRoutes, creditRoutes, playerCollectionRoutes, chestActionRoutes, inventoryRoutes, mailboxRoutes, fairnessRoutes],
+  });
+  // An unknown path under /api asks for the apikey first (401 without one, 404 with one), so a
+  // caller without a key learns nothing of which routes exist.
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', api.requireTenant);
+      api.setNotFoundHandler(routeNotFound);
+    },
+    { prefix: '/api' },
+  );
 }

@@ -75,7 +75,6 @@ async function getInventory(request: FastifyRequest, reply: FastifyReply) {
 
 /** GET /api/v1/players/me/openings: the caller's openings with their results, newest first. */
 async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
-  playerOf(request);
   const q = jsonApiQuery(request, OPENINGS_QUERY);
   const r = await request.server.bus.request(ListOpenings, { page: q.page }, callContext(request));
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
@@ -99,7 +98,7 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
 }
 
 /** Routes of player inventories and opening history. */
-export default async function inventoryRoutes(app: FastifyInstance) {
+export async function inventoryRoutes(app: FastifyInstance) {
   app.get('/api/v1/players/me/openings', { config: { openapi: documented(docs.listOpenings, { query: OPENINGS_QUERY }) } }, listOpenings);
   app.get('/api/v1/players/:id/chests', { config: { openapi: documented(docs.getInventory, { query: INVENTORY_QUERY }) } }, getInventory);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClaimMailboxItem, ListMailbox, paginationLinks, resource, type MailboxItemView, type Resource } from '@ccs/shared';
-import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
+import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/mailbox.js';
 import { inventoryChest } from './chests.js';
@@ -23,7 +23,6 @@ const mailboxItem = (m: MailboxItemView): Resource =>
 
 /** GET /api/v1/players/me/mailbox: the caller's chests waiting for room in the inventory. */
 async function listMailbox(request: FastifyRequest, reply: FastifyReply) {
-  playerOf(request);
   const q = jsonApiQuery(request, MAILBOX_QUERY);
   const r = await request.server.bus.request(ListMailbox, { page: q.page }, callContext(request));
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
@@ -42,7 +41,6 @@ async function listMailbox(request: FastifyRequest, reply: FastifyReply) {
 
 /** POST /api/v1/players/me/mailbox/{id}/claim: the item moves into the inventory; answers the chest. */
 async function claimItem(request: FastifyRequest, reply: FastifyReply) {
-  playerOf(request);
   const itemId = uuidParam(request, 'id');
   jsonApiQuery(request, NO_QUERY);
   const chest = await request.server.bus.request(ClaimMailboxItem, { itemId }, callContext(request));
@@ -51,7 +49,7 @@ async function claimItem(request: FastifyRequest, reply: FastifyReply) {
 }
 
 /** Routes of the calling player's overflow mailbox (docs/content.md, "Overflow mailbox"). */
-export default async function mailboxRoutes(app: FastifyInstance) {
+export async function mailboxRoutes(app: FastifyInstance) {
   app.get('/api/v1/players/me/mailbox', { config: { openapi: documented(docs.listMailbox, { query: MAILBOX_QUERY }) } }, listMailbox);
   // No body needed: an empty one sent with the JSON:API media type is fine too.
   await app.register(async (noBody) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AddFriend, ListFriends, RemoveFriend } from '@ccs/shared';
-import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../../lib/http.js';
+import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../../lib/http.js';
 import { FriendRequestBody } from './bodies.js';
 import { friendResource } from './render.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
@@ -13,7 +13,6 @@ import * as docs from '../../../openapi/operations/players.js';
 export default async function friendsRoutes(app: FastifyInstance) {
   const addDoc = documented(docs.addFriend, { query: NO_QUERY, body: { schema: FriendRequestBody, required: true } });
   app.post('/api/v1/players/me/friends', { config: { bodyType: 'jsonapi', openapi: addDoc } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, NO_QUERY);
     const { data } = parseBody(FriendRequestBody, request.body);
     const { friend, created } = await app.bus.request(AddFriend, { playerId: data.id.toLowerCase() }, callContext(request));
@@ -21,14 +20,12 @@ export default async function friendsRoutes(app: FastifyInstance) {
   });
 
   app.get('/api/v1/players/me/friends', { config: { openapi: documented(docs.listFriends, { query: NO_QUERY }) } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, NO_QUERY);
     const { friends } = await app.bus.request(ListFriends, {}, callContext(request));
     return sendDocument(reply, 200, { data: friends.map(friendResource), meta: { total_count: friends.length } });
   });
 
   app.delete('/api/v1/players/me/friends/:id', { config: { openapi: documented(docs.removeFriend, { query: NO_QUERY }) } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, NO_QUERY);
     const playerId = uuidParam(request, 'id');
     await app.bus.request(RemoveFriend, { playerId }, callContext(request));

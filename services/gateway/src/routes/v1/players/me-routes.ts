@@ -42,7 +42,6 @@ async function playerChests(request: FastifyRequest, playerId: string, required:
 /** GET and PATCH /api/v1/players/me. */
 export default async function meRoutes(app: FastifyInstance) {
   app.get('/api/v1/players/me', { config: { openapi: documented(docs.getMe, { query: ME_QUERY }) } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, ME_QUERY);
     const me = await app.bus.request(GetMe, {}, callContext(request));
     return sendDocument(reply, 200, await meDocument(request, me));

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { applyFieldset, CreateGuest, LoginPlayer, LogoutPlayer, RefreshSession, RegisterPlayer, type Session } from '@ccs/shared';
 import { z } from 'zod';
-import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
+import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument } from '../../../lib/http.js';
 import { LoginBody, LogoutBody, RefreshBody, RegisterBody } from './bodies.js';
 import { sessionMeta, sessionPlayerResource } from './render.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
@@ -25,11 +25,12 @@ function sessionIdOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Registration, login (also at the spec's unprefixed /players/login), refresh, logout and guest
- * creation. Credential routes carry the tighter rate limit; register and login the longer
- * CREDENTIALS_TIMEOUT_MS. Registration takes an optional Idempotency-Key.
+ * Registration, login (also at the spec's unprefixed /players/login), refresh and guest creation
+ * (app scope; registration with a guest's token upgrades the guest). Credential routes carry the
+ * tighter rate limit; register and login the longer CREDENTIALS_TIMEOUT_MS. Registration takes an
+ * optional Idempotency-Key.
  */
-export default async function sessionRoutes(app: FastifyInstance) {
+export async function sessionRoutes(app: FastifyInstance) {
   // Register and login wait in players' bounded password queue: their own bound covers it.
   const credentialsTimeout = { timeoutMs: app.gatewayConfig.CREDENTIALS_TIMEOUT_MS };
   const registerDoc = documented(docs.register, { query: SESSION_QUERY, body: { schema: RegisterBody, required: true } });
@@ -76,10 +77,12 @@ export default async function sessionRoutes(app: FastifyInstance) {
     if (session.replayed) reply.header('idempotent-replayed', 'true');
     return sendDocument(reply, 201, sessionDocument(request, session));
   });
+}
 
+/** Logout (player scope): revokes the session of the access token, and a refresh token when sent. */
+export async function logoutRoutes(app: FastifyInstance) {
   const logoutDoc = documented(docs.logout, { query: NO_QUERY, body: { schema: LogoutBody, required: false } });
   app.post('/api/v1/players/logout', { config: { openapi: logoutDoc } }, async (request, reply) => {
-    playerOf(request);
     jsonApiQuery(request, NO_QUERY);
     const body = request.body === undefined ? undefined : parseBody(LogoutBody, request.body);
     const refreshToken = body?.data.attributes.refresh_token;
