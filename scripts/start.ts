@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { checkInfrastructure, type InfraUrls } from './start/check-infra.js';
+import { checkConfiguration, checkPorts } from './start/preflight.js';
 import { SERVICE_NAMES, startServiceProcess, type Exit, type ServiceName, type ServiceProcess } from './start/service-process.js';
 import { NotReadyError, waitForGateway, waitForServiceHealth } from './start/wait-ready.js';
 
@@ -16,6 +17,7 @@ const urls: InfraUrls = {
   redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
 };
 const port = Number(env.PORT || 3000);
+const metricsPort = Number(env.METRICS_PORT || 0);
 const startTimeoutMs = Number(env.START_TIMEOUT_MS || 120_000);
 const color = Boolean(process.stdout.isTTY) && !env.NO_COLOR;
 const STOP_GRACE_MS = 30_000;
@@ -106,6 +108,14 @@ function demoKeyHint(): string {
 }
 
 async function main(): Promise<void> {
+  // Everything that would stop a service later is checked before any starts: settings, ports.
+  const serviceEnv = { ...env, DATABASE_URL: urls.databaseUrl, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl, HEALTH_PORT: '0' };
+  const settings = checkConfiguration(serviceEnv);
+  const ports = settings.length ? [] : await checkPorts([{ name: 'PORT', port }, { name: 'METRICS_PORT', port: metricsPort }]);
+  if (settings.length || ports.length) {
+    for (const line of [...settings, ...ports]) console.error(line);
+    process.exit(1);
+  }
   say(`checking Postgres, NATS and Redis (${urls.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')}, ${urls.natsUrl}, ${urls.redisUrl})`);
   const problems = await checkInfrastructure(urls);
   if (problems.length) {

@@ -12,13 +12,6 @@ export interface InfraUrls {
 
 const PROBE_TIMEOUT_MS = 4000;
 
-/** A connection error's short reason: the errno code when there is one, else its message. */
-function reasonOf(err: unknown): { code: string } {
-  const e = err as { code?: unknown; message?: unknown };
-  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return { code: e.code };
-  return { code: typeof e?.message === 'string' && e.message ? e.message : String(err) };
-}
-
 /** Rejects after `ms`, so a black-holed address cannot stall the launcher. */
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -35,7 +28,7 @@ async function probePostgres(url: string): Promise<string | undefined> {
     await within(PROBE_TIMEOUT_MS, client.connect().then(() => client.query('SELECT 1')));
     return undefined;
   } catch (err) {
-    return describeInfraError('Postgres', url, reasonOf(err));
+    return describeInfraError('Postgres', url, err);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -46,7 +39,7 @@ async function probeNats(url: string): Promise<string | undefined> {
   try {
     nc = await within(PROBE_TIMEOUT_MS, connect({ servers: url, reconnect: false, timeout: PROBE_TIMEOUT_MS }));
   } catch (err) {
-    return describeInfraError('NATS', url, reasonOf(err));
+    return describeInfraError('NATS', url, err);
   }
   try {
     // Asking for the account info fails when the server runs without JetStream.
@@ -74,7 +67,7 @@ async function probeRedis(url: string): Promise<string | undefined> {
     await within(PROBE_TIMEOUT_MS, redis.connect().then(() => redis.ping()));
     return undefined;
   } catch (err) {
-    return describeInfraError('Redis', url, reasonOf(cause ?? err));
+    return describeInfraError('Redis', url, cause ?? err);
   } finally {
     redis.disconnect();
   }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -43,7 +44,7 @@ function isAlive(pid: number): boolean {
 
 /** `npm start` as a child process, with everything it prints collected. */
 function launch(env: Record<string, string>): { child: ChildProcess; output: () => string; stderr: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', 'scripts/start.ts'], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -181,4 +182,42 @@ describe('npm start (scripts/start.ts)', () => {
     expect(lines[1]).toMatch(/^Cannot reach NATS .*nats-server -js.*docker compose up -d nats/);
     expect(lines[2]).toMatch(/^Cannot reach Redis .*docker compose up -d redis/);
   }, 30_000);
+
+  it('checks every setting and the port before starting anything: one line each, exit 1', async () => {
+    const infra = await testInfra();
+    const bad = launch({ DATABASE_URL: infra.databaseUrl, NATS_URL: infra.natsUrl, REDIS_URL: infra.redisUrl, PORT: 'abc' });
+    expect(await within(20_000, bad.exit)).toBe(1);
+    expect(bad.stderr().trim().split('\n'), bad.output()).toEqual([expect.stringMatching(/^Invalid setting PORT="abc": .*\(read by gateway\); fix it or unset it/)]);
+    expect(bad.output()).not.toContain('starting players');
+
+    const taken = createServer().listen(0, '0.0.0.0');
+    await new Promise((r) => taken.once('listening', r));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const run = launch({ DATABASE_URL: infra.databaseUrl, NATS_URL: infra.natsUrl, REDIS_URL: infra.redisUrl, PORT: String(port) });
+      expect(await within(20_000, run.exit)).toBe(1);
+      expect(run.stderr().trim().split('\n'), run.output()).toEqual([`Port ${port} (PORT) is already in use: stop what listens there (lsof -i :${port}, or ss -ltnp) or set PORT=<another port>.`]);
+      expect(run.output()).not.toContain('starting players');
+      expect(run.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      taken.close();
+    }
+  }, 45_000);
+
+  it('says when Postgres answers but the database or the role does not exist', async () => {
+    const infra = await testInfra();
+    const url = new URL(infra.databaseUrl);
+    const nodb = new URL(url);
+    nodb.pathname = '/ccs_no_such_database';
+    const norole = new URL(url);
+    norole.username = 'ccs_no_such_role';
+    for (const [databaseUrl, expected] of [
+      [nodb.href, /^Postgres at .* answers, but the database "ccs_no_such_database" does not exist: create it \(createdb .*ccs_no_such_database\)/],
+      [norole.href, /^Postgres at .* answers, but refused the role "ccs_no_such_role" .*createuser/],
+    ] as const) {
+      const run = launch({ DATABASE_URL: databaseUrl, NATS_URL: infra.natsUrl, REDIS_URL: infra.redisUrl, PORT: String(await freePort()) });
+      expect(await within(20_000, run.exit)).toBe(1);
+      expect(run.stderr().trim().split('\n'), run.output()).toEqual([expect.stringMatching(expected)]);
+    }
+  }, 45_000);
 });
