@@ -31,6 +31,24 @@ function badSetting(message: string): never {
   process.exit(2);
 }
 
+const USAGE = `npm run bench: measures the stack against its floors (docs/performance.md). Settings are environment variables:
+  BENCH_ONLY=a,b            only the scenarios (and floors) whose names contain one of these words
+  BENCH_CONNECTIONS=16,50   concurrent connections, one round per count
+  BENCH_DURATION=8          seconds measured per round; BENCH_WARMUP=1 seconds of warm-up
+  BENCH_SCALE=on|off        the scale-out phase with a second replica of chests and collections
+  BENCH_MAX_OPEN_RATE=1500, BENCH_MAX_PURCHASE_RATE=1500   caps of the write scenarios (requests/s)
+  BENCH_LOG_LEVEL=warn      the services' log level
+It creates its own database, NATS prefix and Redis prefix, and removes them at the end, on failure and on Ctrl-C.
+Example: BENCH_ONLY=open,batch BENCH_CONNECTIONS=50 npm run bench`;
+
+// Options are environment variables; the command line takes only --help.
+const args = process.argv.slice(2);
+if (args.some((a) => a === '--help' || a === '-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (args.length) badSetting(`unknown argument ${JSON.stringify(args[0])} (settings are environment variables: npm run bench -- --help)`);
+
 function positive(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
