@@ -1,6 +1,6 @@
 /**
  * Each of the five services as deploy/k8s renders it (base, dev and production overlays, via
- * test/support/kustomize.ts): a Deployment running the image's entry point, probes on the port its
+ * `kubectl kustomize`): a Deployment running the image's entry point, probes on the port its
  * container really listens on, requests and limits, a non-root read-only pod, a grace period
  * longer than its shutdown, an HPA and a PDB of its own, migrations before start, and a
  * configuration the service's own schema accepts. No cluster needed.
@@ -13,7 +13,7 @@ import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
 import {
   appContainer, bytes, DataObject, deployment, environmentOf, find, Hpa, KService, millicores, ofKind, OVERLAYS, Pdb, rendered, selects, SERVICES,
-  type Overlay, type ServiceName,
+  type Overlay, type ServiceName, kustomizeUnavailable
 } from '../support/k8s-manifests.js';
 import { looksLikeRealSecret } from '../support/secret-scan.js';
 
@@ -27,7 +27,7 @@ const PROBE_PATHS: Record<'gateway' | 'backend', { liveness: string; readiness: 
 /** The services' own shutdown bound (runMain and the gateway's main force an exit after it). */
 const SHUTDOWN_BOUND_S = 25;
 
-describe.each(Object.keys(OVERLAYS) as Overlay[])('deploy/k8s %s', (overlay) => {
+describe.skipIf(kustomizeUnavailable).each(Object.keys(OVERLAYS) as Overlay[])(`deploy/k8s %s${kustomizeUnavailable ? ` (skipped: ${kustomizeUnavailable})` : ''}`, (overlay) => {
   const objs = rendered[overlay];
 
   it.each(SERVICES)('runs %s from the Dockerfile image with its own entry point', (name) => {

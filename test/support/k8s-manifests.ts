@@ -1,12 +1,14 @@
 /**
- * The rendered deploy/k8s manifests (base and overlays, via test/support/kustomize.ts) and typed
+ * The rendered deploy/k8s manifests (base and overlays, by `kubectl kustomize`) and typed
  * views of the parts the ops tests read: Deployments, containers, HPAs, PDBs, Services, and the
  * environment a container really starts with.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseEnvFile, renderKustomization, type K8sObject } from './kustomize.js';
+import { kustomizeUnavailable, parseEnvFile, renderKustomization, type K8sObject } from './kustomize.js';
+
+export { kustomizeUnavailable };
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The five services, each one Deployment. */
@@ -15,7 +17,7 @@ export type ServiceName = (typeof SERVICES)[number];
 /** Where each kustomization lives. */
 export const OVERLAYS = { base: 'deploy/k8s/base', dev: 'deploy/k8s/overlays/dev', production: 'deploy/k8s/overlays/production' } as const;
 export type Overlay = keyof typeof OVERLAYS;
-/** Every kustomization rendered once. */
+/** Every kustomization rendered once (empty where kubectl is missing: the tests that read them skip, saying why). */
 export const rendered = Object.fromEntries(Object.entries(OVERLAYS).map(([k, dir]) => [k, renderKustomization(path.join(ROOT, dir))])) as Record<Overlay, K8sObject[]>;
 /** deploy/k8s/base/secrets.example.env, the keys of the Secret the base expects. */
 export const SECRET_EXAMPLE = Object.fromEntries(parseEnvFile(path.join(ROOT, 'deploy/k8s/base/secrets.example.env')));
