@@ -5,6 +5,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['development'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    // Postgres, NATS and Redis for the whole run, by TEST_INFRA (auto | local | containers).
+    globalSetup: ['test/support/global-infra.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

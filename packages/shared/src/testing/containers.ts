@@ -1,30 +1,36 @@
 import type { InfraUrls } from './infra.js';
 
+/** Containers started for a test run, and how to stop them. */
+export interface StartedContainers extends InfraUrls {
+  stop(): Promise<void>;
+}
+
 /**
- * Starts Postgres, NATS (JetStream) and Redis in containers for machines where they do not run
- * locally. Needs a Docker engine; the containers stop when the test process exits.
+ * Starts Postgres (@testcontainers/postgresql), NATS with JetStream and Redis in containers, for
+ * machines where they do not run locally or when `TEST_INFRA=containers` asks for them. Needs a
+ * Docker engine. `stop` removes them; vitest's global setup calls it when the run ends (and
+ * testcontainers' reaper removes them if the process dies first).
  */
-export async function startContainers(): Promise<InfraUrls> {
-  const { GenericContainer, Wait } = await import('testcontainers');
+export async function startContainers(): Promise<StartedContainers> {
+  const [{ GenericContainer }, { PostgreSqlContainer }] = await Promise.all([import('testcontainers'), import('@testcontainers/postgresql')]);
   try {
     const [postgres, nats, redis] = await Promise.all([
-      new GenericContainer('postgres:16-alpine')
-        .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
-        .withExposedPorts(5432)
-        .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, 2))
-        .start(),
+      new PostgreSqlContainer('postgres:16-alpine').withUsername('postgres').withPassword('postgres').withDatabase('postgres').start(),
       new GenericContainer('nats:2.10-alpine').withCommand(['-js']).withExposedPorts(4222).start(),
       new GenericContainer('redis:7-alpine').withExposedPorts(6379).start(),
     ]);
     return {
-      databaseUrl: `postgres://postgres@${postgres.getHost()}:${postgres.getMappedPort(5432)}/postgres`,
+      databaseUrl: postgres.getConnectionUri(),
       natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
       redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
+      async stop() {
+        await Promise.all([postgres.stop(), nats.stop(), redis.stop()]);
+      },
     };
   } catch (err) {
     throw new Error(
-      `Postgres, NATS or Redis is not reachable and containers could not be started (${String(err)}). ` +
-        'Start them locally or set DATABASE_URL, NATS_URL and REDIS_URL.',
+      `Containers for Postgres, NATS and Redis could not be started (${String(err)}). ` +
+        'Start a Docker engine, or run the services locally and set TEST_INFRA=local (with DATABASE_URL, NATS_URL and REDIS_URL where they are not on the standard ports).',
       { cause: err },
     );
   }

@@ -19,8 +19,42 @@ const DEFAULTS: InfraUrls = {
   redisUrl: 'redis://127.0.0.1:6379',
 };
 
-let resolved: Promise<InfraUrls> | undefined;
+/**
+ * Where the tests' infrastructure comes from (`TEST_INFRA`):
+ * - `auto` (default): DATABASE_URL, NATS_URL and REDIS_URL where set, else the standard local
+ *   ports; containers only when something does not answer there;
+ * - `local`: those URLs only; a piece that does not answer fails the run, naming it;
+ * - `containers`: always fresh containers (testcontainers; needs a Docker engine), whatever runs locally.
+ */
+export type TestInfraMode = 'auto' | 'local' | 'containers';
 
+/** The mode `TEST_INFRA` asks for; anything else is refused with the accepted values. */
+export function testInfraMode(env: Record<string, string | undefined> = process.env): TestInfraMode {
+  const mode = (env.TEST_INFRA ?? 'auto').trim() || 'auto';
+  if (mode === 'auto' || mode === 'local' || mode === 'containers') return mode;
+  throw new Error(`TEST_INFRA="${mode}" is not a mode: use auto (the default), local or containers.`);
+}
+
+/** Set by vitest's global setup once it resolved the infrastructure: workers take the URLs as they are. */
+export const RESOLVED_MARKER = 'CCS_TEST_INFRA_RESOLVED';
+
+/** The infrastructure of a run, where it came from, and (for containers) how to stop it. */
+export interface ResolvedInfra {
+  urls: InfraUrls;
+  source: 'local' | 'containers';
+  stop?: () => Promise<void>;
+}
+
+/** The URLs the environment names, or the standard local ports. */
+function localUrls(env: Record<string, string | undefined>): InfraUrls {
+  return {
+    databaseUrl: env.DATABASE_URL ?? DEFAULTS.databaseUrl,
+    natsUrl: env.NATS_URL ?? DEFAULTS.natsUrl,
+    redisUrl: env.REDIS_URL ?? DEFAULTS.redisUrl,
+  };
+}
+
+/** Whether something accepts TCP connections at the URL's host and port. */
 function reachable(url: string, fallbackPort: number): Promise<boolean> {
   const u = new URL(url);
   return new Promise((resolve) => {
@@ -31,26 +65,43 @@ function reachable(url: string, fallbackPort: number): Promise<boolean> {
   });
 }
 
+/** Which of the local pieces do not answer. */
+async function localProblems(urls: InfraUrls): Promise<string[]> {
+  const up = await Promise.all([reachable(urls.databaseUrl, 5432), reachable(urls.natsUrl.replace(/^nats:/, 'http:'), 4222), reachable(urls.redisUrl, 6379)]);
+  const names: [string, string][] = [
+    ['Postgres', urls.databaseUrl],
+    ['NATS', urls.natsUrl],
+    ['Redis', urls.redisUrl],
+  ];
+  return names.filter((_, i) => !up[i]).map(([what, url]) => `${what} at ${url.replace(/\/\/[^@/]*@/, '//***@')}`);
+}
+
+/** Resolves the infrastructure for `mode`, starting containers when it must. */
+export async function resolveTestInfra(mode: TestInfraMode, env: Record<string, string | undefined> = process.env): Promise<ResolvedInfra> {
+  if (mode !== 'containers') {
+    const urls = localUrls(env);
+    const down = await localProblems(urls);
+    if (!down.length) return { urls, source: 'local' };
+    if (mode === 'local') {
+      throw new Error(`TEST_INFRA=local, but ${down.join(', ')} does not answer: start it (npm start's checks say how), set its URL, or use TEST_INFRA=containers.`);
+    }
+  }
+  const { startContainers } = await import('./containers.js');
+  const started = await startContainers();
+  return { urls: { databaseUrl: started.databaseUrl, natsUrl: started.natsUrl, redisUrl: started.redisUrl }, source: 'containers', stop: () => started.stop() };
+}
+
+let resolved: Promise<InfraUrls> | undefined;
+
 /**
- * The infrastructure for tests: URLs from DATABASE_URL, NATS_URL and REDIS_URL where set; else
- * the local standard ports when something answers there; else containers started with
- * testcontainers (needs a Docker engine).
+ * The infrastructure for tests. Under vitest the global setup (test/support/global-infra.ts)
+ * resolved it once for the whole run (and stops any containers at its end): its URLs are in the
+ * environment. Elsewhere (the bench, the chaos suite) it is resolved here by `TEST_INFRA`.
  */
 export function testInfra(): Promise<InfraUrls> {
   resolved ??= (async () => {
-    const fromEnv: InfraUrls = {
-      databaseUrl: process.env.DATABASE_URL ?? DEFAULTS.databaseUrl,
-      natsUrl: process.env.NATS_URL ?? DEFAULTS.natsUrl,
-      redisUrl: process.env.REDIS_URL ?? DEFAULTS.redisUrl,
-    };
-    const up = await Promise.all([
-      reachable(fromEnv.databaseUrl, 5432),
-      reachable(fromEnv.natsUrl.replace(/^nats:/, 'http:'), 4222),
-      reachable(fromEnv.redisUrl, 6379),
-    ]);
-    if (up.every(Boolean)) return fromEnv;
-    const { startContainers } = await import('./containers.js');
-    return startContainers();
+    if (process.env[RESOLVED_MARKER]) return localUrls(process.env);
+    return (await resolveTestInfra(testInfraMode())).urls;
   })();
   return resolved;
 }
