@@ -1,2 +1,3 @@
 export * from './infra.js';
 export * from './private-postgres.js';
+export * from './service-tier.js';

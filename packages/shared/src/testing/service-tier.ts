@@ -1,0 +1,101 @@
+import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
+import { randomUUID } from 'node:crypto';
+import type { BaseConfig } from '../config/config.js';
+import type { SubjectContract } from '../contracts/subject.js';
+import { AppError, toAppError } from '../errors/app-error.js';
+import { Bus, ERROR_HEADER } from '../runtime/bus.js';
+import { contextFromHeaders, decodeJson, encodeJson } from '../runtime/codec.js';
+import type { Endpoint } from '../runtime/endpoint.js';
+import { startService, type RunningService, type ServiceDefinition } from '../runtime/service.js';
+import { prefixed } from '../runtime/subjects.js';
+import { createTestDatabase, deleteRedisKeys, deleteTestStreams, isolatedConfig, testInfra } from './infra.js';
+
+/** One request a responder received: its payload and who called. */
+export interface ReceivedCall {
+  subject: string;
+  payload: unknown;
+  appId?: string;
+  playerId?: string;
+}
+
+/** One service under test, the bus to call it, and what its stand-in neighbours were asked. */
+export interface ServiceTier<C extends BaseConfig> {
+  service: RunningService<C>;
+  config: C;
+  /** Calls the service as the gateway or another service would. */
+  bus: Bus;
+  nc: NatsConnection;
+  /** Every request the responders answered, in order. */
+  calls: ReceivedCall[];
+  /** Publishes a durable message on the stream, as another service's outbox relay would. */
+  publish(contract: { subject: string }, payload: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The service tier (README, "Tests"): ONE service against real Postgres and NATS (its own
+ * database, NATS prefix and Redis prefix), with the services it calls answered by `responders`,
+ * small handlers bound to the same contracts (validated both ways, typed errors on the wire, as
+ * the runtime does). A service's suite then boots one service, and a contract change fails where
+ * the contract is used.
+ */
+export async function startServiceTier<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
+  parse: (env: Record<string, unknown>) => C,
+  opts: { responders?: Endpoint[]; env?: Record<string, string> } = {},
+): Promise<ServiceTier<C>> {
+  const infra = await testInfra();
+  const db = await createTestDatabase(infra);
+  const config = parse(isolatedConfig(infra, db.url, opts.env));
+  const nc = await connect({ servers: infra.natsUrl });
+  const calls: ReceivedCall[] = [];
+  for (const ep of opts.responders ?? []) respond(nc, config.NATS_PREFIX, ep, calls);
+  const service = await startService(def, config);
+  // The caller waits longer than the service waits for its neighbours, so a neighbour that does
+  // not answer shows as the service's own answer to that, not as the caller's timeout.
+  const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS + 5000);
+  return {
+    service,
+    config,
+    bus,
+    nc,
+    calls,
+    async publish(contract, payload) {
+      const h = natsHeaders();
+      h.set('ccs-request-id', randomUUID());
+      await nc.jetstream().publish(prefixed(config.NATS_PREFIX, contract.subject), encodeJson(payload), { msgID: randomUUID(), headers: h });
+    },
+    async close() {
+      await service.stop();
+      await nc.close();
+      await deleteTestStreams(infra.natsUrl, config.NATS_PREFIX);
+      await deleteRedisKeys(infra.redisUrl, config.REDIS_PREFIX);
+      await db.drop();
+    },
+  };
+}
+
+/** Answers one contract's subject like a real service's endpoint would. */
+function respond(nc: NatsConnection, prefix: string, ep: Endpoint<SubjectContract>, calls: ReceivedCall[]): void {
+  nc.subscribe(prefixed(prefix, ep.contract.subject), {
+    callback: (_err, msg) => {
+      const ctx = contextFromHeaders(msg.headers);
+      void (async () => {
+        try {
+          const req = ep.contract.request.safeParse(decodeJson(msg.data));
+          if (!req.success) throw AppError.badRequest('invalid_message', `message on ${ep.contract.subject} failed validation`);
+          calls.push({ subject: ep.contract.subject, payload: req.data, appId: ctx.appId, playerId: ctx.playerId });
+          const reply = ep.contract.reply.parse(await ep.handle(req.data, ctx));
+          msg.respond(encodeJson(reply));
+        } catch (e) {
+          const appErr = toAppError(e);
+          // As the Service API's respondError: the status in the error header, the errors as the body.
+          const h = natsHeaders();
+          h.set('Nats-Service-Error', appErr.code);
+          h.set(ERROR_HEADER, String(appErr.status));
+          msg.respond(encodeJson({ errors: appErr.errors }), { headers: h });
+        }
+      })();
+    },
+  });
+}
