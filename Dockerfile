@@ -14,6 +14,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 COPY packages/shared/package.json packages/shared/
+COPY packages/client/package.json packages/client/
 COPY services/gateway/package.json services/gateway/
 COPY services/players/package.json services/players/
 COPY services/wallet/package.json services/wallet/
@@ -25,6 +26,7 @@ RUN npm ci --no-audit --no-fund
 FROM deps AS build
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY packages/shared packages/shared
+COPY packages/client packages/client
 COPY services services
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
