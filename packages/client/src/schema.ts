@@ -1225,6 +1225,18 @@ export interface components {
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
+            /** @description Present when the collection has a completion reward. */
+            meta?: {
+                /** @description What a player receives, once, on first owning every collectible of it (docs/content.md, "Collection rewards"). */
+                completion_reward: {
+                    /** @description Chest type ids (content slugs), one chest each. */
+                    chests?: string[];
+                    /** @description Amounts per currency code, e.g. `{"gems": 50}`. */
+                    currencies?: {
+                        [key: string]: number;
+                    };
+                };
+            };
             relationships: {
                 collectibles: {
                     data: {
@@ -1258,6 +1270,11 @@ export interface components {
             meta: {
                 collectible_count: number;
                 collection_completeness: {
+                    /**
+                     * Format: date-time
+                     * @description When the player first owned every collectible of it (its reward was granted then); absent until then.
+                     */
+                    completed_at?: string;
                     /** @description unique_items / total_items; 0 for anonymous requests. */
                     completion_rate: number;
                     /** @description The collection's size. */
@@ -1644,6 +1661,11 @@ export interface components {
             links: components["schemas"]["PaginationLinks"];
             meta: {
                 collections: {
+                    /**
+                     * Format: date-time
+                     * @description When the player first owned every collectible of it (its reward was granted then); absent until then.
+                     */
+                    completed_at?: string;
                     /** @description unique_items / total_items; 0 for anonymous requests. */
                     completion_rate: number;
                     id: string;

@@ -23,6 +23,12 @@ function withoutGems(content: AppContent, currencies: AppContent['currencies']):
         ...(c.unlock?.skip && !codes.has(c.unlock.skip.currency) ? { unlock: { seconds: c.unlock.seconds } } : {}),
       })),
     players: { ...content.players, initial_currency: initial, welcome_bonus: bonus },
+    // A collection reward in a retired currency is dropped (a reward must give something).
+    collections: content.collections.map(({ completion_reward, ...c }) => {
+      const currencies = Object.fromEntries(Object.entries(completion_reward?.currencies ?? {}).filter(([code]) => codes.has(code)));
+      const kept = { ...(Object.keys(currencies).length ? { currencies } : {}), ...(completion_reward?.chests ? { chests: completion_reward.chests } : {}) };
+      return Object.keys(kept).length ? { ...c, completion_reward: kept } : c;
+    }),
   };
 }
 

@@ -29,6 +29,8 @@ export const CollectionViewSchema = z.object({
   name: z.string(),
   description: z.string(),
   collectibleIds: z.array(z.string()),
+  /** What completing it gives, once (docs/content.md, "Collection rewards"); absent: nothing. */
+  completionReward: z.object({ currencies: z.record(z.string(), z.number().int()).optional(), chests: z.array(z.string()).optional() }).optional(),
 });
 export type CollectionView = z.infer<typeof CollectionViewSchema>;
 
@@ -51,6 +53,8 @@ export const CompletenessSchema = z.object({
   uniqueItems: z.number().int().min(0),
   /** uniqueItems / totalItems, 0 for anonymous requests. */
   completionRate: z.number().min(0).max(1),
+  /** ISO 8601 UTC: when the player first owned every collectible of it; absent until then. */
+  completedAt: z.string().optional(),
 });
 export type Completeness = z.infer<typeof CompletenessSchema>;
 

@@ -57,11 +57,26 @@ export const CollectibleContentSchema = z.object({
   rarity: Slug,
 });
 
+/**
+ * What a player receives once, on first owning every collectible of a collection (docs/content.md,
+ * "Collection rewards"): amounts of currencies and/or chests (by chest type id), at least one.
+ */
+export const CompletionRewardSchema = z
+  .object({
+    currencies: z.record(z.string(), z.number().int().min(1).max(1_000_000)).optional(),
+    chests: z.array(Slug).min(1).max(10).optional(),
+  })
+  .strict()
+  .refine((r) => Object.keys(r.currencies ?? {}).length > 0 || (r.chests?.length ?? 0) > 0, 'a reward gives currencies, chests or both');
+export type CompletionReward = z.infer<typeof CompletionRewardSchema>;
+
 export const CollectionContentSchema = z.object({
   id: Slug,
   name: z.string().min(1),
   description: z.string(),
   collectibles: z.array(CollectibleContentSchema).min(1),
+  /** Granted once when a player first owns every collectible of it; absent: none. */
+  completion_reward: CompletionRewardSchema.optional(),
 });
 
 /** Where a chest draws from: whole collections and/or explicit collectibles (their union). */
@@ -223,7 +238,16 @@ function checkReferences(
       collectibles.add(it.id);
       if (!rarities.has(it.rarity)) issue(['collections', i, 'collectibles', j, 'rarity'], `unknown rarity ${it.rarity}`);
     });
+    for (const code of Object.keys(col.completion_reward?.currencies ?? {})) {
+      if (!currencies.has(code)) issue(['collections', i, 'completion_reward', 'currencies', code], `unknown currency ${code}`);
+    }
   });
+  const chestSlugs = new Set(c.chests.map((ch) => ch.id));
+  c.collections.forEach((col, i) =>
+    (col.completion_reward?.chests ?? []).forEach((slug, j) => {
+      if (!chestSlugs.has(slug)) issue(['collections', i, 'completion_reward', 'chests', j], `unknown chest ${slug}`);
+    }),
+  );
   const chestIds = new Set<string>();
   c.chests.forEach((ch, i) => {
     if (chestIds.has(ch.id)) issue(['chests', i, 'id'], `duplicate chest ${ch.id}`);

@@ -4,7 +4,8 @@ import { AppContentSchema } from './content.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 
 /**
- * Credits granted by another service (registration, refunds, duplicate conversions); applied once
+ * Credits granted by another service (registration, refunds, duplicate conversions, collection
+ * rewards); applied once
  * per message id, and a credit with its own `reference` once per reference.
  */
 export const WalletCreditGrant = defineEvent(
@@ -12,7 +13,7 @@ export const WalletCreditGrant = defineEvent(
   z.object({
     appId: UuidSchema,
     playerId: UuidSchema,
-    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin', 'duplicate_conversion']),
+    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin', 'duplicate_conversion', 'collection_reward']),
     credits: z
       .array(
         z.object({

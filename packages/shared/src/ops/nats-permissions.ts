@@ -38,7 +38,8 @@ export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> =
   'grants.apps.content': ['players'],
   // players: registration's currency; collections: the credits of converted duplicates.
   'grants.wallet.credit': ['players', 'collections'],
-  'grants.chests.grant': ['players'],
+  // players: the starter chest; collections: the chests of collection rewards.
+  'grants.chests.grant': ['players', 'collections'],
   'grants.openings.granted': ['chests'],
 };
 

@@ -1,5 +1,6 @@
 import { consumer, OpeningGranted, withTransaction, type ConvertedSlot, type Delivery, type Logger, type OutboxMessage, type OutboxRelay, type Pool, type PoolClient } from '@ccs/shared';
 import type { z } from 'zod';
+import { settleCompletions, touchedBy } from '../completion/rewards.js';
 import { conversionCredit } from '../duplicates/credit.js';
 import { holdingKey, judge } from '../duplicates/judge.js';
 import { DuplicateRulesBook } from '../duplicates/rules-book.js';
@@ -69,9 +70,13 @@ export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
         deps.log.fatal({ credits: done.credits.length }, 'fault injection: exiting after the grants committed, before publishing their credits');
         process.exit(87);
       }
+      // Collections completed by these grants (re-delivered ones too: a crash may have come
+      // between the grants' commit and this step), their rewards written with the completion.
+      const rewards = await settleCompletions(deps.pool, touchedBy(firsts));
+      const messages = [...done.credits, ...rewards.messages];
       // Published from memory at once; the relay publishes what this misses (a crash, NATS away).
-      if (done.credits.length) {
-        deps.relay.publishNow(done.credits).catch((err) => deps.log.warn({ err: String(err), credits: done.credits.length }, 'conversion credits not published yet; the relay will retry'));
+      if (messages.length) {
+        deps.relay.publishNow(messages).catch((err) => deps.log.warn({ err: String(err), messages: messages.length }, 'credits and rewards not published yet; the relay will retry'));
       }
       for (const d of batch) d.notice = { converted: done.converted.get(lower(d.payload.openingId)) ?? [] };
       return new Set(batch.filter((d) => done.applied.has(lower(d.payload.openingId))).map((d) => d.payload.openingId));

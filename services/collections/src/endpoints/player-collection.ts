@@ -2,6 +2,7 @@ import { endpoint, GetPlayerCollection, type CollectibleView, type Pool } from '
 import type { CatalogReader } from '../catalog/catalog-reader.js';
 import { completenessFrom } from '../catalog/completeness.js';
 import { appOf, playerOf } from '../errors.js';
+import { completionsOf } from '../repositories/completions-repo.js';
 import { ownedByCollection, ownedPage } from '../repositories/ownership-repo.js';
 
 /**
@@ -12,10 +13,11 @@ export function playerCollectionEndpoint(pool: Pool, catalog: CatalogReader) {
   return endpoint(GetPlayerCollection, async (req, ctx) => {
     const appId = appOf(ctx);
     const playerId = playerOf(ctx);
-    const [page, byCollection, collections] = await Promise.all([
+    const [page, byCollection, collections, completed] = await Promise.all([
       ownedPage(pool, appId, playerId, req.page),
       ownedByCollection(pool, appId, playerId),
       catalog.allCollections(appId),
+      completionsOf(pool, appId, playerId),
     ]);
     const details = await Promise.all(page.map((i) => catalog.collectible(appId, i.collectibleId)));
     const items = page.flatMap((i, n) => {
@@ -32,7 +34,7 @@ export function playerCollectionEndpoint(pool: Pool, catalog: CatalogReader) {
       total,
       totalCopies,
       items,
-      collections: collections.map((c) => ({ collection: c, completeness: completenessFrom(c, byCollection.get(c.id)?.unique ?? 0) })),
+      collections: collections.map((c) => ({ collection: c, completeness: completenessFrom(c, byCollection.get(c.id)?.unique ?? 0, completed.get(c.id)) })),
     };
   });
 }

@@ -20,7 +20,7 @@ function orderBy(sort: SortKey[], columns: Record<string, string>, tail: string)
   return [...keys, tail].join(', ');
 }
 
-const COLLECTION_COLUMNS = `c.id, c.name, c.description,
+const COLLECTION_COLUMNS = `c.id, c.name, c.description, c.completion_reward,
   COALESCE((SELECT json_agg(i.id ORDER BY i.position) FROM collectibles i
              WHERE i.app_id = c.app_id AND i.collection_id = c.id AND i.retired_at IS NULL), '[]'::json) AS collectible_ids`;
 
@@ -29,6 +29,7 @@ interface CollectionRow {
   name: string;
   description: string;
   collectible_ids: string[];
+  completion_reward: CollectionView['completionReward'] | null;
 }
 
 const toCollection = (r: CollectionRow): CollectionView => ({
@@ -36,6 +37,7 @@ const toCollection = (r: CollectionRow): CollectionView => ({
   name: r.name,
   description: r.description,
   collectibleIds: r.collectible_ids,
+  ...(r.completion_reward ? { completionReward: r.completion_reward } : {}),
 });
 
 const COLLECTIBLE_COLUMNS = 'i.id, i.name, i.description, i.collection_id, i.images, i.rarity';

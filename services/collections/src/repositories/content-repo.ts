@@ -49,14 +49,15 @@ export async function upsertRarities(tx: Queryable, appId: string, rarities: App
  * retires what the new version leaves out. Owned items are untouched: they live in their own table.
  */
 export async function upsertCollections(tx: Queryable, appId: string, collections: AppContent['collections']): Promise<void> {
-  const cols = collections.map((c, position) => ({ id: c.id, name: c.name, description: c.description, position }));
+  const cols = collections.map((c, position) => ({ id: c.id, name: c.name, description: c.description, position, completion_reward: c.completion_reward ?? null }));
   const items = collections.flatMap((c) => c.collectibles.map((i) => ({ ...i, collection_id: c.id }))).map((i, position) => ({ ...i, position }));
   await tx.query(
-    `INSERT INTO collections (app_id, id, name, description, position, retired_at)
-     SELECT $1, c.id, c.name, c.description, c.position, NULL
-       FROM jsonb_to_recordset($2::jsonb) AS c(id text, name text, description text, position integer)
+    `INSERT INTO collections (app_id, id, name, description, position, completion_reward, retired_at)
+     SELECT $1, c.id, c.name, c.description, c.position, c.completion_reward, NULL
+       FROM jsonb_to_recordset($2::jsonb) AS c(id text, name text, description text, position integer, completion_reward jsonb)
      ON CONFLICT (app_id, id) DO UPDATE
-       SET name = EXCLUDED.name, description = EXCLUDED.description, position = EXCLUDED.position, retired_at = NULL`,
+       SET name = EXCLUDED.name, description = EXCLUDED.description, position = EXCLUDED.position,
+           completion_reward = EXCLUDED.completion_reward, retired_at = NULL`,
     [appId, JSON.stringify(cols)],
   );
   await tx.query(

@@ -11,7 +11,8 @@ export type LedgerReason =
   | 'registration'
   | 'refund'
   | 'admin'
-  | 'duplicate_conversion';
+  | 'duplicate_conversion'
+  | 'collection_reward';
 
 /** One change of one balance, as the ledger records it. */
 export interface BalanceChange {

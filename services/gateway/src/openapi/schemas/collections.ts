@@ -42,6 +42,17 @@ export const Collection = component(
     id: z.string().describe('Slug-like identifier, not a UUID.'),
     attributes: z.object({ name: z.string(), description: z.string() }),
     relationships: z.object({ collectibles: z.object({ data: z.array(identifierOf('collectible')) }) }),
+    meta: z
+      .object({
+        completion_reward: z
+          .object({
+            currencies: z.record(z.string(), z.number().int()).optional().describe('Amounts per currency code, e.g. `{"gems": 50}`.'),
+            chests: z.array(z.string()).optional().describe('Chest type ids (content slugs), one chest each.'),
+          })
+          .describe('What a player receives, once, on first owning every collectible of it (docs/content.md, "Collection rewards").'),
+      })
+      .optional()
+      .describe('Present when the collection has a completion reward.'),
   }),
 );
 
@@ -52,6 +63,7 @@ const Completeness = z.object({
   total_items: Count.describe("The collection's size."),
   unique_items: Count.describe('Distinct items of it the player owns.'),
   completion_rate: Fraction.describe('unique_items / total_items; 0 for anonymous requests.'),
+  completed_at: Timestamp.optional().describe('When the player first owned every collectible of it (its reward was granted then); absent until then.'),
 });
 
 /** A page of collections. */

@@ -77,16 +77,22 @@ function collectibleResource(c: CollectibleView, meta: Record<string, unknown> =
 
 /** A collection resource with the identifiers of all its collectibles. */
 function collectionResource(c: CollectionView, meta?: Record<string, unknown>): Resource {
+  const reward = c.completionReward ? { completion_reward: c.completionReward } : {};
   return resource(
     'collection',
     c.id,
     { name: c.name, description: c.description },
     { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible', id })) } },
-    meta,
+    meta || c.completionReward ? { ...reward, ...meta } : undefined,
   );
 }
 
-const completenessMeta = (c: Completeness) => ({ total_items: c.totalItems, unique_items: c.uniqueItems, completion_rate: c.completionRate });
+const completenessMeta = (c: Completeness) => ({
+  total_items: c.totalItems,
+  unique_items: c.uniqueItems,
+  completion_rate: c.completionRate,
+  ...(c.completedAt ? { completed_at: c.completedAt } : {}),
+});
 
 /** A collection or collectible id from the path: any string may be asked for, overlong ones cannot exist. */
 function contentId(request: FastifyRequest, kind: 'collection' | 'collectible'): string {

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppContentSchema, readContentFile, startService, type AppContent, type BaseConfig, type RunningService } from '@ccs/shared';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
+import { createApp } from '../../chests/test/support/chests.js';
+import { CollectionsConfigSchema } from '../src/config.js';
+import { collectionsService } from '../src/service.js';
+import { completionReference } from '../src/completion/rewards.js';
+import { collectionsDb, get, grantAndWait, openingGrant, registerPlayer, waitForContent, type TestPlayer } from './support.js';
+
+/**
+ * Collection rewards (docs/content.md, "Collection rewards"): granted once, when a player first
+ * owns every collectible of a collection, as durable messages to the wallet and to chests.
+ */
+const content = readContentFile();
+const REWARDED = content.collections.find((c) => c.completion_reward)!;
+const reward = REWARDED.completion_reward!;
+/** The rewarded collection cut to its first three collectibles, in an app whose inventories hold `capacity` chests. */
+function smallCollectionApp(capacity: number): AppContent {
+  const c: AppContent = structuredClone(content);
+  c.collections.find((x) => x.id === REWARDED.id)!.collectibles.splice(3);
+  c.players.inventory_capacity = capacity;
+  c.players.inventory_overflow = 'mailbox';
+  return c;
+}
+const [first, second, third] = REWARDED.collectibles.slice(0, 3).map((i) => ({ collectibleId: i.id, collectionId: REWARDED.id }));
+
+describe('collection completion rewards', () => {
+  let stack: TestStack;
+  let roomy: { appId: string; publishableKey: string };
+  let full: { appId: string; publishableKey: string };
+  let replica: RunningService<BaseConfig> | undefined;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    [roomy, full] = await Promise.all([createApp(stack, smallCollectionApp(100)), createApp(stack, smallCollectionApp(1))]);
+    await Promise.all([waitForContent(stack, roomy.publishableKey), waitForContent(stack, full.publishableKey), waitForContent(stack)]);
+    // A second collections replica: the grants of one player may be applied by both at once.
+    replica = await startService(collectionsService, CollectionsConfigSchema.parse(stack.env) as BaseConfig);
+  });
+  afterAll(async () => {
+    await replica?.stop();
+    await stack?.close();
+  });
+
+  const balance = async (p: TestPlayer, apiKey: string, code: string) => {
+    const res = await stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: jsonApiHeaders(apiKey, p.token) });
+    return Number(res.json().data.find((c: { attributes: { code: string } }) => c.attributes.code === code).attributes.balance.amount);
+  };
+  const earnedChests = async (p: TestPlayer, apiKey: string) =>
+    (await get(stack, '/api/v1/players/me/chests', p.token, apiKey)).json().data.filter((c: { meta: { source: string } }) => c.meta.source === 'earned');
+  const completion = async (p: TestPlayer, apiKey: string) =>
+    (await get(stack, `/api/v1/collections/${REWARDED.id}`, p.token, apiKey)).json().meta.collection_completeness;
+  const sql = async <T extends object>(text: string, params: unknown[]) => {
+    const db = await collectionsDb(stack);
+    try {
+      return (await db.query(text, params)).rows as T[];
+    } finally {
+      await db.end();
+    }
+  };
+  /** A registered player of `app` whose welcome grants landed. */
+  const newPlayer = async (app: { publishableKey: string }) => {
+    const p = await registerPlayer(stack, app.publishableKey);
+    await eventually(async () => expect((await get(stack, '/api/v1/players/me/chests', p.token, app.publishableKey)).json().meta.total_chests).toBe(1), 20_000);
+    return p;
+  };
+
+  it('refuses rewards of unknown currencies or chests, and empty ones', () => {
+    const withReward = (r: unknown) => ({ ...content, collections: content.collections.map((c) => (c.id === REWARDED.id ? { ...c, completion_reward: r } : c)) });
+    for (const bad of [{ currencies: { rubies: 5 } }, { chests: ['no-such-chest'] }, {}, { currencies: { gems: 0 } }, { chests: [] }]) {
+      expect(AppContentSchema.safeParse(withReward(bad)).success, JSON.stringify(bad)).toBe(false);
+    }
+    expect(AppContentSchema.safeParse(withReward(reward)).success).toBe(true);
+  });
+
+  it('discloses the reward on the collection', async () => {
+    const body = (await get(stack, `/api/v1/collections/${REWARDED.id}`)).json();
+    expect(body.data.meta).toEqual({ completion_reward: reward });
+    const other = (await get(stack, `/api/v1/collections/${content.collections.find((c) => !c.completion_reward)!.id}`)).json();
+    expect(other.data.meta).toBeUndefined();
+  });
+
+  it('grants the reward exactly once when concurrent grants complete the collection, and never again', async () => {
+    const appId = roomy.appId;
+    const players = await Promise.all([1, 2, 3, 4].map(() => newPlayer(roomy)));
+    const gems = await Promise.all(players.map((p) => balance(p, roomy.publishableKey, 'gems')));
+    // Each player's collection is completed by two grants published at once (two replicas consume them).
+    await Promise.all(players.map((p) => grantAndWait(stack, openingGrant(appId, p.id, [first!, second!]), openingGrant(appId, p.id, [third!, first!]))));
+
+    for (const [i, p] of players.entries()) {
+      await eventually(async () => {
+        expect(await balance(p, roomy.publishableKey, 'gems')).toBe(gems[i]! + reward.currencies!.gems!);
+        expect((await earnedChests(p, roomy.publishableKey)).length).toBe(reward.chests!.length);
+      }, 20_000);
+      const meta = await completion(p, roomy.publishableKey);
+      expect(meta).toMatchObject({ total_items: 3, unique_items: 3, completion_rate: 1 });
+      expect(Date.parse(meta.completed_at)).toBeGreaterThan(Date.now() - 60_000);
+    }
+    // More copies of the collection's items, delivered later: nothing more.
+    await grantAndWait(stack, ...players.map((p) => openingGrant(appId, p.id, [second!, third!])));
+    await new Promise((r) => setTimeout(r, 500));
+    for (const [i, p] of players.entries()) {
+      expect(await balance(p, roomy.publishableKey, 'gems')).toBe(gems[i]! + reward.currencies!.gems!);
+      expect((await earnedChests(p, roomy.publishableKey)).length).toBe(reward.chests!.length);
+      const ledger = await sql<{ n: number }>('SELECT count(*)::int AS n FROM wallet.ledger WHERE player_id = $1 AND reference = $2', [
+        p.id,
+        completionReference(p.id, REWARDED.id),
+      ]);
+      expect(ledger[0]!.n).toBe(Object.keys(reward.currencies!).length);
+    }
+    const rows = await sql<{ n: number }>('SELECT count(*)::int AS n FROM collection_completions WHERE player_id = ANY($1::uuid[])', [players.map((p) => p.id)]);
+    expect(rows[0]!.n).toBe(players.length);
+  });
+
+  it('records completion without a reward, and shows no completed_at before it', async () => {
+    const p = await newPlayer(roomy);
+    const other = content.collections.find((c) => !c.completion_reward)!;
+    expect((await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().meta.collection_completeness.completed_at).toBeUndefined();
+    await grantAndWait(stack, openingGrant(roomy.appId, p.id, other.collectibles.map((i) => ({ collectibleId: i.id, collectionId: other.id }))));
+    const meta = (await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().meta.collection_completeness;
+    expect([meta.completion_rate, typeof meta.completed_at]).toEqual([1, 'string']);
+    const mine = (await get(stack, '/api/v1/players/me/collection', p.token, roomy.publishableKey)).json();
+    expect(mine.meta.collections.find((c: { id: string }) => c.id === other.id).completed_at).toBe(meta.completed_at);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await earnedChests(p, roomy.publishableKey)).length).toBe(0);
+  });
+
+  it('sends the reward chest to the mailbox when the inventory is full', async () => {
+    const p = await newPlayer(full);
+    const gems = await balance(p, full.publishableKey, 'gems');
+    await grantAndWait(stack, openingGrant(full.appId, p.id, [first!, second!, third!]));
+    await eventually(async () => {
+      const mailbox = (await get(stack, '/api/v1/players/me/mailbox', p.token, full.publishableKey)).json();
+      expect(mailbox.data.map((m: { attributes: { source: string } }) => m.attributes.source)).toEqual(reward.chests!.map(() => 'earned'));
+      expect(await balance(p, full.publishableKey, 'gems')).toBe(gems + reward.currencies!.gems!);
+    }, 20_000);
+    expect((await get(stack, '/api/v1/players/me/chests', p.token, full.publishableKey)).json().meta.total_chests).toBe(1);
+  });
+});
