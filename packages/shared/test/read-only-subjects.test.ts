@@ -17,6 +17,7 @@ const WRITES = [
   'chests.v1.unlock',
   'players.v1.add_friend',
   'players.v1.admin_create_app',
+  'players.v1.admin_grant_chests',
   'players.v1.admin_load_content',
   'players.v1.admin_rotate_keys',
   'players.v1.create_guest',

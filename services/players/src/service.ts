@@ -7,6 +7,7 @@ import { PasswordHasher } from './credentials/passwords.js';
 import type { PlayersDeps } from './deps.js';
 import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/admin.js';
 import { adminListAppsEndpoint } from './endpoints/admin-list-apps.js';
+import { adminGrantChestsEndpoint } from './endpoints/admin-grant-chests.js';
 import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { adminFindPlayerEndpoint } from './endpoints/admin-find-player.js';
@@ -74,6 +75,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminCreateAppEndpoint(d),
         adminLoadContentEndpoint(d),
         adminRotateKeysEndpoint(d),
+        adminGrantChestsEndpoint(d),
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),

@@ -152,9 +152,12 @@ describe('apps, API keys and signing keys', () => {
   }, 90_000);
 
   it('tells the operator to start the stack when no players service answers', async () => {
-    const res = await admin({ ...stack, env: { ...stack.env, NATS_PREFIX: `nobody${randomUUID().slice(0, 8)}` } }, ['create-app', '--name', 'X']);
+    const prefix = `nobody${randomUUID().slice(0, 8)}`;
+    const res = await admin({ ...stack, env: { ...stack.env, NATS_PREFIX: prefix } }, ['create-app', '--name', 'X']);
     expect(res.code).toBe(1);
-    expect(res.stderr.trim()).toBe('No players service answered: start the stack with `npm start`.');
+    expect(res.stderr.trim()).toBe(
+      `No players service answered on NATS prefix "${prefix}": start the stack with \`npm start\`, or set NATS_PREFIX to the prefix the running stack uses.`,
+    );
   });
 });
 

@@ -166,3 +166,23 @@ export const AdminListOpenings = defineQuery(
   z.object({ appId: UuidSchema, playerId: UuidSchema, page: z.object({ limit: z.number().int().min(1).max(1000), offset: z.number().int().min(0) }) }),
   z.object({ openings: z.array(OpeningViewSchema), total: z.number().int().min(0) }),
 );
+
+/**
+ * players: an operator's grant of chests to a player (compensation, events), as durable ChestGrant
+ * messages (source `special`): each lands in the inventory, or the overflow mailbox when it is
+ * full. With a `reference` the chests' ids are derived from it, so granting again under the same
+ * reference adds nothing (the chests service applies a chest id once). Unknown player → 404
+ * player_not_found.
+ */
+export const AdminGrantChests = defineSubject(
+  'players.v1.admin_grant_chests',
+  z.object({
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    /** The chest type id of the content (its slug). */
+    chestTypeId: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
+    quantity: z.number().int().min(1).max(100),
+    reference: z.string().regex(/^[\x21-\x7e]{1,100}$/).optional(),
+  }),
+  z.object({ playerId: UuidSchema, chests: z.array(UuidSchema) }),
+);

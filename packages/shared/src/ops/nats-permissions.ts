@@ -33,6 +33,11 @@ export const INTERNAL_SUBJECTS: Readonly<Record<string, readonly ServiceRole[]>>
   'collections.v1.opening_conversions': ['chests'],
 };
 
+/** Gateway subjects the admin CLI calls too (grant-chests resolves a chest by slug in the app's catalog). */
+export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
+  'chests.v1.list_chest_types': ['gateway', 'admin'],
+};
+
 /** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes). */
 export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> = {
   'grants.apps.content': ['players'],
@@ -87,7 +92,7 @@ export function eventSubjects(): string[] {
 /** Who may call a request subject: admin subjects the admin CLI, internal ones their services, the rest the gateway. */
 export function callersOf(subject: string): readonly NatsRole[] {
   if (isAdminSubject(subject)) return ['admin'];
-  return INTERNAL_SUBJECTS[subject] ?? ['gateway'];
+  return INTERNAL_SUBJECTS[subject] ?? ADMIN_ALSO_CALLS[subject] ?? ['gateway'];
 }
 
 /** One user's allow-lists (subjects as NATS sees them, prefix applied). */

@@ -57,7 +57,8 @@ export class Bus {
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly prefix: string,
+    /** The NATS subject prefix of the stack this bus talks to (NATS_PREFIX). */
+    readonly prefix: string,
     private readonly timeoutMs: number,
     opts: BusOptions = {},
   ) {

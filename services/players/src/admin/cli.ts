@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AppError, type Bus } from '@ccs/shared';
 import { createAppCommand } from './commands/create-app.js';
+import { grantChestsCommand } from './commands/grant-chests.js';
 import { listAppsCommand } from './commands/list-apps.js';
 import { loadContentCommand } from './commands/load-content.js';
 import { openingsCommand } from './commands/openings.js';
@@ -26,6 +27,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                                               open the chest many times with the production roll and
                                               pity code: observed against disclosed shares, chi-square,
                                               openings between pity hits (docs/content.md, "Odds simulator")
+  grant-chests --app <app id> --player <player id|email> --chest <chest id|slug> [--quantity 1] [--reference <text>]
+                                              give a player chests (compensation, events): to the inventory,
+                                              or the mailbox when full; the same --reference grants once
   openings --app <app id> --player <player id|email> [--limit 20] [--offset 0]
                                               a player's openings, newest first: items, rules version,
                                               seed commitment and nonce, pity before→after, conversions
@@ -43,6 +47,8 @@ const OPTIONS = {
   seed: { type: 'string' },
   player: { type: 'string' },
   limit: { type: 'string' },
+  quantity: { type: 'string' },
+  reference: { type: 'string' },
   offset: { type: 'string' },
   file: { type: 'string' },
   kind: { type: 'string' },
@@ -81,6 +87,8 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
       return rotateKeysCommand(c, { app: v.app, kind: v.kind, grace: v.grace, now: v.now });
     case 'stats':
       return statsCommand(c, { app: v.app });
+    case 'grant-chests':
+      return grantChestsCommand(c, { app: v.app, player: v.player, chest: v.chest, quantity: v.quantity, reference: v.reference });
     case 'openings':
       return openingsCommand(c, { app: v.app, player: v.player, limit: v.limit, offset: v.offset });
     case 'simulate':
@@ -91,9 +99,12 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
 }
 
 /** What failed, for an operator: one or a few lines, never a stack trace. */
-function explain(err: unknown): string {
+function explain(err: unknown, prefix: string): string {
   if (err instanceof AppError) {
-    if (err.status === 503 || err.status === 504) return 'No players service answered: start the stack with `npm start`.';
+    if (err.status === 503 || err.status === 504) {
+      const where = prefix ? `NATS prefix "${prefix}"` : 'no NATS prefix (NATS_PREFIX is unset)';
+      return `No players service answered on ${where}: start the stack with \`npm start\`, or set NATS_PREFIX to the prefix the running stack uses.`;
+    }
     if (err.code === 'app_not_found') return `${err.errors[0]!.detail ?? 'No such app.'} List the apps with: npm run admin -- list-apps`;
     return err.errors.map((e) => `${e.title}: ${e.detail ?? e.code}`).join('\n');
   }
@@ -118,7 +129,7 @@ export async function runAdmin(argv: string[], deps: { bus: Bus; io: AdminIo; ma
       deps.io.progress(`${err.message}\n\n${USAGE}`);
       return 2;
     }
-    deps.io.progress(explain(err));
+    deps.io.progress(explain(err, deps.bus.prefix));
     return 1;
   }
 }

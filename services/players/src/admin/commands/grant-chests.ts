@@ -1,0 +1,52 @@
+import { AdminFindPlayer, AdminGrantChests, AppError, ListChestTypes } from '@ccs/shared';
+import { AdminFailure, adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `grant-chests --app <id> --player <id|email> --chest <id|slug> [--quantity 1] [--reference <text>]`:
+ * a studio grant (compensation, an event prize). The chests arrive as durable grants: in the
+ * inventory, or in the overflow mailbox when it is full. With --reference, running the same
+ * command again grants nothing more.
+ */
+export async function grantChestsCommand(
+  c: AdminContext,
+  o: { app?: string; player?: string; chest?: string; quantity?: string; reference?: string },
+): Promise<number> {
+  const appId = requiredAppId(o.app);
+  const who = required(o.player, 'player');
+  const chest = required(o.chest, 'chest');
+  const quantity = o.quantity === undefined ? 1 : Number(o.quantity);
+  if (!/^\d+$/.test(o.quantity ?? '1') || quantity < 1 || quantity > 100) throw new UsageError(`--quantity takes a whole number from 1 to 100, not "${o.quantity}"`);
+  if (o.reference !== undefined && !/^[\x21-\x7e]{1,100}$/.test(o.reference)) {
+    throw new UsageError('--reference takes 1 to 100 printable ASCII characters without spaces (e.g. an incident or event id)');
+  }
+
+  let player;
+  try {
+    player = await c.bus.request(AdminFindPlayer, UUID.test(who) ? { appId, playerId: who } : { appId, email: who }, adminCall(), { timeoutMs: 5000 });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'player_not_found') throw new AdminFailure(`App ${appId} has no player "${who}".`);
+    throw err;
+  }
+  // The chest type, by slug or catalog id, from the app's current catalog.
+  const catalog = await c.bus.request(ListChestTypes, { sort: [], page: { limit: 100, offset: 0 } }, { ...adminCall(), appId }, { timeoutMs: 5000 });
+  const type = catalog.chests.find((t) => t.slug === chest || t.id === chest.toLowerCase());
+  if (!type) throw new AdminFailure(`App ${appId} has no chest "${chest}"; its chests: ${catalog.chests.map((t) => t.slug).join(', ') || 'none'}.`);
+
+  const r = await c.bus.request(
+    AdminGrantChests,
+    { appId, playerId: player.playerId, chestTypeId: type.slug, quantity, ...(o.reference ? { reference: o.reference } : {}) },
+    adminCall(),
+  );
+  if (c.json) {
+    c.io.out(JSON.stringify({ appId, playerId: r.playerId, chestType: type.slug, chests: r.chests, reference: o.reference ?? null }));
+    return 0;
+  }
+  c.io.out(`Granted ${r.chests.length} ${type.name}${r.chests.length === 1 ? '' : 's'} to player ${r.playerId}:`);
+  for (const id of r.chests) c.io.out(`  ${id}`);
+  c.io.progress(
+    `They reach the inventory within moments (the mailbox when it is full)${o.reference ? `; granting again with --reference ${o.reference} adds nothing` : ''}.`,
+  );
+  return 0;
+}

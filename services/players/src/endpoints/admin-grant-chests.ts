@@ -1,0 +1,43 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { AdminGrantChests, AppError, ChestGrant, enqueue, endpoint, withTransaction, type OutboxMessage } from '@ccs/shared';
+import type { PlayersDeps } from '../deps.js';
+import { findPlayer } from '../repositories/players-repository.js';
+
+// Fixed namespace of studio grant ids (a random v4 chosen once for this project).
+const NAMESPACE = Buffer.from('c3a94e1f7b2d4c8e9f05a6b1d2e3f470', 'hex');
+
+/** A name-based UUID (version 5 layout): a grant's reference always gives the same chest ids. */
+function grantUuid(name: string): string {
+  const hash = createHash('sha1').update(NAMESPACE).update(name).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Operator command (`npm run admin -- grant-chests`): chests for a player, written to the outbox
+ * in one transaction with the player's check and published at once. Each message carries the
+ * chest's own id; the chests service adds a chest id once (to the inventory or the mailbox), so a
+ * grant repeated under the same reference, or a message delivered twice, adds nothing more.
+ * Internal NATS only.
+ */
+export function adminGrantChestsEndpoint(d: PlayersDeps) {
+  return endpoint(AdminGrantChests, async (req, ctx) => {
+    const ids = Array.from({ length: req.quantity }, (_, i) =>
+      req.reference ? grantUuid(`studio-grant:${req.appId.toLowerCase()}:${req.playerId.toLowerCase()}:${req.reference}:${i}`) : randomUUID(),
+    );
+    const messages = await withTransaction(d.pool, async (tx) => {
+      if (!(await findPlayer(tx, req.appId, req.playerId))) throw AppError.notFound('player_not_found', `App ${req.appId} has no player ${req.playerId}.`);
+      const out: OutboxMessage[] = [];
+      for (const inventoryChestId of ids) {
+        const payload = { appId: req.appId, playerId: req.playerId, inventoryChestId, chestTypeId: req.chestTypeId, source: 'special' as const };
+        out.push(await enqueue(tx, ChestGrant, randomUUID(), payload, { ...ctx, appId: req.appId, playerId: req.playerId }));
+      }
+      return out;
+    });
+    await d.relay.publishNow(messages).catch((err) => d.log.warn({ err: String(err) }, 'studio grant not published yet; the relay will'));
+    d.log.info({ appId: req.appId, playerId: req.playerId, chestTypeId: req.chestTypeId, quantity: req.quantity, reference: req.reference }, 'chests granted by an operator');
+    return { playerId: req.playerId, chests: ids };
+  });
+}
