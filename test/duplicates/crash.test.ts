@@ -80,9 +80,9 @@ describe('duplicate conversion across failures', () => {
     await stack.stopService('collections');
     let child: ChildProcess | undefined;
     try {
-      child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', 'services/collections/src/main.ts'], {
+      child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', 'services/collections/test/support/exit-after-grant-commit.ts'], {
         cwd: ROOT,
-        env: { ...process.env, ...stack.env, COLLECTIONS_FAULT: 'exit_after_grant_commit' },
+        env: { ...process.env, ...stack.env },
         stdio: 'ignore',
       });
       const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));

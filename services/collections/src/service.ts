@@ -5,7 +5,7 @@ import { CatalogCache } from './cache/catalog-cache.js';
 import { createCacheRedis } from './cache/redis-client.js';
 import { CatalogReader } from './catalog/catalog-reader.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
-import { openingGrantedConsumer } from './consumers/opening-granted.js';
+import { openingGrantedConsumer, type CollectionsFaults } from './consumers/opening-granted.js';
 import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
@@ -37,32 +37,38 @@ function followContentChanges(bus: Bus, cache: CatalogCache): Worker {
 
 /**
  * The collections service: each app's collections and collectibles, and what every player owns;
- * it converts duplicates past the app's max_copies and credits them through its outbox.
+ * it converts duplicates past the app's max_copies and credits them through its outbox, and
+ * grants collection rewards. `faults` are test seams; the deployed service has none.
  */
-export const collectionsService: ServiceDefinition<CollectionsConfig> = {
-  name: 'collections',
-  version: '0.1.0',
-  schema: 'collections',
-  migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  async build({ pool, log, config, bus, js }) {
-    const { redis, worker: redisCloser } = await createCacheRedis(config.REDIS_URL, log);
-    const cache = new CatalogCache(redis, pool, config.REDIS_PREFIX, config.COLLECTIONS_CACHE_TTL_SECONDS, log);
-    const catalog = new CatalogReader(pool, cache);
-    const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
-    return {
-      endpoints: [
-        listCollectionsEndpoint(catalog),
-        getCollectionEndpoint(pool, catalog),
-        listCollectionCollectiblesEndpoint(pool, catalog),
-        listCollectiblesEndpoint(catalog),
-        getCollectibleEndpoint(pool, catalog),
-        playerCollectionEndpoint(pool, catalog),
-        adminStatsEndpoint(pool),
-        adminContentVersionEndpoint(pool),
-        openingConversionsEndpoint(pool),
-      ],
-      consumers: [contentLoadedConsumer(pool, cache, log, bus), openingGrantedConsumer({ pool, relay, log, fault: config.COLLECTIONS_FAULT })],
-      workers: [relay, redisCloser, followContentChanges(bus, cache)],
-    };
-  },
-};
+export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefinition<CollectionsConfig> {
+  return {
+    name: 'collections',
+    version: '0.1.0',
+    schema: 'collections',
+    migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
+    async build({ pool, log, config, bus, js }) {
+      const { redis, worker: redisCloser } = await createCacheRedis(config.REDIS_URL, log);
+      const cache = new CatalogCache(redis, pool, config.REDIS_PREFIX, config.COLLECTIONS_CACHE_TTL_SECONDS, log);
+      const catalog = new CatalogReader(pool, cache);
+      const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
+      return {
+        endpoints: [
+          listCollectionsEndpoint(catalog),
+          getCollectionEndpoint(pool, catalog),
+          listCollectionCollectiblesEndpoint(pool, catalog),
+          listCollectiblesEndpoint(catalog),
+          getCollectibleEndpoint(pool, catalog),
+          playerCollectionEndpoint(pool, catalog),
+          adminStatsEndpoint(pool),
+          adminContentVersionEndpoint(pool),
+          openingConversionsEndpoint(pool),
+        ],
+        consumers: [contentLoadedConsumer(pool, cache, log, bus), openingGrantedConsumer({ pool, relay, log, faults })],
+        workers: [relay, redisCloser, followContentChanges(bus, cache)],
+      };
+    },
+  };
+}
+
+/** The collections service as deployed. */
+export const collectionsService: ServiceDefinition<CollectionsConfig> = collectionsServiceWith({});

@@ -13,12 +13,21 @@ export const OPENINGS_CONSUMER = 'collections-openings';
 type Granted = z.infer<typeof OpeningGranted.payload>;
 type Rules = Awaited<ReturnType<DuplicateRulesBook['rulesFor']>>[number];
 
-/** What the consumer needs besides the message: its pool, the relay of its outbox, and the test-only fault. */
+/**
+ * Points where a test makes the process stop mid-saga, to prove the recovery (see
+ * test/duplicates/crash.test.ts). Production builds the service without any.
+ */
+export interface CollectionsFaults {
+  /** After a batch's grants (and their conversion credits) committed, before the credits are published and the grants acked. */
+  afterGrantCommit?(credits: number): void;
+}
+
+/** What the consumer needs besides the message: its pool, the relay of its outbox, and the test seams. */
 export interface OpeningsConsumerDeps {
   pool: Pool;
   relay: OutboxRelay;
   log: Logger;
-  fault?: 'exit_after_grant_commit';
+  faults?: CollectionsFaults;
 }
 
 /** What a batch did: the openings it added, what each converted, and the credits it wrote. */
@@ -66,10 +75,7 @@ export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
       const done: Applied = rules.every((r) => r === null)
         ? { applied: (await insertGrantedItemsBatch(deps.pool, firsts.map((d) => toGrant(d.payload)))).applied, converted: new Map(), credits: [] }
         : await withTransaction(deps.pool, (tx) => applyJudged(tx, firsts, rules));
-      if (done.credits.length && deps.fault === 'exit_after_grant_commit') {
-        deps.log.fatal({ credits: done.credits.length }, 'fault injection: exiting after the grants committed, before publishing their credits');
-        process.exit(87);
-      }
+      if (done.credits.length) deps.faults?.afterGrantCommit?.(done.credits.length);
       // Collections completed by these grants (re-delivered ones too: a crash may have come
       // between the grants' commit and this step), their rewards written with the completion.
       const rewards = await settleCompletions(deps.pool, touchedBy(firsts));

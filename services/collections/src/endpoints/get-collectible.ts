@@ -1,7 +1,7 @@
-import { endpoint, GetCollectible, type CollectibleOwnership, type CollectionView, type Pool } from '@ccs/shared';
+import { appOf, endpoint, GetCollectible, optionalCallerOf, type CollectibleOwnership, type CollectionView, type Pool } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
 import { completenessFrom } from '../catalog/completeness.js';
-import { appOf, collectibleNotFound } from '../errors.js';
+import { collectibleNotFound } from '../errors.js';
 import { ownershipInCollection } from '../repositories/ownership-repo.js';
 
 /** What the calling player has of a collectible and of its collection (read fresh, never cached; one query). */
@@ -27,16 +27,17 @@ async function ownership(pool: Pool, appId: string, playerId: string, collectibl
 export function getCollectibleEndpoint(pool: Pool, catalog: CatalogReader) {
   return endpoint(GetCollectible, async (req, ctx) => {
     const appId = appOf(ctx);
+    const caller = optionalCallerOf(ctx);
     const found = await catalog.collectible(appId, req.collectibleId);
     if (!found) throw collectibleNotFound(req.collectibleId);
-    if (!req.includeCollection && !ctx.playerId) return found;
+    if (!req.includeCollection && !caller) return found;
     // Content keeps every collectible's collection, so it is only missing if content changed meanwhile.
     const collection = await catalog.collection(appId, found.collectible.collectionId);
     if (!collection) throw collectibleNotFound(req.collectibleId);
     return {
       ...found,
       ...(req.includeCollection ? { collection } : {}),
-      ...(ctx.playerId ? { ownership: await ownership(pool, appId, ctx.playerId, found.collectible.id, collection) } : {}),
+      ...(caller ? { ownership: await ownership(pool, appId, caller, found.collectible.id, collection) } : {}),
     };
   });
 }

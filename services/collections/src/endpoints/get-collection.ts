@@ -1,7 +1,7 @@
-import { endpoint, GetCollection, type Pool } from '@ccs/shared';
+import { appOf, endpoint, GetCollection, optionalCallerOf, type Pool } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
 import { completenessOf } from '../catalog/completeness.js';
-import { appOf, collectionNotFound } from '../errors.js';
+import { collectionNotFound } from '../errors.js';
 
 /** collections.v1.get_collection: one collection, its collectibles when asked, the caller's completeness. */
 export function getCollectionEndpoint(pool: Pool, catalog: CatalogReader) {
@@ -11,7 +11,7 @@ export function getCollectionEndpoint(pool: Pool, catalog: CatalogReader) {
     if (!collection) throw collectionNotFound(req.collectionId);
     const [collectibles, completeness] = await Promise.all([
       req.includeCollectibles ? catalog.collectiblesOf(appId, collection.id, []) : undefined,
-      completenessOf(pool, appId, ctx.playerId, collection),
+      completenessOf(pool, appId, optionalCallerOf(ctx), collection),
     ]);
     return { collection, completeness, ...(collectibles ? { collectibles } : {}) };
   });

@@ -1,6 +1,5 @@
-import { AppError, COLLECTIBLE_FILTER_FIELDS, endpoint, ListCollectibles, type FilterNode } from '@ccs/shared';
+import { AppError, appOf, COLLECTIBLE_FILTER_FIELDS, endpoint, ListCollectibles, type FilterNode } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
-import { appOf } from '../errors.js';
 
 const FILTERABLE: readonly string[] = COLLECTIBLE_FILTER_FIELDS;
 

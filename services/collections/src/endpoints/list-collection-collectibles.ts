@@ -1,7 +1,7 @@
-import { endpoint, ListCollectionCollectibles, type Pool } from '@ccs/shared';
+import { appOf, endpoint, ListCollectionCollectibles, optionalCallerOf, type Pool } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
 import { completenessOf } from '../catalog/completeness.js';
-import { appOf, collectionNotFound } from '../errors.js';
+import { collectionNotFound } from '../errors.js';
 
 /** collections.v1.list_collection_collectibles: a collection's collectibles and the caller's completion. */
 export function listCollectionCollectiblesEndpoint(pool: Pool, catalog: CatalogReader) {
@@ -11,7 +11,7 @@ export function listCollectionCollectiblesEndpoint(pool: Pool, catalog: CatalogR
     if (!collection) throw collectionNotFound(req.collectionId);
     const [collectibles, completeness] = await Promise.all([
       catalog.collectiblesOf(appId, collection.id, req.sort),
-      completenessOf(pool, appId, ctx.playerId, collection),
+      completenessOf(pool, appId, optionalCallerOf(ctx), collection),
     ]);
     return { collection, collectibles, completeness };
   });

@@ -1,6 +1,5 @@
-import { endpoint, ListCollections } from '@ccs/shared';
+import { appOf, endpoint, ListCollections } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
-import { appOf } from '../errors.js';
 
 /** collections.v1.list_collections: one page of the app's collections (cached per content version). */
 export function listCollectionsEndpoint(catalog: CatalogReader) {

@@ -1,5 +1,4 @@
-import { endpoint, OpeningConversions, type Pool } from '@ccs/shared';
-import { appOf } from '../errors.js';
+import { appOf, endpoint, OpeningConversions, type Pool } from '@ccs/shared';
 import { conversionsOf } from '../repositories/duplicates-repo.js';
 
 /**

@@ -1,7 +1,6 @@
-import { endpoint, GetPlayerCollection, type CollectibleView, type Pool } from '@ccs/shared';
+import { appOf, callerOf, endpoint, GetPlayerCollection, type CollectibleView, type Pool } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
 import { completenessFrom } from '../catalog/completeness.js';
-import { appOf, playerOf } from '../errors.js';
 import { completionsOf } from '../repositories/completions-repo.js';
 import { ownedByCollection, ownedPage } from '../repositories/ownership-repo.js';
 
@@ -12,7 +11,7 @@ import { ownedByCollection, ownedPage } from '../repositories/ownership-repo.js'
 export function playerCollectionEndpoint(pool: Pool, catalog: CatalogReader) {
   return endpoint(GetPlayerCollection, async (req, ctx) => {
     const appId = appOf(ctx);
-    const playerId = playerOf(ctx);
+    const playerId = callerOf(ctx);
     const [page, byCollection, collections, completed] = await Promise.all([
       ownedPage(pool, appId, playerId, req.page),
       ownedByCollection(pool, appId, playerId),
