@@ -1,12 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { AppliedNotices, ContentChanged, OutboxRelay, type ServiceDefinition, type ServiceDeps, type Worker } from '@ccs/shared';
+import { AppliedNotices, ContentChanged, contentVersionEndpoint, OutboxRelay, type ServiceDefinition, type ServiceDeps, type Worker } from '@ccs/shared';
 import { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import type { ChestsDeps, ChestsFaults } from './deps.js';
-import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
 import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
 import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
@@ -104,7 +103,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
           purchaseRestrictionsEndpoint(deps),
           adminStatsEndpoint(pool),
           adminListOpeningsEndpoint(deps),
-          adminContentVersionEndpoint(pool),
+          contentVersionEndpoint('chests', pool),
           adminDropInputsEndpoint(deps),
         ],
         consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],

@@ -1,12 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { ContentChanged, OutboxRelay, type Bus, type ServiceDefinition, type Worker } from '@ccs/shared';
+import { ContentChanged, contentVersionEndpoint, OutboxRelay, type Bus, type ServiceDefinition, type Worker } from '@ccs/shared';
 import type { CollectionsConfig } from './config.js';
 import { CatalogCache } from './cache/catalog-cache.js';
 import { createCacheRedis } from './cache/redis-client.js';
 import { CatalogReader } from './catalog/catalog-reader.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { openingGrantedConsumer, type CollectionsFaults } from './consumers/opening-granted.js';
-import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
 import { getCollectionEndpoint } from './endpoints/get-collection.js';
@@ -60,7 +59,7 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
           getCollectibleEndpoint(pool, catalog),
           playerCollectionEndpoint(pool, catalog),
           adminStatsEndpoint(pool),
-          adminContentVersionEndpoint(pool),
+          contentVersionEndpoint('collections', pool),
           openingConversionsEndpoint(pool),
         ],
         consumers: [contentLoadedConsumer(pool, cache, log, bus), openingGrantedConsumer({ pool, relay, log, faults })],

@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import type { ServiceDefinition } from '@ccs/shared';
+import { contentVersionEndpoint, type ServiceDefinition } from '@ccs/shared';
 import type { WalletConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { creditGrantsConsumer } from './consumers/credit-grants.js';
-import { adminContentVersionEndpoint } from './endpoints/admin-content-version.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { balancesEndpoint } from './endpoints/balances.js';
 import { creditEndpoint } from './endpoints/credit.js';
@@ -26,7 +25,7 @@ export const walletService: ServiceDefinition<WalletConfig> = {
       refundEndpoint(pool),
       balancesEndpoint(pool),
       adminStatsEndpoint(pool),
-      adminContentVersionEndpoint(pool),
+      contentVersionEndpoint('wallet', pool),
     ],
     consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool)],
     workers: [idempotencySweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS)],

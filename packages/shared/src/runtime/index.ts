@@ -6,3 +6,4 @@ export * from './service.js';
 export * from './subjects.js';
 export * from './periodic-worker.js';
 export * from './nats-auth.js';
+export * from './admin-endpoints.js';

@@ -1,5 +1,5 @@
-import { AdminChestsStats, endpoint, messagingStats, type Pool } from '@ccs/shared';
-import { appliedContentVersion, chestFigures } from '../repositories/admin-stats-repo.js';
+import { AdminChestsStats, appliedContentVersion, endpoint, messagingStats, type Pool } from '@ccs/shared';
+import { chestFigures } from '../repositories/admin-stats-repo.js';
 
 /** Operator command: an app's chests, openings and purchases, and the chests service's messaging figures. */
 export function adminStatsEndpoint(pool: Pool) {

@@ -1,11 +1,5 @@
 import type { Queryable } from '@ccs/shared';
 
-/** The content version of an app chests has applied; null when it has none yet. */
-export async function appliedContentVersion(q: Queryable, appId: string): Promise<number | null> {
-  const { rows } = await q.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1', [appId]);
-  return rows[0]?.content_version ?? null;
-}
-
 /** An app's chests (unopened, opened), openings of the last 24 hours and purchases by outcome. */
 export async function chestFigures(q: Queryable, appId: string) {
   const { rows } = await q.query<{

@@ -1,5 +1,5 @@
-import { AdminCollectionsStats, endpoint, messagingStats, type Pool } from '@ccs/shared';
-import { appliedContentVersion, grantFigures } from '../repositories/admin-stats-repo.js';
+import { AdminCollectionsStats, appliedContentVersion, endpoint, messagingStats, type Pool } from '@ccs/shared';
+import { grantFigures } from '../repositories/admin-stats-repo.js';
 
 /** Operator command: an app's granted items and the collections service's messaging figures. */
 export function adminStatsEndpoint(pool: Pool) {

@@ -1,11 +1,5 @@
 import type { Queryable } from '@ccs/shared';
 
-/** The content version of an app collections has applied; null when it has none yet. */
-export async function appliedContentVersion(q: Queryable, appId: string): Promise<number | null> {
-  const { rows } = await q.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1', [appId]);
-  return rows[0]?.content_version ?? null;
-}
-
 /** An app's granted items, the openings they came from and how many players hold any. */
 export async function grantFigures(q: Queryable, appId: string): Promise<{ itemsGranted: number; openingsGranted: number; collectors: number }> {
   const { rows } = await q.query<{ items: number; openings: number; collectors: number }>(

@@ -1,5 +1,5 @@
-import { AdminWalletStats, endpoint, messagingStats, type Pool } from '@ccs/shared';
-import { appliedContentVersion, balanceTotals } from '../repositories/admin-stats-repo.js';
+import { AdminWalletStats, appliedContentVersion, endpoint, messagingStats, type Pool } from '@ccs/shared';
+import { balanceTotals } from '../repositories/admin-stats-repo.js';
 
 /** Operator command: an app's balance totals per currency and the wallet's messaging figures. */
 export function adminStatsEndpoint(pool: Pool) {

@@ -1,11 +1,5 @@
 import type { Queryable } from '@ccs/shared';
 
-/** The content version of an app the wallet has applied; null when it has none yet. */
-export async function appliedContentVersion(q: Queryable, appId: string): Promise<number | null> {
-  const { rows } = await q.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1', [appId]);
-  return rows[0]?.content_version ?? null;
-}
-
 /** Per live currency of an app: the sum of all balances and how many players hold some. */
 export async function balanceTotals(q: Queryable, appId: string): Promise<{ code: string; name: string; total: string; holders: number }[]> {
   const { rows } = await q.query<{ code: string; name: string; total: string; holders: number }>(
