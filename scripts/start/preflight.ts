@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import type { z } from 'zod';
+import { sagaTimeoutProblems } from '../../packages/shared/src/config/saga-timeouts.js';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
@@ -31,7 +32,21 @@ export function checkConfiguration(env: Record<string, string | undefined>): str
       problems.set(line, [...(problems.get(line) ?? []), service]);
     }
   }
-  return [...problems].map(([line, services]) => `Invalid setting ${line} (read by ${services.join(', ')}); fix it or unset it to use the default.`);
+  const lines = [...problems].map(
+    ([line, services]) => `Invalid setting ${line} (read by ${services.join(', ')}); fix it or unset it to use the default.`,
+  );
+  if (lines.length) return lines;
+  // Each setting is valid on its own: now the bounds of the sagas against each other.
+  const gateway = GatewayConfigSchema.parse(env);
+  const chests = ChestsConfigSchema.parse(env);
+  const players = PlayersConfigSchema.parse(env);
+  return sagaTimeoutProblems({
+    gatewayRequestTimeoutMs: gateway.NATS_REQUEST_TIMEOUT_MS,
+    gatewayCredentialsTimeoutMs: gateway.CREDENTIALS_TIMEOUT_MS,
+    chestsGrantWaitMs: chests.GRANT_WAIT_MS,
+    playersGrantWaitMs: players.GRANT_WAIT_MS,
+    playersPasswordQueueWaitMs: players.ARGON2_QUEUE_WAIT_MS,
+  }).map((line) => `Invalid settings ${line}`);
 }
 
 /** Whether a TCP port can be listened on (all interfaces, as the gateway listens). */
