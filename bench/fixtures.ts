@@ -62,9 +62,27 @@ export const purchaseBody = (quantity: number) => ({ data: { type: 'purchase', a
  * Creates the bench's own app with `npm run admin -- create-app --content <file> --json` (the
  * operator's path; it waits until wallet, chests and collections applied the content).
  */
-export async function createApp(env: Record<string, string>, name: string, contentFile: string, log: Log): Promise<{ appId: string; publishableKey: string }> {
+export async function createApp(
+  env: Record<string, string>,
+  name: string,
+  contentFile: string,
+  log: Log,
+): Promise<{ appId: string; publishableKey: string }> {
   log(`creating the bench app "${name}" (npm run admin -- create-app --content ${contentFile}) ...`);
-  const args = ['--import', 'tsx', '--conditions=development', 'services/players/src/admin.ts', 'create-app', '--name', name, '--content', contentFile, '--json', '--wait', '60'];
+  const args = [
+    '--import',
+    'tsx',
+    '--conditions=development',
+    'services/players/src/admin.ts',
+    'create-app',
+    '--name',
+    name,
+    '--content',
+    contentFile,
+    '--json',
+    '--wait',
+    '60',
+  ];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -165,14 +183,18 @@ export class Fixtures {
   async credit(p: Player, coins: number): Promise<void> {
     const { coinsId } = await this.catalog();
     for (let left = coins; left > 0; left -= MAX_COINS_CREDIT) {
-      await this.api.call('POST', `/api/v1/currencies/${coinsId}/credit`, { body: { amount: String(Math.min(left, MAX_COINS_CREDIT)) }, token: p.token, json: true });
+      await this.api.call('POST', `/api/v1/currencies/${coinsId}/credit`, {
+        body: { amount: String(Math.min(left, MAX_COINS_CREDIT)) },
+        token: p.token,
+        json: true,
+      });
     }
   }
 
   /** Buys `count` chests of a catalog type, 10 per purchase; `tick` hears of each purchase's chests. */
   async buy(p: Player, chestName: string, count: number, tick?: (n: number) => void): Promise<void> {
     const typeId = await this.chestTypeId(chestName);
-    for (let left = count; left > 0; ) {
+    for (let left = count; left > 0;) {
       const quantity = Math.min(10, left);
       const res = await this.api.call('POST', `/api/v1/chests/${typeId}/purchase`, { body: purchaseBody(quantity), token: p.token });
       for (const c of res.data) p.chests.push(c.id);

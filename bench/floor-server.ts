@@ -41,7 +41,10 @@ async function forward(name: string, payload: Uint8Array, reply: import('fastify
   const msg = await nc.request(subject(name), payload, { timeout: 5000 });
   const body = Buffer.from(msg.data);
   const failed = body.length > 9 && body.subarray(0, 9).toString() === '{"error":';
-  return reply.code(failed ? 500 : 200).type('application/json').send(body);
+  return reply
+    .code(failed ? 500 : 200)
+    .type('application/json')
+    .send(body);
 }
 
 app.get('/echo', (_req, reply) => forward('echo', echoPayload, reply));

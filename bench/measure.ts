@@ -79,7 +79,8 @@ export async function measure(base: string, load: Load, o: { connections: number
   });
   const cpu = await o.cpu?.stop(started);
   const statusCodes: Record<string, number> = {};
-  for (const [code, v] of Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})) statusCodes[code] = v.count;
+  for (const [code, v] of Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {}))
+    statusCodes[code] = v.count;
   const seconds = r.duration || o.seconds;
   return {
     requests: r.requests.total,

@@ -63,7 +63,10 @@ function tsLine(file: string, name: string): number | undefined {
   const lines = sourceLines.get(file);
   if (!lines) return undefined;
   // V8 names methods and class members `Class.method` or `inst._zod.parse`: the last part is declared.
-  const short = name.split('.').pop()!.replace(/[^\w$]/g, '');
+  const short = name
+    .split('.')
+    .pop()!
+    .replace(/[^\w$]/g, '');
   if (!short) return undefined;
   const patterns = [
     new RegExp(`\\bfunction\\s*\\*?\\s*${short}\\s*[<(]`),
@@ -192,7 +195,9 @@ function main(): number {
   }
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort();
   } catch {
     console.error(`Cannot read ${dir}.`);
     return 1;
@@ -221,7 +226,12 @@ function main(): number {
     if ('error' in x) return { key, text: `== ${name}: ${x.f} is not a readable profile (${x.error})` };
     return { key, text: summarize(path.join(dir, x.f), x.p, { top, skipSeconds, name }) };
   });
-  console.log(blocks.sort((a, b) => a.key.localeCompare(b.key)).map((b) => b.text).join('\n\n'));
+  console.log(
+    blocks
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .map((b) => b.text)
+      .join('\n\n'),
+  );
   return 0;
 }
 

@@ -82,7 +82,16 @@ export function compareScale(rows: Row[]): ScaleComparison[] {
     .flatMap((scaled) => {
       const single = rows.find((r) => r.phase === 'single' && r.scenario === scaled.scenario && r.connections === scaled.connections);
       return single
-        ? [{ scenario: scaled.scenario, connections: scaled.connections, single, scaled, throughputRatio: ratio(scaled.rps, single.rps), p99Ratio: ratio(scaled.p99, Math.max(single.p99, 0.01)) }]
+        ? [
+            {
+              scenario: scaled.scenario,
+              connections: scaled.connections,
+              single,
+              scaled,
+              throughputRatio: ratio(scaled.rps, single.rps),
+              p99Ratio: ratio(scaled.p99, Math.max(single.p99, 0.01)),
+            },
+          ]
         : [];
     });
 }
@@ -119,7 +128,8 @@ function consoleTable(report: Report): void {
         'throughput ×': s.throughputRatio,
         'p99 ×': s.p99Ratio,
         'thr ÷ floor (2 replicas)': s.scaled.throughputRatio,
-        'cpu busy 1 → 2': s.single.cpu && s.scaled.cpu ? `${fmt(s.single.cpu.machineBusy, 1)} → ${fmt(s.scaled.cpu.machineBusy, 1)} of ${s.scaled.cpu.cores}` : '',
+        'cpu busy 1 → 2':
+          s.single.cpu && s.scaled.cpu ? `${fmt(s.single.cpu.machineBusy, 1)} → ${fmt(s.scaled.cpu.machineBusy, 1)} of ${s.scaled.cpu.cores}` : '',
       })),
     );
   }
@@ -130,14 +140,26 @@ function markdown(report: Report): string {
   const cores = os.cpus().length;
   lines.push(`# Benchmark results`, '');
   lines.push(`Run at ${report.at} on ${cores} cores (${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}.`);
-  lines.push(`Settings: ${Object.entries(report.settings).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(', ')}.`, '');
-  lines.push('Every row is compared with its own floor measured in the same run at the same connection count: ratios, not absolute figures, are what carry over between machines.');
-  lines.push('Each floor is measured before and after the scenarios of its connection count; the faster run is the floor (noise only adds cost). The last column is the cores the machine was busy, and in brackets how many of them no process of the bench accounts for: other work competing with the run.', '');
   lines.push(
-    'CPU ms/req is the CPU every measured process (services or floor processes, Postgres, NATS, Redis; not autocannon) used per request; CPU efficiency ÷ floor is the floor\'s CPU per request divided by the row\'s: the throughput ratio the two would have with the machine to themselves, which other work on a shared machine hardly moves.',
+    `Settings: ${Object.entries(report.settings)
+      .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
+      .join(', ')}.`,
     '',
   );
-  lines.push('| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | CPU ms/req | CPU efficiency ÷ floor | non-2xx | mean ÷ floor | cores busy (not the bench\'s) |');
+  lines.push(
+    'Every row is compared with its own floor measured in the same run at the same connection count: ratios, not absolute figures, are what carry over between machines.',
+  );
+  lines.push(
+    'Each floor is measured before and after the scenarios of its connection count; the faster run is the floor (noise only adds cost). The last column is the cores the machine was busy, and in brackets how many of them no process of the bench accounts for: other work competing with the run.',
+    '',
+  );
+  lines.push(
+    "CPU ms/req is the CPU every measured process (services or floor processes, Postgres, NATS, Redis; not autocannon) used per request; CPU efficiency ÷ floor is the floor's CPU per request divided by the row's: the throughput ratio the two would have with the machine to themselves, which other work on a shared machine hardly moves.",
+    '',
+  );
+  lines.push(
+    "| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | CPU ms/req | CPU efficiency ÷ floor | non-2xx | mean ÷ floor | cores busy (not the bench's) |",
+  );
   lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of report.rows) {
     const bad = r.non2xx + r.errors;
@@ -147,37 +169,57 @@ function markdown(report: Report): string {
   }
   if (report.scale.length) {
     lines.push('', '## Scale-out: a second replica of chests and of collections', '');
-    lines.push('| scenario | connections | req/s, 1 replica | req/s, 2 replicas | throughput × | p99 ms, 1 → 2 | p99 × | throughput ÷ floor, 2 replicas | CPU busy, 1 → 2 replicas |');
+    lines.push(
+      '| scenario | connections | req/s, 1 replica | req/s, 2 replicas | throughput × | p99 ms, 1 → 2 | p99 × | throughput ÷ floor, 2 replicas | CPU busy, 1 → 2 replicas |',
+    );
     lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const s of report.scale) {
-      const cpu = s.single.cpu && s.scaled.cpu ? `${fmt(s.single.cpu.machineBusy, 1)} → ${fmt(s.scaled.cpu.machineBusy, 1)} of ${s.scaled.cpu.cores}` : '';
+      const cpu =
+        s.single.cpu && s.scaled.cpu ? `${fmt(s.single.cpu.machineBusy, 1)} → ${fmt(s.scaled.cpu.machineBusy, 1)} of ${s.scaled.cpu.cores}` : '';
       lines.push(
         `| ${s.scenario} | ${s.connections} | ${s.single.rps} | ${s.scaled.rps} | ${fmt(s.throughputRatio)} | ${s.single.p99} → ${s.scaled.p99} | ${fmt(s.p99Ratio)} | ${fmt(s.scaled.throughputRatio, 3)} | ${cpu} |`,
       );
     }
-    lines.push('', 'When the machine is already busy on all its cores with one replica, a second one cannot add throughput: the CPU column shows whether that bound was reached.');
+    lines.push(
+      '',
+      'When the machine is already busy on all its cores with one replica, a second one cannot add throughput: the CPU column shows whether that bound was reached.',
+    );
   }
   const withCpu = report.rows.filter((r) => r.cpu);
   if (withCpu.length) {
-    const labels = [...new Set(withCpu.flatMap((r) => Object.keys(r.cpu!.byLabel)))].filter((l) => withCpu.some((r) => (r.cpu!.byLabel[l] ?? 0) >= 0.05));
+    const labels = [...new Set(withCpu.flatMap((r) => Object.keys(r.cpu!.byLabel)))].filter((l) =>
+      withCpu.some((r) => (r.cpu!.byLabel[l] ?? 0) >= 0.05),
+    );
     lines.push('', '## Where the CPU went (cores used during the measurement)', '');
-    lines.push('"bench" is this process (autocannon, the load generator, shares the machine); "postgres" counts the backends connected to the bench database; "other" is busy time no bench process accounts for (other work on the machine, Postgres background writers).', '');
+    lines.push(
+      '"bench" is this process (autocannon, the load generator, shares the machine); "postgres" counts the backends connected to the bench database; "other" is busy time no bench process accounts for (other work on the machine, Postgres background writers).',
+      '',
+    );
     lines.push(`| scenario | connections | machine busy | ${labels.join(' | ')} | other |`);
     lines.push(`|---|---:|---:|${labels.map(() => '---:').join('|')}|---:|`);
     for (const r of withCpu) {
-      lines.push(`| ${label(r)} | ${r.connections} | ${fmt(r.cpu!.machineBusy)} | ${labels.map((l) => fmt(r.cpu!.byLabel[l] ?? 0)).join(' | ')} | ${fmt(r.cpu!.other)} |`);
+      lines.push(
+        `| ${label(r)} | ${r.connections} | ${fmt(r.cpu!.machineBusy)} | ${labels.map((l) => fmt(r.cpu!.byLabel[l] ?? 0)).join(' | ')} | ${fmt(r.cpu!.other)} |`,
+      );
     }
   }
   const notes = [...report.notes];
   const floors = report.rows.filter((r) => r.floorRuns && r.floorRuns.length > 1);
-  if (floors.length) notes.push(`Floor runs (req/s, before and after the scenarios): ${floors.map((r) => `${r.scenario} @${r.connections}: ${r.floorRuns!.join(', ')}`).join('; ')}.`);
+  if (floors.length)
+    notes.push(
+      `Floor runs (req/s, before and after the scenarios): ${floors.map((r) => `${r.scenario} @${r.connections}: ${r.floorRuns!.join(', ')}`).join('; ')}.`,
+    );
   if (notes.length) lines.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));
   const bad = report.rows.filter((r) => r.non2xx + r.errors > 0);
   if (bad.length) {
     lines.push('', '## Non-2xx answers and errors', '');
     for (const r of bad) {
-      const sample = r.firstNon2xx ? ` first: ${r.firstNon2xx.status} \`${r.firstNon2xx.body.replace(/`/g, "'").replace(/\s+/g, ' ').slice(0, 300)}\`` : '';
-      lines.push(`- ${label(r)} at ${r.connections}: ${r.non2xx} non-2xx (${JSON.stringify(r.statusCodes)}), ${r.errors} errors (${r.timeouts} timeouts).${sample}`);
+      const sample = r.firstNon2xx
+        ? ` first: ${r.firstNon2xx.status} \`${r.firstNon2xx.body.replace(/`/g, "'").replace(/\s+/g, ' ').slice(0, 300)}\``
+        : '';
+      lines.push(
+        `- ${label(r)} at ${r.connections}: ${r.non2xx} non-2xx (${JSON.stringify(r.statusCodes)}), ${r.errors} errors (${r.timeouts} timeouts).${sample}`,
+      );
     }
   }
   return lines.join('\n') + '\n';

@@ -65,7 +65,10 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '16,50').split(',').map((c
   if (!Number.isInteger(n) || n < 1) badSetting(`BENCH_CONNECTIONS must be a comma list of whole numbers, not "${process.env.BENCH_CONNECTIONS}"`);
   return n;
 });
-const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim().toLowerCase())
+  .filter(Boolean);
 const SCALE = !['off', '0', 'false', 'no'].includes((process.env.BENCH_SCALE ?? 'on').toLowerCase());
 /** The fastest openings and purchases per second the preparation provisions for. */
 const MAX_OPEN_RATE = positive('BENCH_MAX_OPEN_RATE', 1500);
@@ -76,7 +79,9 @@ const SCALE_CONNECTIONS = Math.max(...CONNECTIONS);
 
 const picked = (name: string) => !ONLY.length || ONLY.some((o) => name.toLowerCase().includes(o));
 const selected = SCENARIOS.filter((s) => picked(s.name));
-const floorKinds = (Object.keys(FLOORS) as FloorKind[]).filter((k) => selected.some((s) => s.floor === k) || (ONLY.length > 0 && picked(FLOORS[k].name)));
+const floorKinds = (Object.keys(FLOORS) as FloorKind[]).filter(
+  (k) => selected.some((s) => s.floor === k) || (ONLY.length > 0 && picked(FLOORS[k].name)),
+);
 const scaled = SCALE ? selected.filter((s) => s.scale) : [];
 
 const PLAN: Plan = {
@@ -87,7 +92,9 @@ const PLAN: Plan = {
 
 async function main() {
   if (!selected.length && !floorKinds.length) {
-    throw new Error(`BENCH_ONLY="${process.env.BENCH_ONLY}" matches nothing; scenarios: ${[...Object.values(FLOORS).map((f) => f.name), ...SCENARIOS.map((s) => s.name)].join(', ')}`);
+    throw new Error(
+      `BENCH_ONLY="${process.env.BENCH_ONLY}" matches nothing; scenarios: ${[...Object.values(FLOORS).map((f) => f.name), ...SCENARIOS.map((s) => s.name)].join(', ')}`,
+    );
   }
   const started = Date.now();
   const infra = await testInfra();
@@ -120,7 +127,9 @@ async function main() {
   const onSignal = (signal: NodeJS.Signals) => {
     if (firstSignalAt) {
       if (Date.now() - firstSignalAt < 2000) return;
-      console.error(`[bench] ${signal} again: exiting without finishing the cleanup (prefix ${prefix}, ${db ? `database ${new URL(db.url).pathname.slice(1)}` : 'no database yet'})`);
+      console.error(
+        `[bench] ${signal} again: exiting without finishing the cleanup (prefix ${prefix}, ${db ? `database ${new URL(db.url).pathname.slice(1)}` : 'no database yet'})`,
+      );
       process.exit(130);
     }
     firstSignalAt = Date.now();
@@ -199,7 +208,11 @@ async function main() {
     const cpu = new CpuMeter((): CpuSource[] => [
       ...procs.filter((x) => !x.exited()).map((x) => ({ label: x.label, pids: () => [x.child.pid!] })),
       { label: 'bench', pids: () => [process.pid] },
-      { label: 'postgres', pids: async () => (await monitor!.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid) },
+      {
+        label: 'postgres',
+        pids: async () =>
+          (await monitor!.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid),
+      },
       { label: 'nats', pids: () => natsPids },
       { label: 'redis', pids: () => redisPids },
     ]);
@@ -216,9 +229,13 @@ async function main() {
     const say = (name: string, c: number, m: Measured, r?: Row) => {
       const vs = r && !name.startsWith('floor') ? `; ÷ ${r.floor}: throughput ${r.throughputRatio}, mean ${r.meanRatio}, p99 ${r.p99Ratio}` : '';
       const cpuNote = m.cpu ? `, cpu ${m.cpu.machineBusy}/${m.cpu.cores} busy` : '';
-      log(`${name} @${c}: ${m.rps} req/s, mean ${m.mean} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}, errors ${m.errors}${cpuNote}${vs}`);
+      log(
+        `${name} @${c}: ${m.rps} req/s, mean ${m.mean} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}, errors ${m.errors}${cpuNote}${vs}`,
+      );
       if (m.non2xx || m.errors) {
-        log(`  ↳ status codes ${JSON.stringify(m.statusCodes)}${m.firstNon2xx ? `; first non-2xx: ${m.firstNon2xx.status} ${m.firstNon2xx.body.replace(/\s+/g, ' ').slice(0, 300)}` : ''}`);
+        log(
+          `  ↳ status codes ${JSON.stringify(m.statusCodes)}${m.firstNon2xx ? `; first non-2xx: ${m.firstNon2xx.status} ${m.firstNon2xx.body.replace(/\s+/g, ' ').slice(0, 300)}` : ''}`,
+        );
       }
     };
     const floorLoad = (k: FloorKind): Load => ({ method: 'GET', path: FLOORS[k].path });
@@ -251,18 +268,35 @@ async function main() {
         log(`measuring ${s.name} at ${c} connections for ${DURATION} s ...`);
         const m = await run(s.name, base, prepared.get(s)!.load, c, DURATION);
         measured.push({ s, m });
-        say(s.name, c, m, withRatios(m, { scenario: s.name, connections: c, phase: 'single', floor: `${FLOORS[s.floor].name} (before)` }, floorRuns.get(s.floor)![0]!));
+        say(
+          s.name,
+          c,
+          m,
+          withRatios(
+            m,
+            { scenario: s.name, connections: c, phase: 'single', floor: `${FLOORS[s.floor].name} (before)` },
+            floorRuns.get(s.floor)![0]!,
+          ),
+        );
       }
       if (selected.length) await measureFloors('after');
       for (const k of floorKinds) {
         const runs = floorRuns.get(k)!;
         const best = runs.reduce((a, b) => (b.rps > a.rps ? b : a));
         floorsAt.set(`${k}@${c}`, best);
-        rows.push({ ...withRatios(best, { scenario: FLOORS[k].name, connections: c, phase: 'single', floor: FLOORS[k].name }, best), floorRuns: runs.map((r) => r.rps) });
-        if (runs.length > 1) log(`${FLOORS[k].name} @${c}: ${runs.map((r) => r.rps).join(' and ')} req/s before and after the scenarios; the floor is the ${best === runs[0] ? 'first' : 'second'}`);
+        rows.push({
+          ...withRatios(best, { scenario: FLOORS[k].name, connections: c, phase: 'single', floor: FLOORS[k].name }, best),
+          floorRuns: runs.map((r) => r.rps),
+        });
+        if (runs.length > 1)
+          log(
+            `${FLOORS[k].name} @${c}: ${runs.map((r) => r.rps).join(' and ')} req/s before and after the scenarios; the floor is the ${best === runs[0] ? 'first' : 'second'}`,
+          );
       }
       for (const { s, m } of measured) {
-        rows.push(withRatios(m, { scenario: s.name, connections: c, phase: 'single', floor: FLOORS[s.floor].name }, floorsAt.get(`${s.floor}@${c}`)!));
+        rows.push(
+          withRatios(m, { scenario: s.name, connections: c, phase: 'single', floor: FLOORS[s.floor].name }, floorsAt.get(`${s.floor}@${c}`)!),
+        );
       }
     }
 
@@ -280,7 +314,11 @@ async function main() {
       for (const s of scaled) {
         log(`measuring ${s.name} with two replicas at ${SCALE_CONNECTIONS} connections for ${DURATION} s ...`);
         const m = await run(s.name, base, prepared.get(s)!.load, SCALE_CONNECTIONS, DURATION);
-        const row = withRatios(m, { scenario: s.name, connections: SCALE_CONNECTIONS, phase: 'scale-out', floor: FLOORS[s.floor].name }, floorsAt.get(`${s.floor}@${SCALE_CONNECTIONS}`)!);
+        const row = withRatios(
+          m,
+          { scenario: s.name, connections: SCALE_CONNECTIONS, phase: 'scale-out', floor: FLOORS[s.floor].name },
+          floorsAt.get(`${s.floor}@${SCALE_CONNECTIONS}`)!,
+        );
         rows.push(row);
         say(`${s.name} [2 replicas]`, SCALE_CONNECTIONS, m, row);
       }
@@ -291,9 +329,14 @@ async function main() {
       if (note) notes.push(`${s.name}: ${note}.`);
     }
     for (const k of floorKinds) notes.push(`${FLOORS[k].name}: ${FLOORS[k].what}.`);
-    if (floorKinds.length) notes.push('Floors: the HTTP route (bench/floor-server.ts) and the responders (bench/floor-responder.ts) run in two processes, as the gateway and a service do, with the same packages and connection options.');
+    if (floorKinds.length)
+      notes.push(
+        'Floors: the HTTP route (bench/floor-server.ts) and the responders (bench/floor-responder.ts) run in two processes, as the gateway and a service do, with the same packages and connection options.',
+      );
     notes.push(`Load generator: autocannon in the bench process, on the same machine (its CPU is the "bench" column).`);
-    notes.push(`Stack: each service a separate process started as npm start does (node --import tsx --conditions=development), RATE_LIMIT=off, LOG_LEVEL=${env.LOG_LEVEL}, PG_POOL_MAX 10; the bench app's content is the default content with inventory_capacity 2000 and two bench chest types (bench/content.ts).`);
+    notes.push(
+      `Stack: each service a separate process started as npm start does (node --import tsx --conditions=development), RATE_LIMIT=off, LOG_LEVEL=${env.LOG_LEVEL}, PG_POOL_MAX 10; the bench app's content is the default content with inventory_capacity 2000 and two bench chest types (bench/content.ts).`,
+    );
     const report = {
       at: new Date().toISOString(),
       settings: {

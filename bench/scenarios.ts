@@ -242,7 +242,8 @@ export const SCENARIOS: Scenario[] = [
             if (left >= units) return;
             const more = await fx.addOpeners(Math.ceil(((units - left) * batch) / perPlayer), perPlayer);
             players += more.length;
-            for (let k = 0; k < perPlayer; k += batch) for (const p of more) if (p.chests[k + batch - 1]) queue.push({ chests: p.chests.slice(k, k + batch), player: p });
+            for (let k = 0; k < perPlayer; k += batch)
+              for (const p of more) if (p.chests[k + batch - 1]) queue.push({ chests: p.chests.slice(k, k + batch), player: p });
           },
           next() {
             const { chests, player } = queue[at++]!;
@@ -264,7 +265,11 @@ export const SCENARIOS: Scenario[] = [
       return {
         load: {
           method: 'POST',
-          next: () => ({ path: '/api/v1/players/register', headers: api.headers(undefined, JSONAPI), body: JSON.stringify(registrationBody(`bench-${fx.runId}-reg-${++n}@example.com`)) }),
+          next: () => ({
+            path: '/api/v1/players/register',
+            headers: api.headers(undefined, JSONAPI),
+            body: JSON.stringify(registrationBody(`bench-${fx.runId}-reg-${++n}@example.com`)),
+          }),
         },
         async describe() {
           const { memoryKib, timeCost } = plan.argon2;

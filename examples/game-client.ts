@@ -12,7 +12,7 @@ import { ApiError, createChestClient, newIdempotencyKey } from '@ccs/client';
 const baseUrl = process.env.CHESTS_URL ?? 'http://localhost:3000';
 const apiKey = process.env.CHESTS_API_KEY;
 if (!apiKey) {
-  console.error('Set CHESTS_API_KEY to the app\'s publishable key (npm start prints the demo app\'s).');
+  console.error("Set CHESTS_API_KEY to the app's publishable key (npm start prints the demo app's).");
   process.exit(2);
 }
 

@@ -111,7 +111,12 @@ async function main(): Promise<void> {
   // Everything that would stop a service later is checked before any starts: settings, ports.
   const serviceEnv = { ...env, DATABASE_URL: urls.databaseUrl, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl, HEALTH_PORT: '0' };
   const settings = checkConfiguration(serviceEnv);
-  const ports = settings.length ? [] : await checkPorts([{ name: 'PORT', port }, { name: 'METRICS_PORT', port: metricsPort }]);
+  const ports = settings.length
+    ? []
+    : await checkPorts([
+        { name: 'PORT', port },
+        { name: 'METRICS_PORT', port: metricsPort },
+      ]);
   if (settings.length || ports.length) {
     for (const line of [...settings, ...ports]) console.error(line);
     process.exit(1);

@@ -66,9 +66,10 @@ export function dropTable(rules, inputs) {
     pool,
     rank,
     // A pity rule the pool cannot honour is left out (content validation refuses such a rule).
-    pity: rules.pity && present.some((r) => r.rank >= (rank.get(rules.pity.rarity) ?? Infinity))
-      ? { ...rules.pity, rank: rank.get(rules.pity.rarity), guaranteed: atLeast(rules.pity.rarity) }
-      : undefined,
+    pity:
+      rules.pity && present.some((r) => r.rank >= (rank.get(rules.pity.rarity) ?? Infinity))
+        ? { ...rules.pity, rank: rank.get(rules.pity.rarity), guaranteed: atLeast(rules.pity.rarity) }
+        : undefined,
   };
 }
 
@@ -149,7 +150,8 @@ function main(argv) {
     process.stdout.write(`${JSON.stringify({ cases: cases.length, failed })}\n`);
     return failed ? 1 : 0;
   }
-  for (const need of ['odds', 'server-seed', 'client-seed', 'nonce']) if (args[need] === undefined) throw new Error(`--${need} is required; see the header of this script`);
+  for (const need of ['odds', 'server-seed', 'client-seed', 'nonce'])
+    if (args[need] === undefined) throw new Error(`--${need} is required; see the header of this script`);
   const r = verify({
     odds: json(args.odds),
     server_seed: args['server-seed'],

@@ -33,7 +33,7 @@ export function judge(r: ScenarioReport, crashes: string[]): string[] {
 
 const count = (fiveXX: Record<string, number>, http: boolean) =>
   Object.entries(fiveXX)
-    .filter(([k]) => (Number(k.split(' ')[0]) >= 500) === http)
+    .filter(([k]) => Number(k.split(' ')[0]) >= 500 === http)
     .reduce((n, [, c]) => n + c, 0);
 
 /** The summary: one row per scenario, notes under it, and `N of M held`. */
@@ -42,7 +42,12 @@ export function summary(results: ScenarioResult[], opts: { short: boolean; secon
   for (const r of results) {
     const x = r.report;
     const five = x ? `${count(x.fiveXX, true)}${x.unexpected5xx ? ` (${x.unexpected5xx} unexpected)` : ''}` : '-';
-    const rec = !x || x.recoveryS === undefined ? '-' : x.recoveryS === null ? 'none' : `${x.recoveryS.toFixed(1)}${x.recoveryS >= RECOVERY_LIMIT_S ? ' (over 5)' : ''}`;
+    const rec =
+      !x || x.recoveryS === undefined
+        ? '-'
+        : x.recoveryS === null
+          ? 'none'
+          : `${x.recoveryS.toFixed(1)}${x.recoveryS >= RECOVERY_LIMIT_S ? ' (over 5)' : ''}`;
     rows.push([
       `${r.name}${r.short ? '' : ' †'}`,
       x ? String(x.attempted) : '-',
@@ -67,7 +72,8 @@ export function summary(results: ScenarioResult[], opts: { short: boolean; secon
     if (x) {
       lines.push(...x.notes);
       const five = Object.entries(x.fiveXX);
-      if (five.length) lines.push(`5xx and failed requests: ${five.map(([k, n]) => `${k} ×${n}`).join(', ')} (0 = connection failed, -1 = client timeout)`);
+      if (five.length)
+        lines.push(`5xx and failed requests: ${five.map(([k, n]) => `${k} ×${n}`).join(', ')} (0 = connection failed, -1 = client timeout)`);
       lines.push(...x.problems);
     }
     out.push(`${r.name} (${r.seconds.toFixed(0)} s):`, ...lines.map((l) => `  ${l}`));
@@ -76,7 +82,7 @@ export function summary(results: ScenarioResult[], opts: { short: boolean; secon
   out.push(
     '',
     'down s: how long the faulty part was away (kill -9 → the new process ready; nats-server killed → back; pg_ctl restart).',
-    "recovery s: from the part being back until a probe answered 200 on every service AND every grant pending then had landed (must be under 5).",
+    'recovery s: from the part being back until a probe answered 200 on every service AND every grant pending then had landed (must be under 5).',
     'unknown: operations whose outcome the client never learnt (still 5xx after retrying with their Idempotency-Key); the database must hold each whole or not at all.',
     '5xx: answers 5xx, retries included (connection failures and client timeouts are listed under each scenario).',
   );

@@ -19,7 +19,10 @@ function bad(message: string): never {
 }
 
 const short = ['1', 'true', 'yes', 'on'].includes((process.env.CHAOS_SHORT ?? '').toLowerCase());
-const only = (process.env.CHAOS_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const only = (process.env.CHAOS_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const rawTimeout = process.env.CHAOS_TIMEOUT_S;
 const timeoutS = rawTimeout ? Number(rawTimeout) : short ? 200 : 420;
 if (!Number.isFinite(timeoutS) || timeoutS < 60) bad(`CHAOS_TIMEOUT_S must be a number of seconds, at least 60, not "${rawTimeout}"`);
@@ -29,10 +32,13 @@ const unknown = only.filter((o) => !SCENARIOS.some((s) => s.name.toLowerCase().i
 if (unknown.length) bad(`CHAOS_ONLY names no scenario: ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
 
 // The hard bound: past it (and a minute for cleaning up), whatever still runs is stopped.
-const hardStop = setTimeout(() => {
-  console.error(`[chaos] the run passed its bound of ${timeoutS} s; cleaning up and exiting (raise CHAOS_TIMEOUT_S, or run CHAOS_SHORT=1)`);
-  void Promise.race([cleanupActiveRun(), new Promise((r) => setTimeout(r, 30_000))]).finally(() => process.exit(1));
-}, (timeoutS + 60) * 1000);
+const hardStop = setTimeout(
+  () => {
+    console.error(`[chaos] the run passed its bound of ${timeoutS} s; cleaning up and exiting (raise CHAOS_TIMEOUT_S, or run CHAOS_SHORT=1)`);
+    void Promise.race([cleanupActiveRun(), new Promise((r) => setTimeout(r, 30_000))]).finally(() => process.exit(1));
+  },
+  (timeoutS + 60) * 1000,
+);
 hardStop.unref();
 
 let firstSignal = 0;
@@ -40,7 +46,9 @@ const onSignal = (signal: NodeJS.Signals) => {
   // npm and tsx relay Ctrl-C too: only a second one well after the first skips the cleanup.
   if (firstSignal) {
     if (Date.now() - firstSignal < 2000) return;
-    console.error(`[chaos] ${signal} again: exiting without finishing the cleanup (a private Postgres and nats-server stop with this process; Redis keys chaos*: may remain)`);
+    console.error(
+      `[chaos] ${signal} again: exiting without finishing the cleanup (a private Postgres and nats-server stop with this process; Redis keys chaos*: may remain)`,
+    );
     process.exit(130);
   }
   firstSignal = Date.now();
@@ -54,14 +62,17 @@ runChaos({ short, only, timeoutS, log, runtime }).then(
   (run) => {
     console.log(`\n${run.summary}`);
     if (run.held < run.total) {
-      console.log(`\nNot every scenario held: read the reasons above${run.logFile ? ` and the services' logs in ${run.logFile}` : ''}; run one alone with CHAOS_ONLY="<name part>".`);
+      console.log(
+        `\nNot every scenario held: read the reasons above${run.logFile ? ` and the services' logs in ${run.logFile}` : ''}; run one alone with CHAOS_ONLY="<name part>".`,
+      );
     }
     process.exit(run.held === run.total ? 0 : 1);
   },
   (err) => {
     const message = err instanceof Error ? err.message : String(err);
     console.error(`[chaos] failed: ${message}`);
-    if (!(err instanceof SetupError)) console.error('[chaos] the stack could not be set up or run; the services\' last output is above or in the log named earlier');
+    if (!(err instanceof SetupError))
+      console.error("[chaos] the stack could not be set up or run; the services' last output is above or in the log named earlier");
     process.exit(1);
   },
 );

@@ -19,7 +19,16 @@ import { registrationBurst } from './scenarios/registration-burst.js';
 import { sameChestRace } from './scenarios/same-chest-race.js';
 import { Api } from './support/client.js';
 import { email, type ChaosContext, type Scenario } from './support/context.js';
-import { checkRedis, deleteRedisKeys, natsServerUnavailable, SetupError, sleep, startChaosPostgres, startPrivateNats, type PrivateNats } from './support/infra.js';
+import {
+  checkRedis,
+  deleteRedisKeys,
+  natsServerUnavailable,
+  SetupError,
+  sleep,
+  startChaosPostgres,
+  startPrivateNats,
+  type PrivateNats,
+} from './support/infra.js';
 import { chooseRuntime, ChaosStack, distUnusable, SERVICES, type Runtime } from './support/stack.js';
 
 /** Every scenario, in the order they run. */
@@ -71,7 +80,8 @@ export const cleanupActiveRun = () => activeCleanup?.();
 export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
   const log = opts.log ?? ((line: string) => console.log(`[chaos] ${line}`));
   const selected = selectScenarios(opts);
-  if (!selected.length) throw new Error(`CHAOS_ONLY="${opts.only?.join(',')}" matches no scenario; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  if (!selected.length)
+    throw new Error(`CHAOS_ONLY="${opts.only?.join(',')}" matches no scenario; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   const started = Date.now();
   const deadline = started + opts.timeoutS * 1000;
   const id = randomBytes(3).toString('hex');
@@ -94,7 +104,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
       await db?.end().catch(() => undefined);
       await nats?.destroy().catch((err) => log(`could not stop the private nats-server: ${String(err)}`));
       await postgres?.destroy().catch((err) => log(`could not remove the private Postgres cluster: ${String(err)}`));
-      if (redisReached) await deleteRedisKeys(redisUrl, `${prefix}:`).catch((err) => log(`could not remove the Redis keys ${prefix}:*: ${String(err)}`));
+      if (redisReached)
+        await deleteRedisKeys(redisUrl, `${prefix}:`).catch((err) => log(`could not remove the Redis keys ${prefix}:*: ${String(err)}`));
       if (keepLogs) log(`the services' logs are kept in ${logFile}`);
       else rmSync(logDir, { recursive: true, force: true });
     })());
@@ -106,7 +117,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
     log(`${opts.short ? 'short' : 'full'} run: ${selected.map((s) => s.name).join(', ')} (bound ${opts.timeoutS} s)`);
     if (runtime === 'dist') {
       const stale = distUnusable();
-      if (stale) throw new SetupError(`CHAOS_RUNTIME=dist needs the compiled services: ${stale}; run npm run build first, or leave CHAOS_RUNTIME unset (the sources through tsx)`);
+      if (stale)
+        throw new SetupError(
+          `CHAOS_RUNTIME=dist needs the compiled services: ${stale}; run npm run build first, or leave CHAOS_RUNTIME unset (the sources through tsx)`,
+        );
     }
     // The cheap checks first, before anything is started.
     const noNats = natsServerUnavailable();
@@ -141,7 +155,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
       logFile,
       runtime,
     );
-    log(`services ${runtime === 'dist' ? 'compiled (dist/, as the Docker image runs them)' : 'from their sources (tsx, as npm start runs them)'}: ${why}`);
+    log(
+      `services ${runtime === 'dist' ? 'compiled (dist/, as the Docker image runs them)' : 'from their sources (tsx, as npm start runs them)'}: ${why}`,
+    );
     log(`starting the services one by one (NATS prefix ${prefix}, Redis prefix ${prefix}:, logs in ${logFile}) ...`);
     await stack.startAll(log, 90_000);
     const api = new Api(stack.base, apiKey);
@@ -156,7 +172,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
       const budget = (opts.short ? s.budgetS.short : s.budgetS.full) * 1000;
       const left = deadline - Date.now() - 20_000; // keep time to clean up
       if (left < budget) {
-        results.push({ name: s.name, short: s.short, seconds: 0, held: false, why: ['not run: the time bound ran out'], error: `not run: ${Math.round(left / 1000)} s left of the bound, it needs up to ${budget / 1000} s (raise CHAOS_TIMEOUT_S)` });
+        results.push({
+          name: s.name,
+          short: s.short,
+          seconds: 0,
+          held: false,
+          why: ['not run: the time bound ran out'],
+          error: `not run: ${Math.round(left / 1000)} s left of the bound, it needs up to ${budget / 1000} s (raise CHAOS_TIMEOUT_S)`,
+        });
         continue;
       }
       log(`[${i + 1}/${selected.length}] ${s.name} ...`);
@@ -167,7 +190,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
       try {
         const report = await Promise.race([
           s.run(ctx),
-          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${Math.round(bound / 1000)} s`)), bound))),
+          new Promise<never>(
+            (_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${Math.round(bound / 1000)} s`)), bound)),
+          ),
         ]);
         const why = judge(report, stack.crashes.slice(crashesBefore));
         results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, report, held: why.length === 0, why });
@@ -195,7 +220,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
   }
   const seconds = (Date.now() - started) / 1000;
   const held = results.filter((r) => r.held).length;
-  return { results, held, total: results.length, seconds, summary: summary(results, { short: opts.short, seconds }), logFile: keepLogs ? logFile : undefined };
+  return {
+    results,
+    held,
+    total: results.length,
+    seconds,
+    summary: summary(results, { short: opts.short, seconds }),
+    logFile: keepLogs ? logFile : undefined,
+  };
 }
 
 /** Waits until the catalog lists the Wooden Chest (the demo content has reached chests); its id. */

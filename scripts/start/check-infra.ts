@@ -25,7 +25,10 @@ async function probePostgres(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
   client.on('error', () => undefined);
   try {
-    await within(PROBE_TIMEOUT_MS, client.connect().then(() => client.query('SELECT 1')));
+    await within(
+      PROBE_TIMEOUT_MS,
+      client.connect().then(() => client.query('SELECT 1')),
+    );
     return undefined;
   } catch (err) {
     return describeInfraError('Postgres', url, err);
@@ -43,7 +46,10 @@ async function probeNats(url: string): Promise<string | undefined> {
   }
   try {
     // Asking for the account info fails when the server runs without JetStream.
-    await within(PROBE_TIMEOUT_MS, nc.jetstreamManager().then((jsm) => jsm.getAccountInfo()));
+    await within(
+      PROBE_TIMEOUT_MS,
+      nc.jetstreamManager().then((jsm) => jsm.getAccountInfo()),
+    );
     return undefined;
   } catch {
     return `NATS at ${url} runs without JetStream: restart it with -js (nats-server -js, or docker compose up -d nats).`;
@@ -64,7 +70,10 @@ async function probeRedis(url: string): Promise<string | undefined> {
   let cause: unknown;
   redis.on('error', (err) => (cause ??= err));
   try {
-    await within(PROBE_TIMEOUT_MS, redis.connect().then(() => redis.ping()));
+    await within(
+      PROBE_TIMEOUT_MS,
+      redis.connect().then(() => redis.ping()),
+    );
     return undefined;
   } catch (err) {
     return describeInfraError('Redis', url, cause ?? err);

@@ -14,9 +14,13 @@ export class NotReadyError extends Error {
  * Waits until one service answers its health subject over NATS (bounded), e.g. players before
  * the others start. `aborted` lets the launcher give up early when a child has died.
  */
-export async function waitForServiceHealth(
-  opts: { natsUrl: string; prefix: string; service: string; timeoutMs: number; aborted: () => boolean },
-): Promise<void> {
+export async function waitForServiceHealth(opts: {
+  natsUrl: string;
+  prefix: string;
+  service: string;
+  timeoutMs: number;
+  aborted: () => boolean;
+}): Promise<void> {
   const nc: NatsConnection = await connect({ servers: opts.natsUrl, reconnect: false });
   const subject = prefixed(opts.prefix, healthSubject(opts.service).subject);
   const deadline = Date.now() + opts.timeoutMs;
@@ -46,7 +50,9 @@ async function readiness(url: string): Promise<{ ready: boolean; waitingFor: str
   try {
     const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) });
     const body = (await res.json()) as Readiness;
-    const pending = Object.entries(body.checks ?? {}).filter(([, ok]) => !ok).map(([name]) => name);
+    const pending = Object.entries(body.checks ?? {})
+      .filter(([, ok]) => !ok)
+      .map(([name]) => name);
     return { ready: res.status === 200, waitingFor: pending.length ? pending.join(', ') : 'readiness' };
   } catch {
     return { ready: false, waitingFor: 'the gateway to listen' };
@@ -57,9 +63,12 @@ async function readiness(url: string): Promise<{ ready: boolean; waitingFor: str
  * Polls the gateway's /readyz until it answers 200, printing what it still waits for whenever
  * that changes (and every few seconds), so the wait is visible. Bounded by `timeoutMs`.
  */
-export async function waitForGateway(
-  opts: { url: string; timeoutMs: number; aborted: () => boolean; progress: (line: string) => void },
-): Promise<void> {
+export async function waitForGateway(opts: {
+  url: string;
+  timeoutMs: number;
+  aborted: () => boolean;
+  progress: (line: string) => void;
+}): Promise<void> {
   const started = Date.now();
   let last = '';
   let lastPrinted = 0;

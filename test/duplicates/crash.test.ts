@@ -80,11 +80,15 @@ describe('duplicate conversion across failures', () => {
     await stack.stopService('collections');
     let child: ChildProcess | undefined;
     try {
-      child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', 'services/collections/test/support/exit-after-grant-commit.ts'], {
-        cwd: ROOT,
-        env: { ...process.env, ...stack.env },
-        stdio: 'ignore',
-      });
+      child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--conditions=development', 'services/collections/test/support/exit-after-grant-commit.ts'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...stack.env },
+          stdio: 'ignore',
+        },
+      );
       const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
       await eventually(() => stack.bus.request(healthSubject('collections'), {}, { requestId: randomUUID() }, { timeoutMs: 500 }), 30_000, 250);
       // The child commits the grant with its conversion and the credit, then dies before it

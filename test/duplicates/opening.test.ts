@@ -53,7 +53,9 @@ describe('duplicate conversion through the gateway', () => {
     const first = documented(await openChest(stack, app.key, p.token, chests[0]!), '/api/v1/chests/{id}/open');
     expect(convertedOf(first)).toEqual([null, null, { currency: 'coins', amount: 20 }]);
     expect(first.meta.conversions).toEqual({ coins: 20 });
-    expect(first.meta.message).toBe('Chest opened: 3 collectibles (3 common) added to your collection; 1 of them was a duplicate, converted into 20 coins.');
+    expect(first.meta.message).toBe(
+      'Chest opened: 3 collectibles (3 common) added to your collection; 1 of them was a duplicate, converted into 20 coins.',
+    );
 
     const second = documented(await openChest(stack, app.key, p.token, chests[1]!, 'dupes-key'), '/api/v1/chests/{id}/open');
     expect(convertedOf(second)).toEqual(Array(3).fill({ currency: 'coins', amount: 20 }));

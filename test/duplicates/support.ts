@@ -213,7 +213,12 @@ export async function waitForChests(stack: TestStack, key: string, token: string
  * ledger row per converted slot with an amount, of that amount; the coins balance is its ledger
  * sum, `startCoins` plus the conversions. Returns the truth.
  */
-export async function expectConvertedOnce(stack: TestStack, appId: string, playerId: string, opts: { maxCopies: number; items: number; startCoins: number }) {
+export async function expectConvertedOnce(
+  stack: TestStack,
+  appId: string,
+  playerId: string,
+  opts: { maxCopies: number; items: number; startCoins: number },
+) {
   const t = await duplicatesTruth(stack, appId, playerId);
   for (const c of t.tallies) {
     expect(c.copies, c.collectible_id).toBe(c.kept);

@@ -2,7 +2,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { consumer, createLogger, createPool, defineEvent, ensureGrantsStream, grantsStream, ServiceMetrics, startConsumer, type Pool } from '@ccs/shared';
+import {
+  consumer,
+  createLogger,
+  createPool,
+  defineEvent,
+  ensureGrantsStream,
+  grantsStream,
+  ServiceMetrics,
+  startConsumer,
+  type Pool,
+} from '@ccs/shared';
 import { deleteTestStreams, testInfra } from '@ccs/shared/testing';
 import { streamName } from '../../packages/shared/src/runtime/subjects.js';
 import { eventually } from '../support/stack.js';
@@ -40,7 +50,13 @@ describe('a durable consumer while its database is away', () => {
       },
     });
     const running = await startConsumer(def, {
-      nc, js: nc.jetstream(), jsm: await nc.jetstreamManager(), pool, prefix, log: createLogger('test', 'silent'), metrics: new ServiceMetrics('test'),
+      nc,
+      js: nc.jetstream(),
+      jsm: await nc.jetstreamManager(),
+      pool,
+      prefix,
+      log: createLogger('test', 'silent'),
+      metrics: new ServiceMetrics('test'),
     });
     try {
       const ack = await nc.jetstream().publish(`${prefix}.${Ping.subject}`, JSON.stringify({ n: 1 }), { msgID: randomUUID() });

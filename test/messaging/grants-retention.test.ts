@@ -35,7 +35,8 @@ describe('grants stream retention', () => {
     await stack.stopService('collections');
     const grants = Array.from({ length: 5 }, () => openingGrant(appId, player.id, [{ collectibleId: 'sea-octopus', collectionId: 'sea-creatures' }]));
     const seqs: number[] = [];
-    for (const g of grants) seqs.push((await js.publish(`${stack.env.NATS_PREFIX}.${OpeningGranted.subject}`, encodeJson(g), { msgID: g.openingId })).seq);
+    for (const g of grants)
+      seqs.push((await js.publish(`${stack.env.NATS_PREFIX}.${OpeningGranted.subject}`, encodeJson(g), { msgID: g.openingId })).seq);
     // Players' experience consumer acknowledges them; collections' cannot while it is down.
     await eventually(async () => expect(await acknowledgedByAll(jsm, stream())).toBeLessThan(seqs[0]!));
     await janitor.sweep();
@@ -45,7 +46,9 @@ describe('grants stream retention', () => {
     const db = await collectionsDb(stack);
     try {
       await eventually(async () => {
-        const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM owned_collectibles WHERE opening_id = ANY($1::uuid[])', [grants.map((g) => g.openingId)]);
+        const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM owned_collectibles WHERE opening_id = ANY($1::uuid[])', [
+          grants.map((g) => g.openingId),
+        ]);
         expect(r.rows[0]!.n).toBe(5);
       }, 20_000);
     } finally {

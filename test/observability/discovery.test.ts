@@ -34,7 +34,10 @@ describe('NATS service discovery', () => {
   it('each service answers PING under its prefixed name, and a PING to all finds the four of this stack', async () => {
     for (const s of SERVICES) {
       const pongs = await all(client.ping(name(s)));
-      expect(pongs.map((p) => [p.name, p.version]), s).toEqual([[name(s), '0.1.0']]);
+      expect(
+        pongs.map((p) => [p.name, p.version]),
+        s,
+      ).toEqual([[name(s), '0.1.0']]);
     }
     const everyone = await all(client.ping());
     const ours = everyone.filter((p) => p.name.startsWith(`${stack.env.NATS_PREFIX}-`));

@@ -42,7 +42,9 @@ beforeAll(async () => {
   secrets.password = PASSWORD;
   // Let the start-up work (the demo app's content reaching every service) finish first.
   await eventually(async () => {
-    const applied = lines().filter((l) => l.msg === 'durable message applied').map((l) => l.consumer);
+    const applied = lines()
+      .filter((l) => l.msg === 'durable message applied')
+      .map((l) => l.consumer);
     expect(applied).toEqual(expect.arrayContaining(['wallet-app-content', 'chests-content', 'collections-app-content']));
   }, 20_000);
   fromLine = raw.length;
@@ -78,7 +80,9 @@ describe('logs', () => {
     secrets.refresh2 = login.json().meta.refresh_token;
 
     ids.refresh = rid('refresh');
-    const refresh = await call(ids.refresh, 'POST', '/api/v1/players/refresh', { data: { type: 'session', attributes: { refresh_token: secrets.refresh2 } } });
+    const refresh = await call(ids.refresh, 'POST', '/api/v1/players/refresh', {
+      data: { type: 'session', attributes: { refresh_token: secrets.refresh2 } },
+    });
     expect(refresh.statusCode, refresh.body).toBe(200);
     secrets.access3 = refresh.json().meta.access_token;
     secrets.refresh3 = refresh.json().meta.refresh_token;
@@ -104,7 +108,9 @@ describe('logs', () => {
     // A wrong password too: its 401 must not log what was tried.
     ids.badLogin = rid('bad-login');
     secrets.wrongPassword = `Wrong-${randomBytes(6).toString('hex')}`;
-    const bad = await call(ids.badLogin, 'POST', '/api/v1/players/login', { data: { type: 'player', attributes: { email, password: secrets.wrongPassword } } });
+    const bad = await call(ids.badLogin, 'POST', '/api/v1/players/login', {
+      data: { type: 'player', attributes: { email, password: secrets.wrongPassword } },
+    });
     expect(bad.statusCode).toBe(401);
 
     await eventually(async () => {
@@ -128,7 +134,10 @@ describe('logs', () => {
     expect(untraced, 'lines without a trace id').toEqual([]);
     // Each request of the flows logged at least its gateway line, and nothing it caused was unattributed.
     for (const [what, id] of Object.entries(ids)) {
-      expect(caused.some((l) => l.name === 'gateway' && l.requestId === id && l.msg === 'request completed'), `${what} logged`).toBe(true);
+      expect(
+        caused.some((l) => l.name === 'gateway' && l.requestId === id && l.msg === 'request completed'),
+        `${what} logged`,
+      ).toBe(true);
     }
   });
 

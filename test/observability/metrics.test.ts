@@ -10,7 +10,17 @@ import net from 'node:net';
 import { headers as natsHeaders } from 'nats';
 import { createLogger, OpeningGranted, prefixed } from '@ccs/shared';
 import { eventually, startStack, type ServiceName, type TestStack } from '../support/stack.js';
-import { catalogIds, credit, open, purchase, registerPlayer, sql, waitForStarterChest, wallet, type Player } from '../../services/chests/test/support/chests.js';
+import {
+  catalogIds,
+  credit,
+  open,
+  purchase,
+  registerPlayer,
+  sql,
+  waitForStarterChest,
+  wallet,
+  type Player,
+} from '../../services/chests/test/support/chests.js';
 import { parseSamples, valueOf } from './support/prometheus-text.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { startGateway } from '../../services/gateway/src/server.js';
@@ -42,7 +52,10 @@ beforeAll(async () => {
   healthPort = await freePort();
   const sink = { write: (s: string) => void logLines.push(JSON.parse(s)) };
   // The chests relay only publishes on demand here, so an outbox row inserted by the test stays put.
-  stack = await startStack({ env: { HEALTH_PORT: String(healthPort), OUTBOX_INTERVAL_MS: '60000' }, logger: (name) => createLogger(name, 'info', sink) });
+  stack = await startStack({
+    env: { HEALTH_PORT: String(healthPort), OUTBOX_INTERVAL_MS: '60000' },
+    logger: (name) => createLogger(name, 'info', sink),
+  });
   player = await registerPlayer(stack);
   await waitForStarterChest(stack, player);
   const res = await open(stack, player, player.starterChestId);
@@ -64,7 +77,9 @@ describe('metrics', () => {
   });
 
   it('the gateway counts requests by route pattern, method and status, times its NATS calls, and has the process metrics', async () => {
-    expect((await stack.inject({ method: 'GET', url: `/api/v1/nothing-here/${randomUUID()}`, headers: { apikey: stack.apiKey } })).statusCode).toBe(404);
+    expect((await stack.inject({ method: 'GET', url: `/api/v1/nothing-here/${randomUUID()}`, headers: { apikey: stack.apiKey } })).statusCode).toBe(
+      404,
+    );
     const text = await gatewayMetrics();
     const open = { route: '/api/v1/chests/:id/open', method: 'GET', status: '200', service: 'gateway' };
     expect(valueOf(text, 'ccs_http_requests_total', open)).toBe(1);
@@ -121,7 +136,11 @@ describe('metrics', () => {
   });
 
   it('the outbox backlog and the age of its oldest message are read from the table on each scrape', async () => {
-    await sql(stack, `INSERT INTO chests.outbox (id, subject, payload, created_at) VALUES ($1, 'grants.test.metrics', '{}', now() - interval '1 hour')`, [randomUUID()]);
+    await sql(
+      stack,
+      `INSERT INTO chests.outbox (id, subject, payload, created_at) VALUES ($1, 'grants.test.metrics', '{}', now() - interval '1 hour')`,
+      [randomUUID()],
+    );
     const text = await serviceMetrics('chests');
     expect(valueOf(text, 'ccs_outbox_backlog', { service: 'chests' })).toBe(1);
     expect(valueOf(text, 'ccs_outbox_oldest_age_seconds', { service: 'chests' })).toBeGreaterThanOrEqual(3600);

@@ -34,7 +34,9 @@ describe('tracing off (the default)', () => {
       headers: { apikey: player.apiKey, authorization: `Bearer ${player.token}`, accept: 'application/vnd.api+json', traceparent },
     });
     expect(res.statusCode, res.body).toBe(200);
-    const rows = await sql<{ headers: Record<string, string> }>(stack, 'SELECT headers FROM chests.outbox WHERE id = $1', [res.json().meta.opening_id]);
+    const rows = await sql<{ headers: Record<string, string> }>(stack, 'SELECT headers FROM chests.outbox WHERE id = $1', [
+      res.json().meta.opening_id,
+    ]);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.headers.traceparent).toBe(traceparent);
     expect(rows[0]!.headers['ccs-request-id']).toBe(res.headers['x-request-id']);

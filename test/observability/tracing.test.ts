@@ -31,7 +31,10 @@ const idOf = (s: ReadableSpan) => s.spanContext().spanId;
 /** The one span of the trace matching `pred` (fails when there is none or several). */
 function only(spans: ReadableSpan[], what: string, pred: (s: ReadableSpan) => boolean): ReadableSpan {
   const found = spans.filter(pred);
-  expect(found.map((s) => s.name), `exactly one ${what}`).toHaveLength(1);
+  expect(
+    found.map((s) => s.name),
+    `exactly one ${what}`,
+  ).toHaveLength(1);
   return found[0]!;
 }
 
@@ -87,7 +90,11 @@ describe('tracing a chest opening', () => {
 
     // 4. Both durable consumers continue it from the message's headers.
     for (const durable of ['collections-openings', 'players-experience']) {
-      const consume = only(spans, `${durable} span`, (s) => s.kind === SpanKind.CONSUMER && s.attributes['messaging.consumer.group.name'] === durable);
+      const consume = only(
+        spans,
+        `${durable} span`,
+        (s) => s.kind === SpanKind.CONSUMER && s.attributes['messaging.consumer.group.name'] === durable,
+      );
       expect(consume.name).toBe('process grants.openings.granted');
       expect(parentOf(consume)).toBe(idOf(enqueue));
       expect(consume.attributes['ccs.outcome']).toBe('applied');

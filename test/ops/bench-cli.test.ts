@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const bench = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', '--conditions=development', 'bench/run.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', '--conditions=development', 'bench/run.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
 
 describe('npm run bench, from the command line', () => {
   it('prints its settings for --help and exits 0, without starting anything', () => {
@@ -17,7 +21,10 @@ describe('npm run bench, from the command line', () => {
 
   it('refuses an unknown argument and a bad setting with one line, exit 2', () => {
     const unknown = bench('--fast');
-    expect([unknown.status, unknown.stderr.trim()]).toEqual([2, '[bench] unknown argument "--fast" (settings are environment variables: npm run bench -- --help); see docs/performance.md']);
+    expect([unknown.status, unknown.stderr.trim()]).toEqual([
+      2,
+      '[bench] unknown argument "--fast" (settings are environment variables: npm run bench -- --help); see docs/performance.md',
+    ]);
     const bad = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=development', 'bench/run.ts'], {
       cwd: ROOT,
       encoding: 'utf8',

@@ -27,9 +27,13 @@ describe('.ci/run', () => {
   });
 
   it('waits for a piece of infrastructure with progress, then fails naming it and the limit', () => {
-    const helpers = script.slice(script.indexOf('started=$SECONDS'), script.indexOf('fail() {') + script.slice(script.indexOf('fail() {')).indexOf('\n') + 1);
+    const helpers = script.slice(
+      script.indexOf('started=$SECONDS'),
+      script.indexOf('fail() {') + script.slice(script.indexOf('fail() {')).indexOf('\n') + 1,
+    );
     const waits = script.slice(script.indexOf('# Waits up to'), script.indexOf('step "node'));
-    const run = (check: string) => spawnSync('bash', ['-c', `set -euo pipefail\n${helpers}\n${waits}\nwait_for ${check} 2 Widget`], { encoding: 'utf8', timeout: 10_000 });
+    const run = (check: string) =>
+      spawnSync('bash', ['-c', `set -euo pipefail\n${helpers}\n${waits}\nwait_for ${check} 2 Widget`], { encoding: 'utf8', timeout: 10_000 });
     const down = run('false');
     expect(down.status).toBe(1);
     expect(down.stdout).toMatch(/waiting for Widget \(0 s\)/);

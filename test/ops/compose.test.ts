@@ -20,13 +20,18 @@ const ServiceSchema = z
     command: z.union([z.string(), z.array(z.string())]).optional(),
     environment: EnvironmentSchema.optional(),
     depends_on: z.union([z.array(z.string()), z.record(z.string(), z.object({ condition: z.string() }).passthrough())]).optional(),
-    healthcheck: z.object({ test: z.union([z.string(), z.array(z.string())]) }).passthrough().optional(),
+    healthcheck: z
+      .object({ test: z.union([z.string(), z.array(z.string())]) })
+      .passthrough()
+      .optional(),
     restart: z.string().optional(),
     ports: z.array(z.union([z.string(), z.number()])).optional(),
     volumes: z.array(z.string()).optional(),
   })
   .passthrough();
-const ComposeSchema = z.object({ services: z.record(z.string(), ServiceSchema), volumes: z.record(z.string(), z.unknown()).optional() }).passthrough();
+const ComposeSchema = z
+  .object({ services: z.record(z.string(), ServiceSchema), volumes: z.record(z.string(), z.unknown()).optional() })
+  .passthrough();
 
 // Compose resolves YAML merge keys (<<), so the test loads the file the same way.
 const compose = ComposeSchema.parse(load(read('docker-compose.yml'), { schema: CORE_SCHEMA.withTags(mergeTag) }));
@@ -158,7 +163,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps node_modules, dist and git out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['**/node_modules', '**/dist', '.git']) expect(ignored).toContain(entry);
   });
 });

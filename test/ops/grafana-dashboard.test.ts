@@ -45,7 +45,12 @@ async function defaultMetricSeries(): Promise<Set<string>> {
   return new Set(metrics.flatMap((m) => (String(m.type) === 'histogram' ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name])));
 }
 
-const Target = z.object({ expr: z.string().min(1), refId: z.string(), legendFormat: z.string().optional(), datasource: z.object({ uid: z.string() }) });
+const Target = z.object({
+  expr: z.string().min(1),
+  refId: z.string(),
+  legendFormat: z.string().optional(),
+  datasource: z.object({ uid: z.string() }),
+});
 const Panel = z.object({
   id: z.number(),
   type: z.string(),
@@ -72,7 +77,9 @@ function metricNames(expr: string): string[] {
     .replace(/\{[^}]*\}/g, ' ')
     .replace(/\[[^\]]*\]/g, ' ')
     .replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, ' ');
-  return [...stripped.matchAll(/(?<![\w.$:])([a-zA-Z_:][\w:]*)(?![\w:])(?!\s*\()/g)].map((m) => m[1]!).filter((id) => !KEYWORDS.has(id) && !/^(e|inf|nan)$/i.test(id));
+  return [...stripped.matchAll(/(?<![\w.$:])([a-zA-Z_:][\w:]*)(?![\w:])(?!\s*\()/g)]
+    .map((m) => m[1]!)
+    .filter((id) => !KEYWORDS.has(id) && !/^(e|inf|nan)$/i.test(id));
 }
 
 /** Every `metric{label op "value"}` matcher in an expression. */
@@ -83,7 +90,13 @@ function matchers(expr: string): { metric: string; label: string; value: string 
 }
 
 /** Labels named in by (...) / without (...) clauses. */
-const groupingLabels = (expr: string) => [...expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)].flatMap((m) => m[1]!.split(',').map((l) => l.trim()).filter(Boolean));
+const groupingLabels = (expr: string) =>
+  [...expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
 const baseName = (series: string) => Object.keys(AGREED).find((name) => seriesOf(name).includes(series));
 
 describe('the Grafana dashboard', () => {
@@ -96,7 +109,7 @@ describe('the Grafana dashboard', () => {
     for (const p of dashboard.panels) expect(p.gridPos.x + p.gridPos.w, p.title).toBeLessThanOrEqual(24);
   });
 
-  it('queries only the agreed metrics and prom-client\'s ccs_ process metrics', async () => {
+  it("queries only the agreed metrics and prom-client's ccs_ process metrics", async () => {
     const allowed = new Set([...Object.keys(AGREED).flatMap(seriesOf), ...(await defaultMetricSeries())]);
     for (const t of targets) {
       const names = metricNames(t.expr);
@@ -112,10 +125,17 @@ describe('the Grafana dashboard', () => {
 
   it('filters and groups only by labels those metrics carry, with values they take', () => {
     for (const t of targets) {
-      const metrics = metricNames(t.expr).map(baseName).filter((n): n is string => n !== undefined);
-      const carried = new Set([...COMMON_LABELS, ...metrics.flatMap((m) => Object.keys(AGREED[m]!.labels)), ...(t.expr.includes('_bucket') ? ['le'] : [])]);
+      const metrics = metricNames(t.expr)
+        .map(baseName)
+        .filter((n): n is string => n !== undefined);
+      const carried = new Set([
+        ...COMMON_LABELS,
+        ...metrics.flatMap((m) => Object.keys(AGREED[m]!.labels)),
+        ...(t.expr.includes('_bucket') ? ['le'] : []),
+      ]);
       for (const label of groupingLabels(t.expr)) expect(carried.has(label), `${t.panel}: by ${label}`).toBe(true);
-      for (const legend of (t.legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)) expect(carried.has(legend[1]!), `${t.panel}: legend ${legend[1]}`).toBe(true);
+      for (const legend of (t.legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g))
+        expect(carried.has(legend[1]!), `${t.panel}: legend ${legend[1]}`).toBe(true);
       for (const m of matchers(t.expr)) {
         const name = baseName(m.metric);
         if (!name) continue;
@@ -137,16 +157,24 @@ describe('the Grafana dashboard', () => {
     // A panel grouping by outcome (unfiltered) shows them all; others name the ones they show.
     const saga = byMetric('ccs_saga_outcomes_total');
     expect(saga.some((t) => groupingLabels(t.expr).includes('outcome') && !matchers(t.expr).some((m) => m.label === 'outcome'))).toBe(true);
-    const named = new Set(saga.flatMap((t) => matchers(t.expr).filter((m) => m.label === 'outcome').flatMap((m) => m.value.split('|'))));
+    const named = new Set(
+      saga.flatMap((t) =>
+        matchers(t.expr)
+          .filter((m) => m.label === 'outcome')
+          .flatMap((m) => m.value.split('|')),
+      ),
+    );
     for (const outcome of ['opened', 'grant_pending', 'compensated']) expect(named.has(outcome), outcome).toBe(true);
     expect(byMetric('ccs_consumer_messages_total').some((t) => groupingLabels(t.expr).includes('outcome'))).toBe(true);
     expect(byMetric('ccs_db_pool_connections').some((t) => groupingLabels(t.expr).includes('service'))).toBe(true);
   });
 
   it('parses PromQL the way the checks above assume', () => {
-    expect(metricNames('histogram_quantile(0.99, sum by (le, route) (rate(ccs_http_request_duration_seconds_bucket{service=~"$service"}[$__rate_interval])))')).toEqual([
-      'ccs_http_request_duration_seconds_bucket',
-    ]);
+    expect(
+      metricNames(
+        'histogram_quantile(0.99, sum by (le, route) (rate(ccs_http_request_duration_seconds_bucket{service=~"$service"}[$__rate_interval])))',
+      ),
+    ).toEqual(['ccs_http_request_duration_seconds_bucket']);
     expect(metricNames('sum(rate(a_total{x="1"}[5m])) / clamp_min(sum(rate(b_total[5m])), 1e-9)')).toEqual(['a_total', 'b_total']);
     expect(matchers('ccs_saga_outcomes_total{saga="opening", outcome=~"opened|granted"}')).toEqual([
       { metric: 'ccs_saga_outcomes_total', label: 'saga', value: 'opening' },

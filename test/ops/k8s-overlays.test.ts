@@ -12,7 +12,20 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { forEachContainer, kustomizeUnavailable } from '../support/kustomize.js';
 import {
-  appContainer, bytes, deployment, environmentOf, EnvVar, find, Hpa, KService, millicores, ofKind, rendered, ROOT, SECRET_EXAMPLE, SERVICES,
+  appContainer,
+  bytes,
+  deployment,
+  environmentOf,
+  EnvVar,
+  find,
+  Hpa,
+  KService,
+  millicores,
+  ofKind,
+  rendered,
+  ROOT,
+  SECRET_EXAMPLE,
+  SERVICES,
 } from '../support/k8s-manifests.js';
 import { looksLikeRealSecret } from '../support/secret-scan.js';
 
@@ -21,7 +34,12 @@ const skipped = kustomizeUnavailable ? ` (skipped: ${kustomizeUnavailable})` : '
 describe.skipIf(kustomizeUnavailable)(`the secret example${skipped}`, () => {
   it('lists every key the Deployments read, with placeholders only', () => {
     const keys = new Set<string>();
-    for (const o of ofKind(rendered.base, 'Deployment')) forEachContainer(o, (c) => EnvVar.array().parse(c.env ?? []).forEach((e) => e.valueFrom && keys.add(e.valueFrom.secretKeyRef.key)));
+    for (const o of ofKind(rendered.base, 'Deployment'))
+      forEachContainer(o, (c) =>
+        EnvVar.array()
+          .parse(c.env ?? [])
+          .forEach((e) => e.valueFrom && keys.add(e.valueFrom.secretKeyRef.key)),
+      );
     expect(Object.keys(SECRET_EXAMPLE).sort()).toEqual([...keys].sort());
     for (const [key, value] of Object.entries(SECRET_EXAMPLE)) expect(looksLikeRealSecret(value), key).toBeUndefined();
   });
@@ -101,7 +119,10 @@ describe.skipIf(kustomizeUnavailable)(`production${skipped}`, () => {
 describe('the image layout the manifests assume', () => {
   it.each(SERVICES)('builds services/%s/src/main.ts to dist/main.js under /app, as the node user (uid 1000)', (name) => {
     expect(existsSync(path.join(ROOT, `services/${name}/src/main.ts`))).toBe(true);
-    expect(JSON.parse(readFileSync(path.join(ROOT, `services/${name}/tsconfig.build.json`), 'utf8')).compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
+    expect(JSON.parse(readFileSync(path.join(ROOT, `services/${name}/tsconfig.build.json`), 'utf8')).compilerOptions).toMatchObject({
+      rootDir: 'src',
+      outDir: 'dist',
+    });
     const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     expect(runtime).toMatch(/^WORKDIR \/app$/m);

@@ -22,8 +22,19 @@ import * as shared from '@ccs/shared';
 import { createLogger, startService, type BaseConfig, type RunningService } from '@ccs/shared';
 import { createTestDatabase, freePort, testInfra } from '@ccs/shared/testing';
 import {
-  callersOf, eventSubjects, GRANT_PRODUCERS, isAdminSubject, NATS_ROLES, natsPermissions, NOTICES, passwordVariable, renderServerConf, requestSubjects,
-  responderOf, SERVICE_ROLES, type NatsRole,
+  callersOf,
+  eventSubjects,
+  GRANT_PRODUCERS,
+  isAdminSubject,
+  NATS_ROLES,
+  natsPermissions,
+  NOTICES,
+  passwordVariable,
+  renderServerConf,
+  requestSubjects,
+  responderOf,
+  SERVICE_ROLES,
+  type NatsRole,
 } from '../../packages/shared/src/ops/nats-permissions.js';
 import { CONF_FILE, DEV_CONFIGMAP_FILE, devConfigMap, VALUES_FILE, withHelmAuthorization } from '../../scripts/nats-permissions.js';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/server.js';
@@ -90,12 +101,21 @@ describe('NATS permissions derived from the contracts', () => {
     }
   });
 
-  it('never lets the gateway reach an admin subject, a grant, JetStream or a service\'s internal subject', () => {
+  it("never lets the gateway reach an admin subject, a grant, JetStream or a service's internal subject", () => {
     const gw = perms.gateway;
-    for (const s of requestSubjects().filter((s) => isAdminSubject(s) || ['wallet.v1.debit', 'wallet.v1.refund', 'players.v1.inventory_access'].includes(s))) {
+    for (const s of requestSubjects().filter(
+      (s) => isAdminSubject(s) || ['wallet.v1.debit', 'wallet.v1.refund', 'players.v1.inventory_access'].includes(s),
+    )) {
       expect(allows(gw.publish, s), s).toBe(false);
     }
-    for (const s of ['grants.wallet.credit', 'grants.chests.grant', '$JS.API.STREAM.DELETE.GRANTS', '$JS.API.INFO', 'notify.x.y', 'events.apps.keys_changed']) {
+    for (const s of [
+      'grants.wallet.credit',
+      'grants.chests.grant',
+      '$JS.API.STREAM.DELETE.GRANTS',
+      '$JS.API.INFO',
+      'notify.x.y',
+      'events.apps.keys_changed',
+    ]) {
       expect(allows(gw.publish, s), s).toBe(false);
     }
     expect(allows(gw.publish, 'players.v1.resolve_api_key')).toBe(true);
@@ -115,7 +135,7 @@ describe('NATS permissions derived from the contracts', () => {
     }
   });
 
-  it('allows every subject each process\'s source calls, publishes or listens to', () => {
+  it("allows every subject each process's source calls, publishes or listens to", () => {
     const gaps: string[] = [];
     for (const role of NATS_ROLES) {
       const p = perms[role];
@@ -139,9 +159,11 @@ describe('NATS permissions derived from the contracts', () => {
           const c = CONTRACTS.get(m[1]!);
           if (c && !allows(p.publish, c.subject)) gaps.push(`${role} (${rel}) produces ${c.subject}`);
         }
-        if (/healthSubject\(/.test(src) && !SERVICE_ROLES.every((s) => allows(p.publish, `${s}.v1.health`)) && role === 'gateway') gaps.push('gateway health');
+        if (/healthSubject\(/.test(src) && !SERVICE_ROLES.every((s) => allows(p.publish, `${s}.v1.health`)) && role === 'gateway')
+          gaps.push('gateway health');
         if (/\.request\(adminContentVersion\(/.test(src)) {
-          for (const s of shared.CONTENT_SERVICES) if (!allows(p.publish, `${s}.v1.admin_content_version`)) gaps.push(`${role} (${rel}) calls ${s}.v1.admin_content_version`);
+          for (const s of shared.CONTENT_SERVICES)
+            if (!allows(p.publish, `${s}.v1.admin_content_version`)) gaps.push(`${role} (${rel}) calls ${s}.v1.admin_content_version`);
         }
       }
     }
@@ -153,7 +175,10 @@ describe('NATS permissions derived from the contracts', () => {
     expect(readFileSync(DEV_CONFIGMAP_FILE, 'utf8')).toBe(devConfigMap());
     const values = readFileSync(VALUES_FILE, 'utf8');
     expect(values).toBe(withHelmAuthorization(values));
-    const parsed = load(values) as { config: { merge: { authorization: { users: { user: string }[] } } }; container: { env: Record<string, unknown> } };
+    const parsed = load(values) as {
+      config: { merge: { authorization: { users: { user: string }[] } } };
+      container: { env: Record<string, unknown> };
+    };
     expect(parsed.config.merge.authorization.users.map((u) => u.user)).toEqual([...NATS_ROLES]);
     for (const r of NATS_ROLES) expect(parsed.container.env[passwordVariable(r)], r).toBeDefined();
   });
@@ -281,7 +306,9 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
 
   it('lets the admin user call admin subjects, and a service answer them', async () => {
     const players = await as('players');
-    const sub = players.subscribe(`${PREFIX}.players.v1.admin_list_apps`, { callback: (_e, m) => m.respond(new TextEncoder().encode('{"apps":[]}')) });
+    const sub = players.subscribe(`${PREFIX}.players.v1.admin_list_apps`, {
+      callback: (_e, m) => m.respond(new TextEncoder().encode('{"apps":[]}')),
+    });
     await players.flush();
     expect(await outcome(await as('admin'), `${PREFIX}.players.v1.admin_list_apps`)).toBe('answered');
     // Nobody else may answer a players subject.
@@ -336,7 +363,11 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
         NATS_PASSWORD: PASSWORDS[role],
       });
       const start = (def: shared.ServiceDefinition<any>, schema: { parse(v: unknown): unknown }, role: NatsRole) =>
-        startService(def, schema.parse(env(role)) as BaseConfig, createLogger(role, process.env.TEST_LOG_LEVEL === undefined ? 'silent' : (process.env.TEST_LOG_LEVEL as 'info')));
+        startService(
+          def,
+          schema.parse(env(role)) as BaseConfig,
+          createLogger(role, process.env.TEST_LOG_LEVEL === undefined ? 'silent' : (process.env.TEST_LOG_LEVEL as 'info')),
+        );
       services.push(await start(playersService, PlayersConfigSchema, 'players'));
       services.push(
         ...(await Promise.all([
@@ -365,7 +396,11 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
       expect((await fetch(`${gateway!.url}/readyz`)).status).toBe(200);
       const password = 'Str0ng!pass';
       const reg = await http('POST', '/api/v1/players/register', {
-        data: { type: 'player', attributes: { email: `p-${randomBytes(4).toString('hex')}@example.com`, password, password_confirmation: password }, relationships: {} },
+        data: {
+          type: 'player',
+          attributes: { email: `p-${randomBytes(4).toString('hex')}@example.com`, password, password_confirmation: password },
+          relationships: {},
+        },
       });
       expect(reg.status, JSON.stringify(reg.body)).toBe(201);
       const token: string = reg.body.meta.access_token;

@@ -130,7 +130,10 @@ describe('npm start (scripts/start.ts)', () => {
 
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { players: true, wallet: true, chests: true, collections: true, redis: true } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ready',
+      checks: { players: true, wallet: true, chests: true, collections: true, redis: true },
+    });
     const alive = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(alive.status).toBe(200);
     expect(await alive.json()).toEqual({ status: 'ok' });
@@ -159,7 +162,12 @@ describe('npm start (scripts/start.ts)', () => {
 
   it('prints one line for an unreachable Redis and exits 1 without starting anything', async () => {
     const infra = await testInfra();
-    const run = launch({ DATABASE_URL: infra.databaseUrl, NATS_URL: infra.natsUrl, REDIS_URL: 'redis://127.0.0.1:1', PORT: String(await freePort()) });
+    const run = launch({
+      DATABASE_URL: infra.databaseUrl,
+      NATS_URL: infra.natsUrl,
+      REDIS_URL: 'redis://127.0.0.1:1',
+      PORT: String(await freePort()),
+    });
     expect(await within(20_000, run.exit)).toBe(1);
     const lines = run.stderr().trim().split('\n');
     expect(lines, run.output()).toHaveLength(1);
@@ -187,7 +195,9 @@ describe('npm start (scripts/start.ts)', () => {
     const infra = await testInfra();
     const bad = launch({ DATABASE_URL: infra.databaseUrl, NATS_URL: infra.natsUrl, REDIS_URL: infra.redisUrl, PORT: 'abc' });
     expect(await within(20_000, bad.exit)).toBe(1);
-    expect(bad.stderr().trim().split('\n'), bad.output()).toEqual([expect.stringMatching(/^Invalid setting PORT="abc": .*\(read by gateway\); fix it or unset it/)]);
+    expect(bad.stderr().trim().split('\n'), bad.output()).toEqual([
+      expect.stringMatching(/^Invalid setting PORT="abc": .*\(read by gateway\); fix it or unset it/),
+    ]);
     expect(bad.output()).not.toContain('starting players');
 
     const taken = createServer().listen(0, '0.0.0.0');
@@ -196,7 +206,9 @@ describe('npm start (scripts/start.ts)', () => {
     try {
       const run = launch({ DATABASE_URL: infra.databaseUrl, NATS_URL: infra.natsUrl, REDIS_URL: infra.redisUrl, PORT: String(port) });
       expect(await within(20_000, run.exit)).toBe(1);
-      expect(run.stderr().trim().split('\n'), run.output()).toEqual([`Port ${port} (PORT) is already in use: stop what listens there (lsof -i :${port}, or ss -ltnp) or set PORT=<another port>.`]);
+      expect(run.stderr().trim().split('\n'), run.output()).toEqual([
+        `Port ${port} (PORT) is already in use: stop what listens there (lsof -i :${port}, or ss -ltnp) or set PORT=<another port>.`,
+      ]);
       expect(run.output()).not.toContain('starting players');
       expect(run.output()).not.toMatch(/\n\s+at /);
     } finally {

@@ -40,7 +40,12 @@ describe('durable consumers when a replica stops', () => {
   /** Publishes an opening grant of two items, as chests does; returns its id. */
   const publishGrant = async (openingId: string = randomUUID()) => {
     const payload = OpeningGranted.payload.parse({
-      openingId, appId, playerId: player.id, chestTypeId: 'wooden-chest', openedAt: new Date().toISOString(), experience: 10,
+      openingId,
+      appId,
+      playerId: player.id,
+      chestTypeId: 'wooden-chest',
+      openedAt: new Date().toISOString(),
+      experience: 10,
       items: [
         { slot: 0, collectibleId: 'ancient-clay-amulet', collectionId: 'ancient-relics', rarity: 'common' },
         { slot: 1, collectibleId: 'ancient-bronze-coin', collectionId: 'ancient-relics', rarity: 'common' },
@@ -65,7 +70,13 @@ describe('durable consumers when a replica stops', () => {
   };
   /** Items collections holds per opening (2 each when granted exactly once). */
   const granted = async (ids: string[]) =>
-    (await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE opening_id = ANY($1::uuid[]) GROUP BY opening_id', [ids])).map((r) => r.n);
+    (
+      await sql<{ n: number }>(
+        stack,
+        'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE opening_id = ANY($1::uuid[]) GROUP BY opening_id',
+        [ids],
+      )
+    ).map((r) => r.n);
 
   it('a stopping replica finishes the message in hand and every message it had pulled, each once, then exits 0', async () => {
     const c1 = await replica('collections#1');
@@ -86,7 +97,11 @@ describe('durable consumers when a replica stops', () => {
 
     // Nothing left for another replica: c1 applied all of them before exiting, each once.
     const info = await consumerInfo();
-    expect({ pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered }).toEqual({ pending: 0, ackPending: 0, redelivered: 0 });
+    expect({ pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered }).toEqual({
+      pending: 0,
+      ackPending: 0,
+      redelivered: 0,
+    });
     expect(await granted(ids)).toEqual(ids.map(() => 2));
   });
 
@@ -111,7 +126,10 @@ describe('durable consumers when a replica stops', () => {
     // Delivered twice (to the killed replica, then again) and acknowledged; applied once.
     await eventually(async () => {
       const info = await consumerInfo();
-      expect({ ackPending: info.num_ack_pending, deliveries: info.delivered.consumer_seq - deliveredBefore }).toEqual({ ackPending: 0, deliveries: 2 });
+      expect({ ackPending: info.num_ack_pending, deliveries: info.delivered.consumer_seq - deliveredBefore }).toEqual({
+        ackPending: 0,
+        deliveries: 2,
+      });
     }, 15_000);
     expect(await granted([id])).toEqual([2]);
   });

@@ -29,9 +29,15 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
   let before: Awaited<ReturnType<typeof playerState>>;
   const secrets: string[] = [];
 
-  const send = (c: HostileCase) => stack.inject({ method: c.method as 'GET', url: c.url, headers: c.headers, ...(c.payload === undefined ? {} : { payload: c.payload }) });
+  const send = (c: HostileCase) =>
+    stack.inject({ method: c.method as 'GET', url: c.url, headers: c.headers, ...(c.payload === undefined ? {} : { payload: c.payload }) });
   const call = async (method: 'GET' | 'POST', url: string, token?: string, body?: unknown) => {
-    const res = await stack.inject({ method, url, headers: jsonApiHeaders(stack.apiKey, token), ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+    const res = await stack.inject({
+      method,
+      url,
+      headers: jsonApiHeaders(stack.apiKey, token),
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
     expect(res.statusCode, `${method} ${url}: ${res.body.slice(0, 300)}`).toBeLessThan(300);
     return res.json();
   };
@@ -49,11 +55,15 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
     ops = opViews(doc);
 
     // Real ids for the targets, and a collection to compare: buy a chest and open it.
-    const coins = (await call('GET', '/api/v1/currencies', token)).data.find((c: { attributes: { code: string } }) => c.attributes.code === 'coins').id;
+    const coins = (await call('GET', '/api/v1/currencies', token)).data.find(
+      (c: { attributes: { code: string } }) => c.attributes.code === 'coins',
+    ).id;
     const chestType = (await call('GET', '/api/v1/chests')).data[0].id;
     const collectionId = (await call('GET', '/api/v1/collections')).data[0].id;
     const collectibleId = (await call('GET', '/api/v1/collectibles')).data[0].id;
-    await eventually(async () => expect((await call('GET', '/api/v1/players/me/chests', token)).data.map((c: { id: string }) => c.id)).toContain(starter));
+    await eventually(async () =>
+      expect((await call('GET', '/api/v1/players/me/chests', token)).data.map((c: { id: string }) => c.id)).toContain(starter),
+    );
     const purchase = { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 1 } } };
     const bought = await call('POST', `/api/v1/chests/${chestType}/purchase`, token, purchase);
     const openingId: string = (await call('POST', `/api/v1/chests/${bought.data[0].id}/open`, token)).meta.opening_id;
@@ -71,7 +81,11 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
     const login = same({ params: {}, body: { data: { type: 'player', attributes: { email: 'x@example.com', password: 'Wr0ng!pass' } } } }, 401);
     const open = { target: player({ id: starter }), safe: player({ id: unknown }), safeStatus: 404 };
     const skipBody = { data: { type: 'unlock', attributes: { skip_with: 'gems' } } };
-    const credit = { target: player({ currency_id: coins }, { amount: '1' }), safe: player({ currency_id: unknown }, { amount: '1' }), safeStatus: 404 };
+    const credit = {
+      target: player({ currency_id: coins }, { amount: '1' }),
+      safe: player({ currency_id: unknown }, { amount: '1' }),
+      safeStatus: 404,
+    };
     baselines = {
       listChests: same(player(), 200),
       getChest: same(player({ id: chestType }), 200),
@@ -143,7 +157,10 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
   afterAll(async () => stack?.close());
 
   it('has a baseline for every documented operation, answered as documented', async () => {
-    expect(ops.map((o) => o.operationId).filter((id) => !baselines[id]), 'operations without a baseline').toEqual([]);
+    expect(
+      ops.map((o) => o.operationId).filter((id) => !baselines[id]),
+      'operations without a baseline',
+    ).toEqual([]);
     for (const op of ops) {
       const b = baselines[op.operationId]!;
       const res = await send(hostile(op, b.safe, ctx, { name: 'baseline', expect: b.safeStatus }));
@@ -173,7 +190,12 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
 
   it('regressions the barrage found, each answered with its code and culprit', async () => {
     const inject = (method: 'GET' | 'POST', url: string, body?: unknown, headers: Record<string, string> = {}) =>
-      stack.inject({ method, url, headers: { ...jsonApiHeaders(stack.apiKey), ...headers }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+      stack.inject({
+        method,
+        url,
+        headers: { ...jsonApiHeaders(stack.apiKey), ...headers },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      });
     const errorsOf = (res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) => {
       expect(res.statusCode, res.body).toBe(status);
       expect(String(res.headers['content-type'])).toContain('application/vnd.api+json');
@@ -185,7 +207,9 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
     // NUL in text reached Postgres ("invalid byte sequence"): 500 on login/register and filters.
     const login = { data: { type: 'player', attributes: { email: 'x\u0000@example.com', password: PASSWORD } } };
     expect(errorsOf(await inject('POST', '/api/v1/players/login', login), 422, 'invalid_field')).toEqual({ pointer: '/data/attributes/email' });
-    expect(errorsOf(await inject('GET', '/api/v1/chests?filter[name][contains]=a%00'), 400, 'invalid_filter')).toEqual({ parameter: 'filter[name][contains]' });
+    expect(errorsOf(await inject('GET', '/api/v1/chests?filter[name][contains]=a%00'), 400, 'invalid_filter')).toEqual({
+      parameter: 'filter[name][contains]',
+    });
     expect(errorsOf(await inject('GET', '/api/v1/collectibles?filter[rarity]=%00'), 400, 'invalid_filter')).toEqual({ parameter: 'filter[rarity]' });
     // Query members named like Object.prototype's were dropped silently (the request went through).
     for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) {

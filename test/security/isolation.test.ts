@@ -12,7 +12,9 @@ let a1: Player, a2: Player, b1: Player;
 // B's ids, which app A must not reach.
 let bChestType: string, bCurrency: string, bCollection: string, bCollectible: string;
 
-const purchaseBody = (extra: Record<string, unknown> = {}) => ({ data: { type: 'purchase', attributes: { currency: 'coins', quantity: 1, ...extra } } });
+const purchaseBody = (extra: Record<string, unknown> = {}) => ({
+  data: { type: 'purchase', attributes: { currency: 'coins', quantity: 1, ...extra } },
+});
 const friendBody = (id: string) => ({ data: { type: 'player', id } });
 
 beforeAll(async () => {
@@ -48,7 +50,9 @@ describe('apikey and token belong to one app', () => {
     }
     // Registering in app A with a guest token of app B neither upgrades that guest nor creates a player.
     const bGuest = await newPlayer(stack, B.key, true);
-    const payload = { data: { type: 'player', attributes: { email: 'x-guest@example.com', password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' } } };
+    const payload = {
+      data: { type: 'player', attributes: { email: 'x-guest@example.com', password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' } },
+    };
     expectError(await call(stack, 'POST', '/api/v1/players/register', { key: stack.apiKey, token: bGuest.token }, { payload }), 401, 'invalid_token');
     expect(ok(await call(stack, 'GET', '/api/v1/players/me', bGuest)).data.attributes.is_anonymous).toBe(true);
     expect(await inventoryIds(stack, b1)).toContain(b1.starterChest);
@@ -67,7 +71,11 @@ describe('apikey and token belong to one app', () => {
     const login = { data: { type: 'player', attributes: { email: b1.email, password: 'Str0ng!pass' } } };
     expectError(await call(stack, 'POST', '/api/v1/players/login', { key: stack.apiKey }, { payload: login }), 401, 'invalid_credentials');
     const refresh = (token: string) => ({ data: { type: 'session', attributes: { refresh_token: token } } });
-    expectError(await call(stack, 'POST', '/api/v1/players/refresh', { key: stack.apiKey }, { payload: refresh(b1.refreshToken) }), 401, 'invalid_refresh_token');
+    expectError(
+      await call(stack, 'POST', '/api/v1/players/refresh', { key: stack.apiKey }, { payload: refresh(b1.refreshToken) }),
+      401,
+      'invalid_refresh_token',
+    );
     // Logging out with someone else's refresh token ends only the caller's session.
     ok(await call(stack, 'POST', '/api/v1/players/logout', a1, { payload: refresh(b1.refreshToken) }), 204);
     ok(await call(stack, 'POST', '/api/v1/players/logout', a1, { payload: refresh(a2.refreshToken) }), 204);
@@ -99,10 +107,22 @@ describe("another app's resources are unknown (404)", () => {
     const before = await snapshot(stack, b1);
     const a1Before = await snapshot(stack, a1);
     expectError(await call(stack, 'GET', `/api/v1/chests/${b1.starterChest}/open`, a1), 404, 'chest_not_found');
-    expectError(await call(stack, 'POST', `/api/v1/chests/${b1.starterChest}/open`, a1, { headers: { 'idempotency-key': 'x-app' } }), 404, 'chest_not_found');
+    expectError(
+      await call(stack, 'POST', `/api/v1/chests/${b1.starterChest}/open`, a1, { headers: { 'idempotency-key': 'x-app' } }),
+      404,
+      'chest_not_found',
+    );
     expectError(await call(stack, 'POST', `/api/v1/chests/${bChestType}/purchase`, a1, { payload: purchaseBody() }), 404, 'chest_not_found');
-    expectError(await call(stack, 'POST', `/api/v1/currencies/${bCurrency}/credit`, a1, { payload: { amount: '5' }, json: true }), 404, 'currency_not_found');
-    expectError(await call(stack, 'POST', `/currencies/${bCurrency}/credit`, a1, { payload: { amount: '5' }, json: true }), 404, 'currency_not_found');
+    expectError(
+      await call(stack, 'POST', `/api/v1/currencies/${bCurrency}/credit`, a1, { payload: { amount: '5' }, json: true }),
+      404,
+      'currency_not_found',
+    );
+    expectError(
+      await call(stack, 'POST', `/currencies/${bCurrency}/credit`, a1, { payload: { amount: '5' }, json: true }),
+      404,
+      'currency_not_found',
+    );
     expectError(await call(stack, 'GET', `/api/v1/players/${b1.id}/chests`, a1), 404, 'player_not_found');
     expectError(await call(stack, 'POST', '/api/v1/players/me/friends', a1, { payload: friendBody(b1.id) }), 404, 'player_not_found');
     expectError(await call(stack, 'DELETE', `/api/v1/players/me/friends/${b1.id}`, a1), 404, 'player_not_found');
@@ -117,7 +137,12 @@ describe("another app's resources are unknown (404)", () => {
 
 describe('players of one app', () => {
   it("cannot open another player's chest; an Idempotency-Key never returns another player's opening", async () => {
-    const bought = ok(await call(stack, 'POST', `/api/v1/chests/${ok(await call(stack, 'GET', '/api/v1/chests', a2)).data[0].id}/purchase`, a2, { payload: purchaseBody() }), 201);
+    const bought = ok(
+      await call(stack, 'POST', `/api/v1/chests/${ok(await call(stack, 'GET', '/api/v1/chests', a2)).data[0].id}/purchase`, a2, {
+        payload: purchaseBody(),
+      }),
+      201,
+    );
     const a2Opening = ok(await call(stack, 'POST', `/api/v1/chests/${bought.data[0].id}/open`, a2, { headers: { 'idempotency-key': 'shared-key' } }));
     const before = await snapshot(stack, a2);
     for (const method of ['GET', 'POST'] as const) {
@@ -138,12 +163,22 @@ describe('players of one app', () => {
     expect(await snapshot(stack, a2)).toEqual(before);
   });
 
-  it("credit Idempotency-Keys are per player; purchases and profile changes only touch the caller", async () => {
+  it('credit Idempotency-Keys are per player; purchases and profile changes only touch the caller', async () => {
     const coins = ok(await call(stack, 'GET', '/api/v1/currencies', a2)).data.find((c: any) => c.attributes.code === 'coins').id;
-    const first = ok(await call(stack, 'POST', `/currencies/${coins}/credit`, a2, { payload: { amount: '10.00' }, json: true, headers: { 'idempotency-key': 'credit-key' } }));
+    const first = ok(
+      await call(stack, 'POST', `/currencies/${coins}/credit`, a2, {
+        payload: { amount: '10.00' },
+        json: true,
+        headers: { 'idempotency-key': 'credit-key' },
+      }),
+    );
     const before = await snapshot(stack, a2);
     const a1Coins = (await snapshot(stack, a1)).balances.coins;
-    const res = await call(stack, 'POST', `/currencies/${coins}/credit`, a1, { payload: { amount: '10.00' }, json: true, headers: { 'idempotency-key': 'credit-key' } });
+    const res = await call(stack, 'POST', `/currencies/${coins}/credit`, a1, {
+      payload: { amount: '10.00' },
+      json: true,
+      headers: { 'idempotency-key': 'credit-key' },
+    });
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     expect(ok(res).data.balance.amount).toBe((Number(a1Coins) + 10).toFixed(2));
     expect(ok(res).data.balance.amount).not.toBe(first.data.balance.amount);
@@ -158,7 +193,11 @@ describe('players of one app', () => {
   });
 
   it('shows an inventory to others only as privacy and friendship allow', async () => {
-    const [friend, pending, guest] = await Promise.all([newPlayer(stack, stack.apiKey), newPlayer(stack, stack.apiKey), newPlayer(stack, stack.apiKey, true)]);
+    const [friend, pending, guest] = await Promise.all([
+      newPlayer(stack, stack.apiKey),
+      newPlayer(stack, stack.apiKey),
+      newPlayer(stack, stack.apiKey, true),
+    ]);
     for (const p of [friend, guest]) {
       ok(await call(stack, 'POST', '/api/v1/players/me/friends', p, { payload: friendBody(a2.id) }), 201);
       ok(await call(stack, 'POST', '/api/v1/players/me/friends', a2, { payload: friendBody(p.id) }), 201);
@@ -168,7 +207,13 @@ describe('players of one app', () => {
     const viewers = { stranger: a1, friend, pending, guest, nobody: { key: stack.apiKey } };
     const expected: Record<string, Record<keyof typeof viewers, 'counts' | 'full' | string>> = {
       public: { stranger: 'counts', friend: 'counts', pending: 'counts', guest: 'guest_forbidden', nobody: 'missing_token' },
-      private: { stranger: 'profile_private', friend: 'profile_private', pending: 'profile_private', guest: 'guest_forbidden', nobody: 'missing_token' },
+      private: {
+        stranger: 'profile_private',
+        friend: 'profile_private',
+        pending: 'profile_private',
+        guest: 'guest_forbidden',
+        nobody: 'missing_token',
+      },
       friends: { stranger: 'friends_only', friend: 'full', pending: 'friends_only', guest: 'guest_forbidden', nobody: 'missing_token' },
     };
     const own = await inventoryIds(stack, a2);
@@ -181,7 +226,10 @@ describe('players of one app', () => {
         if (want === 'counts' || want === 'full') {
           const body = ok(res);
           expect(body.meta.total_chests, `${privacy}/${name}`).toBe(own.length);
-          expect(body.data.map((c: { id: string }) => c.id), `${privacy}/${name}`).toEqual(want === 'full' ? own : []);
+          expect(
+            body.data.map((c: { id: string }) => c.id),
+            `${privacy}/${name}`,
+          ).toEqual(want === 'full' ? own : []);
           expect('inventory_status' in body.meta, `${privacy}/${name}`).toBe(want === 'full');
         } else expectError(res, want === 'missing_token' ? 401 : 403, want);
       }
@@ -201,7 +249,11 @@ describe('players of one app', () => {
       await db.end();
     }
     expectError(await call(stack, 'GET', '/api/v1/players/me', gone), 404, 'player_not_found');
-    expectError(await call(stack, 'PATCH', '/api/v1/players/me', gone, { payload: { data: { type: 'player', attributes: { privacy: 'public' } } } }), 404, 'player_not_found');
+    expectError(
+      await call(stack, 'PATCH', '/api/v1/players/me', gone, { payload: { data: { type: 'player', attributes: { privacy: 'public' } } } }),
+      404,
+      'player_not_found',
+    );
     const refresh = { data: { type: 'session', attributes: { refresh_token: gone.refreshToken } } };
     expectError(await call(stack, 'POST', '/api/v1/players/refresh', { key: stack.apiKey }, { payload: refresh }), 401, 'invalid_refresh_token');
     expectError(await call(stack, 'POST', '/api/v1/players/me/friends', gone, { payload: friendBody(a1.id) }), 404, 'player_not_found');

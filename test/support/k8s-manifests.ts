@@ -18,7 +18,10 @@ export type ServiceName = (typeof SERVICES)[number];
 export const OVERLAYS = { base: 'deploy/k8s/base', dev: 'deploy/k8s/overlays/dev', production: 'deploy/k8s/overlays/production' } as const;
 export type Overlay = keyof typeof OVERLAYS;
 /** Every kustomization rendered once (empty where kubectl is missing: the tests that read them skip, saying why). */
-export const rendered = Object.fromEntries(Object.entries(OVERLAYS).map(([k, dir]) => [k, renderKustomization(path.join(ROOT, dir))])) as Record<Overlay, K8sObject[]>;
+export const rendered = Object.fromEntries(Object.entries(OVERLAYS).map(([k, dir]) => [k, renderKustomization(path.join(ROOT, dir))])) as Record<
+  Overlay,
+  K8sObject[]
+>;
 /** deploy/k8s/base/secrets.example.env, the keys of the Secret the base expects. */
 export const SECRET_EXAMPLE = Object.fromEntries(parseEnvFile(path.join(ROOT, 'deploy/k8s/base/secrets.example.env')));
 
@@ -80,13 +83,23 @@ export const Hpa = z.object({
     scaleTargetRef: z.object({ apiVersion: z.string(), kind: z.string(), name: z.string() }),
     minReplicas: z.number(),
     maxReplicas: z.number(),
-    metrics: z.array(z.object({ type: z.string(), resource: z.object({ name: z.string(), target: z.object({ type: z.string() }).passthrough() }).optional() })),
+    metrics: z.array(
+      z.object({ type: z.string(), resource: z.object({ name: z.string(), target: z.object({ type: z.string() }).passthrough() }).optional() }),
+    ),
   }),
 });
 /** policy/v1 PodDisruptionBudget. */
-export const Pdb = z.object({ apiVersion: z.literal('policy/v1'), spec: z.object({ selector: z.object({ matchLabels: z.record(z.string(), z.string()) }) }).passthrough() });
+export const Pdb = z.object({
+  apiVersion: z.literal('policy/v1'),
+  spec: z.object({ selector: z.object({ matchLabels: z.record(z.string(), z.string()) }) }).passthrough(),
+});
 /** A Service's selector and ports. */
-export const KService = z.object({ spec: z.object({ selector: z.record(z.string(), z.string()), ports: z.array(z.object({ port: z.number(), targetPort: z.union([z.number(), z.string()]) })) }) });
+export const KService = z.object({
+  spec: z.object({
+    selector: z.record(z.string(), z.string()),
+    ports: z.array(z.object({ port: z.number(), targetPort: z.union([z.number(), z.string()]) })),
+  }),
+});
 /** A ConfigMap or Secret. */
 export const DataObject = z.object({ metadata: z.object({ name: z.string() }), data: z.record(z.string(), z.string()).default({}) });
 
@@ -103,7 +116,8 @@ export const appContainer = (d: Deployment, name: ServiceName) => {
   return c;
 };
 /** True when every selector label is on the pod. */
-export const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+export const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
 
 /** A CPU quantity in millicores ("500m", "2", 1). */
 export function millicores(q: string | number): number {

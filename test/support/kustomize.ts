@@ -7,7 +7,12 @@ import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 
 /** A Kubernetes object as parsed from YAML; tests narrow what they read with zod. */
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown }; [k: string]: unknown };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  [k: string]: unknown;
+};
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet']);
 

@@ -116,7 +116,8 @@ export class ChestClient {
     request.headers.set('apikey', this.opts.apiKey);
     // The refresh call carries only the refresh token: a stale access token beside it would be refused.
     const refreshing = new URL(request.url).pathname === REFRESH_PATH;
-    if (this.tokens && !refreshing && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${this.tokens.accessToken}`);
+    if (this.tokens && !refreshing && !request.headers.has('authorization'))
+      request.headers.set('authorization', `Bearer ${this.tokens.accessToken}`);
     return request;
   }
 
@@ -125,7 +126,12 @@ export class ChestClient {
     const again = request.clone();
     const first = await this.fetchImpl(this.withCredentials(request));
     if (first.status !== 401 || !this.tokens || new URL(request.url).pathname === REFRESH_PATH) return first;
-    const code = ((await first.clone().json().catch(() => undefined)) as { errors?: ApiErrorObject[] } | undefined)?.errors?.[0]?.code;
+    const code = (
+      (await first
+        .clone()
+        .json()
+        .catch(() => undefined)) as { errors?: ApiErrorObject[] } | undefined
+    )?.errors?.[0]?.code;
     if (code !== 'token_expired' && code !== 'invalid_token') return first;
     if (!(await this.refresh())) return first;
     again.headers.delete('authorization');
@@ -158,7 +164,9 @@ export class ChestClient {
 
   /** Signs in with email and password. */
   async login(email: string, password: string) {
-    return this.signedIn(unwrap(await this.api.POST('/api/v1/players/login', { body: { data: { type: 'player', attributes: { email, password } } } })));
+    return this.signedIn(
+      unwrap(await this.api.POST('/api/v1/players/login', { body: { data: { type: 'player', attributes: { email, password } } } })),
+    );
   }
 
   /** Plays as a new guest (registering later keeps their progress). */

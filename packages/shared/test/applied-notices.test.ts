@@ -2,7 +2,18 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AppliedNotices, consumer, createLogger, createPool, defineEvent, ensureGrantsStream, NOTIFY_HEADER, ServiceMetrics, startConsumer, type Pool } from '../src/index.js';
+import {
+  AppliedNotices,
+  consumer,
+  createLogger,
+  createPool,
+  defineEvent,
+  ensureGrantsStream,
+  NOTIFY_HEADER,
+  ServiceMetrics,
+  startConsumer,
+  type Pool,
+} from '../src/index.js';
 import { deleteTestStreams, testInfra } from '../src/testing/index.js';
 
 const Ping = defineEvent('grants.test.notice', z.object({ n: z.number() }));
@@ -27,7 +38,7 @@ describe('applied notices with a payload', () => {
     await deleteTestStreams(natsUrl, prefix);
   });
 
-  it("returns each applied message id with the notice its consumer left (undefined when none)", async () => {
+  it('returns each applied message id with the notice its consumer left (undefined when none)', async () => {
     const def = consumer({
       durable: 'notice-test',
       event: Ping,
@@ -38,7 +49,13 @@ describe('applied notices with a payload', () => {
       },
     });
     const running = await startConsumer(def, {
-      nc, js: nc.jetstream(), jsm: await nc.jetstreamManager(), pool, prefix, log: createLogger('test', 'silent'), metrics: new ServiceMetrics('test'),
+      nc,
+      js: nc.jetstream(),
+      jsm: await nc.jetstreamManager(),
+      pool,
+      prefix,
+      log: createLogger('test', 'silent'),
+      metrics: new ServiceMetrics('test'),
     });
     const notices = new AppliedNotices(nc, prefix);
     try {

@@ -23,7 +23,8 @@ describe('the call context, as every service reads it', () => {
   });
 
   it('refuses a missing or malformed app with 400 missing_app, never a 500', () => {
-    for (const appId of [undefined, '', 'not-a-uuid', `${APP}x`]) expect(refusal(() => appOf({ requestId: 'r', appId }))).toEqual({ status: 400, code: 'missing_app' });
+    for (const appId of [undefined, '', 'not-a-uuid', `${APP}x`])
+      expect(refusal(() => appOf({ requestId: 'r', appId }))).toEqual({ status: 400, code: 'missing_app' });
   });
 
   it('refuses a missing or malformed caller with 401 missing_token; an optional caller may be absent', () => {

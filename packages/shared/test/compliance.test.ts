@@ -15,7 +15,8 @@ describe('compliance gates (pure)', () => {
   });
 
   it('refuses by region first, then by age; unknown attributes are refused; other currencies never', () => {
-    const at = (country: string | null, birthYear: number | null, currency = 'gems') => purchaseRefusal(rules, currency, { country, birthYear }, in2026);
+    const at = (country: string | null, birthYear: number | null, currency = 'gems') =>
+      purchaseRefusal(rules, currency, { country, birthYear }, in2026);
     expect(at('DE', 1990)).toBeUndefined();
     expect(at('DE', 2007)).toBeUndefined();
     expect(at('BE', 2015)).toEqual({ code: 'blocked_in_region', reason: 'country_blocked' });

@@ -51,11 +51,16 @@ describe('content schema: fair chests', () => {
     const bad = variant((c) => {
       c.duplicates = { max_copies: 2, convert: { currency: 'shards', by_rarity: { mythic: 5 } } };
     });
-    expect(refusals(bad).sort()).toEqual(['duplicates.convert.by_rarity.mythic: unknown rarity mythic', 'duplicates.convert.currency: unknown currency shards']);
+    expect(refusals(bad).sort()).toEqual([
+      'duplicates.convert.by_rarity.mythic: unknown rarity mythic',
+      'duplicates.convert.currency: unknown currency shards',
+    ]);
     expect(refusals(variant((c) => void (c.duplicates.max_copies = 0)))).toHaveLength(1);
   });
 
   it('refuses compliance naming an unknown currency', () => {
-    expect(refusals(variant((c) => void (c.compliance.paid_currencies = ['gems', 'rubies'])))).toEqual(['compliance.paid_currencies.1: unknown currency rubies']);
+    expect(refusals(variant((c) => void (c.compliance.paid_currencies = ['gems', 'rubies'])))).toEqual([
+      'compliance.paid_currencies.1: unknown currency rubies',
+    ]);
   });
 });

@@ -175,7 +175,9 @@ describe('other guarded checkouts', () => {
     let killing = true;
     const killer = (async () => {
       while (killing) {
-        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
+        await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+        );
         await sleep(Math.random() * 10); // gaps in which some transactions can commit
       }
     })();

@@ -196,10 +196,7 @@ describe('parseJsonApiQuery: filter', () => {
       or: [
         { field: 'name', op: 'eq', value: 'Gold' },
         {
-          and: [
-            { field: 'name', op: 'contains', value: 'ilver' },
-            { not: { field: 'description', op: 'contains', value: 'broken' } },
-          ],
+          and: [{ field: 'name', op: 'contains', value: 'ilver' }, { not: { field: 'description', op: 'contains', value: 'broken' } }],
         },
       ],
     });

@@ -44,7 +44,10 @@ describe('read-only subjects', () => {
 
   it('marks exactly the subjects that change nothing as read-only', () => {
     expect(contracts.length).toBeGreaterThan(30);
-    const writes = contracts.filter((c) => !c.readOnly).map((c) => c.subject).sort();
+    const writes = contracts
+      .filter((c) => !c.readOnly)
+      .map((c) => c.subject)
+      .sort();
     expect(writes).toEqual(WRITES);
   });
 

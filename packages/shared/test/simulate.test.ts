@@ -4,8 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  buildDropTable, chiSquarePValue, chiSquareTest, effectiveOdds, fairRandom, gammaQ, OddsSimulation, simulate, tableOdds,
-  type ChestRules, type DropCollectible, type DropRarity,
+  buildDropTable,
+  chiSquarePValue,
+  chiSquareTest,
+  effectiveOdds,
+  fairRandom,
+  gammaQ,
+  OddsSimulation,
+  simulate,
+  tableOdds,
+  type ChestRules,
+  type DropCollectible,
+  type DropRarity,
 } from '../src/index.js';
 
 const RARITIES: DropRarity[] = [
@@ -40,7 +50,8 @@ describe('chi-square p-values', () => {
     expect(chiSquarePValue(60, 59)).toBeCloseTo(0.439247456660294, 12);
     expect(gammaQ(1, 10)).toBeCloseTo(Math.exp(-10), 14);
     // Tiny p-values keep their precision: Q(n, x) = e^-x Σ_{k<n} x^k / k! for a whole n.
-    const poisson = (n: number, x: number) => Array.from({ length: n }, (_, k) => k).reduce((s, k) => s + Math.exp(-x + k * Math.log(x) - lgammaInt(k + 1)), 0);
+    const poisson = (n: number, x: number) =>
+      Array.from({ length: n }, (_, k) => k).reduce((s, k) => s + Math.exp(-x + k * Math.log(x) - lgammaInt(k + 1)), 0);
     expect(gammaQ(5, 200) / poisson(5, 200)).toBeCloseTo(1, 10);
     expect(gammaQ(3, 2.5) / poisson(3, 2.5)).toBeCloseTo(1, 12);
     expect(chiSquarePValue(0, 3)).toBe(1);
@@ -107,7 +118,11 @@ describe('odds simulator', () => {
       const n = rows.reduce((s, r) => s + r.openings, 0);
       return { observed: rows.reduce((s, r) => s + r.hits, 0) / n, expected: rows.reduce((s, r) => s + r.openings * r.expected, 0) / n, n };
     };
-    for (const [from, to] of [[0, 65], [65, 72], [72, 79]] as const) {
+    for (const [from, to] of [
+      [0, 65],
+      [65, 72],
+      [72, 79],
+    ] as const) {
       const r = rate(from, to);
       expect(Math.abs(r.observed - r.expected)).toBeLessThan(4 * Math.sqrt((r.expected * (1 - r.expected)) / r.n) + 1e-9);
     }
@@ -143,6 +158,11 @@ describe('odds simulator', () => {
     expect(Math.abs(r.itemsPerOpen.observed - 3)).toBeLessThan(0.03);
     expect(r.chiSquare.rarities.pValue).toBeGreaterThan(0.001);
     // The counts of this chest against the odds of the pity chest: the test notices.
-    expect(chiSquareTest(r.rarities.map((x) => x.count), report.rarities.map((x) => x.effective)).pValue).toBeLessThan(1e-6);
+    expect(
+      chiSquareTest(
+        r.rarities.map((x) => x.count),
+        report.rarities.map((x) => x.effective),
+      ).pValue,
+    ).toBeLessThan(1e-6);
   });
 });

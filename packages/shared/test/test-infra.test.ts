@@ -3,12 +3,12 @@ import { resolveTestInfra, testInfraMode } from '../src/testing/infra.js';
 
 describe('TEST_INFRA', () => {
   it('is auto by default, and local or containers when asked; anything else is refused', () => {
-    expect([testInfraMode({}), testInfraMode({ TEST_INFRA: '' }), testInfraMode({ TEST_INFRA: 'local' }), testInfraMode({ TEST_INFRA: 'containers' })]).toEqual([
-      'auto',
-      'auto',
-      'local',
-      'containers',
-    ]);
+    expect([
+      testInfraMode({}),
+      testInfraMode({ TEST_INFRA: '' }),
+      testInfraMode({ TEST_INFRA: 'local' }),
+      testInfraMode({ TEST_INFRA: 'containers' }),
+    ]).toEqual(['auto', 'auto', 'local', 'containers']);
     expect(() => testInfraMode({ TEST_INFRA: 'docker' })).toThrow('TEST_INFRA="docker" is not a mode: use auto (the default), local or containers.');
   });
 

@@ -46,7 +46,14 @@ export const creditPurchaseRace: Scenario = {
     };
     const buy = async (p: Actor, key?: string) => {
       const a = await whileInUse(() => ctx.api.purchase(p, ctx.woodenId, 1, key));
-      o.purchases.push({ playerId: p.id, outcome: outcomeOf(a), status: a.status, code: a.code, purchaseId: a.status === 201 ? a.body?.meta?.purchase_id : undefined, chestIds: [] });
+      o.purchases.push({
+        playerId: p.id,
+        outcome: outcomeOf(a),
+        status: a.status,
+        code: a.code,
+        purchaseId: a.status === 201 ? a.body?.meta?.purchase_id : undefined,
+        chestIds: [],
+      });
       return a;
     };
     const credit = async (p: Actor, key: string, amount: string) => {
@@ -69,14 +76,17 @@ export const creditPurchaseRace: Scenario = {
             const key = randomUUID();
             const first = await credit(p, key, '10.00');
             const other = await ctx.api.credit(p, '11.00', key);
-            if (!(other.status === 409 && other.code === 'idempotency_key_reused')) wrong.push(`a key reused with another amount answered ${other.status} ${other.code ?? ''}`);
+            if (!(other.status === 409 && other.code === 'idempotency_key_reused'))
+              wrong.push(`a key reused with another amount answered ${other.status} ${other.code ?? ''}`);
             return { as: [first] };
           })(),
           ...Array.from({ length: 3 }, async () => {
             const key = randomUUID();
             const as = await Promise.all([buy(p, key), buy(p, key)]);
             if (as.some((a) => a.status !== 201) || as[0]!.body?.meta?.purchase_id !== as[1]!.body?.meta?.purchase_id) {
-              wrong.push(`one purchase key sent twice at once answered ${as.map((a) => `${a.status} ${a.code ?? a.body?.meta?.purchase_id}`).join(' and ')}`);
+              wrong.push(
+                `one purchase key sent twice at once answered ${as.map((a) => `${a.status} ${a.code ?? a.body?.meta?.purchase_id}`).join(' and ')}`,
+              );
             }
             return { as };
           }),
@@ -84,12 +94,17 @@ export const creditPurchaseRace: Scenario = {
       ),
     ]);
 
-    const count = (as: { status: number; code?: string }[], status: number, code?: string) => as.filter((a) => a.status === status && (!code || a.code === code)).length;
+    const count = (as: { status: number; code?: string }[], status: number, code?: string) =>
+      as.filter((a) => a.status === status && (!code || a.code === code)).length;
     if (count(fundsAnswers, 201) !== size.affordable || count(fundsAnswers, 409, 'insufficient_funds') !== 5) {
-      wrong.push(`funds race: ${count(fundsAnswers, 201)} bought and ${count(fundsAnswers, 409, 'insufficient_funds')} insufficient_funds, expected ${size.affordable} and 5`);
+      wrong.push(
+        `funds race: ${count(fundsAnswers, 201)} bought and ${count(fundsAnswers, 409, 'insufficient_funds')} insufficient_funds, expected ${size.affordable} and 5`,
+      );
     }
     if (count(fullAnswers, 201) !== size.room || count(fullAnswers, 409, 'inventory_full') !== 6) {
-      wrong.push(`capacity race: ${count(fullAnswers, 201)} bought and ${count(fullAnswers, 409, 'inventory_full')} inventory_full, expected ${size.room} and 6`);
+      wrong.push(
+        `capacity race: ${count(fullAnswers, 201)} bought and ${count(fullAnswers, 409, 'inventory_full')} inventory_full, expected ${size.room} and 6`,
+      );
     }
     for (const { as } of creditAnswers) {
       const balances = new Set(as.filter((a) => a.kind === 'credit' && a.status === 200).map((a) => a.body?.data?.balance?.amount));

@@ -21,7 +21,13 @@ function natsRestart(downMs: number, short: boolean): Scenario {
         await ctx.nats.start();
         const end = Date.now();
         ctx.log(`nats-server killed and back after ${((end - began) / 1000).toFixed(1)} s`);
-        return { began, end, notes: [`nats-server killed (SIGKILL) mid-burst, started again after ${downMs / 1000} s on the same port and store; answering JetStream ${((end - began) / 1000).toFixed(1)} s after the kill`] };
+        return {
+          began,
+          end,
+          notes: [
+            `nats-server killed (SIGKILL) mid-burst, started again after ${downMs / 1000} s on the same port and store; answering JetStream ${((end - began) / 1000).toFixed(1)} s after the kill`,
+          ],
+        };
       }),
   };
 }

@@ -38,6 +38,10 @@ export const postgresDownLong: Scenario = {
       await ctx.postgres.start();
       const end = Date.now();
       ctx.log(`Postgres stopped (immediate) and back after ${s(end - began)}`);
-      return { began, end, notes: [`pg_ctl stop -m immediate mid-burst, started again ${DOWN_MS / 1000} s later; accepting connections after ${s(end - began)}`] };
+      return {
+        began,
+        end,
+        notes: [`pg_ctl stop -m immediate mid-burst, started again ${DOWN_MS / 1000} s later; accepting connections after ${s(end - began)}`],
+      };
     }),
 };

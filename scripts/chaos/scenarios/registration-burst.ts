@@ -24,7 +24,14 @@ export const registrationBurst: Scenario = {
     const deadline = Date.now() + 40_000;
     const register = async (address: string, key: string): Promise<Answer> => {
       const a = await ctx.api.untilAnswered(() => ctx.api.register(address, key), deadline);
-      o.registrations.push({ email: address, key, outcome: outcomeOf(a), status: a.status, code: a.code, playerId: a.status === 201 ? a.body?.data?.id : undefined });
+      o.registrations.push({
+        email: address,
+        key,
+        outcome: outcomeOf(a),
+        status: a.status,
+        code: a.code,
+        playerId: a.status === 201 ? a.body?.data?.id : undefined,
+      });
       return a;
     };
     const wrong: string[] = [];
@@ -35,14 +42,16 @@ export const registrationBurst: Scenario = {
         const address = email('reg-twice');
         const as = await Promise.all([register(address, randomUUID()), register(address, randomUUID())]);
         const statuses = as.map((a) => `${a.status}${a.code ? ` ${a.code}` : ''}`).sort();
-        if (statuses.join() !== ['201', '409 email_taken'].join()) wrong.push(`${address} registered twice at once with two keys: ${statuses.join(', ')}`);
+        if (statuses.join() !== ['201', '409 email_taken'].join())
+          wrong.push(`${address} registered twice at once with two keys: ${statuses.join(', ')}`);
       }),
       ...Array.from({ length: size.oneKey }, async () => {
         const address = email('reg-same-key');
         const key = randomUUID();
         const as = await Promise.all([register(address, key), register(address, key)]);
         const ids = new Set(as.map((a) => a.body?.data?.id));
-        if (!as.every((a) => a.status === 201) || ids.size !== 1) wrong.push(`${address} sent twice at once with one key: ${as.map((a) => `${a.status} ${a.code ?? ''}`).join(', ')}`);
+        if (!as.every((a) => a.status === 201) || ids.size !== 1)
+          wrong.push(`${address} sent twice at once with one key: ${as.map((a) => `${a.status} ${a.code ?? ''}`).join(', ')}`);
       }),
     ]);
     const seconds = (Date.now() - t) / 1000;

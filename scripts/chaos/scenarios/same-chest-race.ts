@@ -71,7 +71,10 @@ export const sameChestRace: Scenario = {
     for (const { owner, chestId } of chests) {
       const w = winner.get(chestId);
       for (const s of shots.get(chestId) ?? []) {
-        const say = (why: string) => wrong.push(`chest ${chestId}: ${s.by === owner ? (s.key ? 'a keyed' : 'a keyless') : "another player's"} request answered ${s.status} ${s.code ?? ''} (${why})`);
+        const say = (why: string) =>
+          wrong.push(
+            `chest ${chestId}: ${s.by === owner ? (s.key ? 'a keyed' : 'a keyless') : "another player's"} request answered ${s.status} ${s.code ?? ''} (${why})`,
+          );
         if (s.by !== owner) {
           if (s.status !== 403) say('expected 403');
         } else if (!w) {
@@ -87,7 +90,8 @@ export const sameChestRace: Scenario = {
       }
     }
     const codes: Record<string, number> = {};
-    for (const list of shots.values()) for (const s of list) codes[`${s.status}${s.code ? ` ${s.code}` : ''}`] = (codes[`${s.status}${s.code ? ` ${s.code}` : ''}`] ?? 0) + 1;
+    for (const list of shots.values())
+      for (const s of list) codes[`${s.status}${s.code ? ` ${s.code}` : ''}`] = (codes[`${s.status}${s.code ? ` ${s.code}` : ''}`] ?? 0) + 1;
     const fiveXX = o.fiveXX();
     return {
       attempted: [...shots.values()].reduce((n, l) => n + l.length, 0),
@@ -98,7 +102,9 @@ export const sameChestRace: Scenario = {
       unexpected5xx: Object.values(fiveXX).reduce((a, b) => a + b, 0),
       wrongAnswers: wrong.length,
       unsettled,
-      notes: [`${chests.length} chests × 7 requests at once (${size.wave} chests at a time); answers: ${JSON.stringify(codes)}; ${keyless200} keyless winners`],
+      notes: [
+        `${chests.length} chests × 7 requests at once (${size.wave} chests at a time); answers: ${JSON.stringify(codes)}; ${keyless200} keyless winners`,
+      ],
       problems: [...verdict.problems, ...wrong.slice(0, 8)],
     };
   },

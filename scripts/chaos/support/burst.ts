@@ -45,7 +45,11 @@ export class Burst {
   start(): this {
     for (const p of this.plan.players) {
       if (!this.o.players.includes(p)) this.o.players.push(p);
-      this.loops.push(this.loop(() => this.openOne(p)), this.loop(() => this.creditOne(p)), this.loop(this.buyer(p)));
+      this.loops.push(
+        this.loop(() => this.openOne(p)),
+        this.loop(() => this.creditOne(p)),
+        this.loop(this.buyer(p)),
+      );
     }
     for (let i = 0; i < this.plan.registrars; i++) this.loops.push(this.loop(() => this.registerOne()));
     return this;
@@ -76,7 +80,14 @@ export class Burst {
     const key = randomUUID();
     const method = Math.random() < 0.5 ? 'GET' : 'POST';
     const a = await this.api.untilAnswered(() => this.api.open(p, chestId, key, method), this.deadline());
-    this.o.opens.push({ playerId: p.id, chestId, outcome: outcomeOf(a), status: a.status, code: a.code, openingId: a.status === 200 ? a.body?.meta?.opening_id : undefined });
+    this.o.opens.push({
+      playerId: p.id,
+      chestId,
+      outcome: outcomeOf(a),
+      status: a.status,
+      code: a.code,
+      openingId: a.status === 200 ? a.body?.meta?.opening_id : undefined,
+    });
     return 'op';
   }
 
@@ -113,7 +124,14 @@ export class Burst {
     const email = this.plan.email('burst');
     const key = randomUUID();
     const a = await this.api.untilAnswered(() => this.api.register(email, key), this.deadline());
-    this.o.registrations.push({ email, key, outcome: outcomeOf(a), status: a.status, code: a.code, playerId: a.status === 201 ? a.body?.data?.id : undefined });
+    this.o.registrations.push({
+      email,
+      key,
+      outcome: outcomeOf(a),
+      status: a.status,
+      code: a.code,
+      playerId: a.status === 201 ? a.body?.data?.id : undefined,
+    });
     return 'op';
   }
 }

@@ -82,11 +82,25 @@ export class Api {
         body = text.slice(0, 300);
       }
       const ra = Number(res.headers.get('retry-after'));
-      a = { kind, status: res.status, code: body?.errors?.[0]?.code, body, retryAfter: Number.isFinite(ra) && ra > 0 ? ra : undefined, sentAt, at: Date.now() };
+      a = {
+        kind,
+        status: res.status,
+        code: body?.errors?.[0]?.code,
+        body,
+        retryAfter: Number.isFinite(ra) && ra > 0 ? ra : undefined,
+        sentAt,
+        at: Date.now(),
+      };
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
       const refused = (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-      a = { kind, status: timedOut ? -1 : 0, code: timedOut ? 'client_timeout' : refused ? 'connection_refused' : 'connection_failed', sentAt, at: Date.now() };
+      a = {
+        kind,
+        status: timedOut ? -1 : 0,
+        code: timedOut ? 'client_timeout' : refused ? 'connection_refused' : 'connection_failed',
+        sentAt,
+        at: Date.now(),
+      };
     }
     if (kind !== 'setup') this.answers.push(a);
     return a;
@@ -112,7 +126,8 @@ export class Api {
   async must(method: string, path: string, opts: { token?: string; body?: unknown; json?: boolean; key?: string } = {}): Promise<any> {
     const key = opts.key ?? (method === 'POST' ? `setup-${randomUUID()}` : undefined);
     const a = await this.untilAnswered(() => this.send('setup', method, path, { ...opts, key }), Date.now() + 60_000);
-    if (a.status < 200 || a.status > 299) throw new Error(`setup: ${method} ${path} answered ${a.status} ${a.code ?? ''} ${JSON.stringify(a.body ?? '').slice(0, 300)}`);
+    if (a.status < 200 || a.status > 299)
+      throw new Error(`setup: ${method} ${path} answered ${a.status} ${a.code ?? ''} ${JSON.stringify(a.body ?? '').slice(0, 300)}`);
     return a.body;
   }
 
@@ -150,7 +165,11 @@ export class Api {
   /** Gives an actor `coins` (credits of at most 1,000,000) and `chests` wooden chests (bought 10 at a time). */
   async provision(p: Actor, woodenId: string, coins: number, chests: number): Promise<void> {
     for (let left = coins; left > 0; left -= 1_000_000) {
-      await this.must('POST', `/api/v1/currencies/${this.coinsId}/credit`, { token: p.token, body: { amount: String(Math.min(left, 1_000_000)) }, json: true });
+      await this.must('POST', `/api/v1/currencies/${this.coinsId}/credit`, {
+        token: p.token,
+        body: { amount: String(Math.min(left, 1_000_000)) },
+        json: true,
+      });
     }
     for (let left = chests; left > 0; left -= 10) {
       const body = await this.must('POST', `/api/v1/chests/${woodenId}/purchase`, {

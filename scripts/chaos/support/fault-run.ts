@@ -66,13 +66,16 @@ export async function runUnderFault(ctx: ChaosContext, inject: () => Promise<Inj
       ? `no recovery within ${RECOVERY_BOUND_MS / 1000} s: waiting for ${recovery.waitingFor}`
       : `probe 200 after ${recovery.probeS} s, grants pending at the fault's end landed after ${recovery.grantsS} s`,
   );
-  notes.push(`${before} operations before the fault, ${o.attempted} in all (${o.answers.length} requests); machine load ${load} on ${os.cpus().length} cores at the fault`);
+  notes.push(
+    `${before} operations before the fault, ${o.attempted} in all (${o.answers.length} requests); machine load ${load} on ${os.cpus().length} cores at the fault`,
+  );
   const late = o.answers.filter((a) => a.sentAt > recoveredAt && (a.status <= 0 || a.status >= 500));
   notes.push(
     `${doneAfter} operations finished in the ${AFTER_RECOVERY_MS / 1000} s after the recovery${late.length ? `; ${late.length} requests sent after it answered 5xx or failed (${[...new Set(late.map((a) => `${a.kind} ${a.status} ${a.code ?? ''}`.trim()))].join(', ')})` : ', none 5xx'}`,
   );
   const unanswered = [...o.opens, ...o.credits, ...o.purchases, ...o.registrations].filter((x) => x.outcome === 'unknown').length;
-  if (unanswered) notes.push(`${unanswered} operations still unanswered after ${RETRY_MS / 1000} s of retries: each checked whole or absent in the database`);
+  if (unanswered)
+    notes.push(`${unanswered} operations still unanswered after ${RETRY_MS / 1000} s of retries: each checked whole or absent in the database`);
   const fiveXX = o.fiveXX();
   return {
     attempted: o.attempted,

@@ -45,7 +45,10 @@ export function natsServerUnavailable(): string | undefined {
 
 function natsBinary(): string {
   const wanted = process.env.CHAOS_NATS_SERVER;
-  if (wanted && !existsSync(wanted)) throw new SetupError(`CHAOS_NATS_SERVER names ${wanted}, which does not exist: point it at the nats-server binary, or unset it to look in the usual places`);
+  if (wanted && !existsSync(wanted))
+    throw new SetupError(
+      `CHAOS_NATS_SERVER names ${wanted}, which does not exist: point it at the nats-server binary, or unset it to look in the usual places`,
+    );
   const candidates = [process.env.CHAOS_NATS_SERVER, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
   const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
   if (which.status === 0 && which.stdout.trim()) candidates.push(which.stdout.trim());
@@ -135,7 +138,10 @@ export async function startPrivateNats(): Promise<PrivateNats> {
 /** A private Postgres cluster with one database for the stack, `chaos`. */
 export async function startChaosPostgres(): Promise<{ cluster: PrivatePostgres; databaseUrl: string }> {
   const reason = privatePostgresUnavailable();
-  if (reason) throw new SetupError(`cannot start a private Postgres cluster: ${reason}. Install the Postgres server binaries (apt-get install postgresql) or set PG_BINDIR to the folder holding initdb and pg_ctl`);
+  if (reason)
+    throw new SetupError(
+      `cannot start a private Postgres cluster: ${reason}. Install the Postgres server binaries (apt-get install postgresql) or set PG_BINDIR to the folder holding initdb and pg_ctl`,
+    );
   const cluster = await startPrivatePostgres({ settings: { max_connections: '200' } });
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -159,4 +165,3 @@ export async function checkRedis(url: string): Promise<void> {
     redis.disconnect();
   }
 }
-

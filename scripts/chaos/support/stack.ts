@@ -95,7 +95,8 @@ export class ChaosStack {
   /** Starts one service process (same ports as before, so the gateway's URL never changes). */
   start(s: Service): void {
     const port = String(this.ports.get(s));
-    const entry = this.runtime === 'dist' ? [`services/${s}/dist/main.js`] : ['--import', 'tsx', '--conditions=development', `services/${s}/src/main.ts`];
+    const entry =
+      this.runtime === 'dist' ? [`services/${s}/dist/main.js`] : ['--import', 'tsx', '--conditions=development', `services/${s}/src/main.ts`];
     const child = spawn(process.execPath, entry, {
       cwd: ROOT,
       env: { ...process.env, ...this.env, HOST: '127.0.0.1', ...(s === 'gateway' ? { PORT: port } : { HEALTH_PORT: port }) },
@@ -117,7 +118,14 @@ export class ChaosStack {
       const text = d.toString();
       this.tails.set(s, ((this.tails.get(s) ?? '') + text).slice(-8000));
       try {
-        appendFileSync(this.logFile, text.split('\n').filter(Boolean).map((l) => `${s.padEnd(11)}| ${l}\n`).join(''));
+        appendFileSync(
+          this.logFile,
+          text
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => `${s.padEnd(11)}| ${l}\n`)
+            .join(''),
+        );
       } catch {
         // the log file is a convenience
       }

@@ -53,7 +53,11 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     if (!row?.consumed || answered.has(chestId)) continue;
     const last = o.opens.filter((op) => op.chestId === chestId);
     if (last.some((op) => op.outcome === 'unknown')) v.unknown += 1;
-    else lost(1, `chest ${chestId} was consumed but no request was answered its opening (answers: ${last.map((x) => `${x.status} ${x.code ?? ''}`).join(', ')})`);
+    else
+      lost(
+        1,
+        `chest ${chestId} was consumed but no request was answered its opening (answers: ${last.map((x) => `${x.status} ${x.code ?? ''}`).join(', ')})`,
+      );
   }
 
   // Each opening granted exactly once: its items in collections, its experience in players.
@@ -154,11 +158,22 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
   // A purchase completed but answered otherwise (refused, interrupted) would be bought again by its client.
   const setup = new Set(o.players.flatMap((p) => p.setupPurchases));
   const unanswered = purchases.filter((p) => p.status === 'completed' && !answered201.has(p.id) && !setup.has(p.id));
-  dup(Math.max(0, unanswered.length - unknownPurchases), `${unanswered.length} purchases completed that were not answered 201 (${unknownPurchases} outcomes unknown)`);
+  dup(
+    Math.max(0, unanswered.length - unknownPurchases),
+    `${unanswered.length} purchases completed that were not answered 201 (${unknownPurchases} outcomes unknown)`,
+  );
 
   // Registrations: each 201 has its player, each player its grants once; one player per email.
   const emails = [...new Set(o.registrations.map((r) => r.email.toLowerCase()))];
-  const regs = await q<{ id: string; email: string; starter: number; initial: number; bonus: number; expected_initial: number; expected_bonus: number }>(
+  const regs = await q<{
+    id: string;
+    email: string;
+    starter: number;
+    initial: number;
+    bonus: number;
+    expected_initial: number;
+    expected_bonus: number;
+  }>(
     `SELECT p.id, lower(p.email) AS email,
             (SELECT count(*) FROM chests.inventory_chests c WHERE c.id = p.starter_chest_id)::int AS starter,
             (SELECT count(*) FROM wallet.ledger l WHERE l.player_id = p.id AND l.reason = 'initial_currency')::int AS initial,

@@ -28,7 +28,10 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
     (v) => (v === '' ? undefined : v),
     z
       .string()
-      .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)')
+      .refine(
+        (v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
+        'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)',
+      )
       .optional(),
   ),
 });

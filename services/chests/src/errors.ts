@@ -19,13 +19,17 @@ export const chestErrors = {
       header: 'Idempotency-Key',
     }),
   batchKeyReused: () =>
-    AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used to open other chests; use a new key.', { header: 'Idempotency-Key' }),
+    AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used to open other chests; use a new key.', {
+      header: 'Idempotency-Key',
+    }),
   purchaseKeyReused: () =>
     AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used for another purchase; use a new key.', {
       header: 'Idempotency-Key',
     }),
   purchaseKeyBusy: () =>
-    AppError.conflict('idempotency_key_in_use', 'A purchase with this Idempotency-Key is being processed; retry shortly.', { header: 'Idempotency-Key' }),
+    AppError.conflict('idempotency_key_in_use', 'A purchase with this Idempotency-Key is being processed; retry shortly.', {
+      header: 'Idempotency-Key',
+    }),
   inventoryFull: (capacity: number) =>
     AppError.conflict('inventory_full', `The inventory holds at most ${capacity} unopened chests; open some first.`),
   mailboxItemNotFound: () =>
@@ -48,8 +52,7 @@ export const chestErrors = {
         : 'This chest is locked: start its timer with POST /api/v1/chests/{id}/unlock (or skip it with skip_with).',
       meta: { unlocks_at: unlocksAt ? unlocksAt.toISOString() : null },
     }),
-  chestNotTimeLocked: () =>
-    AppError.conflict('chest_not_time_locked', 'This chest has no timer: open it directly (POST /api/v1/chests/{id}/open).'),
+  chestNotTimeLocked: () => AppError.conflict('chest_not_time_locked', 'This chest has no timer: open it directly (POST /api/v1/chests/{id}/open).'),
   unlockSlotBusy: (slots: number, nextFreeAt: Date | undefined) =>
     new AppError({
       status: 409,
@@ -68,8 +71,7 @@ export const chestErrors = {
       source: { pointer: '/data/attributes/skip_with' },
       meta: { currency },
     }),
-  unlockInterrupted: () =>
-    AppError.unavailable('unlock_interrupted', 'The unlock was interrupted and the amount refunded; retry.'),
+  unlockInterrupted: () => AppError.unavailable('unlock_interrupted', 'The unlock was interrupted and the amount refunded; retry.'),
   priceUnavailable: (currency: string) =>
     AppError.unprocessable('price_unavailable', `This chest cannot be bought with ${currency}.`, { pointer: '/data/attributes/currency' }),
   contentUnavailable: () => AppError.unavailable('content_unavailable', "The app's content is not loaded yet. Retry shortly."),
@@ -81,7 +83,7 @@ export const chestErrors = {
       {
         profile_private: "This player's inventory is private.",
         friends_only: "This player's inventory is visible to their confirmed friends only.",
-        guest_forbidden: "Guests and anonymous callers can only see their own inventory.",
+        guest_forbidden: 'Guests and anonymous callers can only see their own inventory.',
       }[code] ?? "You may not see this player's inventory.",
     ),
   complianceRefused: (refusal: ComplianceRefusal, minAge?: number) =>
@@ -93,5 +95,8 @@ export const chestErrors = {
       meta: { reason: refusal.reason, ...(refusal.code === 'age_restricted' && minAge ? { min_age: minAge } : {}) },
     }),
   openingContended: () =>
-    AppError.unavailable('opening_contended', "This player's openings are changing too fast to record this one; retry shortly (with the same Idempotency-Key)."),
+    AppError.unavailable(
+      'opening_contended',
+      "This player's openings are changing too fast to record this one; retry shortly (with the same Idempotency-Key).",
+    ),
 };

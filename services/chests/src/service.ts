@@ -1,6 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { AppliedNotices, ContentChanged, contentVersionEndpoint, OutboxRelay, type ServiceDefinition, type ServiceDeps, type Worker } from '@ccs/shared';
+import {
+  AppliedNotices,
+  ContentChanged,
+  contentVersionEndpoint,
+  OutboxRelay,
+  type ServiceDefinition,
+  type ServiceDeps,
+  type Worker,
+} from '@ccs/shared';
 import { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
@@ -75,7 +83,13 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
       const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
       const notices = new AppliedNotices(nc, config.NATS_PREFIX);
       const deps: ChestsDeps = {
-        config, log, pool, bus, nc, relay, notices,
+        config,
+        log,
+        pool,
+        bus,
+        nc,
+        relay,
+        notices,
         cache: new CatalogCache(redis, config.REDIS_PREFIX, config.CATALOG_CACHE_TTL_SECONDS, log),
         drops: new DropTables(pool),
         cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),

@@ -25,7 +25,8 @@ describe('batch open (POST /api/v1/chests/open)', () => {
       headers: { ...jsonApiHeaders(p.apiKey, p.token), ...(key ? { 'idempotency-key': key } : {}) },
       payload: { data: ids.map((id) => ({ type: 'chest', id })) },
     });
-  const opened = (ids: string[]) => sql<{ id: string }>(stack, 'SELECT id FROM chests.inventory_chests WHERE id = ANY($1::uuid[]) AND opened_at IS NOT NULL', [ids]);
+  const opened = (ids: string[]) =>
+    sql<{ id: string }>(stack, 'SELECT id FROM chests.inventory_chests WHERE id = ANY($1::uuid[]) AND opened_at IS NOT NULL', [ids]);
 
   it('opens the chests in order, one opening and one grant each, with consecutive nonces, and grants them all', async () => {
     const { player, chests } = await playerWith('wooden-chest', 10);
@@ -38,7 +39,11 @@ describe('batch open (POST /api/v1/chests/open)', () => {
     expect(body.meta).toMatchObject({ chests_consumed: 10, message: `10 chests opened: ${items} collectibles added to your collection.` });
     expect(await opened(chests)).toHaveLength(10);
     const openingIds = body.data.map((d: { meta: { opening_id: string } }) => d.meta.opening_id);
-    const [granted] = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE opening_id = ANY($1::uuid[])', [openingIds]);
+    const [granted] = await sql<{ n: number }>(
+      stack,
+      'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE opening_id = ANY($1::uuid[])',
+      [openingIds],
+    );
     expect(granted!.n).toBe(items);
   });
 
@@ -55,7 +60,13 @@ describe('batch open (POST /api/v1/chests/open)', () => {
     expect(expectError(await openMany(player, [randomUUID()]), 404, 'chest_not_found')[0]!.source).toEqual({ pointer: '/data/0/id' });
     expect(expectError(await openMany(player, [chests[0]!, chests[0]!]), 422, 'duplicate_chest')[0]!.source).toEqual({ pointer: '/data/1/id' });
     expectError(await openMany(player, []), 422);
-    expectError(await openMany(player, Array.from({ length: 51 }, () => randomUUID())), 422);
+    expectError(
+      await openMany(
+        player,
+        Array.from({ length: 51 }, () => randomUUID()),
+      ),
+      422,
+    );
     expect(await opened(chests)).toHaveLength(1);
   });
 
@@ -98,7 +109,11 @@ describe('batch open (POST /api/v1/chests/open)', () => {
       expect(await opened(chests)).toHaveLength(singleOk);
     }
     // Whatever won, each chest was consumed at most once, by exactly one opening.
-    const rows = await sql<{ chest_id: string; n: number }>(stack, 'SELECT chest_id, count(*)::int AS n FROM chests.openings WHERE chest_id = ANY($1::uuid[]) GROUP BY chest_id', [chests]);
+    const rows = await sql<{ chest_id: string; n: number }>(
+      stack,
+      'SELECT chest_id, count(*)::int AS n FROM chests.openings WHERE chest_id = ANY($1::uuid[]) GROUP BY chest_id',
+      [chests],
+    );
     expect(rows.every((r) => r.n === 1)).toBe(true);
     const rest = await openMany(player, chests.slice(25));
     expect(rest.statusCode, rest.body).toBe(200);

@@ -55,7 +55,12 @@ describe('chest catalog', () => {
   it('paginates with page[limit] and page[offset], total_count and links', async () => {
     const total = content.chests.length;
     const body = await list('?page[limit]=2&page[offset]=2&sort=name');
-    expect(names(body)).toEqual(content.chests.map((c) => c.name).sort().slice(2, 4));
+    expect(names(body)).toEqual(
+      content.chests
+        .map((c) => c.name)
+        .sort()
+        .slice(2, 4),
+    );
     expect(body.meta).toEqual({ total_count: total, page: { limit: 2, offset: 2 } });
     expect(body.links.prev).toContain('page%5Boffset%5D=0');
     expect(body.links.next).toContain('page%5Boffset%5D=4');
@@ -89,7 +94,9 @@ describe('chest catalog', () => {
     const or = await list('?filter[or][0][name]=Mecha Crate&filter[or][1][description][contains]=legendary&sort=name');
     expect(names(or)).toEqual(['Golden Chest', 'Mecha Crate']);
     expect(names(await list('?filter[not][name][contains]=chest'))).toEqual(all.filter((n) => !chestNamed.includes(n)));
-    const nested = await list('?filter[and][0][name][contains]=chest&filter[and][1][not][or][0][name]=Wooden Chest&filter[and][1][not][or][1][name]=Silver Chest&sort=name');
+    const nested = await list(
+      '?filter[and][0][name][contains]=chest&filter[and][1][not][or][0][name]=Wooden Chest&filter[and][1][not][or][1][name]=Silver Chest&sort=name',
+    );
     expect(names(nested)).toEqual(chestNamed.filter((n) => n !== 'Wooden Chest' && n !== 'Silver Chest'));
     expect((await list('?filter[name]=nothing like it')).meta).toEqual({ total_count: 0, page: { limit: 20, offset: 0 } });
     // LIKE wildcards in a value are literal characters.
@@ -170,7 +177,11 @@ describe('chest catalog', () => {
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json();
       expectJsonApi(body);
-      const expected = odds(chest.rules, content.rarities, content.collections.flatMap((col) => col.collectibles.map((c) => ({ id: c.id, collectionId: col.id, rarity: c.rarity }))));
+      const expected = odds(
+        chest.rules,
+        content.rarities,
+        content.collections.flatMap((col) => col.collectibles.map((c) => ({ id: c.id, collectionId: col.id, rarity: c.rarity }))),
+      );
       expect(body.data).toEqual({
         type: 'chest_odds',
         id: ids[chest.name],
@@ -251,7 +262,13 @@ describe('chest catalog', () => {
     const owner = await registerPlayer(stack);
     await waitForStarterChest(stack, owner);
     const abyssalChest = randomUUID();
-    const grant = ChestGrant.payload.parse({ appId, playerId: owner.id, inventoryChestId: abyssalChest, chestTypeId: 'abyssal-chest', source: 'special' });
+    const grant = ChestGrant.payload.parse({
+      appId,
+      playerId: owner.id,
+      inventoryChestId: abyssalChest,
+      chestTypeId: 'abyssal-chest',
+      source: 'special',
+    });
     await stack.nc.jetstream().publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(grant), { msgID: randomUUID() });
     await eventually(async () => expect((await inventory(stack, owner)).meta.total_chests).toBe(2));
 

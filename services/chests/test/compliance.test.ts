@@ -72,70 +72,85 @@ describe('compliance profile: region and age gates on paid currencies', () => {
 
   const cells = Object.entries(REGIONS).flatMap(([region, r]) => Object.entries(AGES).map(([age, a]) => ({ region, r, age, a })));
 
-  it('region × age × currency: paid gems refused by region, then age (unknown refused); coins allowed everywhere; nothing debited when refused', { timeout: 120_000 }, async () => {
-    expect(cells).toHaveLength(20);
-    const outcomes: string[] = [];
-    const run = async ({ region, r, age, a }: (typeof cells)[number], i: number) => {
-      const declared: Declared = { ...(r.country ? { country: r.country } : {}), ...(a.birth_year ? { birth_year: a.birth_year } : {}) };
-      // Half declare at registration, half with PATCH /players/me afterwards: the gates see no difference.
-      const p = await newPlayer(declared, i % 2 ? 'patch' : 'register');
-      const expected = expectedForGems(r, a);
-      const allowed = expected === 'allowed';
+  it(
+    'region × age × currency: paid gems refused by region, then age (unknown refused); coins allowed everywhere; nothing debited when refused',
+    { timeout: 120_000 },
+    async () => {
+      expect(cells).toHaveLength(20);
+      const outcomes: string[] = [];
+      const run = async ({ region, r, age, a }: (typeof cells)[number], i: number) => {
+        const declared: Declared = { ...(r.country ? { country: r.country } : {}), ...(a.birth_year ? { birth_year: a.birth_year } : {}) };
+        // Half declare at registration, half with PATCH /players/me afterwards: the gates see no difference.
+        const p = await newPlayer(declared, i % 2 ? 'patch' : 'register');
+        const expected = expectedForGems(r, a);
+        const allowed = expected === 'allowed';
 
-      // The catalog tells the player beforehand, per price currency.
-      const { meta } = await catalogMeta(stack, p);
-      expect(meta['Silver Chest']!.purchasable, `${region}/${age}`).toEqual({ coins: true, gems: allowed });
-      expect(meta['Golden Chest']!.purchasable, `${region}/${age}`).toEqual({ gems: allowed });
-      expect(meta['Wooden Chest']!.purchasable, `${region}/${age}`).toEqual({ coins: true });
+        // The catalog tells the player beforehand, per price currency.
+        const { meta } = await catalogMeta(stack, p);
+        expect(meta['Silver Chest']!.purchasable, `${region}/${age}`).toEqual({ coins: true, gems: allowed });
+        expect(meta['Golden Chest']!.purchasable, `${region}/${age}`).toEqual({ gems: allowed });
+        expect(meta['Wooden Chest']!.purchasable, `${region}/${age}`).toEqual({ coins: true });
 
-      const before = await stateOf(p);
-      const gems = await purchase(stack, p, ids['Silver Chest']!, 'gems');
-      if (allowed) {
-        expect(gems.statusCode, gems.body).toBe(201);
-        expect(gems.json().meta.balance).toEqual({ gems: '0.00' });
-      } else {
-        const [error] = expectError(gems, 403, expected.code);
-        expect((error as { meta?: Record<string, unknown> }).meta?.reason, `${region}/${age}`).toBe(expected.reason);
-        expect(await stateOf(p), `${region}/${age}: nothing changed`).toEqual(before);
-      }
-      const coins = await purchase(stack, p, ids['Wooden Chest']!, 'coins');
-      expect(coins.statusCode, `${region}/${age} coins: ${coins.body}`).toBe(201);
-      outcomes.push(`${region}/${age}: gems ${allowed ? 201 : 403}, coins 201`);
-    };
-    // A few players at a time: registrations hash passwords, and the machine is small.
-    for (let i = 0; i < cells.length; i += 4) await Promise.all(cells.slice(i, i + 4).map((c, j) => run(c, i + j)));
-    expect(outcomes.filter((o) => o.includes('gems 201')).sort()).toEqual(['DE/adult: gems 201, coins 201', 'DE/turned 18 last year: gems 201, coins 201']);
-  });
+        const before = await stateOf(p);
+        const gems = await purchase(stack, p, ids['Silver Chest']!, 'gems');
+        if (allowed) {
+          expect(gems.statusCode, gems.body).toBe(201);
+          expect(gems.json().meta.balance).toEqual({ gems: '0.00' });
+        } else {
+          const [error] = expectError(gems, 403, expected.code);
+          expect((error as { meta?: Record<string, unknown> }).meta?.reason, `${region}/${age}`).toBe(expected.reason);
+          expect(await stateOf(p), `${region}/${age}: nothing changed`).toEqual(before);
+        }
+        const coins = await purchase(stack, p, ids['Wooden Chest']!, 'coins');
+        expect(coins.statusCode, `${region}/${age} coins: ${coins.body}`).toBe(201);
+        outcomes.push(`${region}/${age}: gems ${allowed ? 201 : 403}, coins 201`);
+      };
+      // A few players at a time: registrations hash passwords, and the machine is small.
+      for (let i = 0; i < cells.length; i += 4) await Promise.all(cells.slice(i, i + 4).map((c, j) => run(c, i + j)));
+      expect(outcomes.filter((o) => o.includes('gems 201')).sort()).toEqual([
+        'DE/adult: gems 201, coins 201',
+        'DE/turned 18 last year: gems 201, coins 201',
+      ]);
+    },
+  );
 
-  it('reads the current profile at each purchase: moving from BE to DE allows gems; a birth year cannot be changed to pass the age gate', { timeout: 60_000 }, async () => {
-    const p = await newPlayer({ country: 'BE', birth_year: THIS_YEAR - 15 });
-    expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
+  it(
+    'reads the current profile at each purchase: moving from BE to DE allows gems; a birth year cannot be changed to pass the age gate',
+    { timeout: 60_000 },
+    async () => {
+      const p = await newPlayer({ country: 'BE', birth_year: THIS_YEAR - 15 });
+      expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
 
-    expect((await patchMe(stack, p, { country: 'de' })).json().data.attributes.country).toBe('DE');
-    expect((await catalogMeta(stack, p)).meta['Golden Chest']!.purchasable).toEqual({ gems: false });
-    const minor = expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
-    expect(minor[0]).toMatchObject({ meta: { reason: 'under_min_age', min_age: 18 } });
+      expect((await patchMe(stack, p, { country: 'de' })).json().data.attributes.country).toBe('DE');
+      expect((await catalogMeta(stack, p)).meta['Golden Chest']!.purchasable).toEqual({ gems: false });
+      const minor = expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
+      expect(minor[0]).toMatchObject({ meta: { reason: 'under_min_age', min_age: 18 } });
 
-    // A minor cannot declare an older birth year afterwards.
-    const locked = expectError(await patchMe(stack, p, { birth_year: THIS_YEAR - 30 }), 409, 'birth_year_locked');
-    expect(locked[0]!.source?.pointer).toBe('/data/attributes/birth_year');
-    expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
-    expect((await wallet(stack, p)).gems!.balance).toBe('15.00');
+      // A minor cannot declare an older birth year afterwards.
+      const locked = expectError(await patchMe(stack, p, { birth_year: THIS_YEAR - 30 }), 409, 'birth_year_locked');
+      expect(locked[0]!.source?.pointer).toBe('/data/attributes/birth_year');
+      expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
+      expect((await wallet(stack, p)).gems!.balance).toBe('15.00');
 
-    // An adult who moves out of a blocked region can buy at once.
-    const q = await newPlayer({ country: 'NL', birth_year: THIS_YEAR - 40 }, 'patch');
-    expectError(await purchase(stack, q, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
-    expect((await patchMe(stack, q, { country: 'AT' })).statusCode).toBe(200);
-    expect((await catalogMeta(stack, q)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });
-    expect((await purchase(stack, q, ids['Silver Chest']!, 'gems')).statusCode).toBe(201);
-  });
+      // An adult who moves out of a blocked region can buy at once.
+      const q = await newPlayer({ country: 'NL', birth_year: THIS_YEAR - 40 }, 'patch');
+      expectError(await purchase(stack, q, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
+      expect((await patchMe(stack, q, { country: 'AT' })).statusCode).toBe(200);
+      expect((await catalogMeta(stack, q)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });
+      expect((await purchase(stack, q, ids['Silver Chest']!, 'gems')).statusCode).toBe(201);
+    },
+  );
 
   it('catalog: meta.purchasable only with a token, per caller, never from or into the shared reply cache', async () => {
     const blocked = await registerDeclaring(stack, { country: 'BE', birth_year: THIS_YEAR - 30 }, 'register');
     const allowed = await registerDeclaring(stack, { country: 'FR', birth_year: THIS_YEAR - 30 }, 'register');
     const golden = ids['Golden Chest']!;
     const getChest = (p?: Player) =>
-      stack.inject({ method: 'GET', url: `/api/v1/chests/${golden}`, headers: { apikey: stack.apiKey, accept: 'application/vnd.api+json', ...(p ? { authorization: `Bearer ${p.token}` } : {}) } });
+      stack.inject({
+        method: 'GET',
+        url: `/api/v1/chests/${golden}`,
+        headers: { apikey: stack.apiKey, accept: 'application/vnd.api+json', ...(p ? { authorization: `Bearer ${p.token}` } : {}) },
+      });
 
     // Interleaved: anonymous, blocked, anonymous, allowed, blocked; list and single chest alike.
     const anon1 = await catalogMeta(stack);
@@ -161,24 +176,28 @@ describe('compliance profile: region and age gates on paid currencies', () => {
     expect(one.map((r) => r.headers['cache-control'])).toEqual([undefined, 'private, no-store', 'private, no-store', undefined]);
   });
 
-  it('with players unreachable: the catalog still answers (without meta.purchasable), gems cannot be sold, coins still can', { timeout: 60_000 }, async () => {
-    const p = await newPlayer({ country: 'DE', birth_year: THIS_YEAR - 30 });
-    expect((await catalogMeta(stack, p)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });
-    await stack.stopService('players');
-    try {
-      // The API key and the token's signing key are cached by the gateway; the profile is not.
-      const { res, meta } = await catalogMeta(stack, p);
-      expect(res.headers['cache-control']).toBe('private, no-store');
-      expect(meta['Silver Chest']).not.toHaveProperty('purchasable');
-      const gems = await purchase(stack, p, ids['Silver Chest']!, 'gems');
-      expect(gems.statusCode, gems.body).toBeGreaterThanOrEqual(503);
-      expect((await wallet(stack, p)).gems!.balance).toBe('15.00');
-      expect((await purchase(stack, p, ids['Wooden Chest']!, 'coins')).statusCode).toBe(201);
-    } finally {
-      await stack.startService('players');
-    }
-    expect((await purchase(stack, p, ids['Silver Chest']!, 'gems')).statusCode).toBe(201);
-  });
+  it(
+    'with players unreachable: the catalog still answers (without meta.purchasable), gems cannot be sold, coins still can',
+    { timeout: 60_000 },
+    async () => {
+      const p = await newPlayer({ country: 'DE', birth_year: THIS_YEAR - 30 });
+      expect((await catalogMeta(stack, p)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });
+      await stack.stopService('players');
+      try {
+        // The API key and the token's signing key are cached by the gateway; the profile is not.
+        const { res, meta } = await catalogMeta(stack, p);
+        expect(res.headers['cache-control']).toBe('private, no-store');
+        expect(meta['Silver Chest']).not.toHaveProperty('purchasable');
+        const gems = await purchase(stack, p, ids['Silver Chest']!, 'gems');
+        expect(gems.statusCode, gems.body).toBeGreaterThanOrEqual(503);
+        expect((await wallet(stack, p)).gems!.balance).toBe('15.00');
+        expect((await purchase(stack, p, ids['Wooden Chest']!, 'coins')).statusCode).toBe(201);
+      } finally {
+        await stack.startService('players');
+      }
+      expect((await purchase(stack, p, ids['Silver Chest']!, 'gems')).statusCode).toBe(201);
+    },
+  );
 
   it('an app whose content has no compliance rules sells gems to players who declared nothing', { timeout: 60_000 }, async () => {
     const { compliance: _none, ...content } = readContentFile();

@@ -22,9 +22,15 @@ const ROLLS = 10_000;
 
 /** A small seeded generator (sfc32) for the deterministic checks. */
 function seeded(seed: number): RandomSource {
-  let a = 0x9e3779b9, b = 0x243f6a88, c = 0xb7e15162, d = seed >>> 0;
+  let a = 0x9e3779b9,
+    b = 0x243f6a88,
+    c = 0xb7e15162,
+    d = seed >>> 0;
   return () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
     a = b ^ (b >>> 9);
@@ -58,7 +64,11 @@ function chiSquare(observed: Map<string, number>, probabilities: { key: string; 
     stat += (o - e) ** 2 / e;
     df += 1;
   }
-  for (const key of observed.keys()) expect(probabilities.some((x) => x.key === key), `${key} was rolled but has no odds`).toBe(true);
+  for (const key of observed.keys())
+    expect(
+      probabilities.some((x) => x.key === key),
+      `${key} was rolled but has no odds`,
+    ).toBe(true);
   return { stat, df };
 }
 
@@ -91,7 +101,10 @@ describe.each(content.chests.map((c) => [c.id, c.rules] as const))('the %s chest
   it(`matches its odds over ${ROLLS} rolls (chi-square over rarities, p > 0.001)`, () => {
     // Seeded, so the strict threshold never fails by chance; the crypto source is checked below.
     const { byRarity, sizes } = tally(rules, seeded(rules.pools.length * 104729 + 1), ROLLS);
-    const { stat, df } = chiSquare(byRarity, o.rarities.map((r) => ({ key: r.rarity, p: r.probability })));
+    const { stat, df } = chiSquare(
+      byRarity,
+      o.rarities.map((r) => ({ key: r.rarity, p: r.probability })),
+    );
     if (df > 0) expect(stat).toBeLessThan(chiSquareCritical(df));
     const mean = sizes.reduce((a, b) => a + b, 0) / ROLLS;
     expect(Math.abs(mean - o.itemsPerOpen.expected)).toBeLessThan(0.05 * o.itemsPerOpen.expected);
@@ -102,14 +115,20 @@ describe.each(content.chests.map((c) => [c.id, c.rules] as const))('the %s chest
   it(`matches its odds over ${ROLLS} crypto-random rolls as the service rolls them (chi-square, p > 1e-6)`, () => {
     // The production randomness; a looser threshold keeps a chance failure below one run in a million.
     const { byRarity } = tally(rules, cryptoRandom, ROLLS);
-    const { stat, df } = chiSquare(byRarity, o.rarities.map((r) => ({ key: r.rarity, p: r.probability })));
+    const { stat, df } = chiSquare(
+      byRarity,
+      o.rarities.map((r) => ({ key: r.rarity, p: r.probability })),
+    );
     const critical1e6 = [0, 23.928, 27.631, 30.664, 33.377];
     if (df > 0) expect(stat).toBeLessThan(critical1e6[df] ?? chiSquareCritical(df) * 2);
   });
 
   it(`matches its odds per collectible over ${ROLLS} rolls (chi-square, p > 0.001)`, () => {
     const { byCollectible } = tally(rules, seeded(rules.pools.length * 7919), ROLLS);
-    const { stat, df } = chiSquare(byCollectible, o.collectibles.map((c) => ({ key: c.id, p: c.probability })));
+    const { stat, df } = chiSquare(
+      byCollectible,
+      o.collectibles.map((c) => ({ key: c.id, p: c.probability })),
+    );
     expect(stat).toBeLessThan(chiSquareCritical(df));
   });
 
@@ -136,7 +155,11 @@ describe('drop rules', () => {
 
   it('weights rarities by rarity_weights, else by drop rate, among the rarities present in the pool', () => {
     const explicit = odds({ ...base, rarity_weights: { common: 1, rare: 1, legendary: 2 } }, rarities, collectibles);
-    expect(explicit.rarities.map((r) => [r.rarity, r.probability])).toEqual([['common', 0.25], ['rare', 0.25], ['legendary', 0.5]]);
+    expect(explicit.rarities.map((r) => [r.rarity, r.probability])).toEqual([
+      ['common', 0.25],
+      ['rare', 0.25],
+      ['legendary', 0.5],
+    ]);
     const onlyCommons = odds({ ...base, pools: [{ collectibles: ['mecha-brass-gear', 'mecha-copper-coil'] }] }, rarities, collectibles);
     expect(onlyCommons.rarities).toEqual([{ rarity: 'common', probability: 1, expectedCount: 2 }]);
     expect(onlyCommons.collectibles.map((c) => c.probability)).toEqual([0.5, 0.5]);

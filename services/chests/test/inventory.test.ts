@@ -34,7 +34,10 @@ describe('player chest inventory', () => {
     expect(res.statusCode, res.body).toBe(200);
   };
   const befriend = async (a: Player, b: Player) => {
-    for (const [from, to] of [[a, b], [b, a]] as const) {
+    for (const [from, to] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       const res = await stack.inject({
         method: 'POST',
         url: '/api/v1/players/me/friends',
@@ -46,7 +49,10 @@ describe('player chest inventory', () => {
   };
   const publishGrant = async (payload: Parameters<typeof ChestGrant.payload.parse>[0], msgId = randomUUID()) => {
     const js = stack.nc.jetstream();
-    await js.publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(ChestGrant.payload.parse(payload)), { msgID: msgId, headers: natsHeaders() });
+    await js.publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(ChestGrant.payload.parse(payload)), {
+      msgID: msgId,
+      headers: natsHeaders(),
+    });
   };
 
   it("shows the starter chest with the spec's inventory meta, never cached", async () => {
@@ -62,7 +68,11 @@ describe('player chest inventory', () => {
       id: alice.starterChestId,
       attributes: { name: wooden.name, description: wooden.description, images: wooden.images },
       relationships: {},
-      meta: { source: 'welcome', chest_type_id: chestTypeId(appId, 'wooden-chest'), acquired_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+      meta: {
+        source: 'welcome',
+        chest_type_id: chestTypeId(appId, 'wooden-chest'),
+        acquired_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
     });
     expect(body.included).toEqual([]);
     expect(body.meta).toEqual({
@@ -165,7 +175,13 @@ describe('player chest inventory', () => {
     for (let i = 0; i < 11; i++) {
       const id = randomUUID();
       granted.push(id);
-      await publishGrant({ appId, playerId: frank.id, inventoryChestId: id, chestTypeId: i % 2 ? golden : chestTypeId(appId, 'wooden-chest'), source: 'earned' });
+      await publishGrant({
+        appId,
+        playerId: frank.id,
+        inventoryChestId: id,
+        chestTypeId: i % 2 ? golden : chestTypeId(appId, 'wooden-chest'),
+        source: 'earned',
+      });
     }
     await eventually(async () => expect((await inventory(stack, frank)).meta.total_chests).toBe(12));
     const all = (await inventory(stack, frank)).data.map((c: { id: string }) => c.id);

@@ -27,7 +27,11 @@ describe('key-required chests', () => {
   }
   const keysOf = async (p: Player) => Number((await wallet(stack, p)).vault_key!.balance);
   const openedCount = async (ids: string[]) =>
-    (await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM chests.inventory_chests WHERE id = ANY($1::uuid[]) AND opened_at IS NOT NULL', [ids]))[0]!.n;
+    (
+      await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM chests.inventory_chests WHERE id = ANY($1::uuid[]) AND opened_at IS NOT NULL', [
+        ids,
+      ])
+    )[0]!.n;
 
   it('shows the key in the catalog', async () => {
     const ids = await defaultCatalogIds(stack);
@@ -48,7 +52,11 @@ describe('key-required chests', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.collectibles).toHaveLength(4);
     expect(await keysOf(player)).toBe(0);
-    const debits = await sql<{ status: string; id: string }>(stack, 'SELECT id, status FROM chests.chest_debits WHERE chest_id = $1 ORDER BY created_at', [chests[0]]);
+    const debits = await sql<{ status: string; id: string }>(
+      stack,
+      'SELECT id, status FROM chests.chest_debits WHERE chest_id = $1 ORDER BY created_at',
+      [chests[0]],
+    );
     expect(debits.map((d) => d.status)).toEqual(['refunded', 'completed']);
     const ledger = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM wallet.ledger WHERE reference = $1', [`key:${debits[1]!.id}`]);
     expect(ledger[0]!.n).toBe(1);
@@ -58,7 +66,11 @@ describe('key-required chests', () => {
     const { player, chests } = await playerWithVaults(2, 1);
     const answers = await Promise.all(chests.map((id) => open(stack, player, id)));
     expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expectError(answers.find((r) => r.statusCode === 409)!, 409, 'key_required');
+    expectError(
+      answers.find((r) => r.statusCode === 409)!,
+      409,
+      'key_required',
+    );
     expect(await openedCount(chests)).toBe(1);
     expect(await keysOf(player)).toBe(0);
   });
@@ -80,18 +92,28 @@ describe('key-required chests', () => {
     const { player, chests } = await playerWithVaults(1, 1);
     // A process debited the key (step 1 recorded, step 2 done) and died before opening the chest.
     const crashed = randomUUID();
-    await sql(stack, "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')", [
-      crashed, appId, player.id, chests[0],
-    ]);
-    await stack.bus.request(DebitCurrency, { playerId: player.id, currency: 'vault_key', amount: '1', reference: `key:${crashed}` }, { requestId: 'test', appId, playerId: player.id });
+    await sql(
+      stack,
+      "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')",
+      [crashed, appId, player.id, chests[0]],
+    );
+    await stack.bus.request(
+      DebitCurrency,
+      { playerId: player.id, currency: 'vault_key', amount: '1', reference: `key:${crashed}` },
+      { requestId: 'test', appId, playerId: player.id },
+    );
     expect(await keysOf(player)).toBe(0);
     // Another died before asking the wallet at all.
     const early = randomUUID();
-    await sql(stack, "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')", [
-      early, appId, player.id, chests[0],
-    ]);
+    await sql(
+      stack,
+      "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')",
+      [early, appId, player.id, chests[0]],
+    );
     await eventually(async () => {
-      const rows = await sql<{ id: string; status: string }>(stack, 'SELECT id, status FROM chests.chest_debits WHERE id = ANY($1::uuid[])', [[crashed, early]]);
+      const rows = await sql<{ id: string; status: string }>(stack, 'SELECT id, status FROM chests.chest_debits WHERE id = ANY($1::uuid[])', [
+        [crashed, early],
+      ]);
       expect(rows.map((r) => r.status)).toEqual(['refunded', 'refunded']);
     }, 15_000);
     expect(await keysOf(player)).toBe(1);
@@ -107,7 +129,12 @@ describe('key-required chests', () => {
       method: 'POST',
       url: '/api/v1/chests/open',
       headers: jsonApiHeaders(player.apiKey, player.token),
-      payload: { data: [{ type: 'chest', id: player.starterChestId }, { type: 'chest', id: chests[0] }] },
+      payload: {
+        data: [
+          { type: 'chest', id: player.starterChestId },
+          { type: 'chest', id: chests[0] },
+        ],
+      },
     });
     expect(expectError(res, 422, 'key_chest_in_batch')[0]!.source).toEqual({ pointer: '/data/1/id' });
     expect(await keysOf(player)).toBe(1);

@@ -8,7 +8,19 @@ import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema
 import { chestTypeId } from '../src/chest-type-id.js';
 import { deleteExpiredItems } from '../src/repositories/mailbox-repo.js';
 import { MAILBOX_GRACE_DAYS } from '../src/workers/mailbox-sweeper.js';
-import { catalogIds, createApp, get, inventory, open, purchase, registerPlayer, sql, waitForStarterChest, wallet, type Player } from './support/chests.js';
+import {
+  catalogIds,
+  createApp,
+  get,
+  inventory,
+  open,
+  purchase,
+  registerPlayer,
+  sql,
+  waitForStarterChest,
+  wallet,
+  type Player,
+} from './support/chests.js';
 
 const content = readContentFile();
 const TTL_DAYS = 7;
@@ -35,7 +47,10 @@ describe('overflow mailbox', () => {
 
   const publishGrant = async (payload: Parameters<typeof ChestGrant.payload.parse>[0], msgId = randomUUID()) => {
     const js = stack.nc.jetstream();
-    await js.publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(ChestGrant.payload.parse(payload)), { msgID: msgId, headers: natsHeaders() });
+    await js.publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(ChestGrant.payload.parse(payload)), {
+      msgID: msgId,
+      headers: natsHeaders(),
+    });
   };
   /** A chest of `slug` granted to p (delivered `times` times, each with its own message id); its id. */
   const grant = async (app: { appId: string }, p: Player, opts: { id?: string; slug?: string; times?: number } = {}) => {
@@ -58,7 +73,11 @@ describe('overflow mailbox', () => {
     return body;
   };
   const claim = (p: Player, id: string) =>
-    stack.inject({ method: 'POST', url: `/api/v1/players/me/mailbox/${id}/claim`, headers: { apikey: p.apiKey, authorization: `Bearer ${p.token}`, accept: 'application/vnd.api+json' } });
+    stack.inject({
+      method: 'POST',
+      url: `/api/v1/players/me/mailbox/${id}/claim`,
+      headers: { apikey: p.apiKey, authorization: `Bearer ${p.token}`, accept: 'application/vnd.api+json' },
+    });
   const ids = (doc: { data: { id: string }[] }) => doc.data.map((d) => d.id);
   const rowsWithId = async (id: string) => ({
     inventory: (await sql(stack, 'SELECT 1 FROM chests.inventory_chests WHERE id = $1', [id])).length,
@@ -139,7 +158,11 @@ describe('overflow mailbox', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expectJsonApi(body);
-    expect(body.data).toMatchObject({ type: 'chest', id: waiting, meta: { source: 'special', chest_type_id: chestTypeId(mailboxApp.appId, 'golden-chest') } });
+    expect(body.data).toMatchObject({
+      type: 'chest',
+      id: waiting,
+      meta: { source: 'special', chest_type_id: chestTypeId(mailboxApp.appId, 'golden-chest') },
+    });
     const inv = await inventory(stack, p);
     expect(ids(inv)).toContain(waiting);
     expect(inv.meta.inventory_status).toEqual({ capacity: 2, used: 2, available: 0 });
@@ -165,13 +188,21 @@ describe('overflow mailbox', () => {
     expect((await open(stack, p, p.starterChestId)).statusCode).toBe(200);
     const same = await Promise.all([claim(p, a), claim(p, a)]);
     expect(same.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expectError(same.find((r) => r.statusCode === 409)!, 409, 'mailbox_item_claimed');
+    expectError(
+      same.find((r) => r.statusCode === 409)!,
+      409,
+      'mailbox_item_claimed',
+    );
     expect(await rowsWithId(a)).toEqual({ inventory: 1, mailbox: 1 });
 
     expect((await open(stack, p, held)).statusCode).toBe(200);
     const two = await Promise.all([claim(p, b), claim(p, c)]);
     expect(two.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expectError(two.find((r) => r.statusCode === 409)!, 409, 'inventory_full');
+    expectError(
+      two.find((r) => r.statusCode === 409)!,
+      409,
+      'inventory_full',
+    );
     expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 2, used: 2, available: 0 });
     expect((await mailbox(p)).meta.total_count).toBe(1);
   });
@@ -192,7 +223,11 @@ describe('overflow mailbox', () => {
     expectError(anonymous, 401, 'missing_token');
 
     // Expiry: received TTL_DAYS + 1 days ago.
-    await sql(stack, `UPDATE chests.mailbox_items SET received_at = received_at - interval '8 days', expires_at = expires_at - interval '8 days' WHERE id = $1`, [old]);
+    await sql(
+      stack,
+      `UPDATE chests.mailbox_items SET received_at = received_at - interval '8 days', expires_at = expires_at - interval '8 days' WHERE id = $1`,
+      [old],
+    );
     expect(ids(await mailbox(p))).toEqual([mine]);
     expect((await mailbox(p)).meta.total_count).toBe(1);
     expectError(await claim(p, old), 404, 'mailbox_item_not_found');

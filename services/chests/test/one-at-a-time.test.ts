@@ -7,16 +7,18 @@ describe('OneAtATime', () => {
     const log: string[] = [];
     let running = 0;
     let most = 0;
-    const task = (name: string, ms: number, fail = false) => async () => {
-      running += 1;
-      most = Math.max(most, running);
-      log.push(`start ${name}`);
-      await new Promise((r) => setTimeout(r, ms));
-      log.push(`end ${name}`);
-      running -= 1;
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const task =
+      (name: string, ms: number, fail = false) =>
+      async () => {
+        running += 1;
+        most = Math.max(most, running);
+        log.push(`start ${name}`);
+        await new Promise((r) => setTimeout(r, ms));
+        log.push(`end ${name}`);
+        running -= 1;
+        if (fail) throw new Error(name);
+        return name;
+      };
     const a = [q.run('p1', task('a1', 20)), q.run('p1', task('a2', 1, true)), q.run('p1', task('a3', 1))];
     const b = q.run('p2', task('b1', 5));
     expect(q.size).toBe(2);

@@ -4,7 +4,19 @@ import { ChestGrant, readContentFile } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { chestTypeId } from '../src/chest-type-id.js';
-import { appIdOf, createApp, get, inventory, open, purchase, registerPlayer, sql, waitForStarterChest, defaultCatalogIds, type Player } from './support/chests.js';
+import {
+  appIdOf,
+  createApp,
+  get,
+  inventory,
+  open,
+  purchase,
+  registerPlayer,
+  sql,
+  waitForStarterChest,
+  defaultCatalogIds,
+  type Player,
+} from './support/chests.js';
 
 const content = readContentFile();
 const experience = new Map(content.rarities.map((r) => [r.id, r.experience]));
@@ -61,7 +73,13 @@ describe('opening a chest', () => {
       expect(c).toEqual({
         type: 'collectible',
         id: known.id,
-        attributes: { name: known.name, description: known.description, collection_id: known.collection_id, images: known.images, rarity: known.rarity },
+        attributes: {
+          name: known.name,
+          description: known.description,
+          collection_id: known.collection_id,
+          images: known.images,
+          rarity: known.rarity,
+        },
       });
     }
     const breakdown: Record<string, number> = {};
@@ -88,7 +106,11 @@ describe('opening a chest', () => {
 
   it('opens with POST as well, with or without a JSON:API content type', async () => {
     const p = await newPlayer();
-    const res = await stack.inject({ method: 'POST', url: `/api/v1/chests/${p.starterChestId}/open`, headers: jsonApiHeaders(stack.apiKey, p.token) });
+    const res = await stack.inject({
+      method: 'POST',
+      url: `/api/v1/chests/${p.starterChestId}/open`,
+      headers: jsonApiHeaders(stack.apiKey, p.token),
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     const bought = await buyWooden(p);
@@ -140,7 +162,9 @@ describe('opening a chest', () => {
     expect(ok).toHaveLength(1);
     expect(refused).toHaveLength(49);
     for (const r of refused) expectError(r, 403, 'chest_already_opened');
-    const openings = await sql<{ id: string; items: unknown[] }>(stack, 'SELECT id, items FROM chests.openings WHERE chest_id = $1', [p.starterChestId]);
+    const openings = await sql<{ id: string; items: unknown[] }>(stack, 'SELECT id, items FROM chests.openings WHERE chest_id = $1', [
+      p.starterChestId,
+    ]);
     expect(openings).toHaveLength(1);
     expect(openings[0]!.id).toBe(ok[0]!.json().meta.opening_id);
     const granted = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE player_id = $1', [p.id]);

@@ -19,14 +19,19 @@ import {
 // Small tier: pity and the HMAC stream as pure code against the default content, no infrastructure.
 const content = readContentFile();
 const rarities = content.rarities;
-const collectibles: DropCollectible[] = content.collections.flatMap((col) => col.collectibles.map((c) => ({ id: c.id, collectionId: col.id, rarity: c.rarity })));
+const collectibles: DropCollectible[] = content.collections.flatMap((col) =>
+  col.collectibles.map((c) => ({ id: c.id, collectionId: col.id, rarity: c.rarity })),
+);
 const chest = (id: string) => content.chests.find((c) => c.id === id)!;
 const SEED = 'a3f1'.repeat(16);
 
 /** Pearson's statistic of observed counts against probabilities. */
 function chiSquare(observed: Map<string, number>, probabilities: { rarity: string; probability: number }[]) {
   const total = [...observed.values()].reduce((a, b) => a + b, 0);
-  return probabilities.reduce((s, { rarity, probability }) => s + ((observed.get(rarity) ?? 0) - total * probability) ** 2 / (total * probability), 0);
+  return probabilities.reduce(
+    (s, { rarity, probability }) => s + ((observed.get(rarity) ?? 0) - total * probability) ** 2 / (total * probability),
+    0,
+  );
 }
 
 describe('the HMAC-SHA256 random stream', () => {
@@ -73,7 +78,10 @@ describe('pity', () => {
   const legendary = (items: { rarity: string }[]) => items.some((it) => it.rarity === 'legendary');
 
   it('never lets the counter reach hard over 20,000 seeded openings, and resets it exactly on a legendary', () => {
-    for (const [table, hard] of [[silver, 10], [abyssal, 15]] as const) {
+    for (const [table, hard] of [
+      [silver, 10],
+      [abyssal, 15],
+    ] as const) {
       let counter = 0;
       let longest = 0;
       let run = 0;
@@ -112,7 +120,9 @@ describe('pity', () => {
     }
     const expected = tableOdds(table, rarities).rarities;
     expect(chiSquare(observed, expected)).toBeLessThan(27.63);
-    expect(expected.find((r) => r.rarity === 'legendary')!.probability).toBeGreaterThan(odds(chest('abyssal-chest').rules, rarities, collectibles).rarities[2]!.probability);
+    expect(expected.find((r) => r.rarity === 'legendary')!.probability).toBeGreaterThan(
+      odds(chest('abyssal-chest').rules, rarities, collectibles).rarities[2]!.probability,
+    );
   });
 
   it('discloses long-run shares that the counter carried over 50,000 openings reproduces', () => {

@@ -7,7 +7,20 @@ import { chestTypeId } from '../src/chest-type-id.js';
 import { ChestsConfigSchema } from '../src/config.js';
 import { chestsServiceWith } from '../src/service.js';
 import { patchMe } from './support/compliance.js';
-import { appIdOf, catalogIds, createApp, credit, inventory, purchase, registerPlayer, sql, waitForStarterChest, wallet, defaultCatalogIds, type Player } from './support/chests.js';
+import {
+  appIdOf,
+  catalogIds,
+  createApp,
+  credit,
+  inventory,
+  purchase,
+  registerPlayer,
+  sql,
+  waitForStarterChest,
+  wallet,
+  defaultCatalogIds,
+  type Player,
+} from './support/chests.js';
 
 const content = readContentFile();
 
@@ -54,9 +67,11 @@ describe('buying chests', () => {
     const inv = await inventory(stack, p);
     expect(inv.meta.chest_types).toEqual({ purchased: 2, earned: 0, welcome: 1, special: 0 });
     expect(inv.meta.estimated_value).toEqual({ coins: 500 + 2 * 1500, gems: 2 * 15, vault_key: 0 });
-    const ledger = await sql<{ delta: string; reason: string }>(stack, 'SELECT delta, reason FROM wallet.ledger WHERE reference = $1', [body.meta.purchase_id]);
+    const ledger = await sql<{ delta: string; reason: string }>(stack, 'SELECT delta, reason FROM wallet.ledger WHERE reference = $1', [
+      body.meta.purchase_id,
+    ]);
     expect(ledger).toEqual([{ delta: '-3000.00', reason: 'debit' }]);
-    expect(await sql(stack, "SELECT status FROM chests.purchases WHERE id = $1", [body.meta.purchase_id])).toEqual([{ status: 'completed' }]);
+    expect(await sql(stack, 'SELECT status FROM chests.purchases WHERE id = $1', [body.meta.purchase_id])).toEqual([{ status: 'completed' }]);
   });
 
   it('buys one chest by default, with gems too; the chest opens at once', async () => {
@@ -67,7 +82,11 @@ describe('buying chests', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data).toHaveLength(1);
     expect(res.json().meta.balance).toEqual({ gems: '0.00' });
-    const opened = await stack.inject({ method: 'GET', url: `/api/v1/chests/${res.json().data[0].id}/open`, headers: jsonApiHeaders(stack.apiKey, p.token) });
+    const opened = await stack.inject({
+      method: 'GET',
+      url: `/api/v1/chests/${res.json().data[0].id}/open`,
+      headers: jsonApiHeaders(stack.apiKey, p.token),
+    });
     expect(opened.statusCode, opened.body).toBe(200);
   });
 
@@ -99,13 +118,41 @@ describe('buying chests', () => {
     expect(await pointer({ data: { type: 'purchase', attributes: { currency: 'coins', quantity: 0 } } })).toBe('/data/attributes/quantity');
     expect(await pointer({})).toBe('/data');
     expectError(await post('{"data":'), 400, 'malformed_json');
-    expectError(await post({ data: { type: 'purchase', attributes: { currency: 'coins' } } }, { ...jsonApiHeaders(stack.apiKey, p.token), 'content-type': 'application/json' }), 415);
+    expectError(
+      await post(
+        { data: { type: 'purchase', attributes: { currency: 'coins' } } },
+        { ...jsonApiHeaders(stack.apiKey, p.token), 'content-type': 'application/json' },
+      ),
+      415,
+    );
     expectError(await post({ data: { type: 'purchase', attributes: { currency: 'coins' } } }, jsonApiHeaders(stack.apiKey)), 401);
     const body = { data: { type: 'purchase', attributes: { currency: 'coins' } } };
-    expectError(await stack.inject({ method: 'POST', url: '/api/v1/chests/nope/purchase', headers: jsonApiHeaders(stack.apiKey, p.token), payload: body }), 400, 'invalid_id');
-    expectError(await stack.inject({ method: 'POST', url: `/api/v1/chests/${randomUUID()}/purchase`, headers: jsonApiHeaders(stack.apiKey, p.token), payload: body }), 404, 'chest_not_found');
+    expectError(
+      await stack.inject({ method: 'POST', url: '/api/v1/chests/nope/purchase', headers: jsonApiHeaders(stack.apiKey, p.token), payload: body }),
+      400,
+      'invalid_id',
+    );
+    expectError(
+      await stack.inject({
+        method: 'POST',
+        url: `/api/v1/chests/${randomUUID()}/purchase`,
+        headers: jsonApiHeaders(stack.apiKey, p.token),
+        payload: body,
+      }),
+      404,
+      'chest_not_found',
+    );
     // An inventory chest id is not a catalog chest.
-    expectError(await stack.inject({ method: 'POST', url: `/api/v1/chests/${p.starterChestId}/purchase`, headers: jsonApiHeaders(stack.apiKey, p.token), payload: body }), 404, 'chest_not_found');
+    expectError(
+      await stack.inject({
+        method: 'POST',
+        url: `/api/v1/chests/${p.starterChestId}/purchase`,
+        headers: jsonApiHeaders(stack.apiKey, p.token),
+        payload: body,
+      }),
+      404,
+      'chest_not_found',
+    );
     expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
   });
 
@@ -215,17 +262,30 @@ describe('buying chests', () => {
     expect((await inventory(stack, p)).meta.total_chests).toBe(1);
     const [row] = await sql<{ id: string; status: string }>(stack, 'SELECT id, status FROM chests.purchases WHERE player_id = $1', [p.id]);
     expect(row!.status).toBe('refunded');
-    const ledger = await sql<{ delta: string; reason: string }>(stack, 'SELECT delta, reason FROM wallet.ledger WHERE reference = $1 ORDER BY id', [row!.id]);
-    expect(ledger).toEqual([{ delta: '-500.00', reason: 'debit' }, { delta: '500.00', reason: 'debit_refund' }]);
+    const ledger = await sql<{ delta: string; reason: string }>(stack, 'SELECT delta, reason FROM wallet.ledger WHERE reference = $1 ORDER BY id', [
+      row!.id,
+    ]);
+    expect(ledger).toEqual([
+      { delta: '-500.00', reason: 'debit' },
+      { delta: '500.00', reason: 'debit_refund' },
+    ]);
   });
 
   it('refunds a purchase a crash left debited (the sweeper)', async () => {
     const p = await newPlayer();
     const purchaseId = randomUUID();
     // As if the process died right after the debit: the purchase row says debited, no chest added.
-    await sql(stack, `INSERT INTO chests.purchases (id, app_id, player_id, chest_type_id, currency, quantity, amount, status)
-      VALUES ($1, $2, $3, $4, 'coins', 1, 500, 'debited')`, [purchaseId, appId, p.id, ids['Wooden Chest']]);
-    await stack.bus.request(DebitCurrency, { playerId: p.id, currency: 'coins', amount: '500', reference: purchaseId }, { requestId: 'crash', appId });
+    await sql(
+      stack,
+      `INSERT INTO chests.purchases (id, app_id, player_id, chest_type_id, currency, quantity, amount, status)
+      VALUES ($1, $2, $3, $4, 'coins', 1, 500, 'debited')`,
+      [purchaseId, appId, p.id, ids['Wooden Chest']],
+    );
+    await stack.bus.request(
+      DebitCurrency,
+      { playerId: p.id, currency: 'coins', amount: '500', reference: purchaseId },
+      { requestId: 'crash', appId },
+    );
     expect((await wallet(stack, p)).coins!.balance).toBe('1000.00');
     await eventually(async () => {
       expect(await sql(stack, 'SELECT status FROM chests.purchases WHERE id = $1', [purchaseId])).toEqual([{ status: 'refunded' }]);

@@ -4,7 +4,20 @@ import { AppContentSchema, DebitCurrency, readContentFile, type AppContent } fro
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { skipPrice } from '../src/opening/unlock-chest.js';
-import { appIdOf, createApp, credit, defaultCatalogIds, get, grantChests, inventory, open, registerPlayer, sql, wallet, type Player } from './support/chests.js';
+import {
+  appIdOf,
+  createApp,
+  credit,
+  defaultCatalogIds,
+  get,
+  grantChests,
+  inventory,
+  open,
+  registerPlayer,
+  sql,
+  wallet,
+  type Player,
+} from './support/chests.js';
 
 const content = readContentFile();
 /** The demo's time-locked chest type, and its rules, from the content file. */
@@ -57,13 +70,20 @@ describe('time-locked chests', () => {
   }
   const gemsOf = async (p: Player) => Number((await wallet(stack, p))[skip.currency]!.balance);
   const lockOf = async (p: Player, chestId: string) =>
-    (await inventory(stack, p)).data.find((c: { id: string }) => c.id === chestId)?.meta.lock as { state: string; unlocks_at: string | null } | undefined;
-  const openedAt = async (chestId: string) => (await sql<{ opened_at: Date | null }>(stack, 'SELECT opened_at FROM chests.inventory_chests WHERE id = $1', [chestId]))[0]!.opened_at;
+    (await inventory(stack, p)).data.find((c: { id: string }) => c.id === chestId)?.meta.lock as
+      { state: string; unlocks_at: string | null } | undefined;
+  const openedAt = async (chestId: string) =>
+    (await sql<{ opened_at: Date | null }>(stack, 'SELECT opened_at FROM chests.inventory_chests WHERE id = $1', [chestId]))[0]!.opened_at;
 
   it('validates the timer in content, and shows it in the catalog and on inventory chests', async () => {
     expect(AppContentSchema.parse({ ...content, players: { ...content.players, unlock_slots: undefined } }).players.unlock_slots).toBe(1);
     const withUnlock = (unlock: unknown) => ({ ...content, chests: content.chests.map((c) => (c.id === timed.id ? { ...c, unlock } : c)) });
-    for (const bad of [{ seconds: 0 }, { seconds: 1.5 }, { seconds: 60, skip: { currency: 'no_such', per_minute: 1 } }, { seconds: 60, skip: { currency: 'gems', per_minute: 0 } }]) {
+    for (const bad of [
+      { seconds: 0 },
+      { seconds: 1.5 },
+      { seconds: 60, skip: { currency: 'no_such', per_minute: 1 } },
+      { seconds: 60, skip: { currency: 'gems', per_minute: 0 } },
+    ]) {
       expect(AppContentSchema.safeParse(withUnlock(bad)).success, JSON.stringify(bad)).toBe(false);
     }
     const ids = await defaultCatalogIds(stack);
@@ -110,7 +130,12 @@ describe('time-locked chests', () => {
       method: 'POST',
       url: '/api/v1/chests/open',
       headers: jsonApiHeaders(player.apiKey, player.token),
-      payload: { data: [{ type: 'chest', id: player.starterChestId }, { type: 'chest', id: second }] },
+      payload: {
+        data: [
+          { type: 'chest', id: player.starterChestId },
+          { type: 'chest', id: second },
+        ],
+      },
     });
     const errors = expectError(batch, 403, 'chest_locked');
     expect((errors[0] as { source?: unknown }).source).toEqual({ pointer: '/data/1/id' });
@@ -124,7 +149,11 @@ describe('time-locked chests', () => {
     const gems = await gemsOf(player);
 
     await unlocked(player, running);
-    const remaining = (await sql<{ s: number }>(stack, 'SELECT extract(epoch FROM unlocks_at - now())::float8 AS s FROM chests.inventory_chests WHERE id = $1', [running]))[0]!.s;
+    const remaining = (
+      await sql<{ s: number }>(stack, 'SELECT extract(epoch FROM unlocks_at - now())::float8 AS s FROM chests.inventory_chests WHERE id = $1', [
+        running,
+      ])
+    )[0]!.s;
     const skipped = await unlocked(player, running, skip.currency);
     const price = skipped.meta.price_paid[skip.currency] as number;
     // Charged for what was left, a moment before the skip: within a minute's price of it.
@@ -171,7 +200,12 @@ describe('time-locked chests', () => {
     const other = await playerWith(0);
     expectError(await unlock(other.player, chest), 403, 'chest_not_owned');
     const bad = (payload: unknown) =>
-      stack.inject({ method: 'POST', url: `/api/v1/chests/${chest}/unlock`, headers: jsonApiHeaders(player.apiKey, player.token), payload: JSON.stringify(payload) });
+      stack.inject({
+        method: 'POST',
+        url: `/api/v1/chests/${chest}/unlock`,
+        headers: jsonApiHeaders(player.apiKey, player.token),
+        payload: JSON.stringify(payload),
+      });
     expect((await bad({ data: { type: 'chest', attributes: { skip_with: 'gems' } } })).statusCode).toBe(422);
     expect((await bad({ data: { type: 'unlock', attributes: { skip_with: 'gems', extra: 1 } } })).statusCode).toBe(422);
     const anonymous = await stack.inject({ method: 'POST', url: `/api/v1/chests/${chest}/unlock`, headers: { apikey: player.apiKey } });
@@ -199,7 +233,11 @@ describe('time-locked chests', () => {
     const { player, chests } = await playerWith(4);
     const starts = await Promise.all(chests.slice(0, 2).map((id) => unlock(player, id)));
     expect(starts.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expectError(starts.find((r) => r.statusCode === 409)!, 409, 'unlock_slot_busy');
+    expectError(
+      starts.find((r) => r.statusCode === 409)!,
+      409,
+      'unlock_slot_busy',
+    );
 
     await credit(stack, player, (await wallet(stack, player))[skip.currency]!.id, '1000');
     const gems = await gemsOf(player);
@@ -209,7 +247,9 @@ describe('time-locked chests', () => {
     const charged = skips.map((r) => r.json().meta.price_paid?.[skip.currency] as number | undefined).filter((n) => n !== undefined);
     expect(charged).toEqual([skipPrice(rules.seconds, skip.per_minute)]);
     await eventually(async () => expect(await gemsOf(player)).toBe(gems - charged[0]!));
-    const debits = await sql<{ status: string }>(stack, "SELECT status FROM chests.chest_debits WHERE chest_id = $1 AND status <> 'refunded'", [target]);
+    const debits = await sql<{ status: string }>(stack, "SELECT status FROM chests.chest_debits WHERE chest_id = $1 AND status <> 'refunded'", [
+      target,
+    ]);
     expect(debits.map((d) => d.status)).toEqual(['completed']);
   });
 
@@ -218,10 +258,16 @@ describe('time-locked chests', () => {
     await credit(stack, player, (await wallet(stack, player))[skip.currency]!.id, '100');
     const gems = await gemsOf(player);
     const crashed = randomUUID();
-    await sql(stack, "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status, purpose) VALUES ($1, $2, $3, $4, $5, 60, 'pending', 'unlock_skip')", [
-      crashed, appId, player.id, chests[0], skip.currency,
-    ]);
-    await stack.bus.request(DebitCurrency, { playerId: player.id, currency: skip.currency, amount: '60', reference: `unlock:${crashed}` }, { requestId: 'test', appId, playerId: player.id });
+    await sql(
+      stack,
+      "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status, purpose) VALUES ($1, $2, $3, $4, $5, 60, 'pending', 'unlock_skip')",
+      [crashed, appId, player.id, chests[0], skip.currency],
+    );
+    await stack.bus.request(
+      DebitCurrency,
+      { playerId: player.id, currency: skip.currency, amount: '60', reference: `unlock:${crashed}` },
+      { requestId: 'test', appId, playerId: player.id },
+    );
     expect(await gemsOf(player)).toBe(gems - 60);
     await eventually(async () => {
       const rows = await sql<{ status: string }>(stack, 'SELECT status FROM chests.chest_debits WHERE id = $1', [crashed]);

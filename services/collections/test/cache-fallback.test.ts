@@ -31,7 +31,9 @@ describe('collections without Redis', () => {
     svc = await startService(collectionsService, config);
     const id = randomUUID();
     const watch = watchApplied(svc.deps.nc, config.NATS_PREFIX, [id], CONTENT_CONSUMER);
-    await svc.deps.js.publish(`${config.NATS_PREFIX}.${AppContentLoaded.subject}`, encodeJson({ appId, version: 1, content: readContentFile() }), { msgID: id });
+    await svc.deps.js.publish(`${config.NATS_PREFIX}.${AppContentLoaded.subject}`, encodeJson({ appId, version: 1, content: readContentFile() }), {
+      msgID: id,
+    });
     expect((await watch.done(10_000)).size).toBe(1);
   });
   afterAll(async () => {

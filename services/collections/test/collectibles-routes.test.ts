@@ -61,8 +61,15 @@ describe('collectibles and the player collection through the gateway', () => {
     it('applies fields[collectible] and sorts', async () => {
       const body = (await get(stack, '/api/v1/collectibles?fields[collectible]=images&sort=-id&page[limit]=1')).json();
       expectJsonApi(body);
-      const lastId = allCollectibles.map((c) => c.id).sort().at(-1)!;
-      expect(body.data[0]).toMatchObject({ id: lastId, attributes: { images: allCollectibles.find((c) => c.id === lastId)!.images }, relationships: {} });
+      const lastId = allCollectibles
+        .map((c) => c.id)
+        .sort()
+        .at(-1)!;
+      expect(body.data[0]).toMatchObject({
+        id: lastId,
+        attributes: { images: allCollectibles.find((c) => c.id === lastId)!.images },
+        relationships: {},
+      });
       expect(Object.keys(body.data[0].attributes)).toEqual(['images']);
     });
 
@@ -132,13 +139,22 @@ describe('collectibles and the player collection through the gateway', () => {
       const body = (await get(stack, '/api/v1/collectibles/ancient-bronze-coin?include=collection', player.token)).json();
       expectJsonApi(body);
       expect(body.included).toHaveLength(1);
-      expect(body.included[0]).toMatchObject({ type: 'collection', id: 'ancient-relics', attributes: { name: relics.name, description: relics.description } });
+      expect(body.included[0]).toMatchObject({
+        type: 'collection',
+        id: 'ancient-relics',
+        attributes: { name: relics.name, description: relics.description },
+      });
       expect(body.included[0].relationships.collectibles.data).toEqual(relics.collectibles.map((i) => ({ type: 'collectible', id: i.id })));
       expect(body.meta.collection_progress.current_item).toBe(2);
     });
 
     it('applies fields[collectible] and fields[collection]', async () => {
-      const body = (await get(stack, '/api/v1/collectibles/ancient-bronze-coin?include=collection&fields[collectible]=name,collection&fields[collection]=description')).json();
+      const body = (
+        await get(
+          stack,
+          '/api/v1/collectibles/ancient-bronze-coin?include=collection&fields[collectible]=name,collection&fields[collection]=description',
+        )
+      ).json();
       expectJsonApi(body);
       expect(body.data.attributes).toEqual({ name: 'Bronze Coin' });
       expect(body.data.relationships).toEqual({ collection: { data: { type: 'collection', id: 'ancient-relics' } } });
@@ -171,7 +187,13 @@ describe('collectibles and the player collection through the gateway', () => {
       expect(body.included.map((c: { id: string }) => c.id)).toEqual(['ancient-relics']);
       expect(body.meta).toMatchObject({ player_id: player.id, total_count: 2, total_copies: 3, page: { limit: 20, offset: 0 } });
       expect(body.meta.collections).toHaveLength(5);
-      expect(body.meta.collections[0]).toEqual({ id: 'ancient-relics', name: relics.name, total_items: 12, unique_items: 2, completion_rate: 2 / 12 });
+      expect(body.meta.collections[0]).toEqual({
+        id: 'ancient-relics',
+        name: relics.name,
+        total_items: 12,
+        unique_items: 2,
+        completion_rate: 2 / 12,
+      });
     });
 
     it('is empty for a new player and 401 without a token', async () => {

@@ -48,7 +48,10 @@ describe('collections through the gateway', () => {
     it('sorts by name descending', async () => {
       const body = (await get(stack, '/api/v1/collections?sort=-name')).json();
       expectJsonApi(body);
-      const names = content.collections.map((c) => c.name).sort().reverse();
+      const names = content.collections
+        .map((c) => c.name)
+        .sort()
+        .reverse();
       expect(body.data.map((c: { attributes: { name: string } }) => c.attributes.name)).toEqual(names);
     });
 
@@ -85,7 +88,11 @@ describe('collections through the gateway', () => {
       expect(res.statusCode).toBe(200);
       const body = res.json();
       expectJsonApi(body);
-      expect(body.data).toMatchObject({ type: 'collection', id: 'ancient-relics', attributes: { name: relics.name, description: relics.description } });
+      expect(body.data).toMatchObject({
+        type: 'collection',
+        id: 'ancient-relics',
+        attributes: { name: relics.name, description: relics.description },
+      });
       expect(body.data.relationships.collectibles.data).toHaveLength(12);
       expect(body.included).toBeUndefined();
       expect(body.meta).toEqual({ collectible_count: 12, collection_completeness: { total_items: 12, unique_items: 0, completion_rate: 0 } });
@@ -118,7 +125,9 @@ describe('collections through the gateway', () => {
     });
 
     it('applies fields[collection] and fields[collectible] together', async () => {
-      const body = (await get(stack, '/api/v1/collections/ancient-relics?include=collectibles&fields[collection]=name,collectibles&fields[collectible]=name')).json();
+      const body = (
+        await get(stack, '/api/v1/collections/ancient-relics?include=collectibles&fields[collection]=name,collectibles&fields[collectible]=name')
+      ).json();
       expectJsonApi(body);
       expect(body.data.attributes).toEqual({ name: relics.name });
       expect(body.data.relationships.collectibles.data).toHaveLength(12);
@@ -164,10 +173,14 @@ describe('collections through the gateway', () => {
     });
 
     it('sorts by rarity rank then name, and applies fields[collectible]', async () => {
-      const body = (await get(stack, '/api/v1/collections/ancient-relics/collectibles?sort=-rarity,name&fields[collectible]=name,collection_id')).json();
+      const body = (
+        await get(stack, '/api/v1/collections/ancient-relics/collectibles?sort=-rarity,name&fields[collectible]=name,collection_id')
+      ).json();
       expectJsonApi(body);
       const rank = new Map(content.rarities.map((r) => [r.id, r.rank]));
-      const expected = [...relics.collectibles].sort((a, b) => rank.get(b.rarity)! - rank.get(a.rarity)! || a.name.localeCompare(b.name)).map((c) => c.name);
+      const expected = [...relics.collectibles]
+        .sort((a, b) => rank.get(b.rarity)! - rank.get(a.rarity)! || a.name.localeCompare(b.name))
+        .map((c) => c.name);
       expect(body.data.map((c: { attributes: { name: string } }) => c.attributes.name)).toEqual(expected);
       expect(body.data[0].attributes).toEqual({ name: expected[0], collection_id: 'ancient-relics' });
     });

@@ -47,7 +47,9 @@ describe('collection completion rewards', () => {
     return Number(res.json().data.find((c: { attributes: { code: string } }) => c.attributes.code === code).attributes.balance.amount);
   };
   const earnedChests = async (p: TestPlayer, apiKey: string) =>
-    (await get(stack, '/api/v1/players/me/chests', p.token, apiKey)).json().data.filter((c: { meta: { source: string } }) => c.meta.source === 'earned');
+    (await get(stack, '/api/v1/players/me/chests', p.token, apiKey))
+      .json()
+      .data.filter((c: { meta: { source: string } }) => c.meta.source === 'earned');
   const completion = async (p: TestPlayer, apiKey: string) =>
     (await get(stack, `/api/v1/collections/${REWARDED.id}`, p.token, apiKey)).json().meta.collection_completeness;
   const sql = async <T extends object>(text: string, params: unknown[]) => {
@@ -61,12 +63,18 @@ describe('collection completion rewards', () => {
   /** A registered player of `app` whose welcome grants landed. */
   const newPlayer = async (app: { publishableKey: string }) => {
     const p = await registerPlayer(stack, app.publishableKey);
-    await eventually(async () => expect((await get(stack, '/api/v1/players/me/chests', p.token, app.publishableKey)).json().meta.total_chests).toBe(1), 20_000);
+    await eventually(
+      async () => expect((await get(stack, '/api/v1/players/me/chests', p.token, app.publishableKey)).json().meta.total_chests).toBe(1),
+      20_000,
+    );
     return p;
   };
 
   it('refuses rewards of unknown currencies or chests, and empty ones', () => {
-    const withReward = (r: unknown) => ({ ...content, collections: content.collections.map((c) => (c.id === REWARDED.id ? { ...c, completion_reward: r } : c)) });
+    const withReward = (r: unknown) => ({
+      ...content,
+      collections: content.collections.map((c) => (c.id === REWARDED.id ? { ...c, completion_reward: r } : c)),
+    });
     for (const bad of [{ currencies: { rubies: 5 } }, { chests: ['no-such-chest'] }, {}, { currencies: { gems: 0 } }, { chests: [] }]) {
       expect(AppContentSchema.safeParse(withReward(bad)).success, JSON.stringify(bad)).toBe(false);
     }
@@ -85,7 +93,9 @@ describe('collection completion rewards', () => {
     const players = await Promise.all([1, 2, 3, 4].map(() => newPlayer(roomy)));
     const gems = await Promise.all(players.map((p) => balance(p, roomy.publishableKey, 'gems')));
     // Each player's collection is completed by two grants published at once (two replicas consume them).
-    await Promise.all(players.map((p) => grantAndWait(stack, openingGrant(appId, p.id, [first!, second!]), openingGrant(appId, p.id, [third!, first!]))));
+    await Promise.all(
+      players.map((p) => grantAndWait(stack, openingGrant(appId, p.id, [first!, second!]), openingGrant(appId, p.id, [third!, first!]))),
+    );
 
     for (const [i, p] of players.entries()) {
       await eventually(async () => {
@@ -108,15 +118,26 @@ describe('collection completion rewards', () => {
       ]);
       expect(ledger[0]!.n).toBe(Object.keys(reward.currencies!).length);
     }
-    const rows = await sql<{ n: number }>('SELECT count(*)::int AS n FROM collection_completions WHERE player_id = ANY($1::uuid[])', [players.map((p) => p.id)]);
+    const rows = await sql<{ n: number }>('SELECT count(*)::int AS n FROM collection_completions WHERE player_id = ANY($1::uuid[])', [
+      players.map((p) => p.id),
+    ]);
     expect(rows[0]!.n).toBe(players.length);
   });
 
   it('records completion without a reward, and shows no completed_at before it', async () => {
     const p = await newPlayer(roomy);
     const other = content.collections.find((c) => !c.completion_reward)!;
-    expect((await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().meta.collection_completeness.completed_at).toBeUndefined();
-    await grantAndWait(stack, openingGrant(roomy.appId, p.id, other.collectibles.map((i) => ({ collectibleId: i.id, collectionId: other.id }))));
+    expect(
+      (await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().meta.collection_completeness.completed_at,
+    ).toBeUndefined();
+    await grantAndWait(
+      stack,
+      openingGrant(
+        roomy.appId,
+        p.id,
+        other.collectibles.map((i) => ({ collectibleId: i.id, collectionId: other.id })),
+      ),
+    );
     const meta = (await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().meta.collection_completeness;
     expect([meta.completion_rate, typeof meta.completed_at]).toEqual([1, 'string']);
     const mine = (await get(stack, '/api/v1/players/me/collection', p.token, roomy.publishableKey)).json();

@@ -33,7 +33,15 @@ const vaultContent: AppContent = AppContentSchema.parse({
       ],
     },
   ],
-  chests: [{ id: 'vault-chest', name: 'Vault Chest', description: 'Vault.', price: { coins: 100 }, rules: { items: { fixed: 1 }, pools: [{ collection: 'vault-treasures' }] } }],
+  chests: [
+    {
+      id: 'vault-chest',
+      name: 'Vault Chest',
+      description: 'Vault.',
+      price: { coins: 100 },
+      rules: { items: { fixed: 1 }, pools: [{ collection: 'vault-treasures' }] },
+    },
+  ],
 });
 
 /** The default content with ancient-relics renamed and its bronze coin replaced by a new item. */
@@ -113,7 +121,9 @@ describe('content versions, caching and app isolation', () => {
       const mine = (await get(stack, '/api/v1/players/me/collection', vaultPlayer.token, vault.apiKey)).json();
       expectJsonApi(mine);
       expect(mine.data.map((c: { id: string }) => c.id)).toEqual(['vault-gem']);
-      expect(mine.meta.collections).toEqual([{ id: 'vault-treasures', name: 'Vault Treasures', total_items: 3, unique_items: 1, completion_rate: 1 / 3 }]);
+      expect(mine.meta.collections).toEqual([
+        { id: 'vault-treasures', name: 'Vault Treasures', total_items: 3, unique_items: 1, completion_rate: 1 / 3 },
+      ]);
     });
   });
 
@@ -122,11 +132,13 @@ describe('content versions, caching and app isolation', () => {
       await get(stack, '/api/v1/collections/sky-kingdom');
       await get(stack, '/api/v1/collectibles/sky-wind-chime');
       const keys = await stack.redis.keys(`${stack.env.REDIS_PREFIX}collections:${demoAppId}:*`);
-      expect(keys).toEqual(expect.arrayContaining([
-        `${stack.env.REDIS_PREFIX}collections:${demoAppId}:version`,
-        `${stack.env.REDIS_PREFIX}collections:${demoAppId}:v1:collection:sky-kingdom`,
-        `${stack.env.REDIS_PREFIX}collections:${demoAppId}:v1:collectible:sky-wind-chime`,
-      ]));
+      expect(keys).toEqual(
+        expect.arrayContaining([
+          `${stack.env.REDIS_PREFIX}collections:${demoAppId}:version`,
+          `${stack.env.REDIS_PREFIX}collections:${demoAppId}:v1:collection:sky-kingdom`,
+          `${stack.env.REDIS_PREFIX}collections:${demoAppId}:v1:collectible:sky-wind-chime`,
+        ]),
+      );
       // A change behind the cache's back is not seen: the answer comes from Redis.
       await db.query("UPDATE collections SET name = 'Changed behind the cache' WHERE app_id = $1 AND id = 'sky-kingdom'", [demoAppId]);
       const cached = (await get(stack, '/api/v1/collections/sky-kingdom')).json();
@@ -147,10 +159,13 @@ describe('content versions, caching and app isolation', () => {
 
   describe('a new content version', () => {
     it('replaces the content, invalidates the cache, and keeps what players own', async () => {
-      await grantAndWait(stack, openingGrant(demoAppId, player.id, [
-        { collectibleId: 'ancient-bronze-coin', collectionId: 'ancient-relics' },
-        { collectibleId: 'ancient-clay-amulet', collectionId: 'ancient-relics' },
-      ]));
+      await grantAndWait(
+        stack,
+        openingGrant(demoAppId, player.id, [
+          { collectibleId: 'ancient-bronze-coin', collectionId: 'ancient-relics' },
+          { collectibleId: 'ancient-clay-amulet', collectionId: 'ancient-relics' },
+        ]),
+      );
       const warm = (await get(stack, '/api/v1/collections/ancient-relics', player.token)).json();
       expect(warm.meta.collection_completeness.unique_items).toBe(2);
 
@@ -192,7 +207,9 @@ describe('content versions, caching and app isolation', () => {
       expect((await watch.done(10_000)).size).toBe(1);
       const body = (await get(stack, '/api/v1/collections/ancient-relics')).json();
       expect(body.data.attributes.name).toBe('Ancient Relics');
-      expect((await stack.inject({ method: 'GET', url: '/api/v1/collectibles/ancient-silver-coin', headers: jsonApiHeaders(stack.apiKey) })).statusCode).toBe(404);
+      expect(
+        (await stack.inject({ method: 'GET', url: '/api/v1/collectibles/ancient-silver-coin', headers: jsonApiHeaders(stack.apiKey) })).statusCode,
+      ).toBe(404);
     });
   });
 });

@@ -13,7 +13,13 @@ describe('judging duplicates', () => {
   it('keeps items until the player holds max_copies, counting the copies held and those kept before in the batch', () => {
     const held = new Map([['a', 1]]);
     const verdicts = judge(
-      [item('a', 'common', rules(3)), item('b', 'rare', rules(3)), item('a', 'common', rules(3)), item('a', 'common', rules(3)), item('a', 'rare', rules(3))],
+      [
+        item('a', 'common', rules(3)),
+        item('b', 'rare', rules(3)),
+        item('a', 'common', rules(3)),
+        item('a', 'common', rules(3)),
+        item('a', 'rare', rules(3)),
+      ],
       held,
     );
     expect(verdicts).toEqual([null, null, null, { currency: 'coins', amount: 20 }, { currency: 'coins', amount: 60 }]);
@@ -23,7 +29,13 @@ describe('judging duplicates', () => {
 
   it('judges each item by its own rules: none keeps every copy, a converted item takes no copy', () => {
     const verdicts = judge(
-      [item('a', 'common', rules(1)), item('a', 'common', rules(1)), item('a', 'common', rules(2)), item('a', 'common', null), item('a', 'common', rules(2))],
+      [
+        item('a', 'common', rules(1)),
+        item('a', 'common', rules(1)),
+        item('a', 'common', rules(2)),
+        item('a', 'common', null),
+        item('a', 'common', rules(2)),
+      ],
       new Map(),
     );
     // The second is converted (1 held), so the third, under max 2, is the second copy; without rules the fourth is kept.
@@ -40,10 +52,22 @@ describe('judging duplicates', () => {
 });
 
 describe("an opening's conversion credit", () => {
-  const grant = { openingId: 'f4b2b1a0-0000-4000-8000-000000000001', appId: 'f4b2b1a0-0000-4000-8000-000000000002', playerId: 'f4b2b1a0-0000-4000-8000-000000000003' };
+  const grant = {
+    openingId: 'f4b2b1a0-0000-4000-8000-000000000001',
+    appId: 'f4b2b1a0-0000-4000-8000-000000000002',
+    playerId: 'f4b2b1a0-0000-4000-8000-000000000003',
+  };
 
   it('has one credit per converted slot with an amount, referenced by opening and slot, under an id of the opening', () => {
-    const m = conversionCredit(grant, [{ slot: 1, currency: 'coins', amount: 20 }, { slot: 2, currency: 'coins', amount: 0 }, { slot: 4, currency: 'coins', amount: 60 }], { requestId: 'r' })!;
+    const m = conversionCredit(
+      grant,
+      [
+        { slot: 1, currency: 'coins', amount: 20 },
+        { slot: 2, currency: 'coins', amount: 0 },
+        { slot: 4, currency: 'coins', amount: 60 },
+      ],
+      { requestId: 'r' },
+    )!;
     expect(m.id).toBe(conversionCreditId(grant.openingId));
     expect(m.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(m.id).not.toBe(grant.openingId);

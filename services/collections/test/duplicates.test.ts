@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpeningConversions } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { coinRules, createDupesApp, dupesContent, dupesGrant, duplicatesTruth, loadVersion, publishGrants, slotReference, sql } from '../../../test/duplicates/support.js';
+import {
+  coinRules,
+  createDupesApp,
+  dupesContent,
+  dupesGrant,
+  duplicatesTruth,
+  loadVersion,
+  publishGrants,
+  slotReference,
+  sql,
+} from '../../../test/duplicates/support.js';
 
 /**
  * Collections' duplicate step (docs/content.md, "Duplicates"): which granted items are past
@@ -46,7 +56,9 @@ describe('duplicate conversion when collections applies a grant', () => {
       { collectible_id: 'dupe-legendary', copies: 1, kept: 1 },
       { collectible_id: 'dupe-rare', copies: 2, kept: 2 },
     ]);
-    expect(truth.ledger.map((l) => l.reference).sort()).toEqual([slotReference(a.openingId, 4), slotReference(a.openingId, 5), slotReference(b.openingId, 0)].sort());
+    expect(truth.ledger.map((l) => l.reference).sort()).toEqual(
+      [slotReference(a.openingId, 4), slotReference(a.openingId, 5), slotReference(b.openingId, 0)].sort(),
+    );
     expect(truth.ledger.every((l) => l.delta === '20.00')).toBe(true);
     expect(truth.coins).toEqual({ balance: '60.00', sum: '60.00' });
   });
@@ -68,13 +80,17 @@ describe('duplicate conversion when collections applies a grant', () => {
     expect((await duplicatesTruth(stack, app.appId, player)).coins).toEqual({ balance: '300.00', sum: '300.00' });
   });
 
-  it("answers the conversions of applied openings, and nothing for openings it has not applied", async () => {
+  it('answers the conversions of applied openings, and nothing for openings it has not applied', async () => {
     const player = randomUUID();
     const g = dupesGrant(app.appId, player, ['legendary', 'legendary', 'legendary', 'legendary'], 1);
     const none = dupesGrant(app.appId, player, ['common'], 1);
     await publishGrants(stack, [g, none]);
     const unknown = randomUUID();
-    const r = await stack.bus.request(OpeningConversions, { openingIds: [g.openingId, none.openingId, unknown] }, { requestId: randomUUID(), appId: app.appId });
+    const r = await stack.bus.request(
+      OpeningConversions,
+      { openingIds: [g.openingId, none.openingId, unknown] },
+      { requestId: randomUUID(), appId: app.appId },
+    );
     expect(new Map(r.openings.map((o) => [o.openingId, o.converted]))).toEqual(
       new Map([
         [g.openingId, [{ slot: 3, currency: 'coins', amount: 250 }]],
@@ -100,7 +116,12 @@ describe('duplicate conversion when collections applies a grant', () => {
     const current = dupesGrant(other.appId, player, ['common'], undefined);
     const n = await publishGrants(stack, [v1, v2, current]);
     expect(n.get(v1.openingId)).toEqual({ converted: [] });
-    expect(n.get(v2.openingId)).toEqual({ converted: [{ slot: 1, currency: 'coins', amount: 15 }, { slot: 3, currency: 'coins', amount: 0 }] });
+    expect(n.get(v2.openingId)).toEqual({
+      converted: [
+        { slot: 1, currency: 'coins', amount: 15 },
+        { slot: 3, currency: 'coins', amount: 0 },
+      ],
+    });
     expect(n.get(current.openingId)).toEqual({ converted: [{ slot: 0, currency: 'coins', amount: 5 }] });
 
     // Version 3 is not loaded yet: its grant is retried, nothing stored, until it is.
@@ -108,7 +129,13 @@ describe('duplicate conversion when collections applies a grant', () => {
     expect((await publishGrants(stack, [v3], { waitMs: 1500 })).get(v3.openingId)).toBeUndefined();
     expect(await sql(stack, 'SELECT 1 FROM collections.owned_collectibles WHERE opening_id = $1', [v3.openingId])).toHaveLength(0);
     expect(await loadVersion(stack, other.appId, dupesContent(undefined))).toBe(3);
-    await eventually(async () => expect(await sql(stack, 'SELECT converted_currency FROM collections.owned_collectibles WHERE opening_id = $1', [v3.openingId])).toEqual([{ converted_currency: null }]), 30_000);
+    await eventually(
+      async () =>
+        expect(await sql(stack, 'SELECT converted_currency FROM collections.owned_collectibles WHERE opening_id = $1', [v3.openingId])).toEqual([
+          { converted_currency: null },
+        ]),
+      30_000,
+    );
 
     const truth = await eventually(async () => {
       const t = await duplicatesTruth(stack, other.appId, player);
@@ -136,7 +163,13 @@ describe('duplicate conversion when collections applies a grant', () => {
       method: 'POST',
       url: '/api/v1/players/register',
       headers: jsonApiHeaders(app.key),
-      payload: { data: { type: 'player', attributes: { email: `d-${randomUUID()}@example.com`, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} } },
+      payload: {
+        data: {
+          type: 'player',
+          attributes: { email: `d-${randomUUID()}@example.com`, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' },
+          relationships: {},
+        },
+      },
     });
     expect(reg.statusCode, reg.body).toBe(201);
     const { id } = reg.json().data;

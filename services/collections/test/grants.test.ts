@@ -49,7 +49,9 @@ describe('grants of chest openings', () => {
     expect(again.duplicate).toBe(true);
     // The same opening under another message id (a re-publish the stream cannot recognise).
     const watch = watchApplied(stack.nc, stack.env.NATS_PREFIX!, ['other-id-' + grant.openingId], OPENINGS_CONSUMER);
-    await stack.nc.jetstream().publish(`${stack.env.NATS_PREFIX}.${OpeningGranted.subject}`, encodeJson(grant), { msgID: 'other-id-' + grant.openingId });
+    await stack.nc
+      .jetstream()
+      .publish(`${stack.env.NATS_PREFIX}.${OpeningGranted.subject}`, encodeJson(grant), { msgID: 'other-id-' + grant.openingId });
     expect((await watch.done(10_000)).size).toBe(1);
     expect(await rowsOf(grant.openingId)).toBe(2);
     expect(await ownedCount(player, 'ancient-sun-disk')).toBe(1);
@@ -102,9 +104,15 @@ describe('grants of chest openings', () => {
     await publishGrant(stack, grant);
     expect((await watch.done(10_000)).size).toBe(1);
     const again = watchApplied(stack.nc, stack.env.NATS_PREFIX!, ['again-' + grant.openingId], 'players-experience');
-    await stack.nc.jetstream().publish(`${stack.env.NATS_PREFIX}.${OpeningGranted.subject}`, encodeJson(grant), { msgID: 'again-' + grant.openingId });
+    await stack.nc
+      .jetstream()
+      .publish(`${stack.env.NATS_PREFIX}.${OpeningGranted.subject}`, encodeJson(grant), { msgID: 'again-' + grant.openingId });
     expect((await again.done(10_000)).size).toBe(1);
-    const me = await stack.inject({ method: 'GET', url: '/api/v1/players/me', headers: { apikey: stack.apiKey, authorization: `Bearer ${player.token}` } });
+    const me = await stack.inject({
+      method: 'GET',
+      url: '/api/v1/players/me',
+      headers: { apikey: stack.apiKey, authorization: `Bearer ${player.token}` },
+    });
     expect(me.statusCode, me.body).toBe(200);
     expect(me.json().data.attributes.experience).toBe(125);
   });
@@ -118,7 +126,12 @@ describe('grants of chest openings', () => {
     // Meanwhile reads fail fast with a clear 503 instead of hanging (a player's read: the gateway
     // may still answer an anonymous catalog read from its reply cache for a second).
     expectError(await get(stack, '/api/v1/players/me/collection', player.token), 503, 'service_unavailable');
-    const watch = watchApplied(stack.nc, stack.env.NATS_PREFIX!, grants.map((g) => g.openingId), OPENINGS_CONSUMER);
+    const watch = watchApplied(
+      stack.nc,
+      stack.env.NATS_PREFIX!,
+      grants.map((g) => g.openingId),
+      OPENINGS_CONSUMER,
+    );
     await stack.startService('collections');
     expect((await watch.done(20_000)).size).toBe(20);
     const counts = await db.query<{ opening_id: string; n: number }>(

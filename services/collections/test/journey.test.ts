@@ -22,7 +22,13 @@ describe('opening a chest, then reading the collection', () => {
       method: 'POST',
       url: '/api/v1/players/register',
       headers: jsonApiHeaders(stack.apiKey),
-      payload: { data: { type: 'player', attributes: { email: 'journey@example.com', password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} } },
+      payload: {
+        data: {
+          type: 'player',
+          attributes: { email: 'journey@example.com', password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' },
+          relationships: {},
+        },
+      },
     });
     expect(reg.statusCode, reg.body).toBe(201);
     const token: string = reg.json().meta.access_token;

@@ -34,7 +34,12 @@ export async function waitForContent(stack: TestStack, apiKey = stack.apiKey, co
 export type Grant = z.infer<typeof OpeningGranted.payload>;
 
 /** An OpeningGranted payload as the chests service would publish it. */
-export function openingGrant(appId: string, playerId: string, items: { collectibleId: string; collectionId: string; rarity?: string }[], openedAt = new Date().toISOString()): Grant {
+export function openingGrant(
+  appId: string,
+  playerId: string,
+  items: { collectibleId: string; collectionId: string; rarity?: string }[],
+  openedAt = new Date().toISOString(),
+): Grant {
   return {
     openingId: randomUUID(),
     appId,
@@ -53,7 +58,12 @@ export async function publishGrant(stack: TestStack, grant: Grant) {
 
 /** Publishes grants and waits until the collections consumer has applied every one of them. */
 export async function grantAndWait(stack: TestStack, ...grants: Grant[]): Promise<void> {
-  const watch = watchApplied(stack.nc, stack.env.NATS_PREFIX!, grants.map((g) => g.openingId), OPENINGS_CONSUMER);
+  const watch = watchApplied(
+    stack.nc,
+    stack.env.NATS_PREFIX!,
+    grants.map((g) => g.openingId),
+    OPENINGS_CONSUMER,
+  );
   for (const g of grants) await publishGrant(stack, g);
   const seen = await watch.done(15_000);
   expect(seen.size).toBe(grants.length);

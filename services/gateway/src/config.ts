@@ -12,7 +12,11 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** Absolute base of links in documents; derived from the request's Host when unset. */
   PUBLIC_BASE_URL: z.string().url().optional(),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   RATE_LIMIT: z.enum(['on', 'off']).default('on'),
   /** Requests per minute per app and player (or address). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
@@ -26,7 +30,12 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   TRUST_PROXY: z
     .string()
     .default('loopback,linklocal,uniquelocal')
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
   APIKEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /**
    * How long the gateway serves a content-only reply (catalog, odds, collections and collectibles

@@ -16,16 +16,19 @@ try {
       process.exit(1);
     }, SHUTDOWN_BOUND_MS);
     force.unref();
-    gateway.close().then(shutdownTracing /* observability: export the last spans */).then(
-      () => {
-        log.info('gateway stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        log.error({ err: String(err) }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    gateway
+      .close()
+      .then(shutdownTracing /* observability: export the last spans */)
+      .then(
+        () => {
+          log.info('gateway stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          log.error({ err: String(err) }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

@@ -23,7 +23,13 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   // calls through its own muxed inbox (ReplyInbox in bus.ts) and turns every failure into an
   // AppError naming the subject; this keeps anything else that calls nc.request (none today)
   // equally cheap. nats.js' request uses the connection's one muxed inbox too (never noMux).
-  const nc = await connect({ ...natsAuthOptions(config), servers: config.NATS_URL, name: `${config.NATS_PREFIX}gateway`, maxReconnectAttempts: -1, noAsyncTraces: true }).catch((err) => {
+  const nc = await connect({
+    ...natsAuthOptions(config),
+    servers: config.NATS_URL,
+    name: `${config.NATS_PREFIX}gateway`,
+    maxReconnectAttempts: -1,
+    noAsyncTraces: true,
+  }).catch((err) => {
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
   });
   const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, enableOfflineQueue: true });

@@ -51,7 +51,13 @@ describe('gateway error documents', () => {
   it('renders a typed error unchanged, with its source', async () => {
     const res = await app.inject({ method: 'GET', url: '/__test/typed' });
     const [error] = expectError(res, 409, 'inventory_full');
-    expect(error).toEqual({ status: '409', code: 'inventory_full', title: 'Conflict', detail: 'The inventory is full.', source: { pointer: '/data' } });
+    expect(error).toEqual({
+      status: '409',
+      code: 'inventory_full',
+      title: 'Conflict',
+      detail: 'The inventory is full.',
+      source: { pointer: '/data' },
+    });
   });
 
   it('renders every error of a multi-error failure', async () => {
@@ -86,7 +92,11 @@ describe('gateway error documents', () => {
       { method: 'GET' as const, url: '/api/v1/players/me' },
     ];
     for (const call of calls) {
-      const res = await stack.inject({ ...call, headers: { 'content-type': 'application/vnd.api+json' }, payload: call.method === 'POST' ? '{}' : undefined });
+      const res = await stack.inject({
+        ...call,
+        headers: { 'content-type': 'application/vnd.api+json' },
+        payload: call.method === 'POST' ? '{}' : undefined,
+      });
       expectError(res, 401, 'missing_api_key');
     }
     const empty = await stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: '' } });

@@ -25,7 +25,12 @@ describe('JSON:API content negotiation and request parsing', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    const reg = await stack.inject({ method: 'POST', url: '/api/v1/players/register', headers: { apikey: stack.apiKey, 'content-type': JSONAPI }, payload: registration() });
+    const reg = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/register',
+      headers: { apikey: stack.apiKey, 'content-type': JSONAPI },
+      payload: registration(),
+    });
     expect(reg.statusCode, reg.body).toBe(201);
     token = reg.json().meta.access_token;
     const list = await stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: stack.apiKey } });
@@ -64,7 +69,12 @@ describe('JSON:API content negotiation and request parsing', () => {
   });
 
   it('answers 415 to a body without any Content-Type', async () => {
-    const res = await stack.inject({ method: 'POST', url: '/api/v1/players/register', headers: { apikey: stack.apiKey }, payload: Buffer.from(registration()) });
+    const res = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/register',
+      headers: { apikey: stack.apiKey },
+      payload: Buffer.from(registration()),
+    });
     expectError(res, 415, 'unsupported_media_type');
   });
 

@@ -125,14 +125,23 @@ describe('OpenAPI document and API reference', () => {
       const where = `${method} ${path}`;
       expect(ids.has(op.operationId), `${where}: operationId ${op.operationId} is unique`).toBe(false);
       ids.add(op.operationId);
-      expect(op.tags.every((t) => tags.has(t)), `${where}: tags declared`).toBe(true);
+      expect(
+        op.tags.every((t) => tags.has(t)),
+        `${where}: tags declared`,
+      ).toBe(true);
       for (const requirement of op.security) for (const s of Object.keys(requirement)) expect(schemes.has(s), where).toBe(true);
       for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
-        expect(op.parameters.find((p) => p.in === 'path' && p.name === name && p.required === true), `${where}: path parameter ${name}`).toBeDefined();
+        expect(
+          op.parameters.find((p) => p.in === 'path' && p.name === name && p.required === true),
+          `${where}: path parameter ${name}`,
+        ).toBeDefined();
       }
       const statuses = Object.keys(op.responses);
       // Every operation may fail, and answers its errors with the JSON:API error document.
-      expect(statuses.some((s) => s.startsWith('5')), `${where}: documents a 5xx`).toBe(true);
+      expect(
+        statuses.some((s) => s.startsWith('5')),
+        `${where}: documents a 5xx`,
+      ).toBe(true);
       for (const status of statuses.filter((s) => Number(s) >= 400 && op.operationId !== 'readiness')) {
         expect(op.responses[status]!.content?.['application/vnd.api+json']?.schema, `${where} ${status}`).toEqual(ERROR_DOCUMENT);
       }
@@ -171,7 +180,9 @@ describe('OpenAPI document and API reference', () => {
 
   it('has request examples that its own request schemas accept', () => {
     const examples = operationsOf(doc).flatMap(({ op }) =>
-      Object.values(op.requestBody?.content ?? {}).filter((m) => m.example !== undefined).map((m) => ({ id: op.operationId, ...m })),
+      Object.values(op.requestBody?.content ?? {})
+        .filter((m) => m.example !== undefined)
+        .map((m) => ({ id: op.operationId, ...m })),
     );
     expect(examples.length).toBeGreaterThanOrEqual(8);
     for (const { id, schema, example } of examples) {
@@ -203,7 +214,9 @@ describe('OpenAPI document and API reference', () => {
     };
     const password = 'Str0ng!pass';
     const register = (email: string) =>
-      go('POST', '/api/v1/players/register', { body: { data: { type: 'player', attributes: { email, password, password_confirmation: password }, relationships: {} } } });
+      go('POST', '/api/v1/players/register', {
+        body: { data: { type: 'player', attributes: { email, password, password_confirmation: password }, relationships: {} } },
+      });
     const login = { data: { type: 'player', attributes: { email: 'ada@example.com', password } } };
 
     // Players and sessions: successes and the failures particular to them.
@@ -212,7 +225,9 @@ describe('OpenAPI document and API reference', () => {
     await register('not-an-email'); // 422
     await go('POST', '/api/v1/players/login', { body: login });
     await go('POST', '/players/login', { body: { data: { type: 'player', attributes: { email: 'ada@example.com', password: 'Wr0ng!pass' } } } }); // 401
-    const refreshed = await go('POST', '/api/v1/players/refresh', { body: { data: { type: 'session', attributes: { refresh_token: ada.meta.refresh_token } } } });
+    const refreshed = await go('POST', '/api/v1/players/refresh', {
+      body: { data: { type: 'session', attributes: { refresh_token: ada.meta.refresh_token } } },
+    });
     const token = refreshed.meta.access_token;
     expect((await go('POST', '/api/v1/players/anonymous')).data.attributes.email).toBeNull();
     await go('GET', '/api/v1/players/me?include=chests', { token });
@@ -250,21 +265,30 @@ describe('OpenAPI document and API reference', () => {
     const starter = (await go('GET', '/api/v1/players/me/chests', { token })).data[0]!.id;
     await go('GET', `/api/v1/chests/${starter}/open`, { token });
     await go('GET', `/api/v1/chests/${starter}/open`, { token }); // 403
-    const bought = await go('POST', `/api/v1/chests/${chestType}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'coins' } } } });
+    const bought = await go('POST', `/api/v1/chests/${chestType}/purchase`, {
+      token,
+      body: { data: { type: 'purchase', attributes: { currency: 'coins' } } },
+    });
     await go('POST', `/api/v1/chests/${bought.data[0]!.id}/open`, { token });
     const golden = (await go('GET', '/api/v1/chests?filter[name]=Golden%20Chest', { token })).data[0]!.id;
     await go('POST', `/api/v1/chests/${golden}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'gems' } } } }); // 403: no country declared
     await go('GET', '/api/v1/players/me/openings', { token });
 
     // Batch open.
-    const two = await go('POST', `/api/v1/chests/${chestType}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 2 } } } });
+    const two = await go('POST', `/api/v1/chests/${chestType}/purchase`, {
+      token,
+      body: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 2 } } },
+    });
     await go('POST', '/api/v1/chests/open', { token, body: { data: two.data.map((c) => ({ type: 'chest', id: c.id })) } });
     await go('POST', '/api/v1/chests/open', { token, body: { data: [] } }); // 422
 
     // Time-locked chests: start the timer, skip it, refusals.
     const hourglass = (await go('GET', '/api/v1/chests?filter[name]=Hourglass%20Chest', { token })).data[0]!.id;
     await credit(`/api/v1/currencies/${coins}/credit`, '2000');
-    const timed = await go('POST', `/api/v1/chests/${hourglass}/purchase`, { token, body: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 2 } } } });
+    const timed = await go('POST', `/api/v1/chests/${hourglass}/purchase`, {
+      token,
+      body: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 2 } } },
+    });
     const [timedA, timedB] = timed.data.map((c) => c.id);
     await go('POST', `/api/v1/chests/${timedA}/unlock`, { token });
     await go('POST', `/api/v1/chests/${timedB}/unlock`, { token }); // 409 unlock_slot_busy
@@ -299,16 +323,21 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', `/api/v1/collectibles/${collectibleId}?include=collection`, { token });
     await go('GET', `/api/v1/collectibles/${collectibleId}`);
     // Grants land asynchronously when collections is slow: wait for owned items to validate.
-    await eventually(async () => expect((await go('GET', '/api/v1/players/me/collection?include=collection', { token })).data.length).toBeGreaterThan(0));
+    await eventually(async () =>
+      expect((await go('GET', '/api/v1/players/me/collection?include=collection', { token })).data.length).toBeGreaterThan(0),
+    );
 
     // Failures every route shares; the gateway's own routes.
     await go('GET', '/api/v1/collectibles', { noKey: true }); // 401
     await go('POST', '/api/v1/players/login', { body: login, headers: { 'content-type': 'text/plain' } }); // 415
     await go('GET', '/api/v1/chests', { headers: { accept: 'application/vnd.api+json; ext=x' } }); // 406
     await go('POST', '/api/v1/players/logout', { token });
-    for (const url of ['/healthz', '/readyz', '/api/v1/openapi.json', ...(doc.paths['/metrics'] ? ['/metrics'] : [])]) await go('GET', url, { noKey: true });
+    for (const url of ['/healthz', '/readyz', '/api/v1/openapi.json', ...(doc.paths['/metrics'] ? ['/metrics'] : [])])
+      await go('GET', url, { noKey: true });
 
-    const never = operationsOf(doc).filter(({ op }) => !exercised.has(op.operationId)).map(({ op }) => op.operationId);
+    const never = operationsOf(doc)
+      .filter(({ op }) => !exercised.has(op.operationId))
+      .map(({ op }) => op.operationId);
     expect(never, 'operations never exercised against the real stack').toEqual([]);
   });
 });

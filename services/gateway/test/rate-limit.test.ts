@@ -96,7 +96,9 @@ describe('rate limiting (stored in Redis)', () => {
       url: '/api/v1/players/register',
       remoteAddress: address,
       headers: { apikey: stack.apiKey, 'content-type': JSONAPI },
-      payload: JSON.stringify({ data: { type: 'player', attributes: { email, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} } }),
+      payload: JSON.stringify({
+        data: { type: 'player', attributes: { email, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} },
+      }),
     });
     expect(reg.statusCode, reg.body).toBe(201);
     const token: string = reg.json().meta.access_token;

@@ -221,8 +221,14 @@ describe('the gateway reply cache', () => {
     try {
       const read =
         service === 'chests'
-          ? async () => (await stack.bus.request(ListChestTypes, { sort: [], page: { limit: 100, offset: 0 } }, { requestId: randomUUID(), appId })).chests.map((c) => c.name)
-          : async () => (await stack.bus.request(ListCollections, { sort: [], page: { limit: 100, offset: 0 } }, { requestId: randomUUID(), appId })).collections.map((c) => c.name);
+          ? async () =>
+              (await stack.bus.request(ListChestTypes, { sort: [], page: { limit: 100, offset: 0 } }, { requestId: randomUUID(), appId })).chests.map(
+                (c) => c.name,
+              )
+          : async () =>
+              (
+                await stack.bus.request(ListCollections, { sort: [], page: { limit: 100, offset: 0 } }, { requestId: randomUUID(), appId })
+              ).collections.map((c) => c.name);
       // Both replicas keep reading (the queue group spreads the reads), so each holds the version in memory.
       let warming = true;
       const warm = (async () => {

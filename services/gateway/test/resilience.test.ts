@@ -23,7 +23,13 @@ describe('gateway when a backing service is missing or silent', () => {
   const silent: Subscription[] = [];
 
   beforeAll(async () => {
-    stack = await startStack({ env: { NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), NATS_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS), READY_TIMEOUT_MS: String(READY_TIMEOUT_MS) } });
+    stack = await startStack({
+      env: {
+        NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        NATS_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS),
+        READY_TIMEOUT_MS: String(READY_TIMEOUT_MS),
+      },
+    });
   });
   afterAll(async () => {
     for (const s of silent) s.unsubscribe();
@@ -108,7 +114,9 @@ describe('gateway when a backing service is missing or silent', () => {
   it('answers 503 for a new apikey while players is down, and keeps serving keys it already knows', async () => {
     await stack.stopService('players');
     try {
-      const { res, ms } = await timed(() => stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: 'never-seen-key-000000000000' } }));
+      const { res, ms } = await timed(() =>
+        stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: 'never-seen-key-000000000000' } }),
+      );
       expectError(res, 503, 'service_unavailable');
       expect(ms).toBeLessThan(PROMPT_MS);
       // The demo key was resolved before players stopped: the tenancy cache still knows it.
@@ -125,7 +133,9 @@ describe('gateway when a backing service is missing or silent', () => {
     await stack.stopService('players');
     const sub = blackHole(ResolveApiKey.subject);
     try {
-      const { res, ms } = await timed(() => stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: 'another-unseen-key-00000000' } }));
+      const { res, ms } = await timed(() =>
+        stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: 'another-unseen-key-00000000' } }),
+      );
       expectError(res, 504, 'service_timeout');
       expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 2000);
     } finally {

@@ -42,7 +42,10 @@ describe('route scopes', () => {
     expect(routes.length).toBeGreaterThan(40);
     for (const r of routes) expect(['public', 'app', 'player'], key(r)).toContain(r.scope);
     const publicRoutes = routes.filter((r) => r.scope === 'public').map(key);
-    expect(publicRoutes.filter((k) => !PUBLIC.includes(k)), 'public routes not in the list').toEqual([]);
+    expect(
+      publicRoutes.filter((k) => !PUBLIC.includes(k)),
+      'public routes not in the list',
+    ).toEqual([]);
   });
 
   it('documents the credentials of each scope: player routes require a token, app routes take one optionally or not at all', () => {

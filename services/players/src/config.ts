@@ -49,7 +49,12 @@ export const PlayersConfigSchema = BaseConfigSchema.extend({
    */
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   /** How long a registration's or guest creation's Idempotency-Key is remembered. */
-  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(24),
   /** How long registration waits for the wallet to apply the initial credits (read-your-writes). */
   GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
 }).refine((c) => !c.JWT_PUBLIC_KEY || c.JWT_PRIVATE_KEY, {

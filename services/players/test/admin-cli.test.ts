@@ -78,7 +78,8 @@ describe('admin command line (npm run admin)', () => {
     const created = await admin(['create-app', '--name', 'Listed game']);
     expect(created.code, created.err).toBe(0);
     expect(created.out).toMatch(/^App "Listed game" created \(content version 1, default content\)\.\n {2}app id: +[0-9a-f-]{36}\n/);
-    for (const s of ['wallet', 'chests', 'collections']) expect(created.err).toMatch(new RegExp(`^ {2}${s} +applied version 1 \\(\\d+\\.\\d s\\)$`, 'm'));
+    for (const s of ['wallet', 'chests', 'collections'])
+      expect(created.err).toMatch(new RegExp(`^ {2}${s} +applied version 1 \\(\\d+\\.\\d s\\)$`, 'm'));
     const appId = /app id: +(\S+)/.exec(created.out)![1]!;
 
     const table = await admin(['list-apps']);
@@ -91,7 +92,11 @@ describe('admin command line (npm run admin)', () => {
     const json = JSON.parse((await admin(['list-apps', '--json'])).out);
     expect(json.apps[0]).toMatchObject({ name: 'Demo app', isDemo: true, contentVersion: 1 });
     expect(json.apps.find((a: { appId: string }) => a.appId === appId)).toMatchObject({
-      name: 'Listed game', isDemo: false, contentVersion: 1, players: 0, liveKeys: { publishable: 1, secret: 1 },
+      name: 'Listed game',
+      isDemo: false,
+      contentVersion: 1,
+      players: 0,
+      liveKeys: { publishable: 1, secret: 1 },
     });
   });
 
@@ -109,7 +114,9 @@ describe('admin command line (npm run admin)', () => {
     const db = await dbClient(stack);
     try {
       const { rows } = await db.query(
-        "SELECT extract(epoch FROM revoked_at - now())::int AS left FROM players.api_keys WHERE app_id = $1 AND revoked_at IS NOT NULL", [app.appId]);
+        'SELECT extract(epoch FROM revoked_at - now())::int AS left FROM players.api_keys WHERE app_id = $1 AND revoked_at IS NOT NULL',
+        [app.appId],
+      );
       expect(rows).toHaveLength(1);
       expect(rows[0].left).toBeGreaterThan(86_400 - 60);
       expect(rows[0].left).toBeLessThanOrEqual(86_400);
@@ -138,14 +145,22 @@ describe('admin command line (npm run admin)', () => {
     const app = await newApp('Counted game');
     const register = (email: string) =>
       stack.inject({
-        method: 'POST', url: '/api/v1/players/register', headers: jsonApiHeaders(app.publishableKey),
-        payload: { data: { type: 'player', attributes: { email, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} } },
+        method: 'POST',
+        url: '/api/v1/players/register',
+        headers: jsonApiHeaders(app.publishableKey),
+        payload: {
+          data: { type: 'player', attributes: { email, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} },
+        },
       });
     const ada = (await register('ada@example.com')).json();
     await register('bob@example.com');
     await stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: app.publishableKey } });
     const open = await eventually(async () => {
-      const r = await stack.inject({ method: 'POST', url: `/api/v1/chests/${ada.meta.welcome_bonus.starter_chest}/open`, headers: jsonApiHeaders(app.publishableKey, ada.meta.access_token) });
+      const r = await stack.inject({
+        method: 'POST',
+        url: `/api/v1/chests/${ada.meta.welcome_bonus.starter_chest}/open`,
+        headers: jsonApiHeaders(app.publishableKey, ada.meta.access_token),
+      });
       expect(r.statusCode, r.body).toBe(200);
       return r.json();
     });
@@ -157,8 +172,18 @@ describe('admin command line (npm run admin)', () => {
       expect(s.wallet.balances[0].holders).toBe(3);
       return s;
     });
-    expect(stats.players).toMatchObject({ service: 'players', contentVersion: 1, players: { total: 3, registered: 2, guests: 1 }, app: { name: 'Counted game', isDemo: false } });
-    expect(stats.chests).toMatchObject({ contentVersion: 1, chests: { unopened: 2, opened: 1 }, openingsLast24h: 1, purchases: { completed: 0, unsettled: 0 } });
+    expect(stats.players).toMatchObject({
+      service: 'players',
+      contentVersion: 1,
+      players: { total: 3, registered: 2, guests: 1 },
+      app: { name: 'Counted game', isDemo: false },
+    });
+    expect(stats.chests).toMatchObject({
+      contentVersion: 1,
+      chests: { unopened: 2, opened: 1 },
+      openingsLast24h: 1,
+      purchases: { completed: 0, unsettled: 0 },
+    });
     expect(stats.collections).toMatchObject({ contentVersion: 1, itemsGranted: items, openingsGranted: 1, collectors: 1 });
     // Registered players get the initial currency and the welcome bonus (1500 coins, 15 gems), guests the initial currency.
     expect(stats.wallet.balances).toEqual([
@@ -197,7 +222,11 @@ describe('admin command line (npm run admin)', () => {
     const progress = r.err.split('\n');
     expect(progress[0]).toMatch(/^Reading .*big\.json \(\d+\.\d KB\)…$/);
     const demoFile = readContentFile();
-    expect(progress[1]).toMatch(new RegExp(`^Valid: ${demoFile.currencies.length} currencies, \\d+ rarities, \\d+ collections \\(\\d+ collectibles\\), ${demoFile.chests.length} chest types\\.$`));
+    expect(progress[1]).toMatch(
+      new RegExp(
+        `^Valid: ${demoFile.currencies.length} currencies, \\d+ rarities, \\d+ collections \\(\\d+ collectibles\\), ${demoFile.chests.length} chest types\\.$`,
+      ),
+    );
     expect(progress[2]).toBe(`Loading into app ${app.appId}…`);
     expect(progress[3]).toMatch(/^ {2}players +stored version 2$/);
     expect(progress.slice(4).sort()).toEqual(
@@ -249,7 +278,10 @@ describe('admin command line (npm run admin)', () => {
 
   it('runs as a process: JSON on stdout, and one line saying to start the stack when NATS is not there', async () => {
     const run = async (env: Record<string, string>, args: string[]) =>
-      exec(process.execPath, ['--import', 'tsx', '--conditions=development', ADMIN, ...args], { env: { ...process.env, ...env }, timeout: 30_000 }).then(
+      exec(process.execPath, ['--import', 'tsx', '--conditions=development', ADMIN, ...args], {
+        env: { ...process.env, ...env },
+        timeout: 30_000,
+      }).then(
         (r) => ({ code: 0, ...r }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
@@ -258,6 +290,8 @@ describe('admin command line (npm run admin)', () => {
     expect(JSON.parse(listed.stdout).apps[0].name).toBe('Demo app');
     const down = await run({ NATS_URL: 'nats://127.0.0.1:1' }, ['list-apps']);
     expect(down.code).toBe(1);
-    expect(down.stderr.trim()).toMatch(/^Cannot reach NATS at nats:\/\/127\.0\.0\.1:1 \(\w+\): start the stack with `npm start`, or set NATS_URL to where it runs\.$/);
+    expect(down.stderr.trim()).toMatch(
+      /^Cannot reach NATS at nats:\/\/127\.0\.0\.1:1 \(\w+\): start the stack with `npm start`, or set NATS_URL to where it runs\.$/,
+    );
   });
 });

@@ -23,7 +23,11 @@ describe('admin grant-chests', () => {
   async function admin(argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runAdmin(argv, { bus: stack.bus, io: { out: (l) => out.push(l), progress: (l) => err.push(l) }, maxPayload: stack.nc.info!.max_payload });
+    const code = await runAdmin(argv, {
+      bus: stack.bus,
+      io: { out: (l) => out.push(l), progress: (l) => err.push(l) },
+      maxPayload: stack.nc.info!.max_payload,
+    });
     const text = out.join('\n');
     return { code, out: text, err: err.join('\n'), json: argv.includes('--json') && code === 0 ? JSON.parse(text) : undefined };
   }
@@ -35,7 +39,20 @@ describe('admin grant-chests', () => {
 
   it('grants chests by slug into the inventory; the same --reference grants nothing more', async () => {
     const p = await player();
-    const args = ['grant-chests', '--app', demoAppId, '--player', p.id, '--chest', 'silver-chest', '--quantity', '2', '--reference', 'incident-42', '--json'];
+    const args = [
+      'grant-chests',
+      '--app',
+      demoAppId,
+      '--player',
+      p.id,
+      '--chest',
+      'silver-chest',
+      '--quantity',
+      '2',
+      '--reference',
+      'incident-42',
+      '--json',
+    ];
     const first = await admin(args);
     expect([first.code, first.err]).toEqual([0, '']);
     expect(first.json).toMatchObject({ playerId: p.id, chestType: 'silver-chest', reference: 'incident-42' });

@@ -17,7 +17,11 @@ describe('admin openings', () => {
   async function admin(argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runAdmin(argv, { bus: stack.bus, io: { out: (l) => out.push(l), progress: (l) => err.push(l) }, maxPayload: stack.nc.info!.max_payload });
+    const code = await runAdmin(argv, {
+      bus: stack.bus,
+      io: { out: (l) => out.push(l), progress: (l) => err.push(l) },
+      maxPayload: stack.nc.info!.max_payload,
+    });
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
@@ -25,7 +29,11 @@ describe('admin openings', () => {
     const player = await register(stack);
     const starter = player.body.meta.welcome_bonus!.starter_chest;
     const opened = await eventually(async () => {
-      const res = await stack.inject({ method: 'POST', url: `/api/v1/chests/${starter}/open`, headers: jsonApiHeaders(stack.apiKey, player.accessToken) });
+      const res = await stack.inject({
+        method: 'POST',
+        url: `/api/v1/chests/${starter}/open`,
+        headers: jsonApiHeaders(stack.apiKey, player.accessToken),
+      });
       expect(res.statusCode, res.body).toBe(200);
       return res.json();
     });
@@ -39,7 +47,9 @@ describe('admin openings', () => {
       rulesVersion: 1,
       fairness: { serverSeedHash: opened.meta.fairness.server_seed_hash, clientSeed: opened.meta.fairness.client_seed, nonce: 0 },
     });
-    expect(doc.openings[0].items.map((it: { collectibleId: string }) => it.collectibleId)).toEqual(opened.data.collectibles.map((c: { id: string }) => c.id));
+    expect(doc.openings[0].items.map((it: { collectibleId: string }) => it.collectibleId)).toEqual(
+      opened.data.collectibles.map((c: { id: string }) => c.id),
+    );
 
     const text = await admin(['openings', '--app', appId, '--player', player.id]);
     expect(text.code, text.err).toBe(0);

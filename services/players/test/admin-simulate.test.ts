@@ -34,7 +34,11 @@ describe('admin simulate (the odds simulator)', () => {
   async function admin(argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runAdmin(argv, { bus: stack.bus, io: { out: (l) => out.push(l), progress: (l) => err.push(l) }, maxPayload: stack.nc.info!.max_payload });
+    const code = await runAdmin(argv, {
+      bus: stack.bus,
+      io: { out: (l) => out.push(l), progress: (l) => err.push(l) },
+      maxPayload: stack.nc.info!.max_payload,
+    });
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
   async function simulateJson(chest: string, opens = 100_000, seed = SEED): Promise<SimulationDocument> {
@@ -122,10 +126,14 @@ describe('admin simulate (the odds simulator)', () => {
 
   it('runs as a process: JSON alone on stdout, progress on stderr', async () => {
     const started = Date.now();
-    const r = await exec(process.execPath, ['--import', 'tsx', '--conditions=development', ADMIN, 'simulate', '--app', appId, '--chest', 'silver-chest', '--opens', '100000', '--json'], {
-      env: { ...process.env, NATS_URL: stack.env.NATS_URL!, NATS_PREFIX: stack.env.NATS_PREFIX! },
-      timeout: 60_000,
-    });
+    const r = await exec(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=development', ADMIN, 'simulate', '--app', appId, '--chest', 'silver-chest', '--opens', '100000', '--json'],
+      {
+        env: { ...process.env, NATS_URL: stack.env.NATS_URL!, NATS_PREFIX: stack.env.NATS_PREFIX! },
+        timeout: 60_000,
+      },
+    );
     const doc: SimulationDocument = JSON.parse(r.stdout);
     expect(doc).toMatchObject({ opens: 100_000, seed: null, random: 'crypto' });
     expect(r.stderr).toMatch(/done: 100,000 openings in \d+\.\d s/);

@@ -104,7 +104,12 @@ describe('apps, API keys and signing keys', () => {
     const theirs = await register(stack, { email, apiKey: other.publishableKey });
     expect(theirs.id).not.toBe(mine.id);
     const stranger = await register(stack, { apiKey: other.publishableKey });
-    const login = await stack.inject({ method: 'POST', url: '/api/v1/players/login', headers: jsonApiHeaders(stack.apiKey), payload: loginBody(stranger.email!) });
+    const login = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/login',
+      headers: jsonApiHeaders(stack.apiKey),
+      payload: loginBody(stranger.email!),
+    });
     expectError(login, 401, 'invalid_credentials');
     const me = await stack.inject({ method: 'GET', url: '/api/v1/players/me', headers: jsonApiHeaders(stack.apiKey, stranger.accessToken) });
     expectError(me, 401, 'invalid_token');

@@ -24,7 +24,12 @@ describe('compliance attributes: country and birth year', () => {
     return stack.inject({ method: 'POST', url: '/api/v1/players/register', headers: jsonApiHeaders(stack.apiKey, token), payload: body });
   };
   const patchMe = (token: string, attributes: Record<string, unknown>) =>
-    stack.inject({ method: 'PATCH', url: '/api/v1/players/me', headers: jsonApiHeaders(stack.apiKey, token), payload: { data: { type: 'player', attributes } } });
+    stack.inject({
+      method: 'PATCH',
+      url: '/api/v1/players/me',
+      headers: jsonApiHeaders(stack.apiKey, token),
+      payload: { data: { type: 'player', attributes } },
+    });
   /** The caller's country and birth year as /players/me shows them. */
   const declared = async (token: string) => {
     const res = await stack.inject({ method: 'GET', url: '/api/v1/players/me', headers: jsonApiHeaders(stack.apiKey, token) });
@@ -33,8 +38,7 @@ describe('compliance attributes: country and birth year', () => {
     return { country, birth_year };
   };
   /** The errors of a 422 as code → pointer. */
-  const pointers = (res: Parameters<typeof expectError>[0]) =>
-    expectError(res, 422).map((e) => [e.code, e.source?.pointer] as const);
+  const pointers = (res: Parameters<typeof expectError>[0]) => expectError(res, 422).map((e) => [e.code, e.source?.pointer] as const);
 
   it('takes them at registration (country in either case, stored upper case) and shows them on /players/me only', async () => {
     const email = newEmail();
@@ -81,7 +85,10 @@ describe('compliance attributes: country and birth year', () => {
       [{ birth_year: null }, '/data/attributes/birth_year'],
     ];
     for (const [attributes, pointer] of shapes) {
-      expect(pointers(await registerWith(attributes)).map(([, p]) => p), JSON.stringify(attributes)).toEqual([pointer]);
+      expect(
+        pointers(await registerWith(attributes)).map(([, p]) => p),
+        JSON.stringify(attributes),
+      ).toEqual([pointer]);
     }
     // The form rules and the attributes are reported together.
     const email = newEmail();
@@ -95,7 +102,12 @@ describe('compliance attributes: country and birth year', () => {
         ['birth_year_invalid', '/data/attributes/birth_year'],
       ]),
     );
-    const login = await stack.inject({ method: 'POST', url: '/api/v1/players/login', headers: jsonApiHeaders(stack.apiKey), payload: loginBody(email, STRONG_PASSWORD) });
+    const login = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/login',
+      headers: jsonApiHeaders(stack.apiKey),
+      payload: loginBody(email, STRONG_PASSWORD),
+    });
     expect(login.statusCode).toBe(401);
     // Accepted edge cases: Kosovo's user-assigned XK, the current year, 1900.
     for (const attributes of [{ country: 'xk' }, { birth_year: THIS_YEAR }, { birth_year: 1900 }]) {

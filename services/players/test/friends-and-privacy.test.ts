@@ -42,7 +42,11 @@ describe('friends and inventory privacy', () => {
     expect(res.statusCode, res.body).toBe(200);
   };
   const access = (owner: TestPlayer | string, viewer?: TestPlayer, app = appId) =>
-    stack.bus.request(InventoryAccess, { ownerId: typeof owner === 'string' ? owner : owner.id }, { requestId: randomUUID(), appId: app, playerId: viewer?.id });
+    stack.bus.request(
+      InventoryAccess,
+      { ownerId: typeof owner === 'string' ? owner : owner.id },
+      { requestId: randomUUID(), appId: app, playerId: viewer?.id },
+    );
 
   it('sends a request (201 pending), confirms it by the reciprocal request, and lists it on both sides', async () => {
     const [a, b] = [await register(stack), await register(stack)];

@@ -82,7 +82,12 @@ describe('guests and /players/me', () => {
     const b = await balances(stack, upgraded.accessToken);
     expect([Number(b.coins), Number(b.gems)]).toEqual([1500, 15]);
     // The new credentials work, and the old guest token cannot register a second time.
-    const login = await stack.inject({ method: 'POST', url: '/api/v1/players/login', headers: jsonApiHeaders(stack.apiKey), payload: loginBody(email) });
+    const login = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/login',
+      headers: jsonApiHeaders(stack.apiKey),
+      payload: loginBody(email),
+    });
     expect(JSON.parse(login.body).data.id).toBe(guest.id);
     const again = await stack.inject({
       method: 'POST',
@@ -210,10 +215,17 @@ describe('guests and /players/me', () => {
     const player = await register(stack);
     const [bad] = expectError(await patchMe(player.accessToken, { data: { type: 'player', attributes: { privacy: 'everyone' } } }), 422);
     expect(bad!.source).toEqual({ pointer: '/data/attributes/privacy' });
-    const [extra] = expectError(await patchMe(player.accessToken, { data: { type: 'player', attributes: { privacy: 'public', email: 'x@y.z' } } }), 422);
+    const [extra] = expectError(
+      await patchMe(player.accessToken, { data: { type: 'player', attributes: { privacy: 'public', email: 'x@y.z' } } }),
+      422,
+    );
     expect(extra!.source?.pointer).toBe('/data/attributes');
     const other = await register(stack);
-    expectError(await patchMe(player.accessToken, { data: { type: 'player', id: other.id, attributes: { privacy: 'private' } } }), 409, 'id_mismatch');
+    expectError(
+      await patchMe(player.accessToken, { data: { type: 'player', id: other.id, attributes: { privacy: 'private' } } }),
+      409,
+      'id_mismatch',
+    );
     expect(JSON.parse((await me(other.accessToken)).body).data.attributes.privacy).toBe('public');
   });
 

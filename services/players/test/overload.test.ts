@@ -55,7 +55,10 @@ describe('registration and login under overload', () => {
       }),
     );
     const statuses = answers.map((a) => a.res.statusCode);
-    expect(statuses.filter((s) => s !== 201 && s !== 503), answers.find((a) => ![201, 503].includes(a.res.statusCode))?.res.body).toEqual([]);
+    expect(
+      statuses.filter((s) => s !== 201 && s !== 503),
+      answers.find((a) => ![201, 503].includes(a.res.statusCode))?.res.body,
+    ).toEqual([]);
     const created = answers.filter((a) => a.res.statusCode === 201);
     const refused = answers.filter((a) => a.res.statusCode === 503);
     // One running and QUEUE_DEPTH waiting at a time (a few more as the first ones finish): most of the burst is refused.
@@ -140,7 +143,12 @@ describe('registration and login under overload', () => {
     expectError(await registerWith(email), 409, 'email_taken');
     expectError(await registerWith(email, `${key}-other`), 409, 'email_taken');
     // Nothing of those changed the player: its password is still the first one.
-    const login = await stack.inject({ method: 'POST', url: '/api/v1/players/login', headers: jsonApiHeaders(stack.apiKey), payload: loginBody(email) });
+    const login = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/login',
+      headers: jsonApiHeaders(stack.apiKey),
+      payload: loginBody(email),
+    });
     expect([login.statusCode, JSON.parse(login.body).data.id]).toEqual([200, JSON.parse(first.body).data.id]);
   });
 

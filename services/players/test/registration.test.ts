@@ -74,7 +74,9 @@ describe('registration', () => {
       });
       // Published before the answer; marked so in the outbox a moment later (marks are batched).
       await eventually(async () => {
-        const marked = await db.query(`SELECT published_at FROM players.outbox WHERE subject = 'grants.chests.grant' AND payload->>'playerId' = $1`, [player.id]);
+        const marked = await db.query(`SELECT published_at FROM players.outbox WHERE subject = 'grants.chests.grant' AND payload->>'playerId' = $1`, [
+          player.id,
+        ]);
         expect(marked.rows[0].published_at).not.toBeNull();
       });
     } finally {
@@ -182,12 +184,11 @@ describe('registration input checks', () => {
 
   it('reports email and password failures together', async () => {
     const res = await attempt(registrationBody('bad', 'weakpass1', 'other'));
-    expect(failures(res).map((f) => f.pointer).sort()).toEqual([
-      '/data/attributes/email',
-      '/data/attributes/password',
-      '/data/attributes/password',
-      '/data/attributes/password_confirmation',
-    ]);
+    expect(
+      failures(res)
+        .map((f) => f.pointer)
+        .sort(),
+    ).toEqual(['/data/attributes/email', '/data/attributes/password', '/data/attributes/password', '/data/attributes/password_confirmation']);
   });
 
   it('answers 422 on /data/type when the resource type is not player', async () => {
@@ -198,11 +199,11 @@ describe('registration input checks', () => {
 
   it('answers 422 naming every missing or mistyped attribute', async () => {
     const res = await attempt({ data: { type: 'player', attributes: { email: 42 }, relationships: {} } });
-    expect(failures(res).map((f) => f.pointer).sort()).toEqual([
-      '/data/attributes/email',
-      '/data/attributes/password',
-      '/data/attributes/password_confirmation',
-    ]);
+    expect(
+      failures(res)
+        .map((f) => f.pointer)
+        .sort(),
+    ).toEqual(['/data/attributes/email', '/data/attributes/password', '/data/attributes/password_confirmation']);
   });
 
   it('answers 422 on /data when the document has no primary data', async () => {
@@ -210,7 +211,11 @@ describe('registration input checks', () => {
   });
 
   it('answers 400 for malformed JSON and 415 for a plain JSON body', async () => {
-    expectError(await stack.inject({ method: 'POST', url: '/api/v1/players/register', headers: jsonApiHeaders(stack.apiKey), payload: '{"data":' }), 400, 'malformed_json');
+    expectError(
+      await stack.inject({ method: 'POST', url: '/api/v1/players/register', headers: jsonApiHeaders(stack.apiKey), payload: '{"data":' }),
+      400,
+      'malformed_json',
+    );
     const headers = { ...jsonApiHeaders(stack.apiKey), 'content-type': 'application/json' };
     expectError(await attempt(registrationBody(newEmail()), headers), 415, 'unsupported_media_type');
   });

@@ -35,10 +35,25 @@ describe('login, refresh, logout and token checks', () => {
     stack.inject({ method: 'GET', url: '/api/v1/players/me', headers: jsonApiHeaders(apiKey, token) });
   const claims = (over: Record<string, unknown> = {}) => {
     const now = Math.floor(Date.now() / 1000);
-    return { sub: alice.id, app: decodePart(alice.accessToken, 1).app, anon: false, sid: randomUUID(), jti: randomUUID(), iat: now, exp: now + 600, ...over };
+    return {
+      sub: alice.id,
+      app: decodePart(alice.accessToken, 1).app,
+      anon: false,
+      sid: randomUUID(),
+      jti: randomUUID(),
+      iat: now,
+      exp: now + 600,
+      ...over,
+    };
   };
   const signWith = (key: { privatePem: string; kid: string }, payload: object, opts: { iss?: string; aud?: string } = {}) =>
-    createSigner({ key: key.privatePem, algorithm: 'ES256', kid: key.kid, iss: opts.iss ?? 'collectible-chest-service', aud: opts.aud ?? 'collectible-chest-api' })(payload);
+    createSigner({
+      key: key.privatePem,
+      algorithm: 'ES256',
+      kid: key.kid,
+      iss: opts.iss ?? 'collectible-chest-service',
+      aud: opts.aud ?? 'collectible-chest-api',
+    })(payload);
 
   it('logs in at /api/v1/players/login with 200, the player and fresh tokens, without grants', async () => {
     const res = await post('/api/v1/players/login', loginBody(alice.email!));
@@ -56,7 +71,11 @@ describe('login, refresh, logout and token checks', () => {
     expect(res.statusCode, res.body).toBe(200);
     expectJsonApi(JSON.parse(res.body));
     const { apikey: _k, ...noKey } = jsonApiHeaders(stack.apiKey);
-    expectError(await stack.inject({ method: 'POST', url: '/players/login', headers: noKey, payload: loginBody(alice.email!) }), 401, 'missing_api_key');
+    expectError(
+      await stack.inject({ method: 'POST', url: '/players/login', headers: noKey, payload: loginBody(alice.email!) }),
+      401,
+      'missing_api_key',
+    );
   });
 
   it('signs access tokens with ES256, the key id and every required claim', async () => {
@@ -123,9 +142,10 @@ describe('login, refresh, logout and token checks', () => {
     const db = await dbClient(stack);
     try {
       // The rotation happened 11 s ago (the grace is 10 s).
-      await db.query("UPDATE players.refresh_tokens SET rotated_at = rotated_at - interval '11 seconds' WHERE player_id = $1 AND rotated_at IS NOT NULL", [
-        player.id,
-      ]);
+      await db.query(
+        "UPDATE players.refresh_tokens SET rotated_at = rotated_at - interval '11 seconds' WHERE player_id = $1 AND rotated_at IS NOT NULL",
+        [player.id],
+      );
     } finally {
       await db.end();
     }
@@ -141,7 +161,11 @@ describe('login, refresh, logout and token checks', () => {
     const tokens = results.map((r) => JSON.parse(r.body).meta.refresh_token as string);
     const uses = await Promise.all(tokens.map((t) => post('/api/v1/players/refresh', refreshBody(t))));
     expect(uses.map((r) => r.statusCode).sort()).toEqual([200, 401]);
-    expectError(uses.find((r) => r.statusCode === 401)!, 401, 'refresh_token_revoked');
+    expectError(
+      uses.find((r) => r.statusCode === 401)!,
+      401,
+      'refresh_token_revoked',
+    );
   });
 
   it('refuses an unknown refresh token, and an access token used as a refresh token, with 401', async () => {
@@ -174,7 +198,11 @@ describe('login, refresh, logout and token checks', () => {
 
   it('logs out without a body too, and needs a Bearer token', async () => {
     const player = await register(stack);
-    const res = await stack.inject({ method: 'POST', url: '/api/v1/players/logout', headers: { apikey: stack.apiKey, authorization: `Bearer ${player.accessToken}` } });
+    const res = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/logout',
+      headers: { apikey: stack.apiKey, authorization: `Bearer ${player.accessToken}` },
+    });
     expect(res.statusCode, res.body).toBe(204);
     expectError(await post('/api/v1/players/refresh', refreshBody(player.refreshToken)), 401, 'refresh_token_revoked');
     expectError(await stack.inject({ method: 'POST', url: '/api/v1/players/logout', headers: { apikey: stack.apiKey } }), 401, 'missing_token');
@@ -197,7 +225,9 @@ describe('login, refresh, logout and token checks', () => {
     });
 
     it('with an HMAC signature keyed by the public key (algorithm confusion)', async () => {
-      const token = createSigner({ key: serverKey.publicPem, algorithm: 'HS256', kid: serverKey.kid })(claims({ iss: 'collectible-chest-service', aud: 'collectible-chest-api' }));
+      const token = createSigner({ key: serverKey.publicPem, algorithm: 'HS256', kid: serverKey.kid })(
+        claims({ iss: 'collectible-chest-service', aud: 'collectible-chest-api' }),
+      );
       expectError(await me(token), 401, 'invalid_token');
     });
 

@@ -41,7 +41,13 @@ describe('wallet: duplicate conversion credits', () => {
     // The same credits under another message id (a re-publish the stream cannot recognise).
     await publishEvent(stack, WalletCreditGrant, randomUUID(), payload, { appId });
     // One more slot with an earlier one: only the new slot is credited.
-    await publishEvent(stack, WalletCreditGrant, randomUUID(), { ...payload, credits: [credits[0]!, { currency: 'coins', amount: '20', reference: `opening:${opening}:slot:4` }] }, { appId });
+    await publishEvent(
+      stack,
+      WalletCreditGrant,
+      randomUUID(),
+      { ...payload, credits: [credits[0]!, { currency: 'coins', amount: '20', reference: `opening:${opening}:slot:4` }] },
+      { appId },
+    );
     expect(await rowsOf(playerId)).toEqual([
       { reason: 'duplicate_conversion', reference: `opening:${opening}:slot:1`, delta: '20.00' },
       { reason: 'duplicate_conversion', reference: `opening:${opening}:slot:2`, delta: '60.00' },
@@ -65,7 +71,21 @@ describe('wallet: duplicate conversion credits', () => {
   it('still sums credits without a reference into one row per currency under the message id', async () => {
     const playerId = randomUUID();
     const id = randomUUID();
-    await publishEvent(stack, WalletCreditGrant, id, { appId, playerId, reason: 'admin', credits: [{ currency: 'coins', amount: '5' }, { currency: 'coins', amount: '7' }] }, { appId });
+    await publishEvent(
+      stack,
+      WalletCreditGrant,
+      id,
+      {
+        appId,
+        playerId,
+        reason: 'admin',
+        credits: [
+          { currency: 'coins', amount: '5' },
+          { currency: 'coins', amount: '7' },
+        ],
+      },
+      { appId },
+    );
     expect(await rowsOf(playerId)).toEqual([{ reason: 'admin', reference: id, delta: '12.00' }]);
   });
 });

@@ -243,7 +243,9 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
     );
     const p = await registerPlayer(stack, app.publishableKey);
     const ids = await currencyIds(app.publishableKey, p.token);
-    await eventually(async () => expectError(await credit(p, ids.coins!, { amount: '1' }, { apiKey: app.publishableKey }), 403, 'secret_key_required'));
+    await eventually(async () =>
+      expectError(await credit(p, ids.coins!, { amount: '1' }, { apiKey: app.publishableKey }), 403, 'secret_key_required'),
+    );
     const res = await credit(p, ids.coins!, { amount: '1' }, { apiKey: app.secretKey });
     expect(Number(balanceOf(res))).toBeGreaterThanOrEqual(1);
   });

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, DebitCurrency, GetBalances, ListCurrencies, readContentFile, RefundDebit, watchApplied, type AppContent, type CallContext } from '@ccs/shared';
+import {
+  AppError,
+  DebitCurrency,
+  GetBalances,
+  ListCurrencies,
+  readContentFile,
+  RefundDebit,
+  watchApplied,
+  type AppContent,
+  type CallContext,
+} from '@ccs/shared';
 import { startStack, type TestStack } from '../../../test/support/stack.js';
 import { creditGrantsConsumer } from '../src/consumers/credit-grants.js';
 import { grantCredits, ledgerTotals, loadContent, walletPool } from './support/fixtures.js';
@@ -26,7 +36,10 @@ function withoutGems(content: AppContent, currencies: AppContent['currencies']):
     // A collection reward in a retired currency is dropped (a reward must give something).
     collections: content.collections.map(({ completion_reward, ...c }) => {
       const currencies = Object.fromEntries(Object.entries(completion_reward?.currencies ?? {}).filter(([code]) => codes.has(code)));
-      const kept = { ...(Object.keys(currencies).length ? { currencies } : {}), ...(completion_reward?.chests ? { chests: completion_reward.chests } : {}) };
+      const kept = {
+        ...(Object.keys(currencies).length ? { currencies } : {}),
+        ...(completion_reward?.chests ? { chests: completion_reward.chests } : {}),
+      };
       return Object.keys(kept).length ? { ...c, completion_reward: kept } : c;
     }),
   };
@@ -84,15 +97,11 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     const id = await grantCredits(stack, appId, player, [{ currency: 'gems', amount: '5' }]);
     const consumer = creditGrantsConsumer(walletPool(stack));
     const payload = { appId, playerId: player, reason: 'welcome_bonus' as const, credits: [{ currency: 'gems', amount: '5' }] };
-    await Promise.all(
-      Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: id, ctx: ctxOf(appId), deliveryCount: 2 })),
-    );
+    await Promise.all(Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: id, ctx: ctxOf(appId), deliveryCount: 2 })));
     expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '5.00', vault_key: '0.00' });
 
     const fresh = randomUUID();
-    await Promise.all(
-      Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: fresh, ctx: ctxOf(appId), deliveryCount: 1 })),
-    );
+    await Promise.all(Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: fresh, ctx: ctxOf(appId), deliveryCount: 1 })));
     expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '10.00', vault_key: '0.00' });
     const gems = await ledgerTotals(walletPool(stack), appId, player, await currencyId(appId, 'gems'));
     expect(gems).toEqual({ sum: '10.00', rows: 2, balance: '10.00' });
@@ -174,9 +183,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     await grantCredits(stack, appId, player, [{ currency: 'gems', amount: '50' }]);
     const reference = randomUUID();
     await debit(appId, player, '20', reference, 'gems');
-    const outcomes = await Promise.all(
-      Array.from({ length: 5 }, () => stack.bus.request(RefundDebit, { reference }, ctxOf(appId))),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => stack.bus.request(RefundDebit, { reference }, ctxOf(appId))));
     expect(outcomes.filter((o) => o.outcome === 'refunded')).toEqual([{ outcome: 'refunded', balance: '50.00' }]);
     expect(outcomes.filter((o) => o.outcome === 'already_refunded')).toHaveLength(4);
     expect(await balances(appId, player)).toMatchObject({ gems: '50.00' });
@@ -219,9 +226,9 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
 
   it('refuses to update, delete or truncate ledger rows', async () => {
     const pool = walletPool(stack);
-    await expect(pool.query("UPDATE ledger SET delta = 1000000 WHERE app_id = $1", [appId])).rejects.toThrow(/append-only/);
+    await expect(pool.query('UPDATE ledger SET delta = 1000000 WHERE app_id = $1', [appId])).rejects.toThrow(/append-only/);
     await expect(pool.query('DELETE FROM ledger WHERE app_id = $1', [appId])).rejects.toThrow(/append-only/);
     await expect(pool.query('TRUNCATE ledger CASCADE')).rejects.toThrow(/append-only/);
-    await expect(pool.query("UPDATE balances SET amount = -1 WHERE app_id = $1", [appId])).rejects.toThrow(/check constraint/);
+    await expect(pool.query('UPDATE balances SET amount = -1 WHERE app_id = $1', [appId])).rejects.toThrow(/check constraint/);
   });
 });

@@ -133,7 +133,12 @@ export async function runBurst(
     stack.inject({
       method: 'POST',
       url: `/api/v1/currencies/${setup.coinsId}/credit`,
-      headers: { apikey: p.apiKey, authorization: `Bearer ${p.token}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      headers: {
+        apikey: p.apiKey,
+        authorization: `Bearer ${p.token}`,
+        'content-type': 'application/json',
+        ...(key ? { 'idempotency-key': key } : {}),
+      },
       payload: { amount: '0.01' },
     });
 
@@ -213,7 +218,11 @@ export async function expectNothingHalfApplied(stack: TestStack, setup: BurstSet
     expect(r.opening_id).toBe(result.openings.get(r.chest_id));
   }
   const players = setup.players.map((p) => p.player.id);
-  const [{ n: openingsOfPlayers }] = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM chests.openings WHERE player_id = ANY($1::uuid[])', [players]) as [{ n: number }];
+  const [{ n: openingsOfPlayers }] = (await sql<{ n: number }>(
+    stack,
+    'SELECT count(*)::int AS n FROM chests.openings WHERE player_id = ANY($1::uuid[])',
+    [players],
+  )) as [{ n: number }];
   expect(openingsOfPlayers).toBe(chests.length);
   // Each opening's grant applied exactly once (redelivered messages change nothing).
   const openingIds = [...result.openings.values()];

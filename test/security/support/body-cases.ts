@@ -23,10 +23,26 @@ function badValues(schema: Schema, current: unknown, rng: Rng): [string, unknown
     if (schema.const !== undefined) out.push(['another type', 'hacker'], ['an empty type', '']);
     if (schema.enum) out.push(['upper-cased', String(schema.enum[0]).toUpperCase()], ['empty', '']);
     if (schema.format === 'uuid') out.push(['not a UUID', 'not-a-uuid'], ['a UUID with a suffix', `${rng.uuid()}x`]);
-    if (schema.pattern && typeof current === 'string') out.push(['with a trailing newline', `${current}\n`], ['with a leading space', ` ${current}`], ['empty', '']);
+    if (schema.pattern && typeof current === 'string')
+      out.push(['with a trailing newline', `${current}\n`], ['with a leading space', ` ${current}`], ['empty', '']);
     // Decimal strings: every near miss of the pattern, and values only the service can judge.
     if (schema.pattern?.includes('\\d')) {
-      for (const v of ['-1', '1e3', '1.234', '0x10', '１０', 'NaN', 'Infinity', '1,5', '+1', '.5', '0', '0.00', '9'.repeat(40), '99999999999999999999.99']) {
+      for (const v of [
+        '-1',
+        '1e3',
+        '1.234',
+        '0x10',
+        '１０',
+        'NaN',
+        'Infinity',
+        '1,5',
+        '+1',
+        '.5',
+        '0',
+        '0.00',
+        '9'.repeat(40),
+        '99999999999999999999.99',
+      ]) {
         out.push([`decimal ${JSON.stringify(v)}`, v]);
       }
     }
@@ -74,8 +90,17 @@ export function bodyCases(op: OpView, base: Baseline, rng: Rng): BodyCase[] {
   if (mediaType === 'application/json') {
     safe({ name: 'Content-Type application/json with charset', headers: { 'content-type': 'application/json; charset=utf-8' } });
   }
-  target({ name: 'body over the size limit', payload: JSON.stringify({ pad: 'a'.repeat(70_000) }), headers: { 'content-type': mediaType }, expect: 413 });
-  for (const [name, payload] of [['not JSON', '{"data":'], ['JSON with single quotes', "{'data':1}"], ['a NUL byte', '\u0000']]) {
+  target({
+    name: 'body over the size limit',
+    payload: JSON.stringify({ pad: 'a'.repeat(70_000) }),
+    headers: { 'content-type': mediaType },
+    expect: 413,
+  });
+  for (const [name, payload] of [
+    ['not JSON', '{"data":'],
+    ['JSON with single quotes', "{'data':1}"],
+    ['a NUL byte', '\u0000'],
+  ]) {
     target({ name: `body ${name}`, payload, headers: { 'content-type': mediaType }, expect: 400 });
   }
   if (!op.body) return out;
@@ -99,7 +124,11 @@ export function bodyCases(op: OpView, base: Baseline, rng: Rng): BodyCase[] {
     if (path.length && (base.target.body as Record<string, unknown>)[path[0]!] === undefined) continue;
     const at = path.length ? pointerOf(path) : 'the top';
     target({ name: `__proto__ at ${at}`, payload: insertRaw(base.target.body, path, '"__proto__":{"polluted":"yes"}'), expect: 400 });
-    target({ name: `constructor.prototype at ${at}`, payload: insertRaw(base.target.body, path, '"constructor":{"prototype":{"polluted":"yes"}}'), expect: 400 });
+    target({
+      name: `constructor.prototype at ${at}`,
+      payload: insertRaw(base.target.body, path, '"constructor":{"prototype":{"polluted":"yes"}}'),
+      expect: 400,
+    });
   }
 
   // Every documented member: wrong types, out of range, too long, missing.
@@ -107,10 +136,20 @@ export function bodyCases(op: OpView, base: Baseline, rng: Rng): BodyCase[] {
     const current = leaf.path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], base.target.body);
     const pointer = pointerOf(leaf.path);
     for (const [name, value] of badValues(leaf.schema, current, rng)) {
-      target({ name: `${pointer} ${name}`, payload: JSON.stringify(withValue(base.target.body, leaf.path, value)), expect: 422, source: { pointer } });
+      target({
+        name: `${pointer} ${name}`,
+        payload: JSON.stringify(withValue(base.target.body, leaf.path, value)),
+        expect: 422,
+        source: { pointer },
+      });
     }
     if (leaf.required) {
-      target({ name: `${pointer} missing`, payload: JSON.stringify(withValue(base.target.body, leaf.path, undefined)), expect: 422, source: { pointer } });
+      target({
+        name: `${pointer} missing`,
+        payload: JSON.stringify(withValue(base.target.body, leaf.path, undefined)),
+        expect: 422,
+        source: { pointer },
+      });
     }
   }
 
@@ -118,10 +157,17 @@ export function bodyCases(op: OpView, base: Baseline, rng: Rng): BodyCase[] {
   for (const { path, closed } of closedObjectsOf(op.body.schema)) {
     const at = path.length ? pointerOf(path) : 'the top';
     if (closed) {
-      target({ name: `extra member at ${at} (closed)`, payload: JSON.stringify(withValue(base.target.body, [...path, 'is_admin'], true)), expect: 422 });
+      target({
+        name: `extra member at ${at} (closed)`,
+        payload: JSON.stringify(withValue(base.target.body, [...path, 'is_admin'], true)),
+        expect: 422,
+      });
     } else if (path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], base.safe.body) !== undefined) {
       safe({ name: `extra member at ${at}`, payload: JSON.stringify(withValue(base.safe.body, [...path, 'is_admin'], true)) });
-      safe({ name: `extra JSON:API members at ${at}`, payload: JSON.stringify(withValue(base.safe.body, [...path, 'meta'], { note: rng.unicode(10) })) });
+      safe({
+        name: `extra JSON:API members at ${at}`,
+        payload: JSON.stringify(withValue(base.safe.body, [...path, 'meta'], { note: rng.unicode(10) })),
+      });
     }
   }
   return out;

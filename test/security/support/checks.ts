@@ -55,7 +55,10 @@ export function problemsOf(c: HostileCase, res: LightMyRequestResponse, secrets:
   const errors = body.errors ?? [];
   if (errors.length === 0 || errors[0]!.status !== String(status)) problems.push(`errors[0].status is not ${status}`);
   if (errors.some((e) => !e.code || !e.title)) problems.push('an error without code or title');
-  if (c.source?.parameter && !errors.some((e) => e.source?.parameter && (c.source!.parameter === '*' || e.source.parameter === c.source!.parameter))) {
+  if (
+    c.source?.parameter &&
+    !errors.some((e) => e.source?.parameter && (c.source!.parameter === '*' || e.source.parameter === c.source!.parameter))
+  ) {
     problems.push(`no error names the parameter ${c.source.parameter}: ${excerpt}`);
   }
   if (c.source?.pointer !== undefined && !errors.some((e) => e.source?.pointer === c.source!.pointer)) {
@@ -73,7 +76,10 @@ export async function playerState(inject: Inject, apiKey: string, token: string)
   const get = async (url: string) => {
     const res = await inject({ method: 'GET', url, headers: jsonApiHeaders(apiKey, token) });
     if (res.statusCode !== 200) throw new Error(`GET ${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-    return res.json() as { data: { id: string; attributes: Record<string, any>; meta?: Record<string, any> }[] & { attributes: Record<string, any> }; meta: Record<string, any> };
+    return res.json() as {
+      data: { id: string; attributes: Record<string, any>; meta?: Record<string, any> }[] & { attributes: Record<string, any> };
+      meta: Record<string, any>;
+    };
   };
   const [currencies, inventory, collection, me, friends, openings, fairness, pity] = await Promise.all([
     get('/api/v1/currencies'),
@@ -90,7 +96,11 @@ export async function playerState(inject: Inject, apiKey: string, token: string)
     inventory: inventory.data.map((c) => c.id).sort(),
     inventoryMeta: inventory.meta,
     collection: collection.data.map((c) => `${c.id}×${c.meta?.owned_count}`).sort(),
-    collectionMeta: { total_count: collection.meta.total_count, total_copies: collection.meta.total_copies, collections: collection.meta.collections },
+    collectionMeta: {
+      total_count: collection.meta.total_count,
+      total_copies: collection.meta.total_copies,
+      collections: collection.meta.collections,
+    },
     player: me.data.attributes,
     friends: friends.data.map((f) => `${f.id}:${f.meta?.status}`),
     openings: openings.meta.total_count,

@@ -84,14 +84,14 @@ function badTokens(token: string, rng: Rng): Record<string, string | string[]> {
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
   const kid = JSON.parse(Buffer.from(header, 'base64url').toString()).kid;
   return {
-    'garbage': `Bearer ${rng.b64(40)}`,
-    'empty': 'Bearer ',
+    garbage: `Bearer ${rng.b64(40)}`,
+    empty: 'Bearer ',
     'scheme only': 'Bearer',
     'Basic scheme': 'Basic dXNlcjpwYXNz',
     'lowercase scheme': `bearer ${token}`,
     'three dots': 'Bearer a.b.c',
     'very long': `Bearer ${rng.b64(4000)}`,
-    'unicode': `Bearer ${rng.unicode(12)}`,
+    unicode: `Bearer ${rng.unicode(12)}`,
     'tampered signature': `Bearer ${header}.${payload}.${signature.slice(0, -4)}AAAA`,
     'expired-looking (exp in the past, re-encoded)': `Bearer ${header}.${b64({ ...claims, exp: 1_000_000_000, iat: 999_999_000 })}.${signature}`,
     'other player, same signature': `Bearer ${header}.${b64({ ...claims, sub: rng.uuid() })}.${signature}`,
@@ -178,12 +178,12 @@ export function casesFor(op: OpView, base: Baseline, ctx: Context): HostileCase[
 
   // The apikey, and Bearer tokens: refused on every operation that takes a key, ignored elsewhere.
   const keys: Record<string, string | string[] | undefined> = {
-    'missing': undefined,
-    'empty': '',
-    'garbage': rng.b64(24),
+    missing: undefined,
+    empty: '',
+    garbage: rng.b64(24),
     'over 200 characters': rng.b64(201),
     'SQL-ish': "' OR 1=1--",
-    'unicode': rng.unicode(8),
+    unicode: rng.unicode(8),
     'sent twice': [ctx.apiKey, ctx.apiKey],
     'with a suffix': `${ctx.apiKey}x`,
     'upper-cased': ctx.apiKey.toUpperCase(),
@@ -201,13 +201,19 @@ export function casesFor(op: OpView, base: Baseline, ctx: Context): HostileCase[
   // Path parameters.
   for (const param of op.pathParams) {
     for (const [name, value, expect] of pathValues(param, rng, 404)) {
-      onTarget({ name: `path ${param.name} ${name}`, params: { [param.name]: value }, expect, source: expect === 400 && name !== 'broken percent-encoding' ? { parameter: param.name } : undefined });
+      onTarget({
+        name: `path ${param.name} ${name}`,
+        params: { [param.name]: value },
+        expect,
+        source: expect === 400 && name !== 'broken percent-encoding' ? { parameter: param.name } : undefined,
+      });
     }
   }
 
   // Query strings: a 400 naming the parameter where the route reads the query; ignored elsewhere.
   for (const [name, query] of badQueries(rng)) {
-    if (op.readsQuery) onTarget({ name: `query ${name}`, query, expect: 400, source: name === 'broken percent-encoding' ? undefined : { parameter: '*' } });
+    if (op.readsQuery)
+      onTarget({ name: `query ${name}`, query, expect: 400, source: name === 'broken percent-encoding' ? undefined : { parameter: '*' } });
     else onSafe({ name: `query ${name} (not read here)`, query });
   }
 
@@ -216,14 +222,15 @@ export function casesFor(op: OpView, base: Baseline, ctx: Context): HostileCase[
     const keysBad: Record<string, string | string[]> = {
       '256 characters': 'k'.repeat(256),
       'non-ASCII': 'clé-1',
-      'Cyrillic': 'ключ',
-      'emoji': `order-${rng.unicode(2)}`,
-      'empty': '',
+      Cyrillic: 'ключ',
+      emoji: `order-${rng.unicode(2)}`,
+      empty: '',
       'with a space': 'order 1',
       'with a tab': 'order\t1',
       'sent twice': ['order-1', 'order-2'],
     };
-    for (const [name, key] of Object.entries(keysBad)) onTarget({ name: `Idempotency-Key ${name}`, headers: { 'idempotency-key': key }, expect: 400 });
+    for (const [name, key] of Object.entries(keysBad))
+      onTarget({ name: `Idempotency-Key ${name}`, headers: { 'idempotency-key': key }, expect: 400 });
   }
 
   // Bodies: media types, then the body itself.

@@ -23,7 +23,12 @@ export function call(
   const headers = jsonApiHeaders(who.key, who.token);
   if (opts.json) headers['content-type'] = 'application/json';
   if (opts.payload === undefined) delete headers['content-type'];
-  return stack.inject({ method, url, headers: { ...headers, ...opts.headers }, ...(opts.payload === undefined ? {} : { payload: opts.payload as object }) });
+  return stack.inject({
+    method,
+    url,
+    headers: { ...headers, ...opts.headers },
+    ...(opts.payload === undefined ? {} : { payload: opts.payload as object }),
+  });
 }
 
 /** Asserts a JSON:API error answer with this status (and code, when given). */
@@ -99,9 +104,17 @@ export async function newPlayer(stack: TestStack, key: string, guest = false): P
   const email = guest ? null : `sec-${randomBytes(5).toString('hex')}@example.com`;
   const res = guest
     ? await stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: key, accept: 'application/vnd.api+json' } })
-    : await call(stack, 'POST', '/api/v1/players/register', { key }, {
-        payload: { data: { type: 'player', attributes: { email, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} } },
-      });
+    : await call(
+        stack,
+        'POST',
+        '/api/v1/players/register',
+        { key },
+        {
+          payload: {
+            data: { type: 'player', attributes: { email, password: 'Str0ng!pass', password_confirmation: 'Str0ng!pass' }, relationships: {} },
+          },
+        },
+      );
   const body = ok(res, 201);
   const p: Player = {
     key,

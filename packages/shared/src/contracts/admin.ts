@@ -163,7 +163,11 @@ export const AdminFindPlayer = defineQuery(
 /** chests: a player's openings, newest first, for an operator (the audit of every roll). */
 export const AdminListOpenings = defineQuery(
   'chests.v1.admin_list_openings',
-  z.object({ appId: UuidSchema, playerId: UuidSchema, page: z.object({ limit: z.number().int().min(1).max(1000), offset: z.number().int().min(0) }) }),
+  z.object({
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    page: z.object({ limit: z.number().int().min(1).max(1000), offset: z.number().int().min(0) }),
+  }),
   z.object({ openings: z.array(OpeningViewSchema), total: z.number().int().min(0) }),
 );
 
@@ -182,7 +186,10 @@ export const AdminGrantChests = defineSubject(
     /** The chest type id of the content (its slug). */
     chestTypeId: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
     quantity: z.number().int().min(1).max(100),
-    reference: z.string().regex(/^[\x21-\x7e]{1,100}$/).optional(),
+    reference: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,100}$/)
+      .optional(),
   }),
   z.object({ playerId: UuidSchema, chests: z.array(UuidSchema) }),
 );

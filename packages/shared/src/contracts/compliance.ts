@@ -4,7 +4,10 @@ import { defineQuery } from './subject.js';
 /** The self-declared attributes the compliance gates read; null when the player has not given one. */
 export const ComplianceProfileSchema = z.object({
   /** ISO 3166-1 alpha-2, upper case. */
-  country: z.string().regex(/^[A-Z]{2}$/).nullable(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullable(),
   birthYear: z.number().int().nullable(),
 });
 

@@ -31,7 +31,12 @@ export const PlayerRulesSchema = z.object({
   /** Time-locked chests one player may have unlocking at once (docs/content.md, "Time-locked chests"). */
   unlock_slots: z.number().int().min(1).max(10).default(1),
   access_token_ttl_seconds: z.number().int().min(60).max(86_400).default(900),
-  refresh_token_ttl_seconds: z.number().int().min(3600).max(90 * 86_400).default(30 * 86_400),
+  refresh_token_ttl_seconds: z
+    .number()
+    .int()
+    .min(3600)
+    .max(90 * 86_400)
+    .default(30 * 86_400),
   /** Whether a player's own key may credit (the spec's flow); else only the app's secret key. */
   player_credit_allowed: z.boolean().default(true),
 });
@@ -80,10 +85,7 @@ export const CollectionContentSchema = z.object({
 });
 
 /** Where a chest draws from: whole collections and/or explicit collectibles (their union). */
-export const PoolSchema = z.union([
-  z.object({ collection: Slug }).strict(),
-  z.object({ collectibles: z.array(Slug).min(1) }).strict(),
-]);
+export const PoolSchema = z.union([z.object({ collection: Slug }).strict(), z.object({ collectibles: z.array(Slug).min(1) }).strict()]);
 
 export const ChestRulesSchema = z.object({
   /** Items per open: fixed, or a uniform integer range. */
@@ -158,8 +160,15 @@ export type ComplianceRules = z.infer<typeof ComplianceSchema>;
 /** A chest type's timer: how long it takes, and what skipping the rest costs per minute. */
 export const UnlockRulesSchema = z
   .object({
-    seconds: z.number().int().min(1).max(30 * 86_400),
-    skip: z.object({ currency: z.string(), per_minute: z.number().positive().max(1_000_000) }).strict().optional(),
+    seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 86_400),
+    skip: z
+      .object({ currency: z.string(), per_minute: z.number().positive().max(1_000_000) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type UnlockRules = z.infer<typeof UnlockRulesSchema>;
@@ -177,7 +186,10 @@ export const ChestTypeContentSchema = z.object({
    * A key the chest needs to open (docs/content.md, "Key-required chests"): `amount` of an
    * integer currency, debited when it opens; absent: no key.
    */
-  requires_key: z.object({ currency: z.string(), amount: z.number().int().min(1).max(1000) }).strict().optional(),
+  requires_key: z
+    .object({ currency: z.string(), amount: z.number().int().min(1).max(1000) })
+    .strict()
+    .optional(),
   /**
    * A timer the chest must run before it opens (docs/content.md, "Time-locked chests"): `seconds`
    * once started, or at once by paying `ceil(remaining minutes × per_minute)` of `skip.currency`;
@@ -204,7 +216,11 @@ export type RarityContent = z.infer<typeof RarityContentSchema>;
 export type CollectionContent = z.infer<typeof CollectionContentSchema>;
 
 /** Whether a chest's pool holds a collectible ranked at or above `rarity`. */
-function poolReaches(c: { rarities: { id: string; rank: number }[]; collections: CollectionContent[] }, ch: ChestTypeContent, rarity: string): boolean {
+function poolReaches(
+  c: { rarities: { id: string; rank: number }[]; collections: CollectionContent[] },
+  ch: ChestTypeContent,
+  rarity: string,
+): boolean {
   const rank = new Map(c.rarities.map((r) => [r.id, r.rank]));
   const min = rank.get(rarity) ?? Number.POSITIVE_INFINITY;
   const listed = new Set(ch.rules.pools.flatMap((p) => ('collectibles' in p ? p.collectibles : [])));
@@ -253,18 +269,23 @@ function checkReferences(
     if (chestIds.has(ch.id)) issue(['chests', i, 'id'], `duplicate chest ${ch.id}`);
     chestIds.add(ch.id);
     for (const code of Object.keys(ch.price)) if (!currencies.has(code)) issue(['chests', i, 'price', code], `unknown currency ${code}`);
-    if (ch.requires_key && !currencies.has(ch.requires_key.currency)) issue(['chests', i, 'requires_key', 'currency'], `unknown currency ${ch.requires_key.currency}`);
+    if (ch.requires_key && !currencies.has(ch.requires_key.currency))
+      issue(['chests', i, 'requires_key', 'currency'], `unknown currency ${ch.requires_key.currency}`);
     const skip = ch.unlock?.skip;
     if (skip && !currencies.has(skip.currency)) issue(['chests', i, 'unlock', 'skip', 'currency'], `unknown currency ${skip.currency}`);
     const items = ch.rules.items;
     if ('min' in items && items.min > items.max) issue(['chests', i, 'rules', 'items'], 'min is above max');
     ch.rules.pools.forEach((p, j) => {
       if ('collection' in p && !collections.has(p.collection)) issue(['chests', i, 'rules', 'pools', j], `unknown collection ${p.collection}`);
-      if ('collectibles' in p) for (const id of p.collectibles) if (!collectibles.has(id)) issue(['chests', i, 'rules', 'pools', j], `unknown collectible ${id}`);
+      if ('collectibles' in p)
+        for (const id of p.collectibles) if (!collectibles.has(id)) issue(['chests', i, 'rules', 'pools', j], `unknown collectible ${id}`);
     });
-    for (const r of Object.keys(ch.rules.rarity_weights ?? {})) if (!rarities.has(r)) issue(['chests', i, 'rules', 'rarity_weights', r], `unknown rarity ${r}`);
-    for (const g of [...ch.rules.guarantees, ...ch.rules.bonus]) if (!rarities.has(g.min_rarity)) issue(['chests', i, 'rules'], `unknown rarity ${g.min_rarity}`);
-    if (ch.rules.pity && !rarities.has(ch.rules.pity.rarity)) issue(['chests', i, 'rules', 'pity', 'rarity'], `unknown rarity ${ch.rules.pity.rarity}`);
+    for (const r of Object.keys(ch.rules.rarity_weights ?? {}))
+      if (!rarities.has(r)) issue(['chests', i, 'rules', 'rarity_weights', r], `unknown rarity ${r}`);
+    for (const g of [...ch.rules.guarantees, ...ch.rules.bonus])
+      if (!rarities.has(g.min_rarity)) issue(['chests', i, 'rules'], `unknown rarity ${g.min_rarity}`);
+    if (ch.rules.pity && !rarities.has(ch.rules.pity.rarity))
+      issue(['chests', i, 'rules', 'pity', 'rarity'], `unknown rarity ${ch.rules.pity.rarity}`);
     else if (ch.rules.pity && !poolReaches(c, ch, ch.rules.pity.rarity)) {
       // The guarantee could never be honoured and the counter never reset.
       issue(['chests', i, 'rules', 'pity', 'rarity'], `the pool has no collectible of rarity ${ch.rules.pity.rarity} or better`);

@@ -23,7 +23,10 @@ export const WalletCreditGrant = defineEvent(
            * The credit's own ledger reference (e.g. `opening:<id>:slot:<n>`): it gets a ledger row of
            * its own, at most one per reference. Absent: credits are summed per currency under the message id.
            */
-          reference: z.string().regex(/^[\x21-\x7e]{1,200}$/).optional(),
+          reference: z
+            .string()
+            .regex(/^[\x21-\x7e]{1,200}$/)
+            .optional(),
         }),
       )
       .min(1),
@@ -64,8 +67,6 @@ export const OpeningGranted = defineEvent(
     experience: z.number().int().min(0),
     /** The content version whose rules made the opening (its duplicate rules apply); absent on older messages. */
     rulesVersion: z.number().int().min(1).optional(),
-    items: z
-      .array(z.object({ slot: z.number().int().min(0), collectibleId: z.string(), collectionId: z.string(), rarity: z.string() }))
-      .min(1),
+    items: z.array(z.object({ slot: z.number().int().min(0), collectibleId: z.string(), collectionId: z.string(), rarity: z.string() })).min(1),
   }),
 );

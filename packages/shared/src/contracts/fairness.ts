@@ -4,9 +4,7 @@ import { UuidSchema } from './context.js';
 import { defineQuery, defineSubject } from './subject.js';
 
 /** A client seed: what the player mixes into their rolls (docs/fairness.md). */
-export const ClientSeedSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, '1 to 64 letters, digits, dots, dashes or underscores');
+export const ClientSeedSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1 to 64 letters, digits, dots, dashes or underscores');
 
 /** The active seed pair of ctx.playerId: the commitment, the client seed and the next nonce. */
 export const FairnessViewSchema = z.object({

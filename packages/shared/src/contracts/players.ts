@@ -105,11 +105,7 @@ export const LoginPlayer = defineSubject(
 );
 
 /** Exchanges a refresh token for a new session; the old token is rotated out. */
-export const RefreshSession = defineSubject(
-  'players.v1.refresh',
-  z.object({ refreshToken: z.string().max(1000) }),
-  SessionSchema,
-);
+export const RefreshSession = defineSubject('players.v1.refresh', z.object({ refreshToken: z.string().max(1000) }), SessionSchema);
 
 /**
  * Revokes ctx.playerId's refresh token families: the one of the access token's session (`sessionId`)
@@ -163,18 +159,10 @@ export const AddFriend = defineSubject(
 );
 
 /** Lists the calling player's friends and pending requests. */
-export const ListFriends = defineQuery(
-  'players.v1.list_friends',
-  z.object({}),
-  z.object({ friends: z.array(FriendViewSchema) }),
-);
+export const ListFriends = defineQuery('players.v1.list_friends', z.object({}), z.object({ friends: z.array(FriendViewSchema) }));
 
 /** Removes a friendship or a pending request in either direction. */
-export const RemoveFriend = defineSubject(
-  'players.v1.remove_friend',
-  z.object({ playerId: UuidSchema }),
-  z.object({ removed: z.boolean() }),
-);
+export const RemoveFriend = defineSubject('players.v1.remove_friend', z.object({ playerId: UuidSchema }), z.object({ removed: z.boolean() }));
 
 /** Operator command: creates an app with its content (default content when none is given). */
 export const AdminCreateApp = defineSubject(

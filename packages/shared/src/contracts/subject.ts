@@ -17,21 +17,13 @@ export type RequestOf<C extends SubjectContract> = z.infer<C['request']>;
 export type ReplyOf<C extends SubjectContract> = z.infer<C['reply']>;
 
 /** Declares a subject contract; the subject is versioned, e.g. `wallet.v1.credit`. */
-export function defineSubject<Req extends z.ZodType, Res extends z.ZodType>(
-  subject: string,
-  request: Req,
-  reply: Res,
-): SubjectContract<Req, Res> {
+export function defineSubject<Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): SubjectContract<Req, Res> {
   if (!/^[a-z]+\.v\d+\.[a-zA-Z0-9_.-]+$/.test(subject)) throw new Error(`subject "${subject}" must be <service>.v<N>.<name>`);
   return { subject, request, reply };
 }
 
 /** Declares a read-only subject contract: one that changes nothing, bounded by the read timeout. */
-export function defineQuery<Req extends z.ZodType, Res extends z.ZodType>(
-  subject: string,
-  request: Req,
-  reply: Res,
-): SubjectContract<Req, Res> {
+export function defineQuery<Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): SubjectContract<Req, Res> {
   return { ...defineSubject(subject, request, reply), readOnly: true };
 }
 

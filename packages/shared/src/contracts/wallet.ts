@@ -17,11 +17,7 @@ export const CurrencyViewSchema = z.object({
 export type CurrencyView = z.infer<typeof CurrencyViewSchema>;
 
 /** Lists the app's currencies (ctx.appId), with ctx.playerId's balances when a player calls. */
-export const ListCurrencies = defineQuery(
-  'wallet.v1.list_currencies',
-  z.object({}),
-  z.object({ currencies: z.array(CurrencyViewSchema) }),
-);
+export const ListCurrencies = defineQuery('wallet.v1.list_currencies', z.object({}), z.object({ currencies: z.array(CurrencyViewSchema) }));
 
 /**
  * Credits ctx.playerId's balance of one currency (the spec's credit endpoint). `keyKind` is the

@@ -20,7 +20,7 @@ function lockValueFor(schema: string, table: string): number {
  * replicas are serialised by an advisory lock per schema (the later one waits, then finds
  * nothing left to do).
  */
-export async function migrateSchema(databaseUrl: string, schema: string, dir: string, table = "schema_migrations"): Promise<string[]> {
+export async function migrateSchema(databaseUrl: string, schema: string, dir: string, table = 'schema_migrations'): Promise<string[]> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {

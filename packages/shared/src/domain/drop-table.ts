@@ -77,14 +77,15 @@ export function buildDropTable(rules: ChestRules, rarities: readonly DropRarity[
   // refuses it, this guards tables built from other input) is left out rather than misapplied.
   const pityRank = rules.pity && rarities.find((r) => r.id === rules.pity!.rarity)?.rank;
   const honourable = pityRank !== undefined && present.some((r) => r.rank >= pityRank);
-  const pity = rules.pity && honourable && {
-    rarity: rules.pity.rarity,
-    rank: rarities.find((r) => r.id === rules.pity!.rarity)?.rank ?? Number.POSITIVE_INFINITY,
-    hard: rules.pity.hard,
-    softStart: rules.pity.soft_start,
-    softStep: rules.pity.soft_step,
-    guaranteed: atLeast(rules.pity.rarity),
-  };
+  const pity = rules.pity &&
+    honourable && {
+      rarity: rules.pity.rarity,
+      rank: rarities.find((r) => r.id === rules.pity!.rarity)?.rank ?? Number.POSITIVE_INFINITY,
+      hard: rules.pity.hard,
+      softStart: rules.pity.soft_start,
+      softStep: rules.pity.soft_step,
+      guaranteed: atLeast(rules.pity.rarity),
+    };
   return {
     itemsMin: 'fixed' in items ? items.fixed : items.min,
     itemsMax: 'fixed' in items ? items.fixed : items.max,

@@ -68,7 +68,8 @@ export function effectiveOdds(table: DropTable, rarities: readonly DropRarity[])
   const weights = counterDistribution(table);
   const each = weights.map((w, c) => ({ w, odds: tableOdds(tableAtCounter(table, c), rarities) }));
   const first = each[0]!.odds;
-  const mix = <T extends { probability: number }>(pick: (o: ChestOdds) => T[], i: number) => each.reduce((s, e) => s + e.w * pick(e.odds)[i]!.probability, 0);
+  const mix = <T extends { probability: number }>(pick: (o: ChestOdds) => T[], i: number) =>
+    each.reduce((s, e) => s + e.w * pick(e.odds)[i]!.probability, 0);
   return {
     itemsPerOpen: first.itemsPerOpen,
     rarities: first.rarities.map((r, i) => {

@@ -162,7 +162,10 @@ export class OddsSimulation {
         deviation: sd > 0 ? (count - expected) / sd : count === expected ? 0 : Number.POSITIVE_INFINITY,
       };
     };
-    const rarities = this.effective.rarities.map((r, i) => ({ rarity: r.rarity, ...row(this.rarityCounts[i]!, this.base.rarities[i]!.probability, r.probability) }));
+    const rarities = this.effective.rarities.map((r, i) => ({
+      rarity: r.rarity,
+      ...row(this.rarityCounts[i]!, this.base.rarities[i]!.probability, r.probability),
+    }));
     const collectibles = this.effective.collectibles.map((c, i) => ({
       id: c.id,
       rarity: c.rarity,
@@ -175,8 +178,14 @@ export class OddsSimulation {
       rarities,
       collectibles,
       chiSquare: {
-        rarities: chiSquareTest(this.rarityCounts, this.effective.rarities.map((r) => r.probability)),
-        collectibles: chiSquareTest(this.collectibleCounts, this.effective.collectibles.map((c) => c.probability)),
+        rarities: chiSquareTest(
+          this.rarityCounts,
+          this.effective.rarities.map((r) => r.probability),
+        ),
+        collectibles: chiSquareTest(
+          this.collectibleCounts,
+          this.effective.collectibles.map((c) => c.probability),
+        ),
       },
       pity: this.pitySummary(),
     };

@@ -118,11 +118,7 @@ export function toAppError(err: unknown): AppError {
 }
 
 /** Converts zod issues into 422 (body) or 400 (query/path) error objects with their source. */
-export function zodIssuesToErrors(
-  issues: readonly z.core.$ZodIssue[],
-  where: 'body' | 'query' | 'params',
-  bodyPrefix = '',
-): ErrorObject[] {
+export function zodIssuesToErrors(issues: readonly z.core.$ZodIssue[], where: 'body' | 'query' | 'params', bodyPrefix = ''): ErrorObject[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
     if (where === 'body') {
@@ -134,7 +130,13 @@ export function zodIssuesToErrors(
         source: { pointer: bodyPrefix + (path.length ? '/' + path.join('/') : '') || '/' },
       };
     }
-    const parameter = path.length ? path[0]! + path.slice(1).map((p) => `[${p}]`).join('') : where;
+    const parameter = path.length
+      ? path[0]! +
+        path
+          .slice(1)
+          .map((p) => `[${p}]`)
+          .join('')
+      : where;
     return { status: 400, code: 'invalid_parameter', title: 'Bad Request', detail: issue.message, source: { parameter } };
   });
 }

@@ -5,10 +5,7 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 
 /** A parsed `filter` query: comparisons combined with and/or/not; crosses NATS as JSON. */
 export type FilterNode =
-  | { and: FilterNode[] }
-  | { or: FilterNode[] }
-  | { not: FilterNode }
-  | { field: string; op: FilterOp; value: string | string[] };
+  { and: FilterNode[] } | { or: FilterNode[] } | { not: FilterNode } | { field: string; op: FilterOp; value: string | string[] };
 
 export const FilterNodeSchema: z.ZodType<FilterNode> = z.lazy(() =>
   z.union([

@@ -14,7 +14,8 @@ export function paginationLinks(
   let at: (offset: number) => string;
   if (Object.prototype.hasOwnProperty.call(query, 'page')) {
     // A `page` member of its own would keep its place in the query: the general (slow) way.
-    at = (offset) => `${baseUrl}${path}?${qs.stringify({ ...query, page: { limit: String(page.limit), offset: String(offset) } }, { encodeValuesOnly: false })}`;
+    at = (offset) =>
+      `${baseUrl}${path}?${qs.stringify({ ...query, page: { limit: String(page.limit), offset: String(offset) } }, { encodeValuesOnly: false })}`;
   } else {
     // The same text, the other members encoded once: qs joins each top-level member's encoding
     // with `&`, and `page` comes last.

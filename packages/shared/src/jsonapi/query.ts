@@ -75,7 +75,10 @@ function asString(v: unknown, parameter: string): string {
 
 function parseInclude(v: unknown, allowed: ReadonlySet<string>): string[] {
   if (v === undefined) return [];
-  const paths = asString(v, 'include').split(',').map((s) => s.trim()).filter(Boolean);
+  const paths = asString(v, 'include')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const p of paths) {
     if (!allowed.has(p)) {
       const hint = allowed.size ? ` Supported: ${[...allowed].join(', ')}.` : ' This endpoint supports no relationships.';
@@ -93,9 +96,13 @@ function parseFields(v: unknown, spec: QuerySpec): Record<string, string[]> {
     const parameter = `fields[${type}]`;
     const allowed = spec.fields?.[type];
     if (!allowed) throw bad(parameter, `No fields can be selected for type "${type}" here.`, 'unsupported_fields');
-    const names = asString(list, parameter).split(',').map((s) => s.trim()).filter(Boolean);
+    const names = asString(list, parameter)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const n of names) {
-      if (!allowed.includes(n)) throw bad(parameter, `Unknown field "${n}" for type "${type}". Selectable: ${allowed.join(', ')}.`, 'unsupported_fields');
+      if (!allowed.includes(n))
+        throw bad(parameter, `Unknown field "${n}" for type "${type}". Selectable: ${allowed.join(', ')}.`, 'unsupported_fields');
     }
     out[type] = names;
   }
@@ -105,7 +112,9 @@ function parseFields(v: unknown, spec: QuerySpec): Record<string, string[]> {
 function parseSort(v: unknown, spec: QuerySpec): SortField[] {
   if (v === undefined) return [];
   const allowed = spec.sort ?? [];
-  const parts = asString(v, 'sort').split(',').map((s) => s.trim());
+  const parts = asString(v, 'sort')
+    .split(',')
+    .map((s) => s.trim());
   return parts.map((p) => {
     const direction = p.startsWith('-') ? 'desc' : 'asc';
     const field = p.replace(/^-/, '');

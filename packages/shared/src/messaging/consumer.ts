@@ -82,7 +82,9 @@ export async function startConsumer(
         continue;
       }
       inHand = buffer.splice(0, batchSize);
-      await deliverBatch(def, inHand, maxDeliver, deps).catch((err) => deps.log.error({ err: String(err), consumer: def.durable }, 'consumer batch failed unexpectedly'));
+      await deliverBatch(def, inHand, maxDeliver, deps).catch((err) =>
+        deps.log.error({ err: String(err), consumer: def.durable }, 'consumer batch failed unexpectedly'),
+      );
       inHand = [];
     }
   })();
@@ -179,7 +181,12 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
 }
 
 /** In the caller's transaction: marks the batch's ids processed, applies the ones that were not. */
-async function applyTogether(def: ConsumerDef, tx: PoolClient, valid: (Pulled & { payload: unknown })[], deliveries: Delivery<unknown>[]): Promise<Set<string>> {
+async function applyTogether(
+  def: ConsumerDef,
+  tx: PoolClient,
+  valid: (Pulled & { payload: unknown })[],
+  deliveries: Delivery<unknown>[],
+): Promise<Set<string>> {
   const keyOf = (v: Pulled & { payload: unknown }) => (def.processedId ? def.processedId(v.payload) : v.messageId);
   const ids = [...new Set(valid.map(keyOf))];
   const r = await tx.query<{ message_id: string }>(
@@ -266,13 +273,25 @@ function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, deps: Del
   if (notify && isNoticeSubject(deps.prefix, notify)) deps.nc.publish(`${notify}.${def.durable}`, encoder.encode(v.messageId), noticeOptions(notice));
   else deps.nc.publish(appliedSubject(deps.prefix, v.messageId, def.durable));
   withTraceContext(v.context, () =>
-    deps.log.debug({ consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId, duplicate: outcome === 'duplicate', attempt: v.m.info.deliveryCount }, 'durable message applied'),
+    deps.log.debug(
+      {
+        consumer: def.durable,
+        messageId: v.messageId,
+        requestId: v.ctx.requestId,
+        duplicate: outcome === 'duplicate',
+        attempt: v.m.info.deliveryCount,
+      },
+      'durable message applied',
+    ),
   );
 }
 
 async function park(pool: Pool, def: ConsumerDef, m: JsMsg, messageId: string, error: string): Promise<void> {
-  await pool.query(
-    'INSERT INTO parked_messages (message_id, consumer, subject, payload, error) VALUES ($1, $2, $3, $4, $5)',
-    [messageId, def.durable, m.subject, decodeJson(m.data) ?? null, error.slice(0, 2000)],
-  );
+  await pool.query('INSERT INTO parked_messages (message_id, consumer, subject, payload, error) VALUES ($1, $2, $3, $4, $5)', [
+    messageId,
+    def.durable,
+    m.subject,
+    decodeJson(m.data) ?? null,
+    error.slice(0, 2000),
+  ]);
 }

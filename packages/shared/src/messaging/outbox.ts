@@ -154,7 +154,9 @@ export class OutboxRelay {
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
     await this.next?.catch(() => undefined);
-    await this.markPublished().catch((err) => this.log.warn({ err: String(err) }, 'could not mark published outbox rows; a later pass re-publishes them'));
+    await this.markPublished().catch((err) =>
+      this.log.warn({ err: String(err) }, 'could not mark published outbox rows; a later pass re-publishes them'),
+    );
   }
 
   /** Number of messages not yet confirmed by the stream (for metrics and tests). */
@@ -226,7 +228,8 @@ export class OutboxRelay {
     const results = await Promise.allSettled(rows.map((row) => this.publishRow(row)));
     const published = rows.filter((_, i) => results[i]!.status === 'fulfilled').map((r) => r.id);
     const failed = rows.filter((_, i) => results[i]!.status === 'rejected').map((r) => r.id);
-    if (published.length) await this.pool.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [published]);
+    if (published.length)
+      await this.pool.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [published]);
     if (failed.length) {
       // Not published (NATS away): release the claim, so the next pass tries again instead of after CLAIM_MS.
       await this.pool.query('UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [failed]);
@@ -239,7 +242,9 @@ export class OutboxRelay {
     this.marks.push(...ids);
     this.markTimer ??= setTimeout(() => {
       this.markTimer = undefined;
-      void this.markPublished().catch((err) => this.log.warn({ err: String(err) }, 'could not mark published outbox rows; a later pass re-publishes them'));
+      void this.markPublished().catch((err) =>
+        this.log.warn({ err: String(err) }, 'could not mark published outbox rows; a later pass re-publishes them'),
+      );
     }, MARK_EVERY_MS);
   }
 

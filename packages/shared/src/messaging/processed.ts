@@ -11,10 +11,10 @@ export const deliveryState = new AsyncLocalStorage<{ duplicate: boolean }>();
  * already processed, in which case the caller must change nothing.
  */
 export async function markProcessed(tx: Queryable, messageId: string, consumerName: string): Promise<boolean> {
-  const r = await tx.query(
-    'INSERT INTO processed_messages (message_id, consumer) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING',
-    [messageId, consumerName],
-  );
+  const r = await tx.query('INSERT INTO processed_messages (message_id, consumer) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING', [
+    messageId,
+    consumerName,
+  ]);
   if (r.rowCount === 1) return true;
   const delivery = deliveryState.getStore();
   if (delivery) delivery.duplicate = true;

@@ -2,7 +2,6 @@ import { RetentionPolicy, StorageType, type JetStreamManager } from 'nats';
 import type { Logger } from 'pino';
 import { prefixed, streamName } from '../runtime/subjects.js';
 
-
 /** Name of the stack's durable grants stream. */
 export function grantsStream(prefix: string): string {
   return streamName(prefix, 'GRANTS');

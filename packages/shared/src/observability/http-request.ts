@@ -1,6 +1,16 @@
 import type { ServiceMetrics } from './metrics.js';
 import { runInScope, type ObservabilityScope } from './scope.js';
-import { endSpan, remoteParent, SpanKind, startSpan, untracedContext, withTraceContext, type Span, type TraceCarrier, type TraceContext } from './trace-context.js';
+import {
+  endSpan,
+  remoteParent,
+  SpanKind,
+  startSpan,
+  untracedContext,
+  withTraceContext,
+  type Span,
+  type TraceCarrier,
+  type TraceContext,
+} from './trace-context.js';
 
 /** Route label of requests that matched no route (the raw URL would make the label unbounded). */
 export const UNMATCHED_ROUTE = 'unmatched';

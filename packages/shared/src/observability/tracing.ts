@@ -32,12 +32,16 @@ export function tracesExportersFromEnv(env: Record<string, string | undefined> =
   if (e.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return [];
   const protocol = e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL;
   if (protocol === 'grpc') {
-    throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are sent as OTLP over HTTP (port 4318); use http/json or http/protobuf.');
+    throw new ConfigError(
+      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are sent as OTLP over HTTP (port 4318); use http/json or http/protobuf.',
+    );
   }
   if (e.OTEL_TRACES_EXPORTER === undefined || e.OTEL_TRACES_EXPORTER.trim() === '') {
     return e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? ['otlp'] : [];
   }
-  const names = e.OTEL_TRACES_EXPORTER.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = e.OTEL_TRACES_EXPORTER.split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   if (names.includes('none')) return [];
   const unknown = names.filter((n) => n !== 'otlp' && n !== 'console');
   if (unknown.length) throw new ConfigError(`OTEL_TRACES_EXPORTER: unsupported exporter(s) ${unknown.join(', ')} (use otlp, console or none).`);
@@ -65,7 +69,9 @@ let current: Tracing | undefined;
  */
 export function initTracing(serviceName: string, opts: { spanProcessors?: SpanProcessor[]; env?: Record<string, string | undefined> } = {}): Tracing {
   if (current) return current;
-  const processors = opts.spanProcessors ?? tracesExportersFromEnv(opts.env).map((name) => new BatchSpanProcessor(name === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()));
+  const processors =
+    opts.spanProcessors ??
+    tracesExportersFromEnv(opts.env).map((name) => new BatchSpanProcessor(name === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()));
   if (processors.length === 0) {
     current = { enabled: false, shutdown: async () => undefined };
     return current;

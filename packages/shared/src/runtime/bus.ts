@@ -116,7 +116,12 @@ export class Bus {
       injectTraceContext(context, headers);
       let msg: Msg;
       try {
-        msg = await replyInbox(this.nc).request(prefixed(this.prefix, contract.subject), encodeJson(body), headers, opts.timeoutMs ?? this.boundOf(contract));
+        msg = await replyInbox(this.nc).request(
+          prefixed(this.prefix, contract.subject),
+          encodeJson(body),
+          headers,
+          opts.timeoutMs ?? this.boundOf(contract),
+        );
       } catch (err) {
         outcome = transportOutcome(err as NatsError);
         throw transportError(err as NatsError, contract.subject);

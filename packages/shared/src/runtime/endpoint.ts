@@ -8,9 +8,6 @@ export interface Endpoint<C extends SubjectContract = SubjectContract> {
 }
 
 /** Binds a handler to a contract; the runtime validates both directions around it. */
-export function endpoint<C extends SubjectContract>(
-  contract: C,
-  handle: (req: RequestOf<C>, ctx: CallContext) => Promise<ReplyOf<C>>,
-): Endpoint<C> {
+export function endpoint<C extends SubjectContract>(contract: C, handle: (req: RequestOf<C>, ctx: CallContext) => Promise<ReplyOf<C>>): Endpoint<C> {
   return { contract, handle };
 }

@@ -1,12 +1,17 @@
 type Dependency = 'Postgres' | 'NATS' | 'Redis';
 
 const START_HINT: Record<Dependency, string> = {
-  Postgres: 'start it (Debian: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start; Docker: docker compose up -d postgres) or set DATABASE_URL',
+  Postgres:
+    'start it (Debian: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start; Docker: docker compose up -d postgres) or set DATABASE_URL',
   NATS: 'start it with JetStream (nats-server -js, or docker compose up -d nats) or set NATS_URL',
   Redis: 'start it (redis-server --daemonize yes, or docker compose up -d redis) or set REDIS_URL',
 };
 const VARIABLE: Record<Dependency, string> = { Postgres: 'DATABASE_URL', NATS: 'NATS_URL', Redis: 'REDIS_URL' };
-const SCHEMES: Record<Dependency, string[]> = { Postgres: ['postgres:', 'postgresql:'], NATS: ['nats:', 'tls:', 'ws:', 'wss:'], Redis: ['redis:', 'rediss:'] };
+const SCHEMES: Record<Dependency, string[]> = {
+  Postgres: ['postgres:', 'postgresql:'],
+  NATS: ['nats:', 'tls:', 'ws:', 'wss:'],
+  Redis: ['redis:', 'rediss:'],
+};
 
 /** The parts of a URL an error message may show (never the password). */
 function partsOf(url: string): { safe: string; parsed?: URL } {
@@ -29,11 +34,14 @@ export function describeInfraError(what: Dependency, url: string, err: unknown):
   const message = typeof e?.message === 'string' ? e.message : String(err);
   const { safe, parsed } = partsOf(url);
   const variable = VARIABLE[what];
-  if (!parsed) return `${variable} is not a valid URL (${safe}): expected e.g. ${what === 'Postgres' ? 'postgres://user@host:5432/database' : what === 'NATS' ? 'nats://host:4222' : 'redis://host:6379'}.`;
-  if (!SCHEMES[what].includes(parsed.protocol)) return `${variable} (${safe}) is not a ${what} URL: it must start with ${SCHEMES[what].map((s) => `${s}//`).join(' or ')}.`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Cannot reach ${what} at ${safe}: the host "${parsed.hostname}" is not known; check the host in ${variable}.`;
+  if (!parsed)
+    return `${variable} is not a valid URL (${safe}): expected e.g. ${what === 'Postgres' ? 'postgres://user@host:5432/database' : what === 'NATS' ? 'nats://host:4222' : 'redis://host:6379'}.`;
+  if (!SCHEMES[what].includes(parsed.protocol))
+    return `${variable} (${safe}) is not a ${what} URL: it must start with ${SCHEMES[what].map((s) => `${s}//`).join(' or ')}.`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `Cannot reach ${what} at ${safe}: the host "${parsed.hostname}" is not known; check the host in ${variable}.`;
   if (what === 'Postgres' && code === '3D000') {
-    const db = decodeURIComponent(parsed.pathname.slice(1)) || (parsed.username || 'postgres');
+    const db = decodeURIComponent(parsed.pathname.slice(1)) || parsed.username || 'postgres';
     const user = decodeURIComponent(parsed.username) || 'postgres';
     return `Postgres at ${safe} answers, but the database "${db}" does not exist: create it (createdb -h ${parsed.hostname} -p ${parsed.port || 5432} -U ${user} ${db}) or set ${variable} to an existing database.`;
   }

@@ -40,7 +40,9 @@ export function natsAuthOptions(config: Partial<NatsAuthConfig>): Partial<Connec
     opts.authenticator = credsAuthenticator(() => readFileSync(file));
   }
   if (Boolean(config.NATS_TLS_CERT) !== Boolean(config.NATS_TLS_KEY)) {
-    throw new ConfigError(`Invalid configuration:\n  ${config.NATS_TLS_CERT ? 'NATS_TLS_KEY' : 'NATS_TLS_CERT'}: a client certificate needs both NATS_TLS_CERT and NATS_TLS_KEY`);
+    throw new ConfigError(
+      `Invalid configuration:\n  ${config.NATS_TLS_CERT ? 'NATS_TLS_KEY' : 'NATS_TLS_CERT'}: a client certificate needs both NATS_TLS_CERT and NATS_TLS_KEY`,
+    );
   }
   if (config.NATS_TLS_CA || config.NATS_TLS_CERT) {
     const tls: TlsOptions = {};

@@ -96,7 +96,10 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
     await pool.end().catch(() => undefined);
     throw new InfraError(describeInfraError('Postgres', config.DATABASE_URL, err));
   }
-  const first = searchPath.split(',')[0]!.trim().replace(/^"(.*)"$/, '$1');
+  const first = searchPath
+    .split(',')[0]!
+    .trim()
+    .replace(/^"(.*)"$/, '$1');
   if (config.PG_SEARCH_PATH === 'role' && first !== def.schema) {
     await pool.end().catch(() => undefined);
     throw new InfraError(
@@ -114,7 +117,13 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   }
   try {
     // noAsyncTraces: no Error object (and stack capture) per request; our errors carry the subject.
-    nc = await connect({ ...auth, servers: config.NATS_URL, name: `${config.NATS_PREFIX}${def.name}`, maxReconnectAttempts: -1, noAsyncTraces: true });
+    nc = await connect({
+      ...auth,
+      servers: config.NATS_URL,
+      name: `${config.NATS_PREFIX}${def.name}`,
+      maxReconnectAttempts: -1,
+      noAsyncTraces: true,
+    });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
@@ -142,11 +151,9 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
     statsHandler: async (e) => metrics.tally(String(e.metadata?.contract ?? e.subject)),
   });
   const health = healthSubject(def.name);
-  const all: Endpoint[] = [
-    ...parts.endpoints,
-    { contract: health, handle: async () => ({ service: def.name, ok: await isReady(pool, nc, parts) }) },
-  ];
-  for (const ep of all) addEndpoint(service, ep, { service: def.name, prefix: config.NATS_PREFIX, log, metrics, inFlight, traced: ep.contract !== health });
+  const all: Endpoint[] = [...parts.endpoints, { contract: health, handle: async () => ({ service: def.name, ok: await isReady(pool, nc, parts) }) }];
+  for (const ep of all)
+    addEndpoint(service, ep, { service: def.name, prefix: config.NATS_PREFIX, log, metrics, inFlight, traced: ep.contract !== health });
 
   const consumers: RunningConsumer[] = [];
   for (const c of parts.consumers ?? []) consumers.push(await startConsumer(c, { nc, js, jsm, pool, prefix: config.NATS_PREFIX, log, metrics }));
@@ -228,7 +235,10 @@ function startHealthServer(port: number, pool: pg.Pool, nc: NatsConnection, part
   // A taken port (two services in one process, another process on the host network) must not
   // take the service down: it runs on without its HTTP health server and says so once.
   server.on('error', (err: NodeJS.ErrnoException) =>
-    log.error({ port, code: err.code }, `health server cannot listen on port ${port} (${err.code ?? String(err)}); running without /livez, /readyz and /metrics`),
+    log.error(
+      { port, code: err.code },
+      `health server cannot listen on port ${port} (${err.code ?? String(err)}); running without /livez, /readyz and /metrics`,
+    ),
   );
   server.listen(port);
   return server;
@@ -265,13 +275,16 @@ export async function runMain<C extends BaseConfig>(def: ServiceDefinition<C>, l
       process.exit(1);
     }, SHUTDOWN_BOUND_MS);
     force.unref();
-    void running.stop().then(shutdownTracing /* observability: export the last spans */).then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err: String(err) }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    void running
+      .stop()
+      .then(shutdownTracing /* observability: export the last spans */)
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err: String(err) }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

@@ -67,7 +67,11 @@ function reachable(url: string, fallbackPort: number): Promise<boolean> {
 
 /** Which of the local pieces do not answer. */
 async function localProblems(urls: InfraUrls): Promise<string[]> {
-  const up = await Promise.all([reachable(urls.databaseUrl, 5432), reachable(urls.natsUrl.replace(/^nats:/, 'http:'), 4222), reachable(urls.redisUrl, 6379)]);
+  const up = await Promise.all([
+    reachable(urls.databaseUrl, 5432),
+    reachable(urls.natsUrl.replace(/^nats:/, 'http:'), 4222),
+    reachable(urls.redisUrl, 6379),
+  ]);
   const names: [string, string][] = [
     ['Postgres', urls.databaseUrl],
     ['NATS', urls.natsUrl],
@@ -83,12 +87,18 @@ export async function resolveTestInfra(mode: TestInfraMode, env: Record<string, 
     const down = await localProblems(urls);
     if (!down.length) return { urls, source: 'local' };
     if (mode === 'local') {
-      throw new Error(`TEST_INFRA=local, but ${down.join(', ')} does not answer: start it (npm start's checks say how), set its URL, or use TEST_INFRA=containers.`);
+      throw new Error(
+        `TEST_INFRA=local, but ${down.join(', ')} does not answer: start it (npm start's checks say how), set its URL, or use TEST_INFRA=containers.`,
+      );
     }
   }
   const { startContainers } = await import('./containers.js');
   const started = await startContainers();
-  return { urls: { databaseUrl: started.databaseUrl, natsUrl: started.natsUrl, redisUrl: started.redisUrl }, source: 'containers', stop: () => started.stop() };
+  return {
+    urls: { databaseUrl: started.databaseUrl, natsUrl: started.natsUrl, redisUrl: started.redisUrl },
+    source: 'containers',
+    stop: () => started.stop(),
+  };
 }
 
 let resolved: Promise<InfraUrls> | undefined;

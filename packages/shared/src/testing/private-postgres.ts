@@ -85,7 +85,8 @@ function runAs(): RunAs | string {
 /** Why a private cluster cannot run on this machine, or undefined when it can. */
 export function privatePostgresUnavailable(): string | undefined {
   if (process.platform === 'win32') return 'private Postgres clusters are not supported on Windows';
-  if (!findPostgresBinDir()) return 'no initdb/pg_ctl/postgres found (looked in PG_BINDIR, /usr/lib/postgresql/*/bin, pg_config --bindir, /usr/local, /usr/bin)';
+  if (!findPostgresBinDir())
+    return 'no initdb/pg_ctl/postgres found (looked in PG_BINDIR, /usr/lib/postgresql/*/bin, pg_config --bindir, /usr/local, /usr/bin)';
   const as = runAs();
   return typeof as === 'string' ? as : undefined;
 }
@@ -157,7 +158,12 @@ export async function startPrivatePostgres(opts: { settings?: Record<string, str
     await run(as, join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], timeoutMs);
     const port = await freePort();
     const settings = { ...SETTINGS, port: String(port), unix_socket_directories: `'${dir}'`, ...opts.settings };
-    appendFileSync(join(data, 'postgresql.conf'), `\n# private test cluster\n${Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
+    appendFileSync(
+      join(data, 'postgresql.conf'),
+      `\n# private test cluster\n${Object.entries(settings)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join('\n')}\n`,
+    );
     await cluster.start();
     return Object.assign(cluster, { port, url: `postgres://postgres@127.0.0.1:${port}/postgres` });
   } catch (err) {

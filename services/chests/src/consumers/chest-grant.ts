@@ -46,7 +46,11 @@ export function chestGrantConsumer(deps: Pick<ChestsDeps, 'pool'>) {
           ? await findChestType(tx, msg.appId, typeRef, { catalogOnly: false })
           : await findChestTypeBySlug(tx, msg.appId, typeRef);
         if (!type) throw new Error(`unknown chest type ${typeRef} in app ${msg.appId}`);
-        await placeGrantedChest(tx, { id: msg.inventoryChestId, appId: msg.appId, playerId: msg.playerId, chestTypeId: type.id, source: msg.source }, content);
+        await placeGrantedChest(
+          tx,
+          { id: msg.inventoryChestId, appId: msg.appId, playerId: msg.playerId, chestTypeId: type.id, source: msg.source },
+          content,
+        );
       });
     },
   });

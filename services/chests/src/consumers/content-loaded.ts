@@ -27,7 +27,10 @@ export function contentLoadedConsumer(deps: Pick<ChestsDeps, 'pool' | 'cache' | 
         await deps.cache.contentChanged(msg.appId, msg.version);
         announceContent(deps, msg.appId, msg.version);
         await deps.cache.dropOlderVersions(msg.appId, msg.version);
-        deps.log.info({ appId: msg.appId, version: msg.version, chests: msg.content.chests.length }, 'chest catalog replaced by a new content version');
+        deps.log.info(
+          { appId: msg.appId, version: msg.version, chests: msg.content.chests.length },
+          'chest catalog replaced by a new content version',
+        );
       }
     },
   });

@@ -1,4 +1,12 @@
-import { GrantAppliedNoticeSchema, OpeningConversions, type Bus, type CallContext, type ConvertedSlot, type Logger, type OpeningView } from '@ccs/shared';
+import {
+  GrantAppliedNoticeSchema,
+  OpeningConversions,
+  type Bus,
+  type CallContext,
+  type ConvertedSlot,
+  type Logger,
+  type OpeningView,
+} from '@ccs/shared';
 
 /**
  * Duplicate conversions are decided by collections when it applies an opening's grant (docs/content.md,

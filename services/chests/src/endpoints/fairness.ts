@@ -1,4 +1,21 @@
-import { appOf, buildDropTable, callerOf, endpoint, FAIRNESS_ALGORITHM, fairRandom, GetFairness, GetPlayerOdds, guaranteedWithin, ListPity, rollTable, RotateSeed, tableAtCounter, tableOdds, VerifyOpening, withTransaction } from '@ccs/shared';
+import {
+  appOf,
+  buildDropTable,
+  callerOf,
+  endpoint,
+  FAIRNESS_ALGORITHM,
+  fairRandom,
+  GetFairness,
+  GetPlayerOdds,
+  guaranteedWithin,
+  ListPity,
+  rollTable,
+  RotateSeed,
+  tableAtCounter,
+  tableOdds,
+  VerifyOpening,
+  withTransaction,
+} from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
@@ -64,7 +81,14 @@ export function listPityEndpoint(deps: ChestsDeps) {
     return {
       groups: [...groups].map(([group, g]) => {
         const opensSince = counters.get(group)?.opensSince ?? 0;
-        return { group, rarity: g.rarity, opensSince, hard: g.hard, guaranteedWithin: Math.max(1, g.hard - opensSince), chestTypeIds: g.chestTypeIds };
+        return {
+          group,
+          rarity: g.rarity,
+          opensSince,
+          hard: g.hard,
+          guaranteedWithin: Math.max(1, g.hard - opensSince),
+          chestTypeIds: g.chestTypeIds,
+        };
       }),
     };
   });

@@ -13,7 +13,11 @@ export function openBatchEndpoint(deps: ChestsDeps) {
   return endpoint(OpenChests, async (req, ctx) => {
     const appId = appOf(ctx);
     const playerId = callerOf(ctx);
-    const result = await openBatch(deps, { appId, playerId, chestIds: req.chestIds, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject }, ctx);
+    const result = await openBatch(
+      deps,
+      { appId, playerId, chestIds: req.chestIds, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
+      ctx,
+    );
     if (result.replayed) return { openings: await withStoredConversions(deps.bus, deps.log, result.openings, ctx), replayed: true, granted: true };
     for (let i = 0; i < result.openings.length; i++) recordSagaOutcome('opening', 'opened');
     const seen = await publishAndAwait(deps, result.grants, { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });

@@ -34,7 +34,8 @@ export function openChestEndpoint(deps: ChestsDeps) {
       { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
       ctx,
     );
-    if (consumed.replayed) return { ...(await withStoredConversions(deps.bus, deps.log, [consumed.opening], ctx))[0]!, replayed: true, granted: true };
+    if (consumed.replayed)
+      return { ...(await withStoredConversions(deps.bus, deps.log, [consumed.opening], ctx))[0]!, replayed: true, granted: true };
     recordSagaOutcome('opening', 'opened');
     deps.faults.afterOpenCommit?.(openingId);
     const seen = await publishAndAwait(deps, [consumed.grant], { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });

@@ -46,7 +46,11 @@ export async function takeChestDebit(
 ): Promise<{ id: string; balance: string }> {
   const id = await insertChestDebit(t.pool, d);
   try {
-    const r = await t.bus.request(DebitCurrency, { playerId: d.playerId, currency: d.currency, amount: String(d.amount), reference: debitReference(d.purpose, id) }, ctx);
+    const r = await t.bus.request(
+      DebitCurrency,
+      { playerId: d.playerId, currency: d.currency, amount: String(d.amount), reference: debitReference(d.purpose, id) },
+      ctx,
+    );
     return { id, balance: r.balance };
   } catch (err) {
     if (err instanceof AppError && err.code === 'insufficient_funds') {

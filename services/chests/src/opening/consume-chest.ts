@@ -47,7 +47,8 @@ export interface OpeningTools extends DebitTools {
 export type Consumed = { opening: OpeningView; replayed: true } | { opening: OpeningView; replayed: false; grant: OutboxMessage };
 
 /** The pity group of a chest type: its rules' group, else the type's own slug. */
-export const pityGroupOf = (type: Pick<ResolvedChestType['type'], 'rules' | 'slug'>): string | undefined => type.rules.pity && (type.rules.pity.group ?? type.slug);
+export const pityGroupOf = (type: Pick<ResolvedChestType['type'], 'rules' | 'slug'>): string | undefined =>
+  type.rules.pity && (type.rules.pity.group ?? type.slug);
 
 /** How often an opening reads and tries again when the player's pair moved on under it. */
 const MAX_ATTEMPTS = 20;

@@ -62,7 +62,8 @@ export async function openBatch(
           const c = chests.get(id);
           if (!c) throw at(i, chestErrors.chestNotFound());
           if (c.playerId !== cmd.playerId) throw at(i, chestErrors.chestNotOwned());
-          if (c.needsKey) throw at(i, AppError.unprocessable('key_chest_in_batch', 'Chests that need a key open one at a time (POST /api/v1/chests/{id}/open).'));
+          if (c.needsKey)
+            throw at(i, AppError.unprocessable('key_chest_in_batch', 'Chests that need a key open one at a time (POST /api/v1/chests/{id}/open).'));
           if (c.opened) {
             // A keyed twin that ran just before (queued behind it here, or on another replica).
             const first = cmd.idempotencyKey ? await replayOf(pool, cmd) : undefined;
@@ -94,7 +95,10 @@ export async function openBatch(
 }
 
 /** The keyed batch this one retries, if any (409 when the key opened other chests). */
-async function replayOf(pool: Pool, cmd: { appId: string; playerId: string; chestIds: string[]; idempotencyKey?: string }): Promise<BatchResult | undefined> {
+async function replayOf(
+  pool: Pool,
+  cmd: { appId: string; playerId: string; chestIds: string[]; idempotencyKey?: string },
+): Promise<BatchResult | undefined> {
   const first = await findBatch(pool, cmd.appId, cmd.playerId, cmd.idempotencyKey!);
   if (!first) return undefined;
   if (first.chestIds.join() !== cmd.chestIds.join()) throw chestErrors.batchKeyReused();
@@ -161,7 +165,11 @@ async function recordBatch(
 ): Promise<boolean> {
   const k = openings.length;
   const outcome = await withTransaction(pool, async (tx) => {
-    const nonced = await tx.query('UPDATE player_seeds SET next_nonce = $2 + $3 WHERE id = $1 AND next_nonce = $2 AND revealed_at IS NULL', [seed.id, seed.nextNonce, k]);
+    const nonced = await tx.query('UPDATE player_seeds SET next_nonce = $2 + $3 WHERE id = $1 AND next_nonce = $2 AND revealed_at IS NULL', [
+      seed.id,
+      seed.nextNonce,
+      k,
+    ]);
     if (nonced.rowCount !== 1) throw new Retry();
     const consumed = await tx.query(
       `UPDATE inventory_chests SET opened_at = $4 WHERE app_id = $1 AND player_id = $2 AND id = ANY($3::uuid[]) AND opened_at IS NULL`,
@@ -169,8 +177,15 @@ async function recordBatch(
     );
     if (consumed.rowCount !== k) throw new Retry();
     const rows = openings.map((o) => ({
-      id: o.openingId, chest_id: o.chestId, chest_type_id: o.chestTypeId, content_version: o.rulesVersion, opened_at: o.openedAt,
-      items: o.items, experience: o.experience, nonce: o.fairness!.nonce, pity: o.pity ?? null,
+      id: o.openingId,
+      chest_id: o.chestId,
+      chest_type_id: o.chestTypeId,
+      content_version: o.rulesVersion,
+      opened_at: o.openedAt,
+      items: o.items,
+      experience: o.experience,
+      nonce: o.fairness!.nonce,
+      pity: o.pity ?? null,
     }));
     await tx.query(
       `INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, seed_id, nonce, pity)
@@ -195,7 +210,11 @@ async function recordBatch(
     }
     if (cmd.idempotencyKey) {
       await tx.query('INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids) VALUES ($1, $2, $3, $4, $5)', [
-        cmd.appId, cmd.playerId, cmd.idempotencyKey, cmd.chestIds, openings.map((o) => o.openingId),
+        cmd.appId,
+        cmd.playerId,
+        cmd.idempotencyKey,
+        cmd.chestIds,
+        openings.map((o) => o.openingId),
       ]);
     }
     return true;

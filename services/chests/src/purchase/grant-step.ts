@@ -32,7 +32,13 @@ export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promi
     if (used + input.quantity > input.capacity) throw chestErrors.inventoryFull(input.capacity);
     input.fault?.(input.purchaseId);
     const ids = Array.from({ length: input.quantity }, () => randomUUID());
-    const added = await insertPurchasedChests(tx, { ids, appId: input.appId, playerId: input.playerId, chestTypeId: input.chestTypeId, purchaseId: input.purchaseId });
+    const added = await insertPurchasedChests(tx, {
+      ids,
+      appId: input.appId,
+      playerId: input.playerId,
+      chestTypeId: input.chestTypeId,
+      purchaseId: input.purchaseId,
+    });
     await transition(tx, input.purchaseId, ['debited'], 'completed');
     if (input.answer) await storePurchaseAnswer(tx, input.purchaseId, input.answer(added));
     return added;

@@ -73,7 +73,12 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   let added: { id: string; acquiredAt: string }[];
   try {
     added = await grantPurchasedChests(deps.pool, {
-      purchaseId, appId: cmd.appId, playerId: cmd.playerId, chestTypeId: type.id, quantity: cmd.quantity, capacity,
+      purchaseId,
+      appId: cmd.appId,
+      playerId: cmd.playerId,
+      chestTypeId: type.id,
+      quantity: cmd.quantity,
+      capacity,
       fault: deps.faults.inPurchaseGrant,
       // Kept with the completed purchase for a retry with its Idempotency-Key.
       answer: cmd.idempotencyKey ? (ids) => ({ purchaseId, chests: chestViews(type, ids), amount, balance: debit.balance }) : undefined,
@@ -91,7 +96,13 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
 /** The answer's chests, from what is known: the type's presentation and the rows just added. */
 function chestViews(type: { id: string; name: string; description: string; images: string[] }, added: { id: string; acquiredAt: string }[]) {
   return added.map((c) => ({
-    id: c.id, chestTypeId: type.id, name: type.name, description: type.description, images: type.images, source: 'purchased' as const, acquiredAt: c.acquiredAt,
+    id: c.id,
+    chestTypeId: type.id,
+    name: type.name,
+    description: type.description,
+    images: type.images,
+    source: 'purchased' as const,
+    acquiredAt: c.acquiredAt,
   }));
 }
 
@@ -103,7 +114,8 @@ function chestViews(type: { id: string; name: string; description: string; image
 async function replayOf(deps: ChestsDeps, cmd: PurchaseCommand): Promise<ReplyOf<typeof PurchaseChests> | undefined> {
   const first = await findPurchaseByKey(deps.pool, cmd.appId, cmd.playerId, cmd.idempotencyKey!);
   if (!first) return undefined;
-  if (first.chestTypeId !== cmd.chestTypeId || first.currency !== cmd.currency || first.quantity !== cmd.quantity) throw chestErrors.purchaseKeyReused();
+  if (first.chestTypeId !== cmd.chestTypeId || first.currency !== cmd.currency || first.quantity !== cmd.quantity)
+    throw chestErrors.purchaseKeyReused();
   const answer = first.status === 'completed' ? PurchaseChests.reply.safeParse(first.answer) : undefined;
   if (!answer?.success) throw chestErrors.purchaseKeyBusy();
   return { ...answer.data, replayed: true };

@@ -3,7 +3,13 @@ import type { Queryable } from '@ccs/shared';
 /** An app's chests (unopened, opened), openings of the last 24 hours and purchases by outcome. */
 export async function chestFigures(q: Queryable, appId: string) {
   const { rows } = await q.query<{
-    unopened: number; opened: number; last24h: number; completed: number; unsettled: number; refunded: number; failed: number;
+    unopened: number;
+    opened: number;
+    last24h: number;
+    completed: number;
+    unsettled: number;
+    refunded: number;
+    failed: number;
   }>(
     `SELECT
        (SELECT count(*) FROM inventory_chests WHERE app_id = $1 AND opened_at IS NULL)::int AS unopened,

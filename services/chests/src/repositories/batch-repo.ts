@@ -19,7 +19,17 @@ export interface BatchChest {
 
 /** The chests of a batch (those that exist in the app), with their type's pity group. */
 export async function readBatchChests(db: Queryable, appId: string, chestIds: string[]): Promise<Map<string, BatchChest>> {
-  const r = await db.query<{ id: string; player_id: string; chest_type_id: string; content_version: number; opened: boolean; pity_group: string | null; needs_key: boolean; locked: boolean; unlocks_at: Date | null }>(
+  const r = await db.query<{
+    id: string;
+    player_id: string;
+    chest_type_id: string;
+    content_version: number;
+    opened: boolean;
+    pity_group: string | null;
+    needs_key: boolean;
+    locked: boolean;
+    unlocks_at: Date | null;
+  }>(
     `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened, t.requires_key IS NOT NULL AS needs_key,
             ${LOCKED_SQL} AS locked, c.unlocks_at,
             CASE WHEN t.rules ? 'pity' THEN coalesce(t.rules -> 'pity' ->> 'group', t.slug) END AS pity_group
@@ -45,24 +55,43 @@ export async function readBatchChests(db: Queryable, appId: string, chestIds: st
 }
 
 /** The player's active seed pair and every pity counter, read without a lock (the write compares the nonce). */
-export async function readPlayerRollState(db: Queryable, appId: string, playerId: string): Promise<{ seed?: ActiveSeed; counters: Map<string, number> }> {
+export async function readPlayerRollState(
+  db: Queryable,
+  appId: string,
+  playerId: string,
+): Promise<{ seed?: ActiveSeed; counters: Map<string, number> }> {
   const [seeds, counters] = await Promise.all([
     db.query<{ id: string; server_seed_hash: string; client_seed: string; next_nonce: number; server_seed_encrypted: string; created_at: Date }>(
       `SELECT id, server_seed_hash, client_seed, next_nonce, server_seed_encrypted, created_at FROM player_seeds
         WHERE app_id = $1 AND player_id = $2 AND revealed_at IS NULL`,
       [appId, playerId],
     ),
-    db.query<{ pity_group: string; opens_since: number }>('SELECT pity_group, opens_since FROM pity_counters WHERE app_id = $1 AND player_id = $2', [appId, playerId]),
+    db.query<{ pity_group: string; opens_since: number }>('SELECT pity_group, opens_since FROM pity_counters WHERE app_id = $1 AND player_id = $2', [
+      appId,
+      playerId,
+    ]),
   ]);
   const s = seeds.rows[0];
   return {
-    seed: s && { id: s.id, serverSeedHash: s.server_seed_hash, clientSeed: s.client_seed, nextNonce: s.next_nonce, serverSeedEncrypted: s.server_seed_encrypted, createdAt: s.created_at },
+    seed: s && {
+      id: s.id,
+      serverSeedHash: s.server_seed_hash,
+      clientSeed: s.client_seed,
+      nextNonce: s.next_nonce,
+      serverSeedEncrypted: s.server_seed_encrypted,
+      createdAt: s.created_at,
+    },
     counters: new Map(counters.rows.map((row) => [row.pity_group, row.opens_since])),
   };
 }
 
 /** A keyed batch made before: its chests (in order) and openings. */
-export async function findBatch(db: Queryable, appId: string, playerId: string, key: string): Promise<{ chestIds: string[]; openingIds: string[] } | undefined> {
+export async function findBatch(
+  db: Queryable,
+  appId: string,
+  playerId: string,
+  key: string,
+): Promise<{ chestIds: string[]; openingIds: string[] } | undefined> {
   const r = await db.query<{ chest_ids: string[]; opening_ids: string[] }>(
     'SELECT chest_ids, opening_ids FROM opening_batches WHERE app_id = $1 AND player_id = $2 AND idempotency_key = $3',
     [appId, playerId, key],

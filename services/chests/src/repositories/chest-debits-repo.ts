@@ -32,7 +32,10 @@ export async function applyChestMechanics(tx: Queryable, appId: string, content:
 
 /** The key of a chest type (undefined when it needs none). */
 export async function requiredKeyOf(db: Queryable, appId: string, chestTypeId: string): Promise<RequiredKey | undefined> {
-  const r = await db.query<{ requires_key: RequiredKey | null }>('SELECT requires_key FROM chest_types WHERE app_id = $1 AND id = $2', [appId, chestTypeId]);
+  const r = await db.query<{ requires_key: RequiredKey | null }>('SELECT requires_key FROM chest_types WHERE app_id = $1 AND id = $2', [
+    appId,
+    chestTypeId,
+  ]);
   return r.rows[0]?.requires_key ?? undefined;
 }
 
@@ -42,9 +45,10 @@ export async function insertChestDebit(
   d: { appId: string; playerId: string; chestId: string; currency: string; amount: number; purpose: DebitPurpose },
 ): Promise<string> {
   const id = randomUUID();
-  await db.query('INSERT INTO chest_debits (id, app_id, player_id, chest_id, currency, amount, status, purpose) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
-    id, d.appId, d.playerId, d.chestId, d.currency, d.amount, 'pending', d.purpose,
-  ]);
+  await db.query(
+    'INSERT INTO chest_debits (id, app_id, player_id, chest_id, currency, amount, status, purpose) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+    [id, d.appId, d.playerId, d.chestId, d.currency, d.amount, 'pending', d.purpose],
+  );
   return id;
 }
 

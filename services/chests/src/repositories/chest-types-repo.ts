@@ -85,7 +85,10 @@ export async function listCatalog(
   let total = r.rows[0]?.total;
   if (total === undefined) {
     // An offset past the end returns no rows, so the window count is missing: count apart.
-    const c = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chest_types WHERE app_id = $1 AND in_catalog${where}`, params.slice(0, -2));
+    const c = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM chest_types WHERE app_id = $1 AND in_catalog${where}`,
+      params.slice(0, -2),
+    );
     total = c.rows[0]!.n;
   }
   return { rows: r.rows.map(toRecord), total };
@@ -93,10 +96,10 @@ export async function listCatalog(
 
 /** A chest type of the app by id; `catalogOnly` hides types no longer on sale. */
 export async function findChestType(db: Queryable, appId: string, id: string, opts: { catalogOnly: boolean }): Promise<ChestTypeRecord | undefined> {
-  const r = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM chest_types WHERE app_id = $1 AND id = $2${opts.catalogOnly ? ' AND in_catalog' : ''}`,
-    [appId, id],
-  );
+  const r = await db.query<Row>(`SELECT ${COLUMNS} FROM chest_types WHERE app_id = $1 AND id = $2${opts.catalogOnly ? ' AND in_catalog' : ''}`, [
+    appId,
+    id,
+  ]);
   return r.rows[0] && toRecord(r.rows[0]);
 }
 

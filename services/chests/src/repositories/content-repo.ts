@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { ChestRulesSchema, ComplianceSchema, DuplicatesSchema, type AppContent, type ChestRules, type ComplianceRules, type DuplicatesRules, type Queryable } from '@ccs/shared';
+import {
+  ChestRulesSchema,
+  ComplianceSchema,
+  DuplicatesSchema,
+  type AppContent,
+  type ChestRules,
+  type ComplianceRules,
+  type DuplicatesRules,
+  type Queryable,
+} from '@ccs/shared';
 import { chestTypeId } from '../chest-type-id.js';
 
 /** A rarity as stored with a content version. */
@@ -57,11 +66,21 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
     `INSERT INTO content_versions (app_id, version, starter_chest_type, inventory_capacity, currencies, rarities, collectibles, duplicates, compliance, chest_rules,
        inventory_overflow, mailbox_ttl_days, unlock_slots)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (app_id, version) DO NOTHING`,
-    [appId, version, content.players.starter_chest_type, content.players.inventory_capacity, content.currencies.map((c) => c.code),
-      JSON.stringify(content.rarities), JSON.stringify(collectibles),
-      content.duplicates ? JSON.stringify(content.duplicates) : null, content.compliance ? JSON.stringify(content.compliance) : null,
+    [
+      appId,
+      version,
+      content.players.starter_chest_type,
+      content.players.inventory_capacity,
+      content.currencies.map((c) => c.code),
+      JSON.stringify(content.rarities),
+      JSON.stringify(collectibles),
+      content.duplicates ? JSON.stringify(content.duplicates) : null,
+      content.compliance ? JSON.stringify(content.compliance) : null,
       JSON.stringify(Object.fromEntries(content.chests.map((ch) => [ch.id, ch.rules]))),
-      content.players.inventory_overflow, content.players.mailbox_ttl_days, content.players.unlock_slots],
+      content.players.inventory_overflow,
+      content.players.mailbox_ttl_days,
+      content.players.unlock_slots,
+    ],
   );
   await tx.query('INSERT INTO apps (app_id, content_version) VALUES ($1, 0) ON CONFLICT (app_id) DO NOTHING', [appId]);
   const current = await tx.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1 FOR UPDATE', [appId]);

@@ -94,7 +94,11 @@ export async function listUnopened(db: Queryable, appId: string, playerId: strin
 
 /** One unopened chest of a player, as the inventory lists it (a chest just claimed from the mailbox). */
 export async function findUnopened(db: Queryable, appId: string, playerId: string, chestId: string): Promise<InventoryChestView | undefined> {
-  const r = await db.query<ChestRow>(`${OWNED_SELECT} WHERE c.app_id = $1 AND c.player_id = $2 AND c.id = $3 AND c.opened_at IS NULL`, [appId, playerId, chestId]);
+  const r = await db.query<ChestRow>(`${OWNED_SELECT} WHERE c.app_id = $1 AND c.player_id = $2 AND c.id = $3 AND c.opened_at IS NULL`, [
+    appId,
+    playerId,
+    chestId,
+  ]);
   return r.rows[0] && toOwned(r.rows[0]);
 }
 
@@ -115,7 +119,12 @@ export async function summarizeUnopened(db: Queryable, appId: string, playerId: 
        JOIN chest_types t ON t.app_id = $1 AND t.id = g.chest_type_id`,
     [appId, playerId],
   );
-  return r.rows.map((row) => ({ source: SourceSchema.parse(row.source), chestTypeId: row.chest_type_id, count: row.n, price: PriceSchema.parse(row.price) }));
+  return r.rows.map((row) => ({
+    source: SourceSchema.parse(row.source),
+    chestTypeId: row.chest_type_id,
+    count: row.n,
+    price: PriceSchema.parse(row.price),
+  }));
 }
 
 /** How many unopened chests a player holds, per source. */

@@ -20,10 +20,7 @@ export interface NewMailboxItem {
  * not): a grant delivered again must add it nowhere.
  */
 export async function chestGranted(db: Queryable, id: string): Promise<boolean> {
-  const r = await db.query(
-    'SELECT 1 FROM inventory_chests WHERE id = $1 UNION ALL SELECT 1 FROM mailbox_items WHERE id = $1 LIMIT 1',
-    [id],
-  );
+  const r = await db.query('SELECT 1 FROM inventory_chests WHERE id = $1 UNION ALL SELECT 1 FROM mailbox_items WHERE id = $1 LIMIT 1', [id]);
   return (r.rowCount ?? 0) > 0;
 }
 
@@ -65,7 +62,12 @@ const toView = (r: ItemRow): MailboxItemView => ({
 const WAITING = 'm.app_id = $1 AND m.player_id = $2 AND m.claimed_at IS NULL AND m.expires_at > now()';
 
 /** One page of a player's waiting items, soonest to expire first. */
-export async function listWaiting(db: Queryable, appId: string, playerId: string, page: { limit: number; offset: number }): Promise<MailboxItemView[]> {
+export async function listWaiting(
+  db: Queryable,
+  appId: string,
+  playerId: string,
+  page: { limit: number; offset: number },
+): Promise<MailboxItemView[]> {
   const r = await db.query<ItemRow>(
     `SELECT m.id, m.chest_type_id, t.name, t.description, t.images, m.source, m.received_at, m.expires_at
        FROM mailbox_items m JOIN chest_types t ON t.app_id = m.app_id AND t.id = m.chest_type_id
@@ -98,7 +100,9 @@ export async function lockItem(tx: Queryable, appId: string, playerId: string, i
     [appId, playerId, id],
   );
   const row = r.rows[0];
-  return row && { id: row.id, chestTypeId: row.chest_type_id, source: ChestSourceSchema.parse(row.source), claimed: row.claimed, expired: row.expired };
+  return (
+    row && { id: row.id, chestTypeId: row.chest_type_id, source: ChestSourceSchema.parse(row.source), claimed: row.claimed, expired: row.expired }
+  );
 }
 
 /** Marks an item claimed (its chest is now in the inventory under the same id). */

@@ -87,10 +87,24 @@ export async function recordOpening(
      )
      SELECT count(*)::int AS n FROM announced`,
     [
-      o.openingId, o.appId, o.playerId, o.chestId, o.chestTypeId, o.rulesVersion, o.openedAt, JSON.stringify(o.items), o.experience, o.idempotencyKey ?? null,
+      o.openingId,
+      o.appId,
+      o.playerId,
+      o.chestId,
+      o.chestTypeId,
+      o.rulesVersion,
+      o.openedAt,
+      JSON.stringify(o.items),
+      o.experience,
+      o.idempotencyKey ?? null,
       ...outboxParams(grant),
-      inputs.seedId, inputs.nonce, pity ? JSON.stringify(pity) : null,
-      pity?.group ?? null, pity?.opensSinceAfter ?? null, pity?.rarity ?? null, inputs.pityHard ?? null,
+      inputs.seedId,
+      inputs.nonce,
+      pity ? JSON.stringify(pity) : null,
+      pity?.group ?? null,
+      pity?.opensSinceAfter ?? null,
+      pity?.rarity ?? null,
+      inputs.pityHard ?? null,
     ],
   );
   return r.rows[0]!.n === 1;
@@ -98,10 +112,11 @@ export async function recordOpening(
 
 /** The opening a player made with an Idempotency-Key, if any. */
 export async function findOpeningByKey(db: Queryable, appId: string, playerId: string, key: string): Promise<OpeningView | undefined> {
-  const r = await db.query<OpeningRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.idempotency_key = $3`,
-    [appId, playerId, key],
-  );
+  const r = await db.query<OpeningRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.idempotency_key = $3`, [
+    appId,
+    playerId,
+    key,
+  ]);
   return r.rows[0] && toView(r.rows[0]);
 }
 
@@ -125,18 +140,21 @@ export async function listOpenings(
 
 /** One of the player's openings by id, with the seed pair it used (undefined when not theirs). */
 export async function findOpening(db: Queryable, appId: string, playerId: string, id: string) {
-  const r = await db.query<OpeningRow & { seed_id: string | null }>(`SELECT ${COLUMNS}, o.seed_id FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.id = $3`, [
-    appId,
-    playerId,
-    id,
-  ]);
+  const r = await db.query<OpeningRow & { seed_id: string | null }>(
+    `SELECT ${COLUMNS}, o.seed_id FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.id = $3`,
+    [appId, playerId, id],
+  );
   const row = r.rows[0];
   return row && { view: toView(row), seedId: row.seed_id };
 }
 
 /** Openings of the player by id, in the order of `ids` (a keyed batch's replay). */
 export async function listOpeningsByIds(db: Queryable, appId: string, playerId: string, ids: string[]): Promise<OpeningView[]> {
-  const r = await db.query<OpeningRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.id = ANY($3::uuid[])`, [appId, playerId, ids]);
+  const r = await db.query<OpeningRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.id = ANY($3::uuid[])`, [
+    appId,
+    playerId,
+    ids,
+  ]);
   const byId = new Map(r.rows.map((row) => [row.id, toView(row)]));
   return ids.map((id) => byId.get(id)).filter((o): o is OpeningView => o !== undefined);
 }

@@ -63,7 +63,16 @@ export async function lockPurchase(tx: Queryable, id: string): Promise<PurchaseS
  * become `compensating`, so neither the saga nor another sweeper completes them meanwhile.
  */
 export async function claimStalePurchases(db: Queryable, staleMs: number, limit: number): Promise<PurchaseRecord[]> {
-  const r = await db.query<{ id: string; app_id: string; player_id: string; chest_type_id: string; currency: string; quantity: number; amount: string; status: PurchaseStatus }>(
+  const r = await db.query<{
+    id: string;
+    app_id: string;
+    player_id: string;
+    chest_type_id: string;
+    currency: string;
+    quantity: number;
+    amount: string;
+    status: PurchaseStatus;
+  }>(
     `UPDATE purchases SET status = 'compensating', updated_at = now()
      WHERE id IN (
        SELECT id FROM purchases
@@ -73,6 +82,13 @@ export async function claimStalePurchases(db: Queryable, staleMs: number, limit:
     [staleMs, limit],
   );
   return r.rows.map((x) => ({
-    id: x.id, appId: x.app_id, playerId: x.player_id, chestTypeId: x.chest_type_id, currency: x.currency, quantity: x.quantity, amount: x.amount, status: x.status,
+    id: x.id,
+    appId: x.app_id,
+    playerId: x.player_id,
+    chestTypeId: x.chest_type_id,
+    currency: x.currency,
+    quantity: x.quantity,
+    amount: x.amount,
+    status: x.status,
   }));
 }

@@ -42,7 +42,10 @@ export const defaultClientSeed = (): string => randomBytes(8).toString('hex');
  */
 export async function lockActiveSeed(tx: Queryable, cipher: SeedCipher, appId: string, playerId: string): Promise<ActiveSeed> {
   const select = () =>
-    tx.query<SeedRow>(`SELECT ${COLUMNS} FROM player_seeds WHERE app_id = $1 AND player_id = $2 AND revealed_at IS NULL FOR UPDATE`, [appId, playerId]);
+    tx.query<SeedRow>(`SELECT ${COLUMNS} FROM player_seeds WHERE app_id = $1 AND player_id = $2 AND revealed_at IS NULL FOR UPDATE`, [
+      appId,
+      playerId,
+    ]);
   let r = await select();
   if (!r.rows[0]) {
     await insertSeed(tx, cipher, appId, playerId, defaultClientSeed());
@@ -69,13 +72,25 @@ export async function insertSeed(tx: Queryable, cipher: SeedCipher, appId: strin
  * Reveals the locked active pair and commits a new one with `clientSeed` (the same client seed
  * when rotating, a new one when the player sets it). Returns the revealed pair's row.
  */
-export async function rotateSeed(tx: Queryable, cipher: SeedCipher, appId: string, playerId: string, active: ActiveSeed, clientSeed: string): Promise<void> {
+export async function rotateSeed(
+  tx: Queryable,
+  cipher: SeedCipher,
+  appId: string,
+  playerId: string,
+  active: ActiveSeed,
+  clientSeed: string,
+): Promise<void> {
   await tx.query('UPDATE player_seeds SET revealed_at = now() WHERE id = $1', [active.id]);
   await insertSeed(tx, cipher, appId, playerId, clientSeed);
 }
 
 /** A seed pair by id, whether active or revealed (for verification). */
-export async function findSeed(db: Queryable, appId: string, playerId: string, id: string): Promise<(ActiveSeed & { revealedAt: Date | null }) | undefined> {
+export async function findSeed(
+  db: Queryable,
+  appId: string,
+  playerId: string,
+  id: string,
+): Promise<(ActiveSeed & { revealedAt: Date | null }) | undefined> {
   const r = await db.query<SeedRow & { revealed_at: Date | null }>(
     `SELECT ${COLUMNS}, revealed_at FROM player_seeds WHERE app_id = $1 AND player_id = $2 AND id = $3`,
     [appId, playerId, id],

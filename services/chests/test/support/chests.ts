@@ -19,7 +19,11 @@ export const registerPlayer = (stack: TestStack, apiKey = stack.apiKey): Promise
 
 /** Creates an anonymous guest through the gateway. */
 export async function createGuest(stack: TestStack, apiKey = stack.apiKey): Promise<Player> {
-  const res = await stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: apiKey, accept: 'application/vnd.api+json' } });
+  const res = await stack.inject({
+    method: 'POST',
+    url: '/api/v1/players/anonymous',
+    headers: { apikey: apiKey, accept: 'application/vnd.api+json' },
+  });
   expect(res.statusCode, res.body).toBe(201);
   const body = res.json();
   return { id: body.data.id, token: body.meta.access_token, starterChestId: body.meta.welcome_bonus.starter_chest, apiKey };
@@ -33,7 +37,11 @@ export async function appIdOf(stack: TestStack, apiKey = stack.apiKey): Promise<
 
 /** A second app (through the players admin endpoint), optionally with its own content. */
 export async function createApp(stack: TestStack, content?: AppContent) {
-  return stack.bus.request(AdminCreateApp, { name: `Other ${randomBytes(3).toString('hex')}`, content }, { requestId: `t-${randomBytes(4).toString('hex')}` });
+  return stack.bus.request(
+    AdminCreateApp,
+    { name: `Other ${randomBytes(3).toString('hex')}`, content },
+    { requestId: `t-${randomBytes(4).toString('hex')}` },
+  );
 }
 
 /** GET with the JSON:API headers, as a player or anonymously. */
@@ -80,7 +88,12 @@ export async function wallet(stack: TestStack, p: Player): Promise<Record<string
   const res = await get(stack, '/api/v1/currencies', p.token, p.apiKey);
   expect(res.statusCode, res.body).toBe(200);
   return Object.fromEntries(
-    res.json().data.map((c: { id: string; attributes: { code: string; balance: { amount: string } } }) => [c.attributes.code, { id: c.id, balance: c.attributes.balance.amount }]),
+    res
+      .json()
+      .data.map((c: { id: string; attributes: { code: string; balance: { amount: string } } }) => [
+        c.attributes.code,
+        { id: c.id, balance: c.attributes.balance.amount },
+      ]),
   );
 }
 

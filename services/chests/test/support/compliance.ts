@@ -25,7 +25,12 @@ export function patchMe(stack: TestStack, p: Pick<Player, 'token' | 'apiKey'>, a
  * right after with PATCH /players/me (both must have the same effect on the gates).
  */
 export async function registerDeclaring(stack: TestStack, declared: Declared, via: 'register' | 'patch', apiKey = stack.apiKey): Promise<Player> {
-  const attributes = { email: `c-${randomUUID()}@example.com`, password: TEST_PASSWORD, password_confirmation: TEST_PASSWORD, ...(via === 'register' ? declared : {}) };
+  const attributes = {
+    email: `c-${randomUUID()}@example.com`,
+    password: TEST_PASSWORD,
+    password_confirmation: TEST_PASSWORD,
+    ...(via === 'register' ? declared : {}),
+  };
   const res = await stack.inject({
     method: 'POST',
     url: '/api/v1/players/register',

@@ -52,7 +52,8 @@ describe('chests, service tier: the purchase saga against a stand-in wallet', ()
   const ctxOf = (playerId: string): CallContext => ({ requestId: randomUUID(), appId, playerId });
   const buy = (playerId: string, quantity: number) =>
     tier.bus.request(PurchaseChests, { chestTypeId: chestTypeId(appId, wooden.id), currency: 'coins', quantity }, ctxOf(playerId));
-  const inventory = async (playerId: string) => (await tier.bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' }, ctxOf(playerId))).totalChests;
+  const inventory = async (playerId: string) =>
+    (await tier.bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' }, ctxOf(playerId))).totalChests;
 
   beforeAll(async () => {
     tier = await startServiceTier(chestsService, (env) => ChestsConfigSchema.parse(env), {
@@ -62,7 +63,9 @@ describe('chests, service tier: the purchase saga against a stand-in wallet', ()
     // The app's content, as the players service's outbox would deliver it.
     await tier.publish(AppContentLoaded, AppContentLoaded.payload.parse({ appId, version: 1, content }));
     for (let i = 0; ; i++) {
-      const listed = await tier.bus.request(ListChestTypes, { sort: [], page: { limit: 100, offset: 0 } }, { requestId: 'c', appId }).catch(() => undefined);
+      const listed = await tier.bus
+        .request(ListChestTypes, { sort: [], page: { limit: 100, offset: 0 } }, { requestId: 'c', appId })
+        .catch(() => undefined);
       if (listed?.total) break;
       if (i > 100) throw new Error('the content never arrived');
       await new Promise((r) => setTimeout(r, 100));
@@ -76,7 +79,9 @@ describe('chests, service tier: the purchase saga against a stand-in wallet', ()
     const r = await buy(player, 2);
     expect([r.amount, r.chests.length]).toEqual([String(wooden.price.coins! * 2), 2]);
     const debits = tier.calls.filter((c) => c.subject === DebitCurrency.subject && c.playerId === player);
-    expect(debits.map((d) => d.payload)).toEqual([{ playerId: player, currency: 'coins', amount: String(wooden.price.coins! * 2), reference: r.purchaseId }]);
+    expect(debits.map((d) => d.payload)).toEqual([
+      { playerId: player, currency: 'coins', amount: String(wooden.price.coins! * 2), reference: r.purchaseId },
+    ]);
     expect(balances.get(player)).toBe(5000 - wooden.price.coins! * 2);
     expect(await inventory(player)).toBe(2);
   });

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { ChestGrant, enqueue, WalletCreditGrant, withTransaction, type CallContext, type OutboxMessage, type Pool, type Queryable } from '@ccs/shared';
+import {
+  ChestGrant,
+  enqueue,
+  WalletCreditGrant,
+  withTransaction,
+  type CallContext,
+  type OutboxMessage,
+  type Pool,
+  type Queryable,
+} from '@ccs/shared';
 import { recordCompletions, type Completion } from '../repositories/completions-repo.js';
 
 // Fixed namespace of completion reward ids (a random v4 chosen once for this project).
@@ -80,7 +89,9 @@ export async function settleCompletions(pool: Pool, touched: Touched[]): Promise
 }
 
 /** The players and collections a batch of grants touched, once each. */
-export function touchedBy(grants: { payload: { appId: string; playerId: string; items: { collectionId: string }[] }; ctx: CallContext }[]): Touched[] {
+export function touchedBy(
+  grants: { payload: { appId: string; playerId: string; items: { collectionId: string }[] }; ctx: CallContext }[],
+): Touched[] {
   const byPlayer = new Map<string, Touched>();
   for (const g of grants) {
     const key = `${g.payload.appId.toLowerCase()}:${g.payload.playerId.toLowerCase()}`;

@@ -1,4 +1,15 @@
-import { consumer, OpeningGranted, withTransaction, type ConvertedSlot, type Delivery, type Logger, type OutboxMessage, type OutboxRelay, type Pool, type PoolClient } from '@ccs/shared';
+import {
+  consumer,
+  OpeningGranted,
+  withTransaction,
+  type ConvertedSlot,
+  type Delivery,
+  type Logger,
+  type OutboxMessage,
+  type OutboxRelay,
+  type Pool,
+  type PoolClient,
+} from '@ccs/shared';
 import type { z } from 'zod';
 import { settleCompletions, touchedBy } from '../completion/rewards.js';
 import { conversionCredit } from '../duplicates/credit.js';
@@ -71,9 +82,21 @@ export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
         if (Number.isNaN(Date.parse(payload.openedAt))) throw new Error(`opening ${payload.openingId} has an invalid openedAt`);
       }
       const firsts = [...new Map(batch.map((d) => [lower(d.payload.openingId), d])).values()];
-      const rules = await book.rulesFor(deps.pool, firsts.map((d) => ({ appId: d.payload.appId, rulesVersion: d.payload.rulesVersion })));
+      const rules = await book.rulesFor(
+        deps.pool,
+        firsts.map((d) => ({ appId: d.payload.appId, rulesVersion: d.payload.rulesVersion })),
+      );
       const done: Applied = rules.every((r) => r === null)
-        ? { applied: (await insertGrantedItemsBatch(deps.pool, firsts.map((d) => toGrant(d.payload)))).applied, converted: new Map(), credits: [] }
+        ? {
+            applied: (
+              await insertGrantedItemsBatch(
+                deps.pool,
+                firsts.map((d) => toGrant(d.payload)),
+              )
+            ).applied,
+            converted: new Map(),
+            credits: [],
+          }
         : await withTransaction(deps.pool, (tx) => applyJudged(tx, firsts, rules));
       if (done.credits.length) deps.faults?.afterGrantCommit?.(done.credits.length);
       // Collections completed by these grants (re-delivered ones too: a crash may have come
@@ -82,7 +105,11 @@ export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
       const messages = [...done.credits, ...rewards.messages];
       // Published from memory at once; the relay publishes what this misses (a crash, NATS away).
       if (messages.length) {
-        deps.relay.publishNow(messages).catch((err) => deps.log.warn({ err: String(err), messages: messages.length }, 'credits and rewards not published yet; the relay will retry'));
+        deps.relay
+          .publishNow(messages)
+          .catch((err) =>
+            deps.log.warn({ err: String(err), messages: messages.length }, 'credits and rewards not published yet; the relay will retry'),
+          );
       }
       for (const d of batch) d.notice = { converted: done.converted.get(lower(d.payload.openingId)) ?? [] };
       return new Set(batch.filter((d) => done.applied.has(lower(d.payload.openingId))).map((d) => d.payload.openingId));
@@ -92,15 +119,23 @@ export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
 
 /** The transaction of a batch with duplicate rules: lock, read, judge, write (see openingGrantedConsumer). */
 async function applyJudged(tx: PoolClient, firsts: Delivery<Granted>[], rules: Rules[]): Promise<Applied> {
-  const holdings = firsts.flatMap(({ payload: g }) => g.items.map((it) => ({ appId: lower(g.appId), playerId: lower(g.playerId), collectibleId: it.collectibleId })));
+  const holdings = firsts.flatMap(({ payload: g }) =>
+    g.items.map((it) => ({ appId: lower(g.appId), playerId: lower(g.playerId), collectibleId: it.collectibleId })),
+  );
   await lockHoldings(tx, holdings);
-  const { held, stored } = await readHoldings(tx, holdings, firsts.map((d) => d.payload.openingId));
+  const { held, stored } = await readHoldings(
+    tx,
+    holdings,
+    firsts.map((d) => d.payload.openingId),
+  );
   // A grant already stored (re-delivered) is answered with what it converted then, and not judged again.
   const converted = new Map(stored);
   const fresh = firsts.map((d, i) => ({ d, rules: rules[i]! })).filter(({ d }) => !stored.has(lower(d.payload.openingId)));
   const grants = fresh.map(({ d }) => toGrant(d.payload));
   const verdicts = judge(
-    fresh.flatMap(({ d, rules: r }, i) => grants[i]!.items.map((it) => ({ key: holdingKey(d.payload.appId, d.payload.playerId, it.collectibleId), rarity: it.rarity, rules: r }))),
+    fresh.flatMap(({ d, rules: r }, i) =>
+      grants[i]!.items.map((it) => ({ key: holdingKey(d.payload.appId, d.payload.playerId, it.collectibleId), rarity: it.rarity, rules: r })),
+    ),
     held,
   );
   let at = 0;

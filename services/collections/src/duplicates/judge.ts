@@ -35,4 +35,3 @@ export function judge(items: ItemToJudge[], held: ReadonlyMap<string, number>): 
 /** The key `judge` counts copies under (ids of apps and players in lower case, as Postgres prints them). */
 export const holdingKey = (appId: string, playerId: string, collectibleId: string): string =>
   `${appId.toLowerCase()}:${playerId.toLowerCase()}:${collectibleId}`;
-

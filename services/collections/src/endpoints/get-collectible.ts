@@ -5,7 +5,13 @@ import { collectibleNotFound } from '../errors.js';
 import { ownershipInCollection } from '../repositories/ownership-repo.js';
 
 /** What the calling player has of a collectible and of its collection (read fresh, never cached; one query). */
-async function ownership(pool: Pool, appId: string, playerId: string, collectibleId: string, collection: CollectionView): Promise<CollectibleOwnership> {
+async function ownership(
+  pool: Pool,
+  appId: string,
+  playerId: string,
+  collectibleId: string,
+  collection: CollectionView,
+): Promise<CollectibleOwnership> {
   const owned = await ownershipInCollection(pool, appId, playerId, collectibleId, collection.id);
   const completeness = completenessFrom(collection, owned.uniqueInCollection);
   return {

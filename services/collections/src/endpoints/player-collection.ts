@@ -33,7 +33,10 @@ export function playerCollectionEndpoint(pool: Pool, catalog: CatalogReader) {
       total,
       totalCopies,
       items,
-      collections: collections.map((c) => ({ collection: c, completeness: completenessFrom(c, byCollection.get(c.id)?.unique ?? 0, completed.get(c.id)) })),
+      collections: collections.map((c) => ({
+        collection: c,
+        completeness: completenessFrom(c, byCollection.get(c.id)?.unique ?? 0, completed.get(c.id)),
+      })),
     };
   });
 }

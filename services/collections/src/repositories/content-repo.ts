@@ -38,10 +38,10 @@ export async function upsertRarities(tx: Queryable, appId: string, rarities: App
            rank = EXCLUDED.rank, retired_at = NULL`,
     [appId, JSON.stringify(rarities)],
   );
-  await tx.query(
-    `UPDATE rarities SET retired_at = now() WHERE app_id = $1 AND retired_at IS NULL AND NOT (id = ANY($2::text[]))`,
-    [appId, rarities.map((r) => r.id)],
-  );
+  await tx.query(`UPDATE rarities SET retired_at = now() WHERE app_id = $1 AND retired_at IS NULL AND NOT (id = ANY($2::text[]))`, [
+    appId,
+    rarities.map((r) => r.id),
+  ]);
 }
 
 /**
@@ -49,7 +49,13 @@ export async function upsertRarities(tx: Queryable, appId: string, rarities: App
  * retires what the new version leaves out. Owned items are untouched: they live in their own table.
  */
 export async function upsertCollections(tx: Queryable, appId: string, collections: AppContent['collections']): Promise<void> {
-  const cols = collections.map((c, position) => ({ id: c.id, name: c.name, description: c.description, position, completion_reward: c.completion_reward ?? null }));
+  const cols = collections.map((c, position) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    position,
+    completion_reward: c.completion_reward ?? null,
+  }));
   const items = collections.flatMap((c) => c.collectibles.map((i) => ({ ...i, collection_id: c.id }))).map((i, position) => ({ ...i, position }));
   await tx.query(
     `INSERT INTO collections (app_id, id, name, description, position, completion_reward, retired_at)
@@ -70,12 +76,12 @@ export async function upsertCollections(tx: Queryable, appId: string, collection
            images = EXCLUDED.images, rarity = EXCLUDED.rarity, position = EXCLUDED.position, retired_at = NULL`,
     [appId, JSON.stringify(items)],
   );
-  await tx.query(
-    `UPDATE collectibles SET retired_at = now() WHERE app_id = $1 AND retired_at IS NULL AND NOT (id = ANY($2::text[]))`,
-    [appId, items.map((i) => i.id)],
-  );
-  await tx.query(
-    `UPDATE collections SET retired_at = now() WHERE app_id = $1 AND retired_at IS NULL AND NOT (id = ANY($2::text[]))`,
-    [appId, cols.map((c) => c.id)],
-  );
+  await tx.query(`UPDATE collectibles SET retired_at = now() WHERE app_id = $1 AND retired_at IS NULL AND NOT (id = ANY($2::text[]))`, [
+    appId,
+    items.map((i) => i.id),
+  ]);
+  await tx.query(`UPDATE collections SET retired_at = now() WHERE app_id = $1 AND retired_at IS NULL AND NOT (id = ANY($2::text[]))`, [
+    appId,
+    cols.map((c) => c.id),
+  ]);
 }

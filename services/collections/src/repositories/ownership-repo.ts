@@ -40,12 +40,26 @@ export async function insertGrantedItemsBatch(
 ): Promise<{ applied: Set<string>; written: Set<string> }> {
   const rows = grants.flatMap((g) =>
     g.items.map((it) => ({
-      o: g.openingId, s: it.slot, a: g.appId, p: g.playerId, c: it.collectibleId, k: it.collectionId, r: it.rarity, t: g.openedAt,
-      cc: it.converted?.currency ?? null, ca: it.converted?.amount ?? null,
+      o: g.openingId,
+      s: it.slot,
+      a: g.appId,
+      p: g.playerId,
+      c: it.collectibleId,
+      k: it.collectionId,
+      r: it.rarity,
+      t: g.openedAt,
+      cc: it.converted?.currency ?? null,
+      ca: it.converted?.amount ?? null,
     })),
   );
   if (rows.length === 0) return { applied: new Set(), written: new Set() };
-  const outbox = messages.map(({ openingId, message: m }) => ({ o: openingId, id: m.id, subject: m.subject, payload: m.payload, headers: m.headers }));
+  const outbox = messages.map(({ openingId, message: m }) => ({
+    o: openingId,
+    id: m.id,
+    subject: m.subject,
+    payload: m.payload,
+    headers: m.headers,
+  }));
   const r = await db.query<{ applied: string[]; written: string[] }>(
     `WITH items AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)

@@ -1,7 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, JSONAPI_MEDIA_TYPE, parseJsonApiQuery, zodIssuesToErrors, type CallContext, type Document, type ParsedQuery, type QuerySpec } from '@ccs/shared';
+import {
+  AppError,
+  JSONAPI_MEDIA_TYPE,
+  parseJsonApiQuery,
+  zodIssuesToErrors,
+  type CallContext,
+  type Document,
+  type ParsedQuery,
+  type QuerySpec,
+} from '@ccs/shared';
 
 /** The call context a route sends to a service: request id, app and player. */
 export function callContext(request: FastifyRequest): CallContext {

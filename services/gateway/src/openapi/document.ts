@@ -29,10 +29,24 @@ function parameters(doc: RouteDoc, facts: RouteFacts): Parameter[] {
   const out: Parameter[] = facts.pathParams.map((name) => {
     const p = doc.params?.[name];
     if (!p) throw new Error(`${facts.method} ${doc.operationId}: path parameter "${name}" is not documented`);
-    return { name, in: 'path', required: true, description: p.description, schema: inputSchema(p.schema), ...(p.example ? { example: p.example } : {}) };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: p.description,
+      schema: inputSchema(p.schema),
+      ...(p.example ? { example: p.example } : {}),
+    };
   });
   for (const [name, p] of Object.entries(doc.headers ?? {})) {
-    out.push({ name, in: 'header', required: false, description: p.description, schema: inputSchema(p.schema), ...(p.example ? { example: p.example } : {}) });
+    out.push({
+      name,
+      in: 'header',
+      required: false,
+      description: p.description,
+      schema: inputSchema(p.schema),
+      ...(p.example ? { example: p.example } : {}),
+    });
   }
   return [...out, ...(doc.query ? queryParameters(doc.query) : [])];
 }
@@ -40,7 +54,10 @@ function parameters(doc: RouteDoc, facts: RouteFacts): Parameter[] {
 function successResponses(doc: RouteDoc): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const r of doc.responses) {
-    const headers = { ...REQUEST_ID_HEADER, ...Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, h]) => [k, { description: h.description, schema: inputSchema(h.schema) }])) };
+    const headers = {
+      ...REQUEST_ID_HEADER,
+      ...Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, h]) => [k, { description: h.description, schema: inputSchema(h.schema) }])),
+    };
     out[String(r.status)] = {
       description: r.description,
       headers,
@@ -128,7 +145,8 @@ export function buildOpenApiDocument(routes: CollectedRoute[], opts: { publicBas
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'An access token from registration, login, refresh or guest creation (`meta.access_token`), for player operations. It must belong to the app of the `apikey`.',
+          description:
+            'An access token from registration, login, refresh or guest creation (`meta.access_token`), for player operations. It must belong to the app of the `apikey`.',
         },
       },
     },

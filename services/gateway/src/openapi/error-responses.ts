@@ -73,7 +73,10 @@ function commonLines(doc: RouteDoc, facts: RouteFacts): [ErrorStatus, string][] 
   }
   if (facts.apiKey) {
     lines.push([503, 'a backing service is not running (`service_unavailable`), answered at once']);
-    lines.push([504, 'a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)']);
+    lines.push([
+      504,
+      'a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)',
+    ]);
   }
   if (doc.passwordQueue) {
     lines.push([
@@ -99,7 +102,10 @@ export function errorResponses(doc: RouteDoc, facts: RouteFacts): Record<string,
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const headers: Record<string, unknown> = { ...REQUEST_ID_HEADER };
     if (status === 429 || (status === 503 && doc.passwordQueue)) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
-    const lines = byStatus.get(status)!.map((l) => `- ${l}`).join('\n');
+    const lines = byStatus
+      .get(status)!
+      .map((l) => `- ${l}`)
+      .join('\n');
     out[String(status)] = {
       description: `${TITLES[status]}:\n${lines}`,
       headers,

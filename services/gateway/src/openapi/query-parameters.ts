@@ -26,10 +26,18 @@ const deepObject = (name: string, description: string, schema: JsonSchema, examp
 });
 
 function filterParameter(filter: NonNullable<QuerySpec['filter']>): Parameter {
-  const operators = z.object(Object.fromEntries(FILTER_OPS.map((op) => [op, z.string()]))).partial().strict();
+  const operators = z
+    .object(Object.fromEntries(FILTER_OPS.map((op) => [op, z.string()])))
+    .partial()
+    .strict();
   const condition = z.union([z.string(), operators]);
-  const logical = filter.nested ? { and: z.record(z.string(), z.unknown()), or: z.record(z.string(), z.unknown()), not: z.record(z.string(), z.unknown()) } : {};
-  const schema = z.object({ ...Object.fromEntries(filter.fields.map((f) => [f, condition])), ...logical }).partial().strict();
+  const logical = filter.nested
+    ? { and: z.record(z.string(), z.unknown()), or: z.record(z.string(), z.unknown()), not: z.record(z.string(), z.unknown()) }
+    : {};
+  const schema = z
+    .object({ ...Object.fromEntries(filter.fields.map((f) => [f, condition])), ...logical })
+    .partial()
+    .strict();
   const [first = 'name'] = filter.fields;
   const lines = [
     `Filter on ${code(filter.fields)}. \`filter[${first}]=a\` is equality; \`filter[${first}]=a,b\` matches any of them.`,
@@ -65,11 +73,20 @@ function pageParameter(page: NonNullable<QuerySpec['page']>): Parameter {
 export function queryParameters(spec: QuerySpec): Parameter[] {
   const out: Parameter[] = [];
   if (spec.include?.length) {
-    out.push({ name: 'include', in: 'query', description: `Related resources to add to \`included\`, comma-separated: ${code(spec.include)}.`, schema: inputSchema(listOf(spec.include)), example: spec.include[0] });
+    out.push({
+      name: 'include',
+      in: 'query',
+      description: `Related resources to add to \`included\`, comma-separated: ${code(spec.include)}.`,
+      schema: inputSchema(listOf(spec.include)),
+      example: spec.include[0],
+    });
   }
   if (spec.fields && Object.keys(spec.fields).length) {
     const types = Object.entries(spec.fields);
-    const schema = z.object(Object.fromEntries(types.map(([type, names]) => [type, listOf(names).describe(`Any of ${code(names)}.`)]))).partial().strict();
+    const schema = z
+      .object(Object.fromEntries(types.map(([type, names]) => [type, listOf(names).describe(`Any of ${code(names)}.`)])))
+      .partial()
+      .strict();
     const [type, names] = types[0]!;
     const description = `Sparse fieldsets: \`fields[<type>]=a,b\` keeps only those attributes and relationships of that type's resources (\`type\` and \`id\` always stay; the schemas below show complete resources). Types: ${code(types.map(([t]) => t))}.`;
     out.push(deepObject('fields', description, inputSchema(schema), { [type]: names.slice(0, 2).join(',') }));

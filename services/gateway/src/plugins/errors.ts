@@ -9,9 +9,19 @@ function fromFastify(err: FastifyError): AppError | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return AppError.badRequest('malformed_json', 'The request body is not valid JSON.', { pointer: '' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError({ status: 413, code: 'payload_too_large', title: 'Payload Too Large', detail: 'The request body is larger than this API accepts.' });
+      return new AppError({
+        status: 413,
+        code: 'payload_too_large',
+        title: 'Payload Too Large',
+        detail: 'The request body is larger than this API accepts.',
+      });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError({ status: 415, code: 'unsupported_media_type', title: 'Unsupported Media Type', detail: 'Send the body as application/vnd.api+json (application/json on credit).' });
+      return new AppError({
+        status: 415,
+        code: 'unsupported_media_type',
+        title: 'Unsupported Media Type',
+        detail: 'Send the body as application/vnd.api+json (application/json on credit).',
+      });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return AppError.badRequest('invalid_content_length', 'Content-Length does not match the body.');
     case 'FST_ERR_BAD_URL':

@@ -17,8 +17,7 @@ const notAcceptable = () =>
     detail: `Accept ${JSONAPI_MEDIA_TYPE} without media type parameters.`,
   });
 
-const unsupported = (detail: string) =>
-  new AppError({ status: 415, code: 'unsupported_media_type', title: 'Unsupported Media Type', detail });
+const unsupported = (detail: string) => new AppError({ status: 415, code: 'unsupported_media_type', title: 'Unsupported Media Type', detail });
 
 /** Media types in an Accept or Content-Type header, each with whether it carries parameters. */
 function mediaTypes(header: string): { type: string; hasParams: boolean }[] {

@@ -17,10 +17,7 @@ declare module 'fastify' {
  * app and address for anonymous calls; tighter on the credential endpoints. 429 with Retry-After.
  */
 export default fp(
-  async function rateLimiting(
-    app: FastifyInstance,
-    opts: { redis: Redis; prefix: string; perMinute: number; authPerMinute: number },
-  ) {
+  async function rateLimiting(app: FastifyInstance, opts: { redis: Redis; prefix: string; perMinute: number; authPerMinute: number }) {
     await app.register(rateLimit, {
       global: true,
       hook: 'preHandler',

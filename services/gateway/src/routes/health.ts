@@ -19,7 +19,10 @@ export default async function healthRoutes(app: FastifyInstance, opts: { bus: Bu
       }),
       (async () => {
         checks.redis = await Promise.race([
-          opts.redis.ping().then(() => true, () => false),
+          opts.redis.ping().then(
+            () => true,
+            () => false,
+          ),
           new Promise<boolean>((r) => setTimeout(() => r(false), opts.timeoutMs)),
         ]);
       })(),

@@ -94,7 +94,10 @@ export function refsIn(node: unknown): string[] {
 /** What a local `$ref` (`#/a/b`) points at in a JSON value, or undefined. */
 export function resolvePointer(root: unknown, ref: string): unknown {
   let node = root;
-  for (const key of ref.slice(2).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+  for (const key of ref
+    .slice(2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
     if (!node || typeof node !== 'object') return undefined;
     node = (node as Record<string, unknown>)[key];
   }

@@ -19,7 +19,8 @@ export async function ensureDemoApp(pool: Pool, demoKey: string | undefined, log
       const content = readContentFile();
       const created = await createApp(tx, { name: 'Demo app', content, isDemo: true, publishableKey: demoKey, withSecretKey: false }, ctx);
       if (demoKey) log.info({ appId: created.appId }, 'demo app created with CHESTS_DEMO_API_KEY');
-      else log.info({ appId: created.appId }, `demo app created; API key: ${created.publishableKey} (shown once; set CHESTS_DEMO_API_KEY to choose it)`);
+      else
+        log.info({ appId: created.appId }, `demo app created; API key: ${created.publishableKey} (shown once; set CHESTS_DEMO_API_KEY to choose it)`);
       return true;
     }
     if (demoKey && !(await apiKeyExists(tx, demoKey))) {

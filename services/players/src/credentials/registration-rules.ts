@@ -36,7 +36,12 @@ const RULES: Rule[] = [
     detail: 'Email must end in a domain containing a dot, such as example.com.',
     fails: (i) => i.email.split('@').length === 2 && !/^[^.]+(\.[^.]+)+$/.test(domainOf(i.email)),
   },
-  { code: 'email_too_long', field: 'email', detail: `Email must be at most ${MAX_EMAIL_LENGTH} characters.`, fails: (i) => i.email.length > MAX_EMAIL_LENGTH },
+  {
+    code: 'email_too_long',
+    field: 'email',
+    detail: `Email must be at most ${MAX_EMAIL_LENGTH} characters.`,
+    fails: (i) => i.email.length > MAX_EMAIL_LENGTH,
+  },
   { code: 'password_too_short', field: 'password', detail: 'Password must be at least 8 characters.', fails: (i) => [...i.password].length < 8 },
   {
     code: 'password_too_long',

@@ -28,7 +28,8 @@ export function adminGrantChestsEndpoint(d: PlayersDeps) {
       req.reference ? grantUuid(`studio-grant:${req.appId.toLowerCase()}:${req.playerId.toLowerCase()}:${req.reference}:${i}`) : randomUUID(),
     );
     const messages = await withTransaction(d.pool, async (tx) => {
-      if (!(await findPlayer(tx, req.appId, req.playerId))) throw AppError.notFound('player_not_found', `App ${req.appId} has no player ${req.playerId}.`);
+      if (!(await findPlayer(tx, req.appId, req.playerId)))
+        throw AppError.notFound('player_not_found', `App ${req.appId} has no player ${req.playerId}.`);
       const out: OutboxMessage[] = [];
       for (const inventoryChestId of ids) {
         const payload = { appId: req.appId, playerId: req.playerId, inventoryChestId, chestTypeId: req.chestTypeId, source: 'special' as const };
@@ -37,7 +38,10 @@ export function adminGrantChestsEndpoint(d: PlayersDeps) {
       return out;
     });
     await d.relay.publishNow(messages).catch((err) => d.log.warn({ err: String(err) }, 'studio grant not published yet; the relay will'));
-    d.log.info({ appId: req.appId, playerId: req.playerId, chestTypeId: req.chestTypeId, quantity: req.quantity, reference: req.reference }, 'chests granted by an operator');
+    d.log.info(
+      { appId: req.appId, playerId: req.playerId, chestTypeId: req.chestTypeId, quantity: req.quantity, reference: req.reference },
+      'chests granted by an operator',
+    );
     return { playerId: req.playerId, chests: ids };
   });
 }

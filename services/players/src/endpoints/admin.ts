@@ -1,12 +1,4 @@
-import {
-  AdminCreateApp,
-  AdminLoadContent,
-  AppError,
-  endpoint,
-  readContentFile,
-  withTransaction,
-  type AppContent,
-} from '@ccs/shared';
+import { AdminCreateApp, AdminLoadContent, AppError, endpoint, readContentFile, withTransaction, type AppContent } from '@ccs/shared';
 import { createApp } from '../apps/create-app.js';
 import { loadContent } from '../apps/load-content.js';
 import type { PlayersDeps } from '../deps.js';
@@ -28,9 +20,7 @@ function contentFrom(req: { content?: AppContent; contentPath?: string }): AppCo
 export function adminCreateAppEndpoint(d: PlayersDeps) {
   return endpoint(AdminCreateApp, async (req, ctx) => {
     const content = contentFrom(req);
-    const created = await withTransaction(d.pool, (tx) =>
-      createApp(tx, { name: req.name, content, isDemo: false, withSecretKey: true }, ctx),
-    );
+    const created = await withTransaction(d.pool, (tx) => createApp(tx, { name: req.name, content, isDemo: false, withSecretKey: true }, ctx));
     if (!created.secretKey) throw AppError.internal();
     await d.relay.flush().catch((err) => d.log.warn({ err: String(err) }, 'content publish deferred to the relay'));
     d.log.info({ appId: created.appId, name: req.name }, 'app created');

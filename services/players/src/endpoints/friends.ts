@@ -4,8 +4,7 @@ import { findRelation, insertFriendRequest, listRelations, removeRelation } from
 import { findPlayer } from '../repositories/players-repository.js';
 
 // A player of another app is as unknown as one that does not exist.
-const unknownPlayer = () =>
-  AppError.notFound('player_not_found', 'No player with this id in this app.', { pointer: '/data/id' });
+const unknownPlayer = () => AppError.notFound('player_not_found', 'No player with this id in this app.', { pointer: '/data/id' });
 
 /** Sends a friend request; when the other player already asked, this confirms the friendship. */
 export function addFriendEndpoint(d: PlayersDeps) {

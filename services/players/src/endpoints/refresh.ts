@@ -3,13 +3,7 @@ import { AppError, appOf, endpoint, RefreshSession, withTransaction, type Querya
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf } from '../repositories/apps-repository.js';
 import { findPlayer } from '../repositories/players-repository.js';
-import {
-  lockRefreshToken,
-  markRotated,
-  revokeFamilies,
-  revokeToken,
-  type RefreshTokenRecord,
-} from '../repositories/refresh-tokens-repository.js';
+import { lockRefreshToken, markRotated, revokeFamilies, revokeToken, type RefreshTokenRecord } from '../repositories/refresh-tokens-repository.js';
 import { issueSession } from '../tokens/issue-session.js';
 
 const refused = (code: string, detail: string) => AppError.unauthorized(code, detail);

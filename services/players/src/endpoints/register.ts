@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, appOf, endpoint, isUniqueViolation, optionalCallerOf, RegisterPlayer, withTransaction, type CallContext, type ReplyOf, type RequestOf } from '@ccs/shared';
+import {
+  AppError,
+  appOf,
+  endpoint,
+  isUniqueViolation,
+  optionalCallerOf,
+  RegisterPlayer,
+  withTransaction,
+  type CallContext,
+  type ReplyOf,
+  type RequestOf,
+} from '@ccs/shared';
 import type { PasswordChecks } from '../credentials/passwords.js';
 import { registrationRuleErrors } from '../credentials/registration-rules.js';
 import { birthYearLocked, checkComplianceAttributes } from '../profile/compliance-attributes.js';
@@ -18,10 +29,8 @@ type Checked =
   | { retryOf: { player: PlayerRecord; grants: RegistrationKeyRecord['grants'] } }
   | { guest: PlayerRecord | undefined; rules: PlayerRules; passwordHash: string };
 
-const emailTaken = () =>
-  AppError.conflict('email_taken', 'An account with this email already exists.', { pointer: '/data/attributes/email' });
-const alreadyRegistered = () =>
-  AppError.conflict('already_registered', 'This player is already registered; log in instead.');
+const emailTaken = () => AppError.conflict('email_taken', 'An account with this email already exists.', { pointer: '/data/attributes/email' });
+const alreadyRegistered = () => AppError.conflict('already_registered', 'This player is already registered; log in instead.');
 const keyReused = () =>
   AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', {
     header: 'Idempotency-Key',
@@ -118,7 +127,8 @@ export function registerEndpoint(d: PlayersDeps) {
           ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash, ...attributes })
           : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...attributes });
         if (!player) throw alreadyRegistered();
-        if (key) await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: optionalCallerOf(ctx) ?? null, grants }, ttlHours);
+        if (key)
+          await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: optionalCallerOf(ctx) ?? null, grants }, ttlHours);
         return issueSession(tx, d.signer, player, rules);
       });
       return { ...session, grants };

@@ -3,7 +3,14 @@ import type { AdminAppSummary, Queryable } from '@ccs/shared';
 /** Every app with its players and live keys, oldest first (for operators). */
 export async function listApps(q: Queryable): Promise<AdminAppSummary[]> {
   const { rows } = await q.query<{
-    id: string; name: string; is_demo: boolean; content_version: number; created_at: Date; players: number; pk: number; sk: number;
+    id: string;
+    name: string;
+    is_demo: boolean;
+    content_version: number;
+    created_at: Date;
+    players: number;
+    pk: number;
+    sk: number;
   }>(
     `SELECT a.id, a.name, a.is_demo, a.content_version, a.created_at,
             (SELECT count(*) FROM players p WHERE p.app_id = a.id)::int AS players,
@@ -27,7 +34,13 @@ export async function listApps(q: Queryable): Promise<AdminAppSummary[]> {
 /** An app's row and its player counts; undefined for an unknown app. */
 export async function appPlayerStats(q: Queryable, appId: string) {
   const { rows } = await q.query<{
-    name: string; is_demo: boolean; created_at: Date; content_version: number; total: number; registered: number; guests: number;
+    name: string;
+    is_demo: boolean;
+    created_at: Date;
+    content_version: number;
+    total: number;
+    registered: number;
+    guests: number;
   }>(
     `SELECT a.name, a.is_demo, a.created_at, a.content_version,
             count(p.id)::int AS total,

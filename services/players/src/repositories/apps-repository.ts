@@ -5,16 +5,8 @@ import type { z } from 'zod';
 export type PlayerRules = z.infer<typeof PlayerRulesSchema>;
 
 /** Inserts an app with its player rules (content version 1). */
-export async function insertApp(
-  tx: Queryable,
-  app: { id: string; name: string; isDemo: boolean; rules: PlayerRules },
-): Promise<void> {
-  await tx.query('INSERT INTO apps (id, name, is_demo, player_rules) VALUES ($1, $2, $3, $4)', [
-    app.id,
-    app.name,
-    app.isDemo,
-    app.rules,
-  ]);
+export async function insertApp(tx: Queryable, app: { id: string; name: string; isDemo: boolean; rules: PlayerRules }): Promise<void> {
+  await tx.query('INSERT INTO apps (id, name, is_demo, player_rules) VALUES ($1, $2, $3, $4)', [app.id, app.name, app.isDemo, app.rules]);
 }
 
 /** The demo app's id, if it exists. */

@@ -85,19 +85,16 @@ export async function insertPlayer(
 
 /** A player of the app by id (`forUpdate` locks the row for the transaction). */
 export async function findPlayer(q: Queryable, appId: string, id: string, forUpdate = false): Promise<PlayerRecord | undefined> {
-  const { rows } = await q.query<PlayerRow>(
-    `SELECT ${COLUMNS} FROM players WHERE app_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-    [appId, id],
-  );
+  const { rows } = await q.query<PlayerRow>(`SELECT ${COLUMNS} FROM players WHERE app_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [
+    appId,
+    id,
+  ]);
   return rows[0] && toRecord(rows[0]);
 }
 
 /** A registered player of the app by email, whatever its case. */
 export async function findPlayerByEmail(q: Queryable, appId: string, email: string): Promise<PlayerRecord | undefined> {
-  const { rows } = await q.query<PlayerRow>(`SELECT ${COLUMNS} FROM players WHERE app_id = $1 AND lower(email) = lower($2)`, [
-    appId,
-    email,
-  ]);
+  const { rows } = await q.query<PlayerRow>(`SELECT ${COLUMNS} FROM players WHERE app_id = $1 AND lower(email) = lower($2)`, [appId, email]);
   return rows[0] && toRecord(rows[0]);
 }
 

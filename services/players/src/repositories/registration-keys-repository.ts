@@ -30,13 +30,7 @@ export async function findRegistrationKey(q: Queryable, appId: string, key: stri
  * (past `ttlHours`, not swept yet) is replaced; a live one makes the INSERT fail on
  * `registration_keys_pkey` (a concurrent registration with the key committed first).
  */
-export async function insertRegistrationKey(
-  tx: Queryable,
-  appId: string,
-  key: string,
-  r: RegistrationKeyRecord,
-  ttlHours: number,
-): Promise<void> {
+export async function insertRegistrationKey(tx: Queryable, appId: string, key: string, r: RegistrationKeyRecord, ttlHours: number): Promise<void> {
   await tx.query(`DELETE FROM registration_keys WHERE app_id = $1 AND key = $2 AND created_at < now() - make_interval(hours => $3)`, [
     appId,
     key,

@@ -55,7 +55,8 @@ export function planWelcomeGrants(
  */
 export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan, ctx: CallContext, notify?: string): Promise<OutboxMessage[]> {
   const messages: OutboxMessage[] = [];
-  for (const m of plan.wallet) messages.push(await enqueue(tx, WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId }, { notify }));
+  for (const m of plan.wallet)
+    messages.push(await enqueue(tx, WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId }, { notify }));
   if (plan.chest) messages.push(await enqueue(tx, ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId }));
   return messages;
 }

@@ -1,4 +1,13 @@
-import { AppError, DURABLE, publishAndAwait, recordSagaOutcome, withTransaction, type CallContext, type OutboxMessage, type PoolClient } from '@ccs/shared';
+import {
+  AppError,
+  DURABLE,
+  publishAndAwait,
+  recordSagaOutcome,
+  withTransaction,
+  type CallContext,
+  type OutboxMessage,
+  type PoolClient,
+} from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { enqueueWelcomeGrants, type WelcomeGrantPlan } from './welcome-grants.js';
 

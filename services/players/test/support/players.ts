@@ -67,7 +67,11 @@ export async function register(stack: TestStack, opts: { apiKey?: string; email?
 
 /** Creates a guest through the gateway (201 expected). */
 export async function createGuest(stack: TestStack, apiKey = stack.apiKey): Promise<TestPlayer> {
-  const res = await stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: apiKey, accept: 'application/vnd.api+json' } });
+  const res = await stack.inject({
+    method: 'POST',
+    url: '/api/v1/players/anonymous',
+    headers: { apikey: apiKey, accept: 'application/vnd.api+json' },
+  });
   return asPlayer(res, 201, null);
 }
 

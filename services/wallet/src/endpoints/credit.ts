@@ -10,7 +10,9 @@ type CreditRequest = RequestOf<typeof CreditCurrency>;
 
 /** Same key and same body means the same currency and the very same amount string. */
 const requestHash = (req: CreditRequest) =>
-  createHash('sha256').update(JSON.stringify([req.currencyId, req.amount])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([req.currencyId, req.amount]))
+    .digest('hex');
 
 /**
  * wallet.v1.credit: credits the calling player. Without an Idempotency-Key it is one statement

@@ -152,10 +152,7 @@ export interface CheckedCredit {
  * into its error. The amount reaches the NUMERIC(20,2) columns only through the checked row, so
  * an amount too large for them is refused by the maximum check, not by an overflow at planning.
  */
-export async function creditChecked(
-  q: Queryable,
-  c: Omit<BalanceChange, 'reason'> & { secretKey: boolean },
-): Promise<CheckedCredit> {
+export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason'> & { secretKey: boolean }): Promise<CheckedCredit> {
   const r = await q
     .query<CheckedCredit>(
       `WITH app AS (SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1),

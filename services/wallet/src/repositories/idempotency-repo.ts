@@ -2,9 +2,7 @@ import type { Queryable } from '@ccs/shared';
 
 /** What a claim found: the key is ours now, or an earlier request holds it. */
 export type Claim =
-  | { claimed: true }
-  | { claimed: false; requestHash: string; response: unknown }
-  | { claimed: false; requestHash: undefined; response: undefined };
+  { claimed: true } | { claimed: false; requestHash: string; response: unknown } | { claimed: false; requestHash: undefined; response: undefined };
 
 /**
  * Claims an Idempotency-Key for (app, player) inside the caller's transaction. The primary key
@@ -38,6 +36,6 @@ export async function storeAnswer(tx: Queryable, appId: string, playerId: string
 
 /** Forgets keys older than the retention window; returns how many went. */
 export async function deleteKeysOlderThan(q: Queryable, hours: number): Promise<number> {
-  const r = await q.query("DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)", [hours]);
+  const r = await q.query('DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)', [hours]);
   return r.rowCount ?? 0;
 }

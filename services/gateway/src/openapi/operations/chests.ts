@@ -21,7 +21,10 @@ const PURCHASABLE_NOTE =
   " With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it; that answer is private and never cached.";
 /** The catalog's answers are private when they carry the caller's `meta.purchasable`. */
 const PRIVATE_WITH_TOKEN = {
-  'cache-control': { description: "`private, no-store` with a Bearer token (the answer carries the caller's `meta.purchasable`); absent otherwise.", schema: z.string() },
+  'cache-control': {
+    description: "`private, no-store` with a Bearer token (the answer carries the caller's `meta.purchasable`); absent otherwise.",
+    schema: z.string(),
+  },
 };
 
 /** GET /api/v1/chests. */
@@ -39,7 +42,7 @@ export const getChest: OperationDoc = {
   operationId: 'getChest',
   tag: 'Chests',
   summary: 'One catalog chest',
-  description: "One chest of the catalog, its price per currency code in `meta.price`." + PURCHASABLE_NOTE,
+  description: 'One chest of the catalog, its price per currency code in `meta.price`.' + PURCHASABLE_NOTE,
   token: 'optional',
   params: catalogChestId,
   responses: [{ status: 200, description: 'The chest.', schema: ChestDocument, headers: PRIVATE_WITH_TOKEN }],
@@ -53,8 +56,8 @@ export const getChestOdds: OperationDoc = {
   summary: 'The exact odds of a chest',
   description:
     'Odds disclosure (app stores and several jurisdictions require it): items per opening, the share of each rarity and of each collectible among the items, computed from the rules the roll uses. ' +
-    'It also publishes those rules, the pity rule with the long-run shares it gives, and the duplicate rules. `rules_version` asks for an earlier content version\'s rules (an opening records the version it used). ' +
-    'With a Bearer token, `meta.player` holds the caller\'s odds for their next opening, pity applied (never cached).',
+    "It also publishes those rules, the pity rule with the long-run shares it gives, and the duplicate rules. `rules_version` asks for an earlier content version's rules (an opening records the version it used). " +
+    "With a Bearer token, `meta.player` holds the caller's odds for their next opening, pity applied (never cached).",
   token: 'optional',
   params: catalogChestId,
   responses: [{ status: 200, description: 'The odds.', schema: ChestOddsDocument }],
@@ -92,10 +95,7 @@ export const openChest: OperationDoc = {
       'a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)',
     ],
     404: ['no such chest in this app (`chest_not_found`)'],
-    409: [
-      'the Idempotency-Key was used to open another chest (`idempotency_key_reused`)',
-      'a key-required chest and too few keys (`key_required`)',
-    ],
+    409: ['the Idempotency-Key was used to open another chest (`idempotency_key_reused`)', 'a key-required chest and too few keys (`key_required`)'],
   },
 };
 
@@ -105,13 +105,23 @@ export const openChests: OperationDoc = {
   tag: 'Chests',
   summary: 'Open several chests at once',
   description:
-    'Opens up to 50 of the calling player\'s chests, in the order given, all or nothing: if one cannot be opened, the answer is that chest\'s error (`source.pointer` `/data/<index>/id`) and none is opened. ' +
+    "Opens up to 50 of the calling player's chests, in the order given, all or nothing: if one cannot be opened, the answer is that chest's error (`source.pointer` `/data/<index>/id`) and none is opened. " +
     'One transaction and one grant per opening, so a batch costs less than as many single opens; each opening is recorded, verifiable and pity-counted as a single one is. Never cached.',
   token: 'required',
   headers: idempotencyKeyHeader('the first batch (the same chests in the same order)'),
-  bodyExample: { data: [{ type: 'chest', id: '3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43' }, { type: 'chest', id: '9a1d2c3b-4e5f-4a6b-8c7d-0e1f2a3b4c5d' }] },
+  bodyExample: {
+    data: [
+      { type: 'chest', id: '3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43' },
+      { type: 'chest', id: '9a1d2c3b-4e5f-4a6b-8c7d-0e1f2a3b4c5d' },
+    ],
+  },
   responses: [
-    { status: 200, description: 'Opened: one chest-opening result per chest, in order.', schema: ChestOpeningBatchResult, headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER } },
+    {
+      status: 200,
+      description: 'Opened: one chest-opening result per chest, in order.',
+      schema: ChestOpeningBatchResult,
+      headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER },
+    },
   ],
   errors: {
     400: [INVALID_IDEMPOTENCY_KEY],
@@ -119,7 +129,7 @@ export const openChests: OperationDoc = {
     404: ['no such chest in this app (`chest_not_found`), pointed at'],
     409: ['the Idempotency-Key was used to open other chests (`idempotency_key_reused`)'],
     422: ['no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}`, or a chest listed twice (`duplicate_chest`)'],
-    503: ['the player\'s openings changed too fast to record this batch (`opening_contended`); retry with the same Idempotency-Key'],
+    503: ["the player's openings changed too fast to record this batch (`opening_contended`); retry with the same Idempotency-Key"],
   },
 };
 
@@ -153,7 +163,10 @@ export const unlockChest: OperationDoc = {
       'the timer cannot be skipped (`unlock_skip_unavailable`)',
       'the balance is too low for the skip (`insufficient_funds`)',
     ],
-    422: ['a body that is not `{data: {type: "unlock", attributes: {skip_with: <currency code>}}}`', 'a skip currency other than the chest\'s (`skip_currency_mismatch`, `meta.currency`)'],
+    422: [
+      'a body that is not `{data: {type: "unlock", attributes: {skip_with: <currency code>}}}`',
+      "a skip currency other than the chest's (`skip_currency_mismatch`, `meta.currency`)",
+    ],
     503: ['the skip was interrupted and refunded (`unlock_interrupted`); retry'],
   },
 };
@@ -171,11 +184,13 @@ export const purchaseChests: OperationDoc = {
   params: catalogChestId,
   headers: idempotencyKeyHeader('the first purchase (a purchase that failed or was refunded releases its key)'),
   bodyExample: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: 1 } } },
-  responses: [{ status: 201, description: 'Bought: the new inventory chests.', schema: PurchaseDocument, headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER } }],
+  responses: [
+    { status: 201, description: 'Bought: the new inventory chests.', schema: PurchaseDocument, headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER } },
+  ],
   errors: {
     400: [INVALID_ID, INVALID_IDEMPOTENCY_KEY],
     403: [
-      'a paid currency, and the player\'s country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)',
+      "a paid currency, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)",
       'a paid currency, and the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`)',
     ],
     404: [unknownCatalogChest],
@@ -186,7 +201,10 @@ export const purchaseChests: OperationDoc = {
       'a purchase with the Idempotency-Key is still under way (`idempotency_key_in_use`)',
     ],
     422: ['the chest cannot be bought with that currency (`price_unavailable`)'],
-    503: ["the app's content is not loaded yet (`content_unavailable`)", 'the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)'],
+    503: [
+      "the app's content is not loaded yet (`content_unavailable`)",
+      'the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)',
+    ],
   },
 };
 
@@ -198,7 +216,7 @@ export const getInventory: OperationDoc = {
   description:
     "A player's unopened chests with the inventory meta. Always readable for oneself (`me` or one's own id, with a token). " +
     "Another player's inventory follows their privacy: public → counts only (`data` empty); private → 403; friends → confirmed friends see the chests, others 403. " +
-    'Guests never see another player\'s; a caller without a token sees none (401). Never cached.',
+    "Guests never see another player's; a caller without a token sees none (401). Never cached.",
   token: 'required',
   params: { id: { schema: PlayerIdOrMe, description: 'A player id, or `me` for the calling player.', example: 'me' } },
   responses: [{ status: 200, description: 'The inventory.', schema: InventoryDocument, headers: NO_STORE_HEADER }],

@@ -33,7 +33,7 @@ export const getCollection: OperationDoc = {
   operationId: 'getCollection',
   tag: 'Collections',
   summary: 'One collection',
-  description: "A collection with the ids of its collectibles (`include=collectibles` adds them) and, with a token, how much of it the caller owns.",
+  description: 'A collection with the ids of its collectibles (`include=collectibles` adds them) and, with a token, how much of it the caller owns.',
   token: 'optional',
   params: contentId('The collection', 'sea-creatures'),
   responses: [{ status: 200, description: 'The collection.', schema: CollectionDocument, headers: PRIVATE_WITH_TOKEN_HEADER }],
@@ -47,7 +47,14 @@ export const listCollectionCollectibles: OperationDoc = {
   summary: "A collection's collectibles",
   token: 'optional',
   params: contentId('The collection', 'sea-creatures'),
-  responses: [{ status: 200, description: 'A page of the collection\'s collectibles.', schema: CollectionCollectiblesDocument, headers: PRIVATE_WITH_TOKEN_HEADER }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of the collection's collectibles.",
+      schema: CollectionCollectiblesDocument,
+      headers: PRIVATE_WITH_TOKEN_HEADER,
+    },
+  ],
   errors: { 400: [TOO_MANY], 404: ['no such collection in this app (`collection_not_found`)'] },
 };
 
@@ -56,7 +63,7 @@ export const listCollectibles: OperationDoc = {
   operationId: 'listCollectibles',
   tag: 'Collectibles',
   summary: "The app's collectibles",
-  description: 'Filter with `filter[collection_id]` and `filter[rarity]`; sort by `rarity` orders by the rarity\'s rank.',
+  description: "Filter with `filter[collection_id]` and `filter[rarity]`; sort by `rarity` orders by the rarity's rank.",
   token: 'optional',
   responses: [{ status: 200, description: 'A page of collectibles.', schema: CollectibleListDocument }],
   errors: { 400: [TOO_MANY] },
@@ -68,7 +75,7 @@ export const getCollectible: OperationDoc = {
   tag: 'Collectibles',
   summary: 'One collectible',
   description:
-    "A collectible with its rarity info; `include=collection` adds its collection. With a token, `meta` also says whether the caller owns it, since when, how many copies, and their progress in its collection.",
+    'A collectible with its rarity info; `include=collection` adds its collection. With a token, `meta` also says whether the caller owns it, since when, how many copies, and their progress in its collection.',
   token: 'optional',
   params: contentId('The collectible', 'sea-clownfish'),
   responses: [{ status: 200, description: 'The collectible.', schema: CollectibleDocument, headers: PRIVATE_WITH_TOKEN_HEADER }],
@@ -80,7 +87,8 @@ export const getPlayerCollection: OperationDoc = {
   operationId: 'getPlayerCollection',
   tag: 'Collections',
   summary: "The calling player's collection",
-  description: 'The collectibles the calling player owns, most recent acquisition first, each with its copies; `meta.collections` has the completeness of every collection of the app.',
+  description:
+    'The collectibles the calling player owns, most recent acquisition first, each with its copies; `meta.collections` has the completeness of every collection of the app.',
   token: 'required',
   responses: [
     {

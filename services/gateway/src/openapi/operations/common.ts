@@ -24,7 +24,10 @@ export const INVALID_IDEMPOTENCY_KEY = 'an `Idempotency-Key` that is not 1 to 25
 
 /** The response header of an idempotent replay. */
 export const REPLAYED_HEADER = {
-  'idempotent-replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: z.literal('true') },
+  'idempotent-replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: z.literal('true'),
+  },
 };
 
 /** Answers that must not be stored by caches. */
@@ -34,7 +37,10 @@ export const NO_STORE_HEADER = {
 
 /** Answers that carry the caller's own data when a token is sent. */
 export const PRIVATE_WITH_TOKEN_HEADER = {
-  'cache-control': { description: '`private, no-store` on authenticated requests (the answer carries the caller\'s progress); absent otherwise.', schema: z.string() },
+  'cache-control': {
+    description: "`private, no-store` on authenticated requests (the answer carries the caller's progress); absent otherwise.",
+    schema: z.string(),
+  },
 };
 
 /** Path parameter of a player's inventory: a UUID or `me`. */

@@ -23,15 +23,21 @@ export const creditCurrency: OperationDoc = {
   tag: 'Currencies',
   summary: "Credit the player's balance",
   description:
-    'Adds `amount` to the calling player\'s balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). ' +
-    'The amount is a string matching `^\\d+(\\.\\d{1,2})?$`, above zero and at most the currency\'s maximum credit. ' +
+    "Adds `amount` to the calling player's balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). " +
+    "The amount is a string matching `^\\d+(\\.\\d{1,2})?$`, above zero and at most the currency's maximum credit. " +
     'With an `Idempotency-Key`, the same key and body give the first answer again (credited once); the same key with another body gets 409.',
   token: 'required',
   params: { currency_id: uuidParam('The currency (its UUID from the currency list).') },
   headers: idempotencyKeyHeader('the first answer'),
   bodyExample: { amount: '25.50' },
   responses: [
-    { status: 200, description: 'Credited: the balance after the credit.', schema: CreditResult, mediaType: 'application/json', headers: REPLAYED_HEADER },
+    {
+      status: 200,
+      description: 'Credited: the balance after the credit.',
+      schema: CreditResult,
+      mediaType: 'application/json',
+      headers: REPLAYED_HEADER,
+    },
   ],
   errors: {
     400: [INVALID_ID, INVALID_IDEMPOTENCY_KEY],
@@ -42,7 +48,7 @@ export const creditCurrency: OperationDoc = {
       'a request with the same Idempotency-Key is still being processed (`idempotency_key_in_use`): retry shortly',
       'the balance would exceed the largest amount the wallet holds (`balance_limit_exceeded`)',
     ],
-    422: ['`amount` zero (`amount_not_positive`) or above the currency\'s maximum credit (`amount_above_maximum`)'],
+    422: ["`amount` zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)"],
   },
 };
 

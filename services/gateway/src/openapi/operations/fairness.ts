@@ -8,10 +8,10 @@ import { INVALID_ID, NO_STORE_HEADER, uuidParam } from './common.js';
 export const getFairness: OperationDoc = {
   operationId: 'getFairness',
   tag: 'Fairness',
-  summary: 'The calling player\'s seed pair',
+  summary: "The calling player's seed pair",
   description:
     'The commitment (`server_seed_hash`) to the server seed the next openings use, the client seed and the next nonce. A pair is committed on first use. ' +
-    'Each opening\'s random numbers are HMAC-SHA256 blocks of the server seed over `client_seed:nonce:block`; see docs/fairness.md.',
+    "Each opening's random numbers are HMAC-SHA256 blocks of the server seed over `client_seed:nonce:block`; see docs/fairness.md.",
   token: 'required',
   responses: [{ status: 200, description: 'The active seed pair.', schema: FairnessDocument, headers: NO_STORE_HEADER }],
 };
@@ -43,7 +43,8 @@ export const listPity: OperationDoc = {
   operationId: 'listPity',
   tag: 'Fairness',
   summary: "The calling player's pity counters",
-  description: 'For each pity group of the catalog: openings since the last one that gave its rarity or better, and how many openings remain until the guaranteed one.',
+  description:
+    'For each pity group of the catalog: openings since the last one that gave its rarity or better, and how many openings remain until the guaranteed one.',
   token: 'required',
   responses: [{ status: 200, description: 'The counters.', schema: PityDocument, headers: NO_STORE_HEADER }],
 };
@@ -54,7 +55,7 @@ export const verifyOpening: OperationDoc = {
   tag: 'Fairness',
   summary: 'Verify an opening',
   description:
-    'Recomputes one of the calling player\'s openings from its revealed server seed, client seed, nonce, pity counter and the chest\'s published rules, and says whether the result matches. ' +
+    "Recomputes one of the calling player's openings from its revealed server seed, client seed, nonce, pity counter and the chest's published rules, and says whether the result matches. " +
     'Available once the seed pair it used has been rotated. `scripts/verify-opening.mjs` does the same computation independently.',
   token: 'required',
   params: { id: uuidParam('An opening of the calling player (`meta.opening_id` of the opening result).') },

@@ -29,7 +29,11 @@ export const register: OperationDoc = {
     },
   },
   bodyExample: {
-    data: { type: 'player', attributes: { email: 'ada@example.com', password, password_confirmation: password, country: 'DE', birth_year: 1990 }, relationships: {} },
+    data: {
+      type: 'player',
+      attributes: { email: 'ada@example.com', password, password_confirmation: password, country: 'DE', birth_year: 1990 },
+      relationships: {},
+    },
   },
   responses: [
     { status: 201, description: 'Registered (or upgraded): the player, tokens and grants.', schema: RegistrationDocument, headers: REPLAYED_HEADER },

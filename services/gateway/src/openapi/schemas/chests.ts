@@ -52,7 +52,9 @@ export const CatalogChest = component(
 
 /** The timer of a time-locked inventory chest. */
 const ChestLock = z.object({
-  state: z.enum(['locked', 'unlocking', 'unlocked']).describe('`locked`: the timer has not started; `unlocking`: it runs; `unlocked`: it can be opened.'),
+  state: z
+    .enum(['locked', 'unlocking', 'unlocked'])
+    .describe('`locked`: the timer has not started; `unlocking`: it runs; `unlocked`: it can be opened.'),
   unlocks_at: Timestamp.nullable().describe('When the timer ends (or ended); null while `locked`.'),
 });
 
@@ -114,13 +116,19 @@ export const ChestOddsDocument = component(
         rarities: z.array(z.object({ rarity: z.string(), probability: z.number().min(0).max(1), expected_count: z.number().min(0) })),
         collectibles: z.array(z.object({ id: z.string(), rarity: z.string(), probability: z.number().min(0).max(1) })),
         rules_version: z.number().int().min(1).describe('Content version the rules come from.'),
-        rules: z.record(z.string(), z.unknown()).describe('The published rules of that version, as the content file states them (docs/content.md): what `scripts/verify-opening.mjs` recomputes from.'),
+        rules: z
+          .record(z.string(), z.unknown())
+          .describe(
+            'The published rules of that version, as the content file states them (docs/content.md): what `scripts/verify-opening.mjs` recomputes from.',
+          ),
         rule_inputs: z
           .object({
             rarities: z.array(z.object({ id: z.string(), drop_rate: z.number(), rank: z.number().int() })),
             collectibles: z.array(z.object({ id: z.string(), collection_id: z.string(), rarity: z.string() })),
           })
-          .describe("What the rules are read against: the version's rarities, and the collectibles of the chest's pool in content order (the draw order within a rarity)."),
+          .describe(
+            "What the rules are read against: the version's rarities, and the collectibles of the chest's pool in content order (the draw order within a rarity).",
+          ),
         pity: z
           .object({
             rarity: z.string(),
@@ -150,7 +158,7 @@ export const ChestOddsDocument = component(
         }),
       })
       .optional()
-      .describe('With a Bearer token: the calling player\'s odds for their next opening, pity applied.'),
+      .describe("With a Bearer token: the calling player's odds for their next opening, pity applied."),
   }),
 );
 
@@ -163,7 +171,9 @@ const Converted = z.object({
 /** Totals per currency code of an opening's converted duplicates. */
 const Conversions = z
   .record(z.string(), Count)
-  .describe("Duplicates converted by this opening, total per currency code, e.g. `{\"coins\": 40}`; `{}` when none was (docs/content.md, \"Duplicates\").");
+  .describe(
+    'Duplicates converted by this opening, total per currency code, e.g. `{"coins": 40}`; `{}` when none was (docs/content.md, "Duplicates").',
+  );
 
 /** A collectible as an opening shows it: with its rarity as an attribute, no relationships. */
 const OpenedCollectible = z.object({
@@ -182,7 +192,7 @@ const OpenedCollectible = z.object({
 /** An opening's pity state (null: its chest has no pity). */
 const OpeningPity = z
   .object({
-    group: z.string().describe('The pity group (the chest type\'s slug unless its rules name a group).'),
+    group: z.string().describe("The pity group (the chest type's slug unless its rules name a group)."),
     rarity: z.string().describe('The rarity (or better) the counter waits for.'),
     opens_since_before: Count.describe('Openings since the last one that gave that rarity or better, before this one.'),
     opens_since_after: Count.describe('The counter after this opening (0 when it gave that rarity or better).'),
@@ -212,7 +222,7 @@ const OpeningMembers = {
 /** The chest-opening result: the spec's custom `data` object, not a resource. */
 export const ChestOpeningResult = component(
   'ChestOpeningResult',
-  'The chest-opening result (the spec\'s exception to JSON:API: `data` is not a resource). The collectibles are in the player\'s collection when the answer goes out, or shortly after if the collections service is slow (the message then says so).',
+  "The chest-opening result (the spec's exception to JSON:API: `data` is not a resource). The collectibles are in the player's collection when the answer goes out, or shortly after if the collections service is slow (the message then says so).",
   z.object({
     data: z.object(OpeningMembers),
     meta: z.object({
@@ -223,7 +233,7 @@ export const ChestOpeningResult = component(
       pity: OpeningPity,
       fairness: OpeningFairness.describe('The inputs of its random stream; verify it after rotating the seed (docs/fairness.md).'),
       conversions: Conversions.optional().describe(
-        "Duplicates converted, total per currency code (`{}`: none). Absent when collections had not confirmed the grant in time (the message says the collectibles are on their way): the conversions are then not known yet; `/players/me/openings` shows them once applied.",
+        'Duplicates converted, total per currency code (`{}`: none). Absent when collections had not confirmed the grant in time (the message says the collectibles are on their way): the conversions are then not known yet; `/players/me/openings` shows them once applied.',
       ),
     }),
   }),
@@ -269,7 +279,9 @@ export const ChestOpening = component(
       rules_version: z.number().int().min(1),
       pity: OpeningPity,
       fairness: OpeningFairness,
-      conversions: Conversions.nullable().describe('Duplicates converted, total per currency code; null while the grant is not applied yet (or collections did not answer).'),
+      conversions: Conversions.nullable().describe(
+        'Duplicates converted, total per currency code; null while the grant is not applied yet (or collections did not answer).',
+      ),
     }),
     relationships: NoRelationships,
   }),
@@ -306,18 +318,20 @@ export const InventoryDocument = component(
     meta: z.object({
       player_id: UuidSchema,
       total_chests: Count,
-      chest_types: z.object({ purchased: Count, earned: Count, welcome: Count, special: Count }).describe('Unopened chests by how they were obtained.'),
+      chest_types: z
+        .object({ purchased: Count, earned: Count, welcome: Count, special: Count })
+        .describe('Unopened chests by how they were obtained.'),
       estimated_value: z
         .object({ coins: z.number().int(), gems: z.number().int() })
         .catchall(z.number().int())
         .optional()
-        .describe('Sum of the chests\' catalog prices, by currency code.'),
+        .describe("Sum of the chests' catalog prices, by currency code."),
       inventory_status: z.object({ capacity: Count, used: Count, available: Count }).optional(),
       page: z
         .object({ limit: Count, offset: Count, total: Count.describe('Chests matching the filter (the whole inventory without one).') })
         .optional()
-        .describe('The page shown (own or a friend\'s inventory); the other meta always counts the whole inventory.'),
+        .describe("The page shown (own or a friend's inventory); the other meta always counts the whole inventory."),
     }),
-    links: PaginationLinks.optional().describe('Pages of the inventory (own or a friend\'s).'),
+    links: PaginationLinks.optional().describe("Pages of the inventory (own or a friend's)."),
   }),
 );

@@ -63,7 +63,9 @@ const Completeness = z.object({
   total_items: Count.describe("The collection's size."),
   unique_items: Count.describe('Distinct items of it the player owns.'),
   completion_rate: Fraction.describe('unique_items / total_items; 0 for anonymous requests.'),
-  completed_at: Timestamp.optional().describe('When the player first owned every collectible of it (its reward was granted then); absent until then.'),
+  completed_at: Timestamp.optional().describe(
+    'When the player first owned every collectible of it (its reward was granted then); absent until then.',
+  ),
 });
 
 /** A page of collections. */
@@ -121,7 +123,7 @@ export const CollectibleDocument = component(
       acquired_at: Timestamp.nullable().optional().describe('First acquisition; null when not owned.'),
       owned_count: Count.optional(),
       copies_owned: Count.optional().describe(
-        "Copies of it the player holds (as `owned_count`). Past the app's `duplicates.max_copies` a new copy is converted into currency instead (docs/content.md, \"Duplicates\").",
+        'Copies of it the player holds (as `owned_count`). Past the app\'s `duplicates.max_copies` a new copy is converted into currency instead (docs/content.md, "Duplicates").',
       ),
       collection_progress: z
         .object({

@@ -29,6 +29,6 @@ export const CurrencyListDocument = component(
 /** The credit answer: plain JSON, as the spec shows. */
 export const CreditResult = component(
   'CreditResult',
-  'The balance after the credit (plain JSON, the spec\'s exception to JSON:API).',
+  "The balance after the credit (plain JSON, the spec's exception to JSON:API).",
   z.object({ data: z.object({ balance: z.object({ amount: Amount }) }) }),
 );

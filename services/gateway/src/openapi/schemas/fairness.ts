@@ -10,7 +10,7 @@ const FairnessResource = z.object({
   id: z.literal('current'),
   attributes: z.object({
     server_seed_hash: z.string().describe('SHA-256 (hex) of the server seed the next openings use: the commitment, published before they happen.'),
-    client_seed: z.string().describe('The player\'s part of the input; the player may set it.'),
+    client_seed: z.string().describe("The player's part of the input; the player may set it."),
     nonce: Count.describe('The nonce of the next opening; each opening with this seed pair uses the next one.'),
     algorithm: z.string().describe('`hmac-sha256-48bit-v1`, stated exactly in docs/fairness.md.'),
   }),
@@ -63,7 +63,7 @@ export const PityDocument = component(
 /** One opening recomputed from its revealed seed. */
 export const VerificationDocument = component(
   'VerificationDocument',
-  'One of the calling player\'s openings recomputed from its revealed server seed, client seed, nonce, pity counter and published rules.',
+  "One of the calling player's openings recomputed from its revealed server seed, client seed, nonce, pity counter and published rules.",
   z.object({
     data: z.object({
       type: z.literal('opening_verification'),
@@ -77,7 +77,7 @@ export const VerificationDocument = component(
         client_seed: z.string(),
         nonce: Count,
         opens_since_before: Count.nullable().describe('The pity counter the opening was made at; null when its chest has no pity.'),
-        rules: z.record(z.string(), z.unknown()).describe('The chest\'s rules of that content version.'),
+        rules: z.record(z.string(), z.unknown()).describe("The chest's rules of that content version."),
         recomputed: z.array(z.object({ slot: Count, collectible_id: z.string(), rarity: z.string() })),
         matches: z.boolean().describe('Whether the recomputed items are exactly the ones the opening gave.'),
       }),

@@ -43,7 +43,10 @@ export const ErrorObject = component(
   'ErrorObject',
   'One error. `code` is stable and meant for programs; `detail` is for people.',
   z.object({
-    status: z.string().regex(/^[45]\d\d$/).describe('The HTTP status, as a string.'),
+    status: z
+      .string()
+      .regex(/^[45]\d\d$/)
+      .describe('The HTTP status, as a string.'),
     code: z.string().describe('Stable machine-readable code, e.g. `invalid_field`, `chest_not_owned`.'),
     title: z.string().describe('The status text, e.g. `Unprocessable Entity`.'),
     detail: z.string().optional().describe('What went wrong, for people.'),

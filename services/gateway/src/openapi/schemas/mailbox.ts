@@ -18,7 +18,7 @@ export const MailboxItem = component(
       name: z.string(),
       description: z.string(),
       images: z.array(z.string()).describe('Image URLs.'),
-      source: ChestSourceSchema.describe('How the chest was granted (as an inventory chest\'s `meta.source`).'),
+      source: ChestSourceSchema.describe("How the chest was granted (as an inventory chest's `meta.source`)."),
       received_at: Timestamp.describe('When the grant arrived.'),
       expires_at: Timestamp.describe('From then on the item is neither listed nor claimable (`mailbox_ttl_days` after it arrived).'),
     }),

@@ -37,21 +37,40 @@ export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
 
 /** A catalog chest: presentation, no relationships, its price per currency code in meta, and for a caller with a token `purchasable`. */
 const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Resource =>
-  resource('chest', c.id, { name: c.name, description: c.description, images: c.images }, {}, {
-    price: c.price,
-    ...(c.requiresKey ? { requires_key: c.requiresKey } : {}),
-    ...(c.unlock ? { unlock: { seconds: c.unlock.seconds, ...(c.unlock.skip ? { skip: { currency: c.unlock.skip.currency, per_minute: c.unlock.skip.perMinute } } : {}) } } : {}),
-    ...(purchasable ? { purchasable: purchasable(c.price) } : {}),
-  });
+  resource(
+    'chest',
+    c.id,
+    { name: c.name, description: c.description, images: c.images },
+    {},
+    {
+      price: c.price,
+      ...(c.requiresKey ? { requires_key: c.requiresKey } : {}),
+      ...(c.unlock
+        ? {
+            unlock: {
+              seconds: c.unlock.seconds,
+              ...(c.unlock.skip ? { skip: { currency: c.unlock.skip.currency, per_minute: c.unlock.skip.perMinute } } : {}),
+            },
+          }
+        : {}),
+      ...(purchasable ? { purchasable: purchasable(c.price) } : {}),
+    },
+  );
 
 /** An inventory chest: its own id, its type's presentation, where it came from in meta. */
 export const inventoryChest = (c: InventoryChestView): Resource =>
-  resource('chest', c.id, { name: c.name, description: c.description, images: c.images }, {}, {
-    source: c.source,
-    chest_type_id: c.chestTypeId,
-    acquired_at: c.acquiredAt,
-    ...(c.lock ? { lock: { state: c.lock.state, unlocks_at: c.lock.unlocksAt } } : {}),
-  });
+  resource(
+    'chest',
+    c.id,
+    { name: c.name, description: c.description, images: c.images },
+    {},
+    {
+      source: c.source,
+      chest_type_id: c.chestTypeId,
+      acquired_at: c.acquiredAt,
+      ...(c.lock ? { lock: { state: c.lock.state, unlocks_at: c.lock.unlocksAt } } : {}),
+    },
+  );
 
 /**
  * The collectibles and statistics of an opening, as the spec's chest-opening result shows them;
@@ -136,7 +155,8 @@ async function getOdds(request: FastifyRequest, reply: FastifyReply) {
     rulesVersion = parsed.data;
   }
   const o = await contentRead(request, GetChestOdds, { chestTypeId, rulesVersion });
-  const mine = request.player && rulesVersion === undefined ? await request.server.bus.request(GetPlayerOdds, { chestTypeId }, callContext(request)) : undefined;
+  const mine =
+    request.player && rulesVersion === undefined ? await request.server.bus.request(GetPlayerOdds, { chestTypeId }, callContext(request)) : undefined;
   if (request.player) reply.header('cache-control', 'private, no-store');
   return sendDocument(reply, 200, {
     data: resource('chest_odds', o.chestTypeId, {
@@ -177,12 +197,17 @@ async function openChest(request: FastifyRequest, reply: FastifyReply) {
   const data = openingData(o);
   // Known once collections confirmed the grant; omitted (not known) otherwise.
   const conversions = conversionsOf(o);
-  const summary = Object.entries(data.statistics.rarity_breakdown).map(([rarity, n]) => `${n} ${rarity}`).join(', ');
+  const summary = Object.entries(data.statistics.rarity_breakdown)
+    .map(([rarity, n]) => `${n} ${rarity}`)
+    .join(', ');
   const converted = o.items.filter((it) => it.converted).length;
   const where = o.granted ? 'added to your collection' : 'on their way to your collection';
-  const duplicates = converted && conversions
-    ? `; ${converted} of them ${converted === 1 ? 'was a duplicate' : 'were duplicates'}, converted into ${Object.entries(conversions).map(([c, n]) => `${n} ${c}`).join(', ')}`
-    : '';
+  const duplicates =
+    converted && conversions
+      ? `; ${converted} of them ${converted === 1 ? 'was a duplicate' : 'were duplicates'}, converted into ${Object.entries(conversions)
+          .map(([c, n]) => `${n} ${c}`)
+          .join(', ')}`
+      : '';
   reply.header('cache-control', 'no-store');
   if (o.replayed) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 200, {
@@ -316,12 +341,22 @@ export async function chestActionRoutes(app: FastifyInstance) {
   });
   app.post(
     '/api/v1/chests/open',
-    { config: { bodyType: 'jsonapi', openapi: documented(docs.openChests, { query: NO_QUERY, body: { schema: OpenChestsBodySchema, required: true } }) } },
+    {
+      config: {
+        bodyType: 'jsonapi',
+        openapi: documented(docs.openChests, { query: NO_QUERY, body: { schema: OpenChestsBodySchema, required: true } }),
+      },
+    },
     openMany,
   );
   app.post(
     '/api/v1/chests/:id/purchase',
-    { config: { bodyType: 'jsonapi', openapi: documented(docs.purchaseChests, { query: NO_QUERY, body: { schema: PurchaseBodySchema, required: true } }) } },
+    {
+      config: {
+        bodyType: 'jsonapi',
+        openapi: documented(docs.purchaseChests, { query: NO_QUERY, body: { schema: PurchaseBodySchema, required: true } }),
+      },
+    },
     purchase,
   );
 }

@@ -176,11 +176,7 @@ async function listCollectibles(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
   const query = jsonApiQuery(request, QUERY.collectibles);
   const sort = sortOf(query, COLLECTIBLE_SORT_FIELDS);
-  const { total, collectibles } = await ask(
-    request,
-    ListCollectibles,
-    { page: query.page, sort, ...(query.filter ? { filter: query.filter } : {}) },
-  );
+  const { total, collectibles } = await ask(request, ListCollectibles, { page: query.page, sort, ...(query.filter ? { filter: query.filter } : {}) });
   const { links, page } = paged(request, query, total);
   return sendDocument(reply, 200, {
     data: collectibles.map((c) => applyFieldset(collectibleResource(c), query.fields)),
@@ -246,7 +242,11 @@ async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
       ),
     ),
     ...(query.include.includes('collection')
-      ? { included: found.collections.filter((c) => shown.has(c.collection.id)).map((c) => applyFieldset(collectionResource(c.collection), query.fields)) }
+      ? {
+          included: found.collections
+            .filter((c) => shown.has(c.collection.id))
+            .map((c) => applyFieldset(collectionResource(c.collection), query.fields)),
+        }
       : {}),
     meta: {
       player_id: player.id,

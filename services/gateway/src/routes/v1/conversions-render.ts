@@ -7,7 +7,8 @@ type OpenedItem = OpeningView['items'][number];
  * "Duplicates"): `{meta: {converted: {currency, amount}}}`, else nothing (kept as a copy, or not
  * known yet).
  */
-export const convertedMetaOf = (it: OpenedItem) => (it.converted ? { meta: { converted: { currency: it.converted.currency, amount: it.converted.amount } } } : {});
+export const convertedMetaOf = (it: OpenedItem) =>
+  it.converted ? { meta: { converted: { currency: it.converted.currency, amount: it.converted.amount } } } : {};
 
 /**
  * An opening's duplicate conversions as totals per currency code (`{"coins": 40}`, `{}` when

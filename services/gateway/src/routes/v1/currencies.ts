@@ -10,7 +10,9 @@ const CreditBodySchema = z.object({
   amount: z
     .string({
       error: (issue) =>
-        issue.input === undefined ? 'amount is required, as a decimal string such as "10.50".' : 'amount must be a string, such as "10.50", not a number.',
+        issue.input === undefined
+          ? 'amount is required, as a decimal string such as "10.50".'
+          : 'amount must be a string, such as "10.50", not a number.',
     })
     .max(40, { error: 'amount is too long.' })
     .regex(/^\d+(\.\d{1,2})?$/, { error: 'amount must be digits with at most two decimals, such as "10" or "10.50".' }),
@@ -47,7 +49,10 @@ async function credit(request: FastifyRequest, reply: FastifyReply) {
     callContext(request),
   );
   if (result.replayed) reply.header('idempotent-replayed', 'true');
-  return reply.code(200).type('application/json').send({ data: { balance: { amount: result.balance } } });
+  return reply
+    .code(200)
+    .type('application/json')
+    .send({ data: { balance: { amount: result.balance } } });
 }
 
 /** The currencies and balances, under /api/v1 and at the spec's unprefixed alias (app scope: a token adds the balances). */

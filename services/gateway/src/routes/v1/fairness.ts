@@ -58,12 +58,16 @@ export async function fairnessRoutes(app: FastifyInstance) {
   // No body needed: an empty one sent with the JSON:API media type is fine too.
   await app.register(async (noBody) => {
     allowEmptyJsonApiBody(noBody);
-    noBody.post('/api/v1/players/me/fairness/rotate', { config: { openapi: documented(docs.rotateSeed, { query: NO_QUERY }) } }, async (request, reply) => {
-      jsonApiQuery(request, NO_QUERY);
-      const r = await app.bus.request(RotateSeed, {}, callContext(request));
-      reply.header('cache-control', 'no-store');
-      return sendDocument(reply, 200, rotationDocument(r));
-    });
+    noBody.post(
+      '/api/v1/players/me/fairness/rotate',
+      { config: { openapi: documented(docs.rotateSeed, { query: NO_QUERY }) } },
+      async (request, reply) => {
+        jsonApiQuery(request, NO_QUERY);
+        const r = await app.bus.request(RotateSeed, {}, callContext(request));
+        reply.header('cache-control', 'no-store');
+        return sendDocument(reply, 200, rotationDocument(r));
+      },
+    );
   });
 
   app.get('/api/v1/players/me/pity', { config: { openapi: documented(docs.listPity, { query: NO_QUERY }) } }, async (request, reply) => {
@@ -84,25 +88,29 @@ export async function fairnessRoutes(app: FastifyInstance) {
     });
   });
 
-  app.get('/api/v1/openings/:id/verification', { config: { openapi: documented(docs.verifyOpening, { query: NO_QUERY }) } }, async (request, reply) => {
-    const openingId = uuidParam(request, 'id');
-    jsonApiQuery(request, NO_QUERY);
-    const v = await app.bus.request(VerifyOpening, { openingId }, callContext(request));
-    reply.header('cache-control', 'no-store');
-    return sendDocument(reply, 200, {
-      data: resource('opening_verification', v.openingId, {
-        chest_type_id: v.chestTypeId,
-        rules_version: v.rulesVersion,
-        algorithm: v.algorithm,
-        server_seed: v.serverSeed,
-        server_seed_hash: v.serverSeedHash,
-        client_seed: v.clientSeed,
-        nonce: v.nonce,
-        opens_since_before: v.opensSinceBefore,
-        rules: v.rules,
-        recomputed: v.recomputed.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
-        matches: v.matches,
-      }),
-    });
-  });
+  app.get(
+    '/api/v1/openings/:id/verification',
+    { config: { openapi: documented(docs.verifyOpening, { query: NO_QUERY }) } },
+    async (request, reply) => {
+      const openingId = uuidParam(request, 'id');
+      jsonApiQuery(request, NO_QUERY);
+      const v = await app.bus.request(VerifyOpening, { openingId }, callContext(request));
+      reply.header('cache-control', 'no-store');
+      return sendDocument(reply, 200, {
+        data: resource('opening_verification', v.openingId, {
+          chest_type_id: v.chestTypeId,
+          rules_version: v.rulesVersion,
+          algorithm: v.algorithm,
+          server_seed: v.serverSeed,
+          server_seed_hash: v.serverSeedHash,
+          client_seed: v.clientSeed,
+          nonce: v.nonce,
+          opens_since_before: v.opensSinceBefore,
+          rules: v.rules,
+          recomputed: v.recomputed.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
+          matches: v.matches,
+        }),
+      });
+    },
+  );
 }

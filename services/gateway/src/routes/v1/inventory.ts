@@ -68,7 +68,9 @@ async function getInventory(request: FastifyRequest, reply: FastifyReply) {
     included: [],
     meta,
     ...(inv.view === 'full'
-      ? { links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), path, rest, q.page, inv.matching ?? inv.totalChests) }
+      ? {
+          links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), path, rest, q.page, inv.matching ?? inv.totalChests),
+        }
       : {}),
   });
 }

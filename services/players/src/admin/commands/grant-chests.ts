@@ -17,14 +17,17 @@ export async function grantChestsCommand(
   const who = required(o.player, 'player');
   const chest = required(o.chest, 'chest');
   const quantity = o.quantity === undefined ? 1 : Number(o.quantity);
-  if (!/^\d+$/.test(o.quantity ?? '1') || quantity < 1 || quantity > 100) throw new UsageError(`--quantity takes a whole number from 1 to 100, not "${o.quantity}"`);
+  if (!/^\d+$/.test(o.quantity ?? '1') || quantity < 1 || quantity > 100)
+    throw new UsageError(`--quantity takes a whole number from 1 to 100, not "${o.quantity}"`);
   if (o.reference !== undefined && !/^[\x21-\x7e]{1,100}$/.test(o.reference)) {
     throw new UsageError('--reference takes 1 to 100 printable ASCII characters without spaces (e.g. an incident or event id)');
   }
 
   let player;
   try {
-    player = await c.bus.request(AdminFindPlayer, UUID.test(who) ? { appId, playerId: who } : { appId, email: who }, adminCall(), { timeoutMs: 5000 });
+    player = await c.bus.request(AdminFindPlayer, UUID.test(who) ? { appId, playerId: who } : { appId, email: who }, adminCall(), {
+      timeoutMs: 5000,
+    });
   } catch (err) {
     if (err instanceof AppError && err.code === 'player_not_found') throw new AdminFailure(`App ${appId} has no player "${who}".`);
     throw err;

@@ -35,7 +35,9 @@ export async function openingsCommand(c: AdminContext, o: { app?: string; player
   const page = { limit: count(o.limit, 'limit', 20, 1, 1000), offset: count(o.offset, 'offset', 0, 0, 1_000_000_000) };
   let player;
   try {
-    player = await c.bus.request(AdminFindPlayer, UUID.test(who) ? { appId, playerId: who } : { appId, email: who }, adminCall(), { timeoutMs: 5000 });
+    player = await c.bus.request(AdminFindPlayer, UUID.test(who) ? { appId, playerId: who } : { appId, email: who }, adminCall(), {
+      timeoutMs: 5000,
+    });
   } catch (err) {
     if (err instanceof AppError && err.code === 'player_not_found') throw new AdminFailure(`App ${appId} has no player "${who}".`);
     throw err;
@@ -44,7 +46,8 @@ export async function openingsCommand(c: AdminContext, o: { app?: string; player
   try {
     result = await c.bus.request(AdminListOpenings, { appId, playerId: player.playerId, page }, adminCall(), { timeoutMs: 5000 });
   } catch (err) {
-    if (err instanceof AppError && (err.status === 503 || err.status === 504)) throw new AdminFailure('The chests service did not answer: start the stack with `npm start`.');
+    if (err instanceof AppError && (err.status === 503 || err.status === 504))
+      throw new AdminFailure('The chests service did not answer: start the stack with `npm start`.');
     throw err;
   }
   if (c.json) {

@@ -33,13 +33,19 @@ export async function rotateKeysCommand(c: AdminContext, o: { app?: string; kind
     return 0;
   }
   c.io.out(`New keys for app ${appId} (shown once: store them now):`);
-  for (const line of renderTable(['kind', 'key'], r.keys.map((k) => [k.kind, k.key]))) c.io.out(`  ${line}`);
+  for (const line of renderTable(
+    ['kind', 'key'],
+    r.keys.map((k) => [k.kind, k.key]),
+  ))
+    c.io.out(`  ${line}`);
   if (!r.retired.length) c.io.out('The app had no live keys of that kind to retire.');
   else if (graceSeconds === 0) {
     c.io.out(`${r.retired.length} old key(s) revoked now (a gateway may accept one for up to APIKEY_CACHE_TTL_MS more, 30 s by default).`);
   } else {
     const until = r.retired.map((k) => k.revokedAt).sort()[0]!;
-    c.io.out(`${r.retired.length} old key(s) keep working until ${until} (${formatDuration(graceSeconds)} grace); roll your clients over before then.`);
+    c.io.out(
+      `${r.retired.length} old key(s) keep working until ${until} (${formatDuration(graceSeconds)} grace); roll your clients over before then.`,
+    );
   }
   return 0;
 }

@@ -69,7 +69,13 @@ function renderPity(p: PitySummary): string[] {
       const openings = g.reduce((s, x) => s + x.openings, 0);
       const hits = g.reduce((s, x) => s + x.hits, 0);
       const expected = openings ? g.reduce((s, x) => s + x.openings * x.expected, 0) / openings : g[0]!.expected;
-      return [label(g[0]!.counter, g.at(-1)!.counter, p.hard - 1), count(openings), count(hits), openings ? pct(hits / openings) : '-', pct(expected)];
+      return [
+        label(g[0]!.counter, g.at(-1)!.counter, p.hard - 1),
+        count(openings),
+        count(hits),
+        openings ? pct(hits / openings) : '-',
+        pct(expected),
+      ];
     };
     const table = [before, ...groups(window, MAX_HISTOGRAM_ROWS - 2), at].filter((g) => g.length).map(rate);
     lines.push('Pity hit rate by counter (openings since the last hit), against the disclosed rules:');
@@ -87,18 +93,27 @@ export function renderSimulation(d: SimulationDocument): string[] {
       (d.seed ? `seed ${d.seed} (rerun with the same --seed for the same result)` : 'cryptographic randomness (give --seed to reproduce a run)'),
     '',
     'Rarities, as shares of all items dropped (base: the odds at 0 openings since a pity hit; long-run: pity included):',
-    ...renderTable(['rarity', ...SHARES_HEADER], d.rarities.map((r) => [r.rarity, ...sharesCells(r)]), [1, 2, 3, 4, 5, 6]),
+    ...renderTable(
+      ['rarity', ...SHARES_HEADER],
+      d.rarities.map((r) => [r.rarity, ...sharesCells(r)]),
+      [1, 2, 3, 4, 5, 6],
+    ),
     chiSquareLine('rarity counts', d.chiSquare.rarities),
     '',
   ];
-  const shown = d.collectibles.length <= MAX_COLLECTIBLE_ROWS
-    ? d.collectibles
-    : [...d.collectibles].sort((a, b) => Math.abs(b.deviation) - Math.abs(a.deviation)).slice(0, MAX_COLLECTIBLE_ROWS);
+  const shown =
+    d.collectibles.length <= MAX_COLLECTIBLE_ROWS
+      ? d.collectibles
+      : [...d.collectibles].sort((a, b) => Math.abs(b.deviation) - Math.abs(a.deviation)).slice(0, MAX_COLLECTIBLE_ROWS);
   lines.push(
     d.collectibles.length <= MAX_COLLECTIBLE_ROWS
       ? 'Collectibles:'
       : `Collectibles: the ${MAX_COLLECTIBLE_ROWS} of ${d.collectibles.length} furthest from their long-run share (--json lists all):`,
-    ...renderTable(['collectible', 'rarity', ...SHARES_HEADER], shown.map((r) => [r.id, r.rarity, ...sharesCells(r)]), [2, 3, 4, 5, 6, 7]),
+    ...renderTable(
+      ['collectible', 'rarity', ...SHARES_HEADER],
+      shown.map((r) => [r.id, r.rarity, ...sharesCells(r)]),
+      [2, 3, 4, 5, 6, 7],
+    ),
     chiSquareLine('collectible counts', d.chiSquare.collectibles),
     '',
   );

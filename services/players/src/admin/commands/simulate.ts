@@ -91,7 +91,9 @@ export async function simulateCommand(c: AdminContext, o: { app?: string; chest?
     const now = performance.now();
     if (now - shown >= PROGRESS_EVERY_MS && sim.done < opens) {
       shown = now;
-      c.io.progress(`  ${sim.done.toLocaleString('en-US')} / ${opens.toLocaleString('en-US')} (${Math.floor((100 * sim.done) / opens)}%, ${((now - started) / 1000).toFixed(1)} s)`);
+      c.io.progress(
+        `  ${sim.done.toLocaleString('en-US')} / ${opens.toLocaleString('en-US')} (${Math.floor((100 * sim.done) / opens)}%, ${((now - started) / 1000).toFixed(1)} s)`,
+      );
     }
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -16,9 +16,23 @@ function headline(s: GatheredStats): string[] {
       : 'unknown (needs chests and collections running)';
   return [
     label('players', `${p.total} (${p.registered} registered, ${p.guests} guests)`),
-    label('chests', orWhy(s.chests, 'chests', (c) => `${c.chests.unopened} unopened, ${c.chests.opened} opened (${c.openingsLast24h} in the last 24 h)`)),
-    label('purchases', orWhy(s.chests, 'chests', (c) => `${c.purchases.completed} completed, ${c.purchases.unsettled} unsettled, ${c.purchases.refunded} refunded, ${c.purchases.failed} failed`)),
-    label('items granted', orWhy(s.collections, 'collections', (c) => `${c.itemsGranted} from ${c.openingsGranted} openings, to ${c.collectors} players`)),
+    label(
+      'chests',
+      orWhy(s.chests, 'chests', (c) => `${c.chests.unopened} unopened, ${c.chests.opened} opened (${c.openingsLast24h} in the last 24 h)`),
+    ),
+    label(
+      'purchases',
+      orWhy(
+        s.chests,
+        'chests',
+        (c) =>
+          `${c.purchases.completed} completed, ${c.purchases.unsettled} unsettled, ${c.purchases.refunded} refunded, ${c.purchases.failed} failed`,
+      ),
+    ),
+    label(
+      'items granted',
+      orWhy(s.collections, 'collections', (c) => `${c.itemsGranted} from ${c.openingsGranted} openings, to ${c.collectors} players`),
+    ),
     label('pending grants', pending),
   ];
 }

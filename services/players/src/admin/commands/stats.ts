@@ -1,11 +1,4 @@
-import {
-  AdminChestsStats,
-  AdminCollectionsStats,
-  AdminPlayersStats,
-  AdminWalletStats,
-  AppError,
-  type ReplyOf,
-} from '@ccs/shared';
+import { AdminChestsStats, AdminCollectionsStats, AdminPlayersStats, AdminWalletStats, AppError, type ReplyOf } from '@ccs/shared';
 import { adminCall, requiredAppId, type AdminContext } from '../output.js';
 import { renderStats } from './stats-view.js';
 

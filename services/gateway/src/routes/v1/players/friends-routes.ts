@@ -25,10 +25,14 @@ export default async function friendsRoutes(app: FastifyInstance) {
     return sendDocument(reply, 200, { data: friends.map(friendResource), meta: { total_count: friends.length } });
   });
 
-  app.delete('/api/v1/players/me/friends/:id', { config: { openapi: documented(docs.removeFriend, { query: NO_QUERY }) } }, async (request, reply) => {
-    jsonApiQuery(request, NO_QUERY);
-    const playerId = uuidParam(request, 'id');
-    await app.bus.request(RemoveFriend, { playerId }, callContext(request));
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/api/v1/players/me/friends/:id',
+    { config: { openapi: documented(docs.removeFriend, { query: NO_QUERY }) } },
+    async (request, reply) => {
+      jsonApiQuery(request, NO_QUERY);
+      const playerId = uuidParam(request, 'id');
+      await app.bus.request(RemoveFriend, { playerId }, callContext(request));
+      return reply.code(204).send();
+    },
+  );
 }

@@ -30,7 +30,11 @@ async function meDocument(request: FastifyRequest, p: PlayerView) {
  */
 async function playerChests(request: FastifyRequest, playerId: string, required: boolean): Promise<Resource[] | undefined> {
   try {
-    const inv = await request.server.bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' }, callContext(request));
+    const inv = await request.server.bus.request(
+      GetInventory,
+      { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' },
+      callContext(request),
+    );
     return inv.chests.map((c) => inventoryChest(c));
   } catch (err) {
     if (required || !(err instanceof AppError) || err.status < 503) throw err;

@@ -58,8 +58,10 @@ export async function sessionRoutes(app: FastifyInstance) {
   app.post('/api/v1/players/login', { config: { ...credentialRoute, openapi: documented(docs.login, loginBody) } }, async (request, reply) =>
     sendDocument(reply, 200, await login(request)),
   );
-  app.post('/players/login', { config: { ...credentialRoute, tenantScoped: true, openapi: documented(docs.loginAlias, loginBody) } }, async (request, reply) =>
-    sendDocument(reply, 200, await login(request)),
+  app.post(
+    '/players/login',
+    { config: { ...credentialRoute, tenantScoped: true, openapi: documented(docs.loginAlias, loginBody) } },
+    async (request, reply) => sendDocument(reply, 200, await login(request)),
   );
 
   const refreshDoc = documented(docs.refresh, { query: SESSION_QUERY, body: { schema: RefreshBody, required: true } });
@@ -71,12 +73,16 @@ export async function sessionRoutes(app: FastifyInstance) {
   });
 
   // No body needed: see allowEmptyJsonApiBody in ../players.ts.
-  app.post('/api/v1/players/anonymous', { config: { authLimited: true, openapi: documented(docs.createGuest, { query: SESSION_QUERY }) } }, async (request, reply) => {
-    jsonApiQuery(request, SESSION_QUERY);
-    const session = await app.bus.request(CreateGuest, { idempotencyKey: idempotencyKeyOf(request) }, callContext(request));
-    if (session.replayed) reply.header('idempotent-replayed', 'true');
-    return sendDocument(reply, 201, sessionDocument(request, session));
-  });
+  app.post(
+    '/api/v1/players/anonymous',
+    { config: { authLimited: true, openapi: documented(docs.createGuest, { query: SESSION_QUERY }) } },
+    async (request, reply) => {
+      jsonApiQuery(request, SESSION_QUERY);
+      const session = await app.bus.request(CreateGuest, { idempotencyKey: idempotencyKeyOf(request) }, callContext(request));
+      if (session.replayed) reply.header('idempotent-replayed', 'true');
+      return sendDocument(reply, 201, sessionDocument(request, session));
+    },
+  );
 }
 
 /** Logout (player scope): revokes the session of the access token, and a refresh token when sent. */
