@@ -8,3 +8,4 @@ export * from './runtime/index.js';
 export * from './domain/index.js';
 export * from './observability/index.js';
 export * from './cache/local-memo.js';
+export * from './cache/content-cache.js';

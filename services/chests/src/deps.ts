@@ -1,6 +1,5 @@
-import type { AppliedNotices, Bus, Logger, OutboxRelay, Pool } from '@ccs/shared';
+import type { AppliedNotices, Bus, ContentCache, Logger, OutboxRelay, Pool } from '@ccs/shared';
 import type { NatsConnection } from 'nats';
-import type { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
 import type { SeedCipher } from './fairness/seed-cipher.js';
 import type { DropTables } from './opening/drop-tables.js';
@@ -28,7 +27,7 @@ export interface ChestsDeps {
   relay: OutboxRelay;
   /** Tells this process when consumers applied the grants it wrote (one subscription). */
   notices: AppliedNotices;
-  cache: CatalogCache;
+  cache: ContentCache;
   drops: DropTables;
   /** Encrypts and decrypts the players' server seeds (docs/fairness.md). */
   cipher: SeedCipher;

@@ -1,15 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import {
   AppliedNotices,
+  connectCacheRedis,
+  ContentCache,
   ContentChanged,
   contentVersionEndpoint,
   OutboxRelay,
   type ServiceDefinition,
-  type ServiceDeps,
   type Worker,
 } from '@ccs/shared';
-import { CatalogCache } from './cache/catalog-cache.js';
 import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
@@ -35,18 +34,6 @@ import { openingsRetention } from './workers/openings-retention.js';
 import { unlockChestEndpoint } from './endpoints/unlock-chest.js';
 import { chestDebitSweeper } from './workers/chest-debit-sweeper.js';
 import { PurchaseSweeper } from './workers/purchase-sweeper.js';
-
-/** The Redis client of the catalog cache; failures only slow reads down (see CatalogCache). */
-function connectRedis({ config, log }: ServiceDeps<ChestsConfig>): Redis {
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 500 });
-  let lastWarning = 0;
-  redis.on('error', (err) => {
-    if (Date.now() - lastWarning < 60_000) return;
-    lastWarning = Date.now();
-    log.warn({ err: String(err) }, 'Redis unavailable; the catalog is read from the database');
-  });
-  return redis;
-}
 
 /**
  * Every replica takes the content version another one applied as soon as its ContentChanged
@@ -77,9 +64,9 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
     version: '0.1.0',
     schema: 'chests',
     migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-    build(base) {
+    async build(base) {
       const { config, log, pool, bus, nc, js } = base;
-      const redis = connectRedis(base);
+      const { redis, worker: redisCloser } = await connectCacheRedis(config.REDIS_URL, log, 'the catalog and odds');
       const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
       const notices = new AppliedNotices(nc, config.NATS_PREFIX);
       const deps: ChestsDeps = {
@@ -90,7 +77,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
         nc,
         relay,
         notices,
-        cache: new CatalogCache(redis, config.REDIS_PREFIX, config.CATALOG_CACHE_TTL_SECONDS, log),
+        cache: new ContentCache({ redis, namespace: 'chests', prefix: config.REDIS_PREFIX, ttlSeconds: config.CATALOG_CACHE_TTL_SECONDS, log }),
         drops: new DropTables(pool),
         cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),
         perPlayer: new OneAtATime(),
@@ -127,7 +114,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
           chestDebitSweeper(deps),
           openingsRetention(pool, log, config.OPENINGS_RETENTION_DAYS),
           mailboxSweeper(pool, log),
-          { start: () => undefined, stop: async () => void (await redis.quit().catch(() => redis.disconnect())) },
+          redisCloser,
           { start: () => undefined, stop: async () => notices.close() },
           followContentChanges(deps),
         ],

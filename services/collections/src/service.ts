@@ -1,8 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import { ContentChanged, contentVersionEndpoint, OutboxRelay, type Bus, type ServiceDefinition, type Worker } from '@ccs/shared';
+import {
+  connectCacheRedis,
+  ContentCache,
+  ContentChanged,
+  contentVersionEndpoint,
+  OutboxRelay,
+  type Bus,
+  type ServiceDefinition,
+  type Worker,
+} from '@ccs/shared';
 import type { CollectionsConfig } from './config.js';
-import { CatalogCache } from './cache/catalog-cache.js';
-import { createCacheRedis } from './cache/redis-client.js';
 import { CatalogReader } from './catalog/catalog-reader.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { openingGrantedConsumer, type CollectionsFaults } from './consumers/opening-granted.js';
@@ -20,7 +27,7 @@ import { playerCollectionEndpoint } from './endpoints/player-collection.js';
  * notice arrives, instead of when its local version pointer expires: a gateway that dropped its
  * cached replies on that notice must not get (and cache again) old content from this replica.
  */
-function followContentChanges(bus: Bus, cache: CatalogCache): Worker {
+function followContentChanges(bus: Bus, cache: ContentCache): Worker {
   let stop: (() => void) | undefined;
   return {
     start() {
@@ -46,8 +53,14 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
     schema: 'collections',
     migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
     async build({ pool, log, config, bus, js }) {
-      const { redis, worker: redisCloser } = await createCacheRedis(config.REDIS_URL, log);
-      const cache = new CatalogCache(redis, pool, config.REDIS_PREFIX, config.COLLECTIONS_CACHE_TTL_SECONDS, log);
+      const { redis, worker: redisCloser } = await connectCacheRedis(config.REDIS_URL, log, 'collections and collectibles');
+      const cache = new ContentCache({
+        redis,
+        namespace: 'collections',
+        prefix: config.REDIS_PREFIX,
+        ttlSeconds: config.COLLECTIONS_CACHE_TTL_SECONDS,
+        log,
+      });
       const catalog = new CatalogReader(pool, cache);
       const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
       return {

@@ -24,7 +24,7 @@ export function contentLoadedConsumer(deps: Pick<ChestsDeps, 'pool' | 'cache' | 
         return current;
       });
       if (changed) {
-        await deps.cache.contentChanged(msg.appId, msg.version);
+        await deps.cache.announce(msg.appId, msg.version);
         announceContent(deps, msg.appId, msg.version);
         await deps.cache.dropOlderVersions(msg.appId, msg.version);
         deps.log.info(

@@ -48,7 +48,7 @@ export function getChestOddsEndpoint(deps: ChestsDeps) {
     const version = await catalogVersion(deps, appId);
     if (version === undefined) throw chestErrors.chestTypeNotFound();
     const key = `odds:${req.chestTypeId}:${req.rulesVersion ?? 'current'}`;
-    const odds = await deps.cache.getOrLoad(appId, version, key, GetChestOdds.reply.nullable(), async (): Promise<Odds | null> => {
+    const odds = await deps.cache.read(appId, version, key, GetChestOdds.reply.nullable(), async (): Promise<Odds | null> => {
       const type = await findChestType(deps.pool, appId, req.chestTypeId, { catalogOnly: true });
       if (!type) return null;
       if (req.rulesVersion === undefined) return disclose(await deps.drops.resolve(appId, type));

@@ -12,7 +12,7 @@ export function listChestTypesEndpoint(deps: ChestsDeps) {
     const version = await catalogVersion(deps, appId);
     if (version === undefined) return { chests: [], total: 0 };
     const queryHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
-    return deps.cache.getOrLoad(appId, version, `list:${queryHash}`, ListChestTypes.reply, async () => {
+    return deps.cache.read(appId, version, `list:${queryHash}`, ListChestTypes.reply, async () => {
       const { rows, total } = await listCatalog(deps.pool, appId, req);
       return { chests: rows.map(toView), total };
     });
@@ -25,7 +25,7 @@ export function getChestTypeEndpoint(deps: ChestsDeps) {
     const appId = appOf(ctx);
     const version = await catalogVersion(deps, appId);
     if (version === undefined) throw chestErrors.chestTypeNotFound();
-    const cached = await deps.cache.getOrLoad(appId, version, `chest:${req.chestTypeId}`, GetChestType.reply.nullable(), async () => {
+    const cached = await deps.cache.read(appId, version, `chest:${req.chestTypeId}`, GetChestType.reply.nullable(), async () => {
       const type = await findChestType(deps.pool, appId, req.chestTypeId, { catalogOnly: true });
       return type ? toView(type) : null;
     });

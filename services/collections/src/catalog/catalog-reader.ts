@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { CollectibleViewSchema, CollectionViewSchema, type FilterNode, type Pool } from '@ccs/shared';
-import type { CatalogCache } from '../cache/catalog-cache.js';
+import { CollectibleViewSchema, CollectionViewSchema, type ContentCache, type FilterNode, type Pool } from '@ccs/shared';
 import * as repo from '../repositories/catalog-repo.js';
 
 type Page = { limit: number; offset: number };
@@ -23,12 +22,17 @@ const CollectibleDetailSchema = z
 export class CatalogReader {
   constructor(
     private readonly pool: Pool,
-    private readonly cache: CatalogCache,
+    private readonly cache: ContentCache,
   ) {}
+
+  /** The app's current content version (undefined before its content arrived). */
+  private version(appId: string): Promise<number | undefined> {
+    return this.cache.version(appId, () => repo.contentVersion(this.pool, appId));
+  }
 
   /** One page of the app's collections (empty before the app's content arrived). */
   async collectionsPage(appId: string, page: Page, sort: repo.SortKey[]) {
-    const v = await this.cache.version(appId);
+    const v = await this.version(appId);
     if (v === undefined) return { total: 0, collections: [] };
     return this.cache.read(appId, v, `collections:${JSON.stringify({ page, sort })}`, CollectionPageSchema, () =>
       repo.listCollections(this.pool, appId, page, sort),
@@ -37,21 +41,21 @@ export class CatalogReader {
 
   /** Every collection of the app, in content order. */
   async allCollections(appId: string) {
-    const v = await this.cache.version(appId);
+    const v = await this.version(appId);
     if (v === undefined) return [];
     return this.cache.read(appId, v, 'collections:all', CollectionListSchema, () => repo.allCollections(this.pool, appId));
   }
 
   /** One collection, or null when the app has no such current collection. */
   async collection(appId: string, id: string) {
-    const v = isSlug(id) ? await this.cache.version(appId) : undefined;
+    const v = isSlug(id) ? await this.version(appId) : undefined;
     if (v === undefined) return null;
     return this.cache.read(appId, v, `collection:${id}`, CollectionViewSchema.nullable(), () => repo.findCollection(this.pool, appId, id));
   }
 
   /** The collectibles of one collection, in the requested order. */
   async collectiblesOf(appId: string, collectionId: string, sort: repo.SortKey[]) {
-    const v = await this.cache.version(appId);
+    const v = await this.version(appId);
     if (v === undefined) return [];
     return this.cache.read(appId, v, `collection-items:${collectionId}:${JSON.stringify(sort)}`, CollectibleListSchema, () =>
       repo.collectiblesOf(this.pool, appId, collectionId, sort),
@@ -60,7 +64,7 @@ export class CatalogReader {
 
   /** One page of the app's collectibles matching a filter. */
   async collectiblesPage(appId: string, filter: FilterNode | undefined, page: Page, sort: repo.SortKey[]) {
-    const v = await this.cache.version(appId);
+    const v = await this.version(appId);
     if (v === undefined) return { total: 0, collectibles: [] };
     return this.cache.read(appId, v, `collectibles:${JSON.stringify({ filter, page, sort })}`, CollectiblePageSchema, () =>
       repo.listCollectibles(this.pool, appId, filter, page, sort),
@@ -69,7 +73,7 @@ export class CatalogReader {
 
   /** One collectible with its rarity info, or null. */
   async collectible(appId: string, id: string) {
-    const v = isSlug(id) ? await this.cache.version(appId) : undefined;
+    const v = isSlug(id) ? await this.version(appId) : undefined;
     if (v === undefined) return null;
     return this.cache.read(appId, v, `collectible:${id}`, CollectibleDetailSchema, () => repo.findCollectible(this.pool, appId, id));
   }

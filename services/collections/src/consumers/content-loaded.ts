@@ -1,5 +1,14 @@
-import { AppContentLoaded, consumer, ContentChanged, markProcessed, withTransaction, type Bus, type Logger, type Pool } from '@ccs/shared';
-import type { CatalogCache } from '../cache/catalog-cache.js';
+import {
+  AppContentLoaded,
+  consumer,
+  ContentChanged,
+  markProcessed,
+  withTransaction,
+  type Bus,
+  type ContentCache,
+  type Logger,
+  type Pool,
+} from '@ccs/shared';
 import { claimContentVersion, saveDuplicateRules, upsertCollections, upsertRarities } from '../repositories/content-repo.js';
 
 export const CONTENT_CONSUMER = 'collections-app-content';
@@ -11,7 +20,7 @@ export const CONTENT_CONSUMER = 'collections-app-content';
  * at it, every gateway and collections replica is told (ContentChanged), so none serves the old
  * content from memory.
  */
-export function contentLoadedConsumer(pool: Pool, cache: CatalogCache, log: Logger, bus: Bus) {
+export function contentLoadedConsumer(pool: Pool, cache: ContentCache, log: Logger, bus: Bus) {
   return consumer({
     durable: CONTENT_CONSUMER,
     event: AppContentLoaded,
