@@ -22,6 +22,7 @@ import * as shared from '@ccs/shared';
 import { createLogger, startService, type BaseConfig, type RunningService } from '@ccs/shared';
 import { createTestDatabase, freePort, testInfra } from '@ccs/shared/testing';
 import {
+  ADMIN_ALSO_CALLS,
   callersOf,
   eventSubjects,
   GRANT_PRODUCERS,
@@ -86,7 +87,7 @@ const CONTRACTS = new Map(
 describe('NATS permissions derived from the contracts', () => {
   const perms = natsPermissions();
 
-  it('classifies every request subject: a service answers it, someone may call it, admin subjects only the admin CLI', () => {
+  it('classifies every request subject: a service answers it, someone may call it, admin subjects only the admin CLI (and the admin API the ones it reads)', () => {
     const subjects = requestSubjects();
     expect(subjects.length).toBeGreaterThan(30);
     for (const s of subjects) {
@@ -95,16 +96,21 @@ describe('NATS permissions derived from the contracts', () => {
       expect(allows(perms[responder].subscribe, s), `${responder} subscribes ${s}`).toBe(true);
       const callers = NATS_ROLES.filter((r) => allows(perms[r].publish, s));
       expect(callers, s).toEqual([...callersOf(s)]);
-      if (isAdminSubject(s)) expect(callers, s).toEqual(['admin']);
+      if (isAdminSubject(s)) expect(callers, s).toEqual(ADMIN_ALSO_CALLS[s] ? [...ADMIN_ALSO_CALLS[s]] : ['admin']);
       // Nobody else answers it.
       for (const r of NATS_ROLES.filter((r) => r !== responder)) expect(allows(perms[r].subscribe, s), `${r} subscribes ${s}`).toBe(false);
     }
   });
 
-  it("never lets the gateway reach an admin subject, a grant, JetStream or a service's internal subject", () => {
+  it("never lets the gateway reach an admin subject (but the admin API's reads), a grant, JetStream or a service's internal subject", () => {
     const gw = perms.gateway;
+    expect(
+      Object.keys(ADMIN_ALSO_CALLS)
+        .filter((s) => isAdminSubject(s) && s.includes('.admin_'))
+        .every((s) => /admin_(stats|find_player|list_openings|record_audit|list_audit)$/.test(s)),
+    ).toBe(true);
     for (const s of requestSubjects().filter(
-      (s) => isAdminSubject(s) || ['wallet.v1.debit', 'wallet.v1.refund', 'players.v1.inventory_access'].includes(s),
+      (s) => (isAdminSubject(s) && !ADMIN_ALSO_CALLS[s]) || ['wallet.v1.debit', 'wallet.v1.refund', 'players.v1.inventory_access'].includes(s),
     )) {
       expect(allows(gw.publish, s), s).toBe(false);
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminCreateApp } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../support/stack.js';
 import { OpenApiDocumentSchema } from '../../services/gateway/test/support/openapi-document.js';
 import { casesFor, hostile, type Baseline, type Context, type HostileCase, type Target } from './support/hostile-cases.js';
@@ -73,6 +74,8 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
     });
     before = await playerState(stack.inject, stack.apiKey, token);
 
+    const studio = await stack.bus.request(AdminCreateApp, { name: 'Studio tools' }, { requestId: 'bad-input-studio' });
+    secrets.push(studio.secretKey);
     const rng = seeded(SEED);
     ctx = { apiKey: stack.apiKey, token, rng };
     const unknown = rng.uuid();
@@ -149,6 +152,10 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       verifyOpening: { target: player({ id: openingId }), safe: player({ id: unknown }), safeStatus: 404 },
       refreshSession: same({ params: {}, body: { data: { type: 'session', attributes: { refresh_token: `rt_${rng.b64(40)}` } } } }, 401),
       registerPlayer: same({ params: {}, body: { data: { type: 'player', attributes: { ...attributes, ...DECLARED }, relationships: {} } } }, 409),
+      // The admin API, with a studio app's secret key: reads only, never this player's app.
+      adminOverview: same({ params: {}, apiKey: studio.secretKey }, 200),
+      adminGetPlayer: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
+      adminListAudit: same({ params: {}, apiKey: studio.secretKey }, 200),
       liveness: same({ params: {} }, 200),
       metrics: same({ params: {} }, 200),
       readiness: same({ params: {} }, 200),

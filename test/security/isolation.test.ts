@@ -259,3 +259,38 @@ describe('players of one app', () => {
     expectError(await call(stack, 'POST', '/api/v1/players/me/friends', gone, { payload: friendBody(a1.id) }), 404, 'player_not_found');
   });
 });
+
+describe('the admin API reaches its own app only', () => {
+  const asStudio = (secretKey: string, url: string) =>
+    stack.inject({ method: 'GET', url, headers: { apikey: secretKey, accept: 'application/vnd.api+json' } });
+
+  it("finds its own players and never another app's, by id or by email", async () => {
+    const mine = await asStudio(B.secretKey, `/api/v1/admin/players/${b1.id}`);
+    expect(mine.statusCode, mine.body).toBe(200);
+    const email: string = mine.json().data.attributes.email;
+    // The demo app's players, asked with B's secret key; B's player asked by its email too.
+    for (const id of [a1.id, a2.id]) expectError(await asStudio(B.secretKey, `/api/v1/admin/players/${id}`), 404, 'player_not_found');
+    const third = await createOtherApp(stack);
+    for (const id of [b1.id, encodeURIComponent(email)])
+      expectError(await asStudio(third.secretKey, `/api/v1/admin/players/${id}`), 404, 'player_not_found');
+  });
+
+  it("counts its own app's players in the overview, and keeps its own audit log", async () => {
+    const overview = ok(await asStudio(B.secretKey, '/api/v1/admin/overview'));
+    expect(overview.data.id).toBe(B.appId);
+    const other = await createOtherApp(stack);
+    expect(ok(await asStudio(other.secretKey, '/api/v1/admin/overview')).data.attributes.players.total).toBe(0);
+    const log = ok(await asStudio(other.secretKey, '/api/v1/admin/audit'));
+    expect(log.data.every((e: { attributes: { actor: string } }) => e.attributes.actor.endsWith(other.secretKey.slice(-4)))).toBe(true);
+  });
+
+  it("refuses B's publishable key and B's player token", async () => {
+    expectError(await stack.inject({ method: 'GET', url: '/api/v1/admin/overview', headers: { apikey: B.key } }), 403, 'secret_key_required');
+    const withToken = await stack.inject({
+      method: 'GET',
+      url: '/api/v1/admin/overview',
+      headers: { apikey: B.secretKey, authorization: `Bearer ${b1.token}` },
+    });
+    expectError(withToken, 401, 'token_not_accepted');
+  });
+});

@@ -19,6 +19,7 @@ const WRITES = [
   'players.v1.admin_create_app',
   'players.v1.admin_grant_chests',
   'players.v1.admin_load_content',
+  'players.v1.admin_record_audit',
   'players.v1.admin_rotate_keys',
   'players.v1.create_guest',
   'players.v1.login',

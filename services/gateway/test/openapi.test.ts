@@ -1,3 +1,4 @@
+import { AdminCreateApp } from '@ccs/shared';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -326,6 +327,15 @@ describe('OpenAPI document and API reference', () => {
     await eventually(async () =>
       expect((await go('GET', '/api/v1/players/me/collection?include=collection', { token })).data.length).toBeGreaterThan(0),
     );
+
+    // The admin API, with another app's secret key (a new app: its players are not these).
+    const studio = await stack.bus.request(AdminCreateApp, { name: 'Studio tools' }, { requestId: 'openapi-studio' });
+    const asStudio = { noKey: true, headers: { apikey: studio.secretKey, accept: 'application/vnd.api+json' } };
+    await go('GET', '/api/v1/admin/overview', asStudio);
+    await go('GET', `/api/v1/admin/players/${randomUUID()}`, asStudio); // 404
+    await go('GET', '/api/v1/admin/audit?page[limit]=5', asStudio);
+    await go('GET', '/api/v1/admin/overview'); // 403: a publishable key
+    await go('GET', '/api/v1/admin/audit', { ...asStudio, headers: { ...asStudio.headers, authorization: `Bearer ${token}` } }); // 401
 
     // Failures every route shares; the gateway's own routes.
     await go('GET', '/api/v1/collectibles', { noKey: true }); // 401

@@ -40,7 +40,7 @@ describe('route scopes', () => {
 
   it('registers every route in a scope; the public ones are exactly the known list', () => {
     expect(routes.length).toBeGreaterThan(40);
-    for (const r of routes) expect(['public', 'app', 'player'], key(r)).toContain(r.scope);
+    for (const r of routes) expect(['public', 'app', 'player', 'studio'], key(r)).toContain(r.scope);
     const publicRoutes = routes.filter((r) => r.scope === 'public').map(key);
     expect(
       publicRoutes.filter((k) => !PUBLIC.includes(k)),
@@ -54,11 +54,12 @@ describe('route scopes', () => {
       expect(op, `${key(r)} is documented`).toBeDefined();
       const schemes = op!.security!.map((s) => Object.keys(s).sort().join('+'));
       if (r.scope === 'player') expect(schemes, key(r)).toEqual(['apikey+bearerAuth']);
+      else if (r.scope === 'studio') expect(schemes, key(r)).toEqual(['apikey']);
       else expect(schemes, key(r)).toContain('apikey');
     }
   });
 
-  it('runs the checks of the scope on every route: no apikey → 401 missing_api_key; player routes without a token → 401 missing_token', async () => {
+  it('runs the checks of the scope on every route: no apikey → 401; player routes without a token → 401; studio routes with a publishable key → 403', async () => {
     for (const r of routes.filter((x) => x.scope !== 'public')) {
       const url = concrete(r.url);
       const method = r.method as 'GET';
@@ -66,6 +67,8 @@ describe('route scopes', () => {
       expect([noKey.statusCode, noKey.json().errors?.[0]?.code], key(r)).toEqual([401, 'missing_api_key']);
       const noToken = await stack.inject({ method, url, headers: { apikey: stack.apiKey } });
       if (r.scope === 'player') expect([noToken.statusCode, noToken.json().errors?.[0]?.code], key(r)).toEqual([401, 'missing_token']);
+      // The studio scope (the admin API) takes the app's secret key only.
+      else if (r.scope === 'studio') expect([noToken.statusCode, noToken.json().errors?.[0]?.code], key(r)).toEqual([403, 'secret_key_required']);
       else expect(noToken.statusCode, `${key(r)}: ${noToken.body.slice(0, 200)}`).not.toBe(401);
     }
   });

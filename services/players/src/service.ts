@@ -7,6 +7,7 @@ import { PasswordHasher } from './credentials/passwords.js';
 import type { PlayersDeps } from './deps.js';
 import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/admin.js';
 import { adminListAppsEndpoint } from './endpoints/admin-list-apps.js';
+import { adminListAuditEndpoint, adminRecordAuditEndpoint } from './endpoints/admin-audit.js';
 import { adminGrantChestsEndpoint } from './endpoints/admin-grant-chests.js';
 import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
@@ -76,6 +77,8 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminLoadContentEndpoint(d),
         adminRotateKeysEndpoint(d),
         adminGrantChestsEndpoint(d),
+        adminRecordAuditEndpoint(d.pool),
+        adminListAuditEndpoint(d.pool),
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),

@@ -8,6 +8,8 @@ export interface Target {
   params: Record<string, string>;
   token?: string;
   body?: unknown;
+  /** The apikey to send instead of the player's app key (the admin API's secret key). */
+  apiKey?: string;
 }
 
 /**
@@ -60,7 +62,7 @@ export function hostile(op: OpView, base: Target, ctx: Context, m: Mutation): Ho
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => m.params?.[name] ?? encodeURIComponent(base.params[name]!));
   const payload = m.payload === null ? undefined : (m.payload ?? (base.body === undefined ? undefined : JSON.stringify(base.body)));
   const headers: Record<string, string | string[] | undefined> = { accept: JSONAPI };
-  if (op.apiKey) headers.apikey = ctx.apiKey;
+  if (op.apiKey) headers.apikey = base.apiKey ?? ctx.apiKey;
   if (base.token) headers.authorization = `Bearer ${base.token}`;
   if (payload !== undefined) headers['content-type'] = op.body?.mediaType ?? JSONAPI;
   Object.assign(headers, m.headers);

@@ -33,9 +33,23 @@ export const INTERNAL_SUBJECTS: Readonly<Record<string, readonly ServiceRole[]>>
   'collections.v1.opening_conversions': ['chests'],
 };
 
-/** Gateway subjects the admin CLI calls too (grant-chests resolves a chest by slug in the app's catalog). */
+/**
+ * Subjects called by both the gateway and the admin CLI: the catalog (grant-chests resolves a chest
+ * by slug), and what the gateway's admin API (the studio scope, secret key only, its app only)
+ * reads and records.
+ */
 export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'chests.v1.list_chest_types': ['gateway', 'admin'],
+  'players.v1.admin_stats': ['gateway', 'admin'],
+  'wallet.v1.admin_stats': ['gateway', 'admin'],
+  'chests.v1.admin_stats': ['gateway', 'admin'],
+  'collections.v1.admin_stats': ['gateway', 'admin'],
+  'players.v1.admin_find_player': ['gateway', 'admin'],
+  'chests.v1.admin_list_openings': ['gateway', 'admin'],
+  'players.v1.admin_record_audit': ['gateway'],
+  'players.v1.admin_list_audit': ['gateway', 'admin'],
+  // chests, and the admin API (a player's balances).
+  'wallet.v1.balances': ['chests', 'gateway'],
 };
 
 /** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes). */
@@ -91,8 +105,9 @@ export function eventSubjects(): string[] {
 
 /** Who may call a request subject: admin subjects the admin CLI, internal ones their services, the rest the gateway. */
 export function callersOf(subject: string): readonly NatsRole[] {
+  if (ADMIN_ALSO_CALLS[subject]) return ADMIN_ALSO_CALLS[subject];
   if (isAdminSubject(subject)) return ['admin'];
-  return INTERNAL_SUBJECTS[subject] ?? ADMIN_ALSO_CALLS[subject] ?? ['gateway'];
+  return INTERNAL_SUBJECTS[subject] ?? ['gateway'];
 }
 
 /** One user's allow-lists (subjects as NATS sees them, prefix applied). */

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
+import { AppError } from '@ccs/shared';
 
 /**
  * Who may call a route (docs/architecture.md, "Gateway"): `public` (anyone: health, the API
- * documents), `app` (the app's `apikey`; a Bearer token is optional and verified when sent) or
- * `player` (the apikey and a player's Bearer token). A route's scope is where it is registered:
+ * documents), `app` (the app's `apikey`; a Bearer token is optional and verified when sent),
+ * `player` (the apikey and a player's Bearer token) or `studio` (the app's SECRET key and no
+ * Bearer token: the admin API of the studio's own tools). A route's scope is where it is registered:
  * the scope's encapsulated plugin adds the checks as onRequest hooks and tags its routes, so no
  * handler has to remember a check and no path is matched against a prefix.
  */
-export type RouteScope = 'public' | 'app' | 'player';
+export type RouteScope = 'public' | 'app' | 'player' | 'studio';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,6 +34,8 @@ export interface ScopedRoutes {
   app: FastifyPluginAsync[];
   /** Need the apikey and a player's Bearer token. */
   player: FastifyPluginAsync[];
+  /** Need the app's secret key, and no Bearer token. */
+  studio?: FastifyPluginAsync[];
 }
 
 /**
@@ -50,5 +54,21 @@ export async function credentialScopes(app: FastifyInstance, routes: ScopedRoute
       playerScope.addHook('onRequest', playerScope.requirePlayer);
       for (const r of routes.player) await playerScope.register(r);
     });
+  });
+  await app.register(async (studioScope) => {
+    tag(studioScope, 'studio');
+    studioScope.addHook('onRequest', studioScope.requireTenant);
+    studioScope.addHook('onRequest', (request, _reply, done) => {
+      if (request.headers.authorization !== undefined) {
+        return done(
+          AppError.unauthorized('token_not_accepted', "The admin API takes the app's secret key in the apikey header, and no Bearer token."),
+        );
+      }
+      if (request.tenant?.keyKind !== 'secret') {
+        return done(AppError.forbidden('secret_key_required', "The admin API needs the app's secret key; a publishable key is for game clients."));
+      }
+      done();
+    });
+    for (const r of routes.studio ?? []) await studioScope.register(r);
   });
 }

@@ -8,6 +8,7 @@ import { catalogRoutes, chestActionRoutes } from './chests.js';
 import { inventoryRoutes } from './inventory.js';
 import { mailboxRoutes } from './mailbox.js';
 import { fairnessRoutes } from './fairness.js';
+import { studioRoutes } from './studio.js';
 
 /**
  * Every resource's routes under /api/v1 (and the spec's unprefixed aliases /players/login,
@@ -18,6 +19,7 @@ export default async function v1Routes(app: FastifyInstance) {
   await credentialScopes(app, {
     app: [playerSessionRoutes, currencyRoutes, collectionRoutes, catalogRoutes],
     player: [playerOwnRoutes, creditRoutes, playerCollectionRoutes, chestActionRoutes, inventoryRoutes, mailboxRoutes, fairnessRoutes],
+    studio: [studioRoutes],
   });
   // An unknown path under /api asks for the apikey first (401 without one, 404 with one), so a
   // caller without a key learns nothing of which routes exist.

@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AdminChestsStats,
+  AdminCollectionsStats,
+  AdminFindPlayer,
+  AdminListAudit,
+  AdminListOpenings,
+  AdminPlayersStats,
+  AdminRecordAudit,
+  AdminWalletStats,
+  AppError,
+  GetBalances,
+  GetInventory,
+  GetPlayerCollection,
+  UuidSchema,
+  type CallContext,
+} from '@ccs/shared';
+import { baseUrl, jsonApiQuery, sendDocument } from '../../lib/http.js';
+import { paginationLinks } from '@ccs/shared';
+import { documented, NO_QUERY } from '../../openapi/route-doc.js';
+import * as docs from '../../openapi/operations/studio.js';
+
+/**
+ * The admin API (docs/operations.md, "Admin API"): what a studio's tools read, with the app's
+ * secret key. Registered in the studio scope (plugins/scopes.ts), so the app is always the secret
+ * key's own: another app's data cannot be named. Every call is recorded in the app's audit log.
+ */
+
+const AUDIT_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
+
+/** The call context of the admin API: the key's app, no player (a player's reads set it explicitly). */
+const studioCall = (request: FastifyRequest, playerId?: string): CallContext => ({ requestId: request.id, appId: request.tenant!.appId, playerId });
+
+/** GET /api/v1/admin/overview: every service's figures of the app, in parallel. */
+async function overview(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const appId = request.tenant!.appId;
+  const ctx = studioCall(request);
+  const bus = request.server.bus;
+  const [players, chests, collections, wallet] = await Promise.all([
+    bus.request(AdminPlayersStats, { appId }, ctx),
+    bus.request(AdminChestsStats, { appId }, ctx),
+    bus.request(AdminCollectionsStats, { appId }, ctx),
+    bus.request(AdminWalletStats, { appId }, ctx),
+  ]);
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: {
+      type: 'app_overview',
+      id: appId,
+      attributes: {
+        name: players.app.name,
+        created_at: players.app.createdAt,
+        players: players.players,
+        chests: chests.chests,
+        openings_last_24h: chests.openingsLast24h,
+        purchases: chests.purchases,
+        items_granted: collections.itemsGranted,
+        collectors: collections.collectors,
+        balances: wallet.balances,
+        content_versions: { chests: chests.contentVersion, collections: collections.contentVersion, wallet: wallet.contentVersion },
+      },
+    },
+  });
+}
+
+/** GET /api/v1/admin/players/{id}: one player by id or email, with what support needs. */
+async function player(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const who = ((request.params as Record<string, string>).id ?? '').trim();
+  // No player id or email is empty, that long, or holds control characters (Postgres text cannot hold NUL).
+  const controls = [...who].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+  if (!who || who.length > 320 || controls) throw AppError.notFound('player_not_found', 'No such player in this app.', { parameter: 'id' });
+  const appId = request.tenant!.appId;
+  const bus = request.server.bus;
+  const found = await bus.request(
+    AdminFindPlayer,
+    UuidSchema.safeParse(who).success ? { appId, playerId: who } : { appId, email: who },
+    studioCall(request),
+  );
+  const ctx = studioCall(request, found.playerId);
+  const [inventory, balances, collection, openings] = await Promise.all([
+    bus.request(GetInventory, { ownerId: found.playerId, page: { limit: 100, offset: 0 }, order: 'desc' }, ctx),
+    bus.request(GetBalances, { playerId: found.playerId }, ctx),
+    bus.request(GetPlayerCollection, { page: { limit: 1, offset: 0 } }, ctx),
+    bus.request(AdminListOpenings, { appId, playerId: found.playerId, page: { limit: 20, offset: 0 } }, ctx),
+  ]);
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: {
+      type: 'player',
+      id: found.playerId,
+      attributes: {
+        email: found.email,
+        is_anonymous: found.isAnonymous,
+        created_at: found.createdAt,
+        inventory: {
+          total_chests: inventory.totalChests,
+          chests: inventory.chests.map((c) => ({
+            id: c.id,
+            chest_type_id: c.chestTypeId,
+            name: c.name,
+            source: c.source,
+            acquired_at: c.acquiredAt,
+          })),
+        },
+        balances: balances.balances.map((b) => ({ code: b.code, amount: b.amount })),
+        collections: collection.collections.map((c) => ({
+          id: c.collection.id,
+          name: c.collection.name,
+          unique_items: c.completeness.uniqueItems,
+          total_items: c.completeness.totalItems,
+          completed_at: c.completeness.completedAt ?? null,
+        })),
+        openings: {
+          total: openings.total,
+          latest: openings.openings.map((o) => ({
+            id: o.openingId,
+            chest_type_id: o.chestTypeId,
+            opened_at: o.openedAt,
+            rules_version: o.rulesVersion,
+            items: o.items.map((it) => ({ collectible_id: it.collectibleId, rarity: it.rarity })),
+          })),
+        },
+      },
+    },
+  });
+}
+
+/** GET /api/v1/admin/audit: the app's audit log, newest first. */
+async function audit(request: FastifyRequest, reply: FastifyReply) {
+  const q = jsonApiQuery(request, AUDIT_QUERY);
+  const r = await request.server.bus.request(AdminListAudit, { appId: request.tenant!.appId, page: q.page }, studioCall(request));
+  const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: r.entries.map((e) => ({
+      type: 'audit_entry',
+      id: e.requestId,
+      attributes: { at: e.at, actor: e.actor, action: e.action, target: e.target, status: e.status },
+    })),
+    meta: { total_count: r.total, page: q.page },
+    links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/admin/audit', rest, q.page, r.total),
+  });
+}
+
+/** Which credential made a call, as the audit log shows it (never the key itself). */
+const actorOf = (request: FastifyRequest) => {
+  const key = String(request.headers.apikey ?? '');
+  return `${request.tenant?.keyKind ?? 'unknown'} key …${key.slice(-4)}`;
+};
+
+/** The admin API's routes (studio scope), each call recorded in the audit log once answered. */
+export async function studioRoutes(app: FastifyInstance) {
+  app.addHook('onResponse', (request, reply, done) => {
+    const appId = request.tenant?.appId;
+    if (appId) {
+      const target = (request.params as Record<string, string> | undefined)?.id ?? null;
+      const entry = {
+        appId,
+        actor: actorOf(request),
+        action: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`.replace(/:([a-z_]+)/g, '{$1}'),
+        target: target ? target.slice(0, 320) : null,
+        status: reply.statusCode,
+        requestId: request.id,
+      };
+      app.bus
+        .request(AdminRecordAudit, entry, { requestId: request.id, appId })
+        .catch((err) => request.log.error({ err: String(err) }, 'admin audit entry not recorded'));
+    }
+    done();
+  });
+  app.get('/api/v1/admin/overview', { config: { openapi: documented(docs.adminOverview, { query: NO_QUERY }) } }, overview);
+  app.get('/api/v1/admin/players/:id', { config: { openapi: documented(docs.adminGetPlayer, { query: NO_QUERY }) } }, player);
+  app.get('/api/v1/admin/audit', { config: { openapi: documented(docs.adminListAudit, { query: AUDIT_QUERY }) } }, audit);
+}

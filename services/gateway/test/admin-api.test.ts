@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
+import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
+import { createApp, grantChests, inventory, open, registerPlayer, wallet, type Player } from '../../chests/test/support/chests.js';
+
+/**
+ * The admin API (studio scope): the app's secret key only, never a publishable key or a player
+ * token; the numbers it shows are the ones the players' own API shows; every call is audited.
+ */
+describe('admin API', () => {
+  let stack: TestStack;
+  let game: { appId: string; publishableKey: string; secretKey: string };
+  let other: { appId: string; publishableKey: string; secretKey: string };
+  let ada: Player;
+  let email: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    [game, other] = await Promise.all([createApp(stack), createApp(stack)]);
+    ada = await registerPlayer(stack, game.publishableKey);
+    await eventually(async () => expect((await inventory(stack, ada)).meta.total_chests).toBe(1), 20_000);
+    email = (await admin(game.secretKey, `/api/v1/admin/players/${ada.id}`)).json().data.attributes.email;
+    await grantChests(stack, ada, 'silver-chest', 1);
+    const opened = await open(stack, ada, ada.starterChestId);
+    expect(opened.statusCode, opened.body).toBe(200);
+  });
+  afterAll(async () => stack?.close());
+
+  const admin = (apiKey: string | undefined, url: string, headers: Record<string, string> = {}) =>
+    stack.inject({ method: 'GET', url, headers: { accept: 'application/vnd.api+json', ...(apiKey ? { apikey: apiKey } : {}), ...headers } });
+  const ok = async (url: string, apiKey = game.secretKey) => {
+    const res = await admin(apiKey, url);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const body = res.json();
+    expectJsonApi(body);
+    return body;
+  };
+
+  it('takes the secret key only: no key 401, a publishable key 403, a Bearer token 401', async () => {
+    expectError(await admin(undefined, '/api/v1/admin/overview'), 401, 'missing_api_key');
+    expectError(await admin(game.publishableKey, '/api/v1/admin/overview'), 403, 'secret_key_required');
+    expectError(await admin(game.secretKey, '/api/v1/admin/overview', { authorization: `Bearer ${ada.token}` }), 401, 'token_not_accepted');
+  });
+
+  it("shows the app's figures", async () => {
+    const o = (await ok('/api/v1/admin/overview')).data;
+    expect(o.id).toBe(game.appId);
+    expect(o.attributes.players).toEqual({ total: 1, registered: 1, guests: 0 });
+    expect(o.attributes.chests).toEqual({ unopened: 1, opened: 1 });
+    expect(o.attributes.openings_last_24h).toBe(1);
+    expect(o.attributes.content_versions).toEqual({ chests: 1, collections: 1, wallet: 1 });
+    const coins = o.attributes.balances.find((b: { code: string }) => b.code === 'coins');
+    expect(coins).toMatchObject({ total: (await wallet(stack, ada)).coins!.balance, holders: 1 });
+  });
+
+  it('looks a player up by id or email, with the same numbers as their own API', async () => {
+    const byId = (await ok(`/api/v1/admin/players/${ada.id}`)).data;
+    const byEmail = (await ok(`/api/v1/admin/players/${encodeURIComponent(email.toUpperCase())}`)).data;
+    expect(byEmail).toEqual(byId);
+    const own = await inventory(stack, ada);
+    expect(byId.attributes.inventory.total_chests).toBe(own.meta.total_chests);
+    expect(byId.attributes.inventory.chests.map((c: { id: string }) => c.id)).toEqual(own.data.map((c: { id: string }) => c.id));
+    const balances = await wallet(stack, ada);
+    for (const b of byId.attributes.balances) expect(b.amount, b.code).toBe(balances[b.code]!.balance);
+    expect(byId.attributes.openings.total).toBe(1);
+    expect(byId.attributes.openings.latest[0].items.length).toBeGreaterThan(0);
+    expect(byId.attributes.collections.reduce((n: number, c: { unique_items: number }) => n + c.unique_items, 0)).toBeGreaterThan(0);
+  });
+
+  it("never reaches another app's player, whichever way it is named", async () => {
+    for (const id of [ada.id, encodeURIComponent(email)])
+      expectError(await admin(other.secretKey, `/api/v1/admin/players/${id}`), 404, 'player_not_found');
+    expect((await ok('/api/v1/admin/overview', other.secretKey)).data.attributes.players.total).toBe(0);
+  });
+
+  it('records every call in the audit log: who, what, on what, when, and how it ended', async () => {
+    const started = Date.now();
+    await ok(`/api/v1/admin/players/${ada.id}`);
+    expectError(await admin(game.publishableKey, '/api/v1/admin/overview'), 403, 'secret_key_required');
+    await eventually(async () => {
+      // Reading the log is an admin call too: it is recorded as well.
+      const log = await ok('/api/v1/admin/audit?page[limit]=50');
+      const entries = log.data.map((e: { attributes: { action: string; status: number } }) => e.attributes);
+      expect(entries[0]).toMatchObject({ action: 'GET /api/v1/admin/audit', status: 200 });
+      const refused = entries.find((e: { status: number }) => e.status === 403);
+      const lookup = entries.find((e: { action: string }) => e.action === 'GET /api/v1/admin/players/{id}');
+      expect(lookup).toMatchObject({
+        actor: `secret key …${game.secretKey.slice(-4)}`,
+        action: 'GET /api/v1/admin/players/{id}',
+        target: ada.id,
+        status: 200,
+      });
+      expect(refused).toMatchObject({
+        actor: `publishable key …${game.publishableKey.slice(-4)}`,
+        action: 'GET /api/v1/admin/overview',
+        target: null,
+        status: 403,
+      });
+      expect(Date.parse(lookup.at)).toBeGreaterThanOrEqual(started - 1000);
+    });
+    // Another app's log holds none of it.
+    const theirs = await ok('/api/v1/admin/audit', other.secretKey);
+    expect(theirs.data.every((e: { attributes: { actor: string } }) => e.attributes.actor.endsWith(other.secretKey.slice(-4)))).toBe(true);
+  });
+});
