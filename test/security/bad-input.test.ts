@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminCreateApp } from '@ccs/shared';
+import { AdminCreateApp, readContentFile } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../support/stack.js';
 import { OpenApiDocumentSchema } from '../../services/gateway/test/support/openapi-document.js';
 import { casesFor, hostile, type Baseline, type Context, type HostileCase, type Target } from './support/hostile-cases.js';
@@ -156,6 +156,10 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       adminOverview: same({ params: {}, apiKey: studio.secretKey }, 200),
       adminGetPlayer: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
       adminListAudit: same({ params: {}, apiKey: studio.secretKey }, 200),
+      adminListContentVersions: same({ params: {}, apiKey: studio.secretKey }, 200),
+      adminContentDiff: same({ params: { version: '1' }, apiKey: studio.secretKey }, 200),
+      // Loading the studio app's content again is harmless (a new version of the same content).
+      adminLoadContent: same({ params: {}, apiKey: studio.secretKey, body: readContentFile() }, 201),
       liveness: same({ params: {} }, 200),
       metrics: same({ params: {} }, 200),
       readiness: same({ params: {} }, 200),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readContentFile } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { createApp, grantChests, inventory, open, registerPlayer, wallet, type Player } from '../../chests/test/support/chests.js';
@@ -102,5 +103,48 @@ describe('admin API', () => {
     // Another app's log holds none of it.
     const theirs = await ok('/api/v1/admin/audit', other.secretKey);
     expect(theirs.data.every((e: { attributes: { actor: string } }) => e.attributes.actor.endsWith(other.secretKey.slice(-4)))).toBe(true);
+  });
+
+  it('lists content versions, loads a validated file, and shows what changed', async () => {
+    const before = await ok('/api/v1/admin/content');
+    expect(before.meta.current_version).toBe(1);
+    expect(before.data.map((v: { id: string; attributes: { current: boolean } }) => [v.id, v.attributes.current])).toEqual([['1', true]]);
+    const content = readContentFile();
+    const bad = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/admin/content',
+      headers: { apikey: game.secretKey, 'content-type': 'application/json', accept: 'application/vnd.api+json' },
+      payload: { ...content, chests: content.chests.map((c, i) => (i === 0 ? { ...c, price: { rubies: 5 } } : c)) },
+    });
+    const problems = expectError(bad, 422);
+    expect(problems.map((p) => p.source)).toEqual([{ pointer: '/chests/0/price/rubies' }]);
+    expect((await ok('/api/v1/admin/content')).meta.current_version).toBe(1);
+
+    const changed = structuredClone(content);
+    changed.chests = changed.chests.filter((c) => c.id !== 'mecha-crate');
+    changed.chests.find((c) => c.id === 'wooden-chest')!.price = { coins: 450 };
+    const loaded = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/admin/content',
+      headers: { apikey: game.secretKey, 'content-type': 'application/json', accept: 'application/vnd.api+json' },
+      payload: changed,
+    });
+    expect(loaded.statusCode, loaded.body).toBe(201);
+    expect(loaded.json().data.attributes.version).toBe(2);
+    const diff = (await ok('/api/v1/admin/content/1/diff')).data.attributes;
+    expect(diff).toEqual({
+      from_version: 1,
+      to_version: 2,
+      sections: [{ section: 'chests', added: [], removed: ['mecha-crate'], changed: ['wooden-chest'] }],
+    });
+    expect((await ok('/api/v1/admin/content/2/diff')).data.attributes.sections).toEqual([]);
+    // The services apply it: the overview shows their versions, the catalog the new price.
+    await eventually(async () =>
+      expect((await ok('/api/v1/admin/overview')).data.attributes.content_versions).toEqual({ chests: 2, collections: 2, wallet: 2 }),
+    );
+    await eventually(async () => {
+      const catalog = (await stack.inject({ method: 'GET', url: '/api/v1/chests', headers: { apikey: game.publishableKey } })).json();
+      expect(catalog.data.find((c: { attributes: { name: string } }) => c.attributes.name === 'Wooden Chest').meta.price).toEqual({ coins: 450 });
+    });
   });
 });

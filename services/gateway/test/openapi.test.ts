@@ -1,4 +1,4 @@
-import { AdminCreateApp } from '@ccs/shared';
+import { AdminCreateApp, readContentFile } from '@ccs/shared';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -334,6 +334,13 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/admin/overview', asStudio);
     await go('GET', `/api/v1/admin/players/${randomUUID()}`, asStudio); // 404
     await go('GET', '/api/v1/admin/audit?page[limit]=5', asStudio);
+    await go('GET', '/api/v1/admin/content', asStudio);
+    await go('GET', '/api/v1/admin/content/1/diff', asStudio);
+    await go('GET', '/api/v1/admin/content/9/diff', asStudio); // 404
+    await go('GET', '/api/v1/admin/content/x/diff', asStudio); // 404 too
+    const jsonStudio = { noKey: true, headers: { ...asStudio.headers, 'content-type': 'application/json' } };
+    await go('POST', '/api/v1/admin/content', { ...jsonStudio, body: readContentFile() }); // 201
+    await go('POST', '/api/v1/admin/content', { ...jsonStudio, body: { currencies: [] } }); // 422
     await go('GET', '/api/v1/admin/overview'); // 403: a publishable key
     await go('GET', '/api/v1/admin/audit', { ...asStudio, headers: { ...asStudio.headers, authorization: `Bearer ${token}` } }); // 401
 

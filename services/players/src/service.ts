@@ -7,7 +7,12 @@ import { PasswordHasher } from './credentials/passwords.js';
 import type { PlayersDeps } from './deps.js';
 import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/admin.js';
 import { adminListAppsEndpoint } from './endpoints/admin-list-apps.js';
-import { adminListAuditEndpoint, adminRecordAuditEndpoint } from './endpoints/admin-audit.js';
+import {
+  adminGetContentVersionEndpoint,
+  adminListAuditEndpoint,
+  adminListContentVersionsEndpoint,
+  adminRecordAuditEndpoint,
+} from './endpoints/admin-audit.js';
 import { adminGrantChestsEndpoint } from './endpoints/admin-grant-chests.js';
 import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
@@ -79,6 +84,8 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminGrantChestsEndpoint(d),
         adminRecordAuditEndpoint(d.pool),
         adminListAuditEndpoint(d.pool),
+        adminListContentVersionsEndpoint(d.pool),
+        adminGetContentVersionEndpoint(d.pool),
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChestRulesSchema } from './content.js';
+import { AppContentSchema, ChestRulesSchema } from './content.js';
 import { OpeningViewSchema } from './chests.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 import { defineQuery, defineSubject } from './subject.js';
@@ -220,4 +220,33 @@ export const AdminListAudit = defineQuery(
   'players.v1.admin_list_audit',
   z.object({ appId: UuidSchema, page: z.object({ limit: z.number().int().min(1).max(100), offset: z.number().int().min(0) }) }),
   z.object({ entries: z.array(AuditEntrySchema), total: z.number().int().min(0) }),
+);
+
+/** players: the app's stored content versions, newest first (versions loaded before storage began are absent). */
+export const AdminListContentVersions = defineQuery(
+  'players.v1.admin_content_versions',
+  z.object({ appId: UuidSchema }),
+  z.object({
+    current: z.number().int().min(1),
+    versions: z.array(
+      z.object({
+        version: z.number().int().min(1),
+        loadedAt: z.string(),
+        counts: z.object({
+          currencies: z.number().int(),
+          rarities: z.number().int(),
+          collections: z.number().int(),
+          collectibles: z.number().int(),
+          chests: z.number().int(),
+        }),
+      }),
+    ),
+  }),
+);
+
+/** players: one stored content version of the app, as loaded (404 content_version_not_found). */
+export const AdminGetContentVersion = defineQuery(
+  'players.v1.admin_get_content_version',
+  z.object({ appId: UuidSchema, version: z.number().int().min(1) }),
+  z.object({ version: z.number().int().min(1), loadedAt: z.string(), content: AppContentSchema }),
 );

@@ -48,6 +48,9 @@ export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'chests.v1.admin_list_openings': ['gateway', 'admin'],
   'players.v1.admin_record_audit': ['gateway'],
   'players.v1.admin_list_audit': ['gateway', 'admin'],
+  'players.v1.admin_content_versions': ['gateway', 'admin'],
+  'players.v1.admin_get_content_version': ['gateway', 'admin'],
+  'players.v1.admin_load_content': ['gateway', 'admin'],
   // chests, and the admin API (a player's balances).
   'wallet.v1.balances': ['chests', 'gateway'],
 };

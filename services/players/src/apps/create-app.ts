@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppContentLoaded, enqueue, type AppContent, type CallContext, type Queryable } from '@ccs/shared';
 import { newSecret } from '../credentials/secrets.js';
 import { insertApiKey } from '../repositories/api-keys-repository.js';
-import { insertApp } from '../repositories/apps-repository.js';
+import { insertApp, storeContent } from '../repositories/apps-repository.js';
 
 /** A created app and its keys (the raw keys exist only in this answer). */
 export interface CreatedApp {
@@ -23,6 +23,7 @@ export async function createApp(
 ): Promise<CreatedApp> {
   const appId = randomUUID();
   await insertApp(tx, { id: appId, name: a.name, isDemo: a.isDemo, rules: a.content.players });
+  await storeContent(tx, appId, 1, a.content);
   const publishableKey = a.publishableKey ?? newSecret('pk');
   await insertApiKey(tx, appId, 'publishable', publishableKey);
   const secretKey = a.withSecretKey ? newSecret('sk') : undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppContentLoaded, AppError, enqueue, withTransaction, type AppContent, type CallContext, type Pool } from '@ccs/shared';
-import { bumpContentVersion } from '../repositories/apps-repository.js';
+import { bumpContentVersion, storeContent } from '../repositories/apps-repository.js';
 
 /**
  * Loads a new content version into an app: stores its player rules and announces the whole content
@@ -10,6 +10,7 @@ export async function loadContent(pool: Pool, appId: string, content: AppContent
   return withTransaction(pool, async (tx) => {
     const version = await bumpContentVersion(tx, appId, content.players);
     if (version === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+    await storeContent(tx, appId, version, content);
     await enqueue(tx, AppContentLoaded, randomUUID(), { appId, version, content }, { ...ctx, appId });
     return version;
   });

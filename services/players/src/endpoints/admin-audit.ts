@@ -1,4 +1,5 @@
-import { AdminListAudit, AdminRecordAudit, endpoint, type Pool } from '@ccs/shared';
+import { AdminGetContentVersion, AdminListAudit, AdminListContentVersions, AdminRecordAudit, AppError, endpoint, type Pool } from '@ccs/shared';
+import { listContents } from '../repositories/apps-repository.js';
 
 /** players.v1.admin_record_audit: one admin API call, appended to the app's audit log. */
 export function adminRecordAuditEndpoint(pool: Pool) {
@@ -36,5 +37,40 @@ export function adminListAuditEndpoint(pool: Pool) {
       })),
       total: count.rows[0]!.n,
     };
+  });
+}
+
+/** players.v1.admin_content_versions: the app's stored content versions, newest first, with their sizes. */
+export function adminListContentVersionsEndpoint(pool: Pool) {
+  return endpoint(AdminListContentVersions, async ({ appId }) => {
+    const [current, versions] = await Promise.all([
+      pool.query<{ content_version: number }>('SELECT content_version FROM apps WHERE id = $1', [appId]),
+      listContents(pool, appId),
+    ]);
+    if (!current.rows[0]) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+    return {
+      current: current.rows[0].content_version,
+      versions: versions.map((v) => ({
+        version: v.version,
+        loadedAt: v.loadedAt.toISOString(),
+        counts: {
+          currencies: v.content.currencies.length,
+          rarities: v.content.rarities.length,
+          collections: v.content.collections.length,
+          collectibles: v.content.collections.reduce((n, c) => n + c.collectibles.length, 0),
+          chests: v.content.chests.length,
+        },
+      })),
+    };
+  });
+}
+
+/** players.v1.admin_get_content_version: one stored content version, as loaded. */
+export function adminGetContentVersionEndpoint(pool: Pool) {
+  return endpoint(AdminGetContentVersion, async ({ appId, version }) => {
+    const found = (await listContents(pool, appId)).find((v) => v.version === version);
+    if (!found)
+      throw AppError.notFound('content_version_not_found', `App ${appId} has no stored content version ${version}.`, { parameter: 'version' });
+    return { version, loadedAt: found.loadedAt.toISOString(), content: found.content };
   });
 }

@@ -1,4 +1,4 @@
-import { AppError, PlayerRulesSchema, type Queryable } from '@ccs/shared';
+import { AppError, PlayerRulesSchema, type AppContent, type Queryable } from '@ccs/shared';
 import type { z } from 'zod';
 
 /** The `players` section of an app's content: grants, starter chest and token lifetimes. */
@@ -29,4 +29,22 @@ export async function bumpContentVersion(tx: Queryable, appId: string, rules: Pl
     [appId, rules],
   );
   return rows[0]?.content_version;
+}
+
+/** Keeps a content version as loaded (the admin API lists and diffs them). */
+export async function storeContent(tx: Queryable, appId: string, version: number, content: AppContent): Promise<void> {
+  await tx.query('INSERT INTO app_contents (app_id, version, content) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+    appId,
+    version,
+    JSON.stringify(content),
+  ]);
+}
+
+/** The app's stored content versions, newest first, with when each was loaded. */
+export async function listContents(q: Queryable, appId: string): Promise<{ version: number; loadedAt: Date; content: AppContent }[]> {
+  const r = await q.query<{ version: number; loaded_at: Date; content: AppContent }>(
+    'SELECT version, loaded_at, content FROM app_contents WHERE app_id = $1 ORDER BY version DESC',
+    [appId],
+  );
+  return r.rows.map((row) => ({ version: row.version, loadedAt: row.loaded_at, content: row.content }));
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { AdminPlayerDocument, AppOverviewDocument, AuditLogDocument } from '../schemas/studio.js';
+import {
+  AdminPlayerDocument,
+  AppOverviewDocument,
+  AuditLogDocument,
+  ContentDiffDocument,
+  ContentLoadedDocument,
+  ContentVersionsDocument,
+} from '../schemas/studio.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
 
@@ -45,4 +52,41 @@ export const adminListAudit: OperationDoc = {
   token: 'none',
   responses: [{ status: 200, description: 'A page of the audit log.', schema: AuditLogDocument, headers: NO_STORE_HEADER }],
   errors: SECRET_KEY_ONLY,
+};
+
+/** GET /api/v1/admin/content. */
+export const adminListContentVersions: OperationDoc = {
+  operationId: 'adminListContentVersions',
+  tag: 'Admin',
+  summary: "The app's content versions",
+  description:
+    'Every content version loaded since versions are kept, newest first, with its size and which is current. Recorded in the audit log. Never cached.',
+  token: 'none',
+  responses: [{ status: 200, description: 'The versions.', schema: ContentVersionsDocument, headers: NO_STORE_HEADER }],
+  errors: SECRET_KEY_ONLY,
+};
+
+/** GET /api/v1/admin/content/{version}/diff. */
+export const adminContentDiff: OperationDoc = {
+  operationId: 'adminContentDiff',
+  tag: 'Admin',
+  summary: 'What the current content changed from a version',
+  description:
+    'Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance): the ids added, removed and changed from `version` to the current content. Recorded in the audit log. Never cached.',
+  token: 'none',
+  params: { version: { schema: z.string().min(1).max(200), description: 'A content version number.', example: '1' } },
+  responses: [{ status: 200, description: 'The differences (none when the same).', schema: ContentDiffDocument, headers: NO_STORE_HEADER }],
+  errors: { ...SECRET_KEY_ONLY, 404: ['no stored content of that version, or not a version number (`content_version_not_found`)'] },
+};
+
+/** POST /api/v1/admin/content. */
+export const adminLoadContent: OperationDoc = {
+  operationId: 'adminLoadContent',
+  tag: 'Admin',
+  summary: 'Load a content file',
+  description:
+    "Validates a content file (docs/content.md; plain JSON, up to the gateway's body limit) and loads it as the app's next version; every service applies it within moments. A file that does not validate is refused with one 422 error per problem, pointing at it, and nothing changes. Recorded in the audit log.",
+  token: 'none',
+  responses: [{ status: 201, description: 'Loaded as the next version.', schema: ContentLoadedDocument, headers: NO_STORE_HEADER }],
+  errors: { ...SECRET_KEY_ONLY, 422: ['the content file does not validate (`invalid_field` and others, `source.pointer` at each problem)'] },
 };

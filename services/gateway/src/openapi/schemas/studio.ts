@@ -94,3 +94,64 @@ export const AuditLogDocument = component(
     links: PaginationLinks,
   }),
 );
+
+/** The app's content versions. */
+export const ContentVersionsDocument = component(
+  'ContentVersionsDocument',
+  "The app's stored content versions, newest first; `meta.current_version` is the one the services apply.",
+  z.object({
+    data: z.array(
+      z.object({
+        type: z.literal('content_version'),
+        id: z.string(),
+        attributes: z.object({
+          version: z.number().int(),
+          loaded_at: Timestamp,
+          current: z.boolean(),
+          counts: z.object({ currencies: Count, rarities: Count, collections: Count, collectibles: Count, chests: Count }),
+        }),
+      }),
+    ),
+    meta: z.object({ current_version: z.number().int() }),
+  }),
+);
+
+const Ids = z.array(z.string());
+
+/** The differences between a version and the current content. */
+export const ContentDiffDocument = component(
+  'ContentDiffDocument',
+  'What changed from `from_version` to the current content, per section; sections without a change are left out.',
+  z.object({
+    data: z.object({
+      type: z.literal('content_diff'),
+      id: z.string(),
+      attributes: z.object({
+        from_version: z.number().int(),
+        to_version: z.number().int(),
+        sections: z.array(
+          z.object({
+            section: z.enum(['currencies', 'rarities', 'collections', 'collectibles', 'chests', 'players', 'duplicates', 'compliance']),
+            added: Ids,
+            removed: Ids,
+            changed: Ids,
+          }),
+        ),
+      }),
+    }),
+  }),
+);
+
+/** A content file loaded. */
+export const ContentLoadedDocument = component(
+  'ContentLoadedDocument',
+  'The content version the file was loaded as.',
+  z.object({
+    data: z.object({
+      type: z.literal('content_version'),
+      id: z.string(),
+      attributes: z.object({ version: z.number().int(), current: z.literal(true) }),
+    }),
+    meta: z.object({ message: z.string() }),
+  }),
+);

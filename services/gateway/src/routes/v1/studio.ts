@@ -3,7 +3,12 @@ import {
   AdminChestsStats,
   AdminCollectionsStats,
   AdminFindPlayer,
+  AdminGetContentVersion,
   AdminListAudit,
+  AdminListContentVersions,
+  AdminLoadContent,
+  AppContentSchema,
+  diffContent,
   AdminListOpenings,
   AdminPlayersStats,
   AdminRecordAudit,
@@ -15,7 +20,8 @@ import {
   UuidSchema,
   type CallContext,
 } from '@ccs/shared';
-import { baseUrl, jsonApiQuery, sendDocument } from '../../lib/http.js';
+import { z } from 'zod';
+import { baseUrl, jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { paginationLinks } from '@ccs/shared';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio.js';
@@ -144,6 +150,62 @@ async function audit(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
+/** GET /api/v1/admin/content: the app's content versions, newest first. */
+async function contentVersions(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const r = await request.server.bus.request(AdminListContentVersions, { appId: request.tenant!.appId }, studioCall(request));
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: r.versions.map((v) => ({
+      type: 'content_version',
+      id: String(v.version),
+      attributes: { version: v.version, loaded_at: v.loadedAt, current: v.version === r.current, counts: v.counts },
+    })),
+    meta: { current_version: r.current },
+  });
+}
+
+const VersionSchema = z.coerce.number().int().min(1).max(2_147_483_647);
+
+/** GET /api/v1/admin/content/{version}/diff: what the current content changed from that version. */
+async function contentDiff(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const raw = (request.params as Record<string, string>).version;
+  const parsed = VersionSchema.safeParse(raw);
+  if (!parsed.success || !/^\d+$/.test(raw ?? ''))
+    // Only a version number can exist; anything else is not found, as an unknown number is.
+    throw AppError.notFound('content_version_not_found', 'No stored content of that version.', { parameter: 'version' });
+  const appId = request.tenant!.appId;
+  const bus = request.server.bus;
+  const list = await bus.request(AdminListContentVersions, { appId }, studioCall(request));
+  const [from, to] = await Promise.all([
+    bus.request(AdminGetContentVersion, { appId, version: parsed.data }, studioCall(request)),
+    bus.request(AdminGetContentVersion, { appId, version: list.current }, studioCall(request)),
+  ]);
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: {
+      type: 'content_diff',
+      id: `${from.version}..${to.version}`,
+      attributes: { from_version: from.version, to_version: to.version, sections: diffContent(from.content, to.content) },
+    },
+  });
+}
+
+/** POST /api/v1/admin/content: validates a content file and loads it as the app's next version. */
+async function loadContent(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const content = parseBody(AppContentSchema, request.body);
+  const r = await request.server.bus.request(AdminLoadContent, { appId: request.tenant!.appId, content }, studioCall(request), { timeoutMs: 30_000 });
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 201, {
+    data: { type: 'content_version', id: String(r.version), attributes: { version: r.version, current: true } },
+    meta: {
+      message: `Content version ${r.version} loaded; each service applies it within moments (GET /api/v1/admin/overview shows their versions).`,
+    },
+  });
+}
+
 /** Which credential made a call, as the audit log shows it (never the key itself). */
 const actorOf = (request: FastifyRequest) => {
   const key = String(request.headers.apikey ?? '');
@@ -160,7 +222,7 @@ export async function studioRoutes(app: FastifyInstance) {
         appId,
         actor: actorOf(request),
         action: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`.replace(/:([a-z_]+)/g, '{$1}'),
-        target: target ? target.slice(0, 320) : null,
+        target: target ? target.slice(0, 320) : ((request.params as Record<string, string> | undefined)?.version ?? null),
         status: reply.statusCode,
         requestId: request.id,
       };
@@ -173,4 +235,16 @@ export async function studioRoutes(app: FastifyInstance) {
   app.get('/api/v1/admin/overview', { config: { openapi: documented(docs.adminOverview, { query: NO_QUERY }) } }, overview);
   app.get('/api/v1/admin/players/:id', { config: { openapi: documented(docs.adminGetPlayer, { query: NO_QUERY }) } }, player);
   app.get('/api/v1/admin/audit', { config: { openapi: documented(docs.adminListAudit, { query: AUDIT_QUERY }) } }, audit);
+  app.get('/api/v1/admin/content', { config: { openapi: documented(docs.adminListContentVersions, { query: NO_QUERY }) } }, contentVersions);
+  app.get('/api/v1/admin/content/:version/diff', { config: { openapi: documented(docs.adminContentDiff, { query: NO_QUERY }) } }, contentDiff);
+  app.post(
+    '/api/v1/admin/content',
+    {
+      config: {
+        bodyType: 'json',
+        openapi: documented(docs.adminLoadContent, { query: NO_QUERY, body: { schema: AppContentSchema, required: true } }),
+      },
+    },
+    loadContent,
+  );
 }

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { diffContent, readContentFile, stableJson } from '../src/index.js';
+
+describe('content diff', () => {
+  const content = readContentFile();
+
+  it('finds nothing between a content and itself, whatever the key order', () => {
+    const reordered = JSON.parse(stableJson(content));
+    expect(diffContent(content, reordered)).toEqual([]);
+  });
+
+  it('names what was added, removed and changed, section by section', () => {
+    const next = structuredClone(content);
+    next.currencies.push({ code: 'rubies', name: 'Rubies', max_credit: '100' });
+    next.collections[0]!.collectibles.pop();
+    next.collections[1]!.name = 'Renamed';
+    next.players.inventory_capacity = 50;
+    delete next.compliance;
+    const removed = content.collections[0]!.collectibles.at(-1)!.id;
+    expect(diffContent(content, next)).toEqual([
+      { section: 'currencies', added: ['rubies'], removed: [], changed: [] },
+      { section: 'collections', added: [], removed: [], changed: [content.collections[1]!.id] },
+      { section: 'collectibles', added: [], removed: [removed], changed: [] },
+      { section: 'players', added: [], removed: [], changed: ['(rules)'] },
+      { section: 'compliance', added: [], removed: ['(rules)'], changed: [] },
+    ]);
+  });
+});
