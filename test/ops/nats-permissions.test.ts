@@ -107,7 +107,9 @@ describe('NATS permissions derived from the contracts', () => {
     expect(
       Object.keys(ADMIN_ALSO_CALLS)
         .filter((s) => isAdminSubject(s) && s.includes('.admin_'))
-        .every((s) => /admin_(stats|find_player|list_openings|record_audit|list_audit|content_versions|get_content_version|load_content)$/.test(s)),
+        .every((s) =>
+          /admin_(stats|find_player|list_openings|record_audit|list_audit|content_versions|get_content_version|load_content|drop_inputs)$/.test(s),
+        ),
     ).toBe(true);
     for (const s of requestSubjects().filter(
       (s) => (isAdminSubject(s) && !ADMIN_ALSO_CALLS[s]) || ['wallet.v1.debit', 'wallet.v1.refund', 'players.v1.inventory_access'].includes(s),

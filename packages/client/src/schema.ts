@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/chests/{id}/simulation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a chest's odds
+         * @description Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.
+         */
+        post: operations["adminSimulate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/content": {
         parameters: {
             query?: never;
@@ -2118,6 +2138,48 @@ export interface components {
             /** @constant */
             type: "player";
         };
+        SimulationDocument: {
+            data: {
+                attributes: {
+                    chest: {
+                        name: string;
+                        rules_version: number;
+                        slug: string;
+                    };
+                    chi_square_p_value: {
+                        collectibles: number;
+                        rarities: number;
+                    };
+                    items: number;
+                    opens: number;
+                    pity: {
+                        expected_mean_gap: number;
+                        guaranteed: number;
+                        hard: number;
+                        hits: number;
+                        mean_gap: number;
+                        rarity: string;
+                    } | null;
+                    rarities: {
+                        count: number;
+                        /** @description (count - expected) / its standard deviation: beyond ±3 is unusual. */
+                        deviation: number;
+                        /** @description The long-run share the odds disclose (pity included). */
+                        disclosed: number;
+                        observed: number;
+                        rarity: string;
+                    }[];
+                    seed: string | null;
+                };
+                /**
+                 * Format: uuid
+                 * @description The catalog chest.
+                 */
+                id: string;
+                /** @constant */
+                type: "simulation";
+            };
+        };
         UnlockDocument: {
             data: components["schemas"]["InventoryChest"];
             meta: {
@@ -2264,6 +2326,241 @@ export interface operations {
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
             406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered at once
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminSimulate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A catalog chest id or its slug (the content's chest id).
+                 * @example silver-chest
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "simulation",
+                 *         "attributes": {
+                 *           "opens": 10000,
+                 *           "seed": "c0ffee"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        /**
+                         * @default {
+                         *       "opens": 10000
+                         *     }
+                         */
+                        attributes?: {
+                            /** @default 10000 */
+                            opens?: number;
+                            seed?: string;
+                        };
+                        /** @constant */
+                        type: "simulation";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["SimulationDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such chest in this app (`chest_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - `opens` out of 1 to 100,000, or a `seed` that is not hex bytes
+             */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -147,4 +147,33 @@ describe('admin API', () => {
       expect(catalog.data.find((c: { attributes: { name: string } }) => c.attributes.name === 'Wooden Chest').meta.price).toEqual({ coins: 450 });
     });
   });
+
+  it("simulates a chest's odds on its current rules, reproducibly with a seed", async () => {
+    const simulate = (chest: string, attributes: Record<string, unknown>) =>
+      stack.inject({
+        method: 'POST',
+        url: `/api/v1/admin/chests/${chest}/simulation`,
+        headers: { apikey: game.secretKey, 'content-type': 'application/vnd.api+json', accept: 'application/vnd.api+json' },
+        payload: { data: { type: 'simulation', attributes } },
+      });
+    const first = await simulate('silver-chest', { opens: 2000, seed: 'c0ffee' });
+    expect(first.statusCode, first.body).toBe(200);
+    const run = first.json().data.attributes;
+    expect([run.opens, run.chest.slug, run.seed]).toEqual([2000, 'silver-chest', 'c0ffee']);
+    const silver = readContentFile().chests.find((c) => c.id === 'silver-chest')!;
+    expect(run.pity).toMatchObject({ rarity: silver.rules.pity!.rarity, hard: silver.rules.pity!.hard });
+    expect(run.rarities.reduce((n: number, r: { count: number }) => n + r.count, 0)).toBe(run.items);
+    // The shares disclosed are the ones the public odds publish.
+    const odds = (
+      await stack.inject({ method: 'GET', url: `/api/v1/chests/${first.json().data.id}/odds`, headers: { apikey: game.publishableKey } })
+    ).json();
+    for (const r of run.rarities) {
+      const disclosed = odds.data.attributes.pity.effective_rarities.find((x: { rarity: string }) => x.rarity === r.rarity).probability;
+      expect(r.disclosed).toBeCloseTo(disclosed, 10);
+    }
+    // The same seed, the same run.
+    expect((await simulate(first.json().data.id, { opens: 2000, seed: 'c0ffee' })).json().data.attributes.rarities).toEqual(run.rarities);
+    expectError(await simulate('no-such-chest', {}), 404, 'chest_not_found');
+    expectError(await simulate('silver-chest', { opens: 100_001 }), 422);
+  });
 });

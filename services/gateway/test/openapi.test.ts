@@ -334,6 +334,17 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/admin/overview', asStudio);
     await go('GET', `/api/v1/admin/players/${randomUUID()}`, asStudio); // 404
     await go('GET', '/api/v1/admin/audit?page[limit]=5', asStudio);
+    const simulation = { data: { type: 'simulation', attributes: { opens: 500, seed: 'ab' } } };
+    await go('POST', '/api/v1/admin/chests/silver-chest/simulation', {
+      ...asStudio,
+      headers: { ...asStudio.headers, 'content-type': 'application/vnd.api+json' },
+      body: simulation,
+    });
+    await go('POST', '/api/v1/admin/chests/nope/simulation', {
+      ...asStudio,
+      headers: { ...asStudio.headers, 'content-type': 'application/vnd.api+json' },
+      body: simulation,
+    }); // 404
     await go('GET', '/api/v1/admin/content', asStudio);
     await go('GET', '/api/v1/admin/content/1/diff', asStudio);
     await go('GET', '/api/v1/admin/content/9/diff', asStudio); // 404

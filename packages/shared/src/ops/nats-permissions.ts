@@ -51,6 +51,7 @@ export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'players.v1.admin_content_versions': ['gateway', 'admin'],
   'players.v1.admin_get_content_version': ['gateway', 'admin'],
   'players.v1.admin_load_content': ['gateway', 'admin'],
+  'chests.v1.admin_drop_inputs': ['gateway', 'admin'],
   // chests, and the admin API (a player's balances).
   'wallet.v1.balances': ['chests', 'gateway'],
 };

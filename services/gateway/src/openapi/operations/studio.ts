@@ -6,6 +6,7 @@ import {
   ContentDiffDocument,
   ContentLoadedDocument,
   ContentVersionsDocument,
+  SimulationDocument,
 } from '../schemas/studio.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
@@ -89,4 +90,24 @@ export const adminLoadContent: OperationDoc = {
   token: 'none',
   responses: [{ status: 201, description: 'Loaded as the next version.', schema: ContentLoadedDocument, headers: NO_STORE_HEADER }],
   errors: { ...SECRET_KEY_ONLY, 422: ['the content file does not validate (`invalid_field` and others, `source.pointer` at each problem)'] },
+};
+
+/** POST /api/v1/admin/chests/{id}/simulation. */
+export const adminSimulate: OperationDoc = {
+  operationId: 'adminSimulate',
+  tag: 'Admin',
+  summary: "Simulate a chest's odds",
+  description:
+    'Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.',
+  token: 'none',
+  params: {
+    id: { schema: z.string().min(1).max(200), description: "A catalog chest id or its slug (the content's chest id).", example: 'silver-chest' },
+  },
+  bodyExample: { data: { type: 'simulation', attributes: { opens: 10000, seed: 'c0ffee' } } },
+  responses: [{ status: 200, description: 'The run.', schema: SimulationDocument, headers: NO_STORE_HEADER }],
+  errors: {
+    ...SECRET_KEY_ONLY,
+    404: ['no such chest in this app (`chest_not_found`)'],
+    422: ['`opens` out of 1 to 100,000, or a `seed` that is not hex bytes'],
+  },
 };

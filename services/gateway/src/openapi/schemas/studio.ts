@@ -155,3 +155,34 @@ export const ContentLoadedDocument = component(
     meta: z.object({ message: z.string() }),
   }),
 );
+
+/** An odds simulation run. */
+export const SimulationDocument = component(
+  'SimulationDocument',
+  'A simulation run of a chest: per rarity the disclosed long-run share against the observed one, the chi-square p-values, and pity.',
+  z.object({
+    data: z.object({
+      type: z.literal('simulation'),
+      id: UuidSchema.describe('The catalog chest.'),
+      attributes: z.object({
+        chest: z.object({ slug: z.string(), name: z.string(), rules_version: z.number().int() }),
+        opens: Count,
+        items: Count,
+        seed: z.string().nullable(),
+        rarities: z.array(
+          z.object({
+            rarity: z.string(),
+            disclosed: z.number().describe('The long-run share the odds disclose (pity included).'),
+            observed: z.number(),
+            count: Count,
+            deviation: z.number().describe('(count - expected) / its standard deviation: beyond ±3 is unusual.'),
+          }),
+        ),
+        chi_square_p_value: z.object({ rarities: z.number(), collectibles: z.number() }),
+        pity: z
+          .object({ rarity: z.string(), hard: z.number().int(), hits: Count, guaranteed: Count, mean_gap: z.number(), expected_mean_gap: z.number() })
+          .nullable(),
+      }),
+    }),
+  }),
+);

@@ -2,12 +2,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AdminChestsStats,
   AdminCollectionsStats,
+  AdminDropInputs,
   AdminFindPlayer,
   AdminGetContentVersion,
   AdminListAudit,
   AdminListContentVersions,
   AdminLoadContent,
   AppContentSchema,
+  buildDropTable,
+  cryptoRandom,
+  fairRandom,
+  OddsSimulation,
   diffContent,
   AdminListOpenings,
   AdminPlayersStats,
@@ -206,6 +211,70 @@ async function loadContent(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
+/** The simulation's body: how many openings (default 10,000, at most 100,000) and an optional seed (hex) to make it reproducible. */
+const SimulationBody = z.object({
+  data: z.object({
+    type: z.literal('simulation', { error: 'data.type must be "simulation".' }),
+    attributes: z
+      .object({
+        opens: z.number().int().min(1).max(100_000).default(10_000),
+        seed: z
+          .string()
+          .regex(/^(?:[0-9a-f]{2}){1,64}$/, { error: 'seed takes hex bytes (an even number of 0-9 a-f digits, at most 128)' })
+          .optional(),
+      })
+      .strict()
+      .default({ opens: 10_000 }),
+  }),
+});
+/** Openings per chunk: between chunks the gateway's event loop serves other requests. */
+const SIMULATION_CHUNK = 5_000;
+
+/**
+ * POST /api/v1/admin/chests/{id}/simulation: the odds simulator (docs/content.md, "Odds
+ * simulator") on the chest's current rules, run in chunks: observed against disclosed shares per
+ * rarity, a chi-square p-value, and what pity did. The same code rolls real openings.
+ */
+async function simulation(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const id = (request.params as Record<string, string>).id ?? '';
+  const { opens, seed } = parseBody(SimulationBody, request.body).data.attributes;
+  const appId = request.tenant!.appId;
+  if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20))
+    throw AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' });
+  const named = UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
+  const inputs = await request.server.bus.request(AdminDropInputs, { appId, ...named }, studioCall(request));
+  const sim = new OddsSimulation(buildDropTable(inputs.rules, inputs.rarities, inputs.collectibles), inputs.rarities);
+  while (sim.done < opens) {
+    sim.run(Math.min(SIMULATION_CHUNK, opens - sim.done), seed ? (i) => fairRandom(seed, 'simulate', i) : () => cryptoRandom);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const r = sim.report();
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: {
+      type: 'simulation',
+      id: inputs.chestTypeId,
+      attributes: {
+        chest: { slug: inputs.slug, name: inputs.name, rules_version: inputs.contentVersion },
+        opens: r.opens,
+        items: r.items,
+        seed: seed ?? null,
+        rarities: r.rarities.map((x) => ({ rarity: x.rarity, disclosed: x.effective, observed: x.observed, count: x.count, deviation: x.deviation })),
+        chi_square_p_value: { rarities: r.chiSquare.rarities.pValue, collectibles: r.chiSquare.collectibles.pValue },
+        pity: r.pity && {
+          rarity: r.pity.rarity,
+          hard: r.pity.hard,
+          hits: r.pity.hits,
+          guaranteed: r.pity.guaranteed,
+          mean_gap: r.pity.gap.mean,
+          expected_mean_gap: r.pity.gap.expectedMean,
+        },
+      },
+    },
+  });
+}
+
 /** Which credential made a call, as the audit log shows it (never the key itself). */
 const actorOf = (request: FastifyRequest) => {
   const key = String(request.headers.apikey ?? '');
@@ -237,6 +306,13 @@ export async function studioRoutes(app: FastifyInstance) {
   app.get('/api/v1/admin/audit', { config: { openapi: documented(docs.adminListAudit, { query: AUDIT_QUERY }) } }, audit);
   app.get('/api/v1/admin/content', { config: { openapi: documented(docs.adminListContentVersions, { query: NO_QUERY }) } }, contentVersions);
   app.get('/api/v1/admin/content/:version/diff', { config: { openapi: documented(docs.adminContentDiff, { query: NO_QUERY }) } }, contentDiff);
+  app.post(
+    '/api/v1/admin/chests/:id/simulation',
+    {
+      config: { bodyType: 'jsonapi', openapi: documented(docs.adminSimulate, { query: NO_QUERY, body: { schema: SimulationBody, required: true } }) },
+    },
+    simulation,
+  );
   app.post(
     '/api/v1/admin/content',
     {
