@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * The app at a glance
-         * @description For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours, purchases, granted items, balances per currency, and the content version each service has applied. Recorded in the audit log. Never cached.
+         * @description For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours (and hour by hour with completed purchases), purchases, granted items, balances and the sources and sinks of each currency over the last 24 hours, and the content version each service has applied. Recorded in the audit log. Never cached.
          */
         get: operations["adminOverview"];
         put?: never;
@@ -996,6 +996,23 @@ export interface components {
                      * @description ISO 8601 UTC timestamp.
                      */
                     created_at: string;
+                    /** @description Sources and sinks of the last 24 hours: per currency and ledger reason (`credit`, `debit`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, …), what came in and went out. */
+                    currency_flows_24h: {
+                        code: string;
+                        credited: string;
+                        debited: string;
+                        reason: string;
+                    }[];
+                    /** @description The last 24 hours, hour by hour, oldest first: openings and completed purchases. */
+                    hourly: {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp.
+                         */
+                        hour: string;
+                        openings: number;
+                        purchases: number;
+                    }[];
                     items_granted: number;
                     name: string;
                     openings_last_24h: number;

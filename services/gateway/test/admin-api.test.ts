@@ -51,6 +51,13 @@ describe('admin API', () => {
     expect(o.attributes.chests).toEqual({ unopened: 1, opened: 1 });
     expect(o.attributes.openings_last_24h).toBe(1);
     expect(o.attributes.content_versions).toEqual({ chests: 1, collections: 1, wallet: 1 });
+    // Hour by hour: 24 hours, the opening in the last one; sources and sinks from the ledger.
+    expect(o.attributes.hourly).toHaveLength(24);
+    expect(o.attributes.hourly.at(-1).openings).toBe(1);
+    expect(o.attributes.hourly.reduce((n: number, h: { openings: number }) => n + h.openings, 0)).toBe(1);
+    const flows = o.attributes.currency_flows_24h as { code: string; reason: string; credited: string; debited: string }[];
+    expect(flows.find((f) => f.code === 'coins' && f.reason === 'initial_currency')).toMatchObject({ debited: '0.00' });
+    expect(Number(flows.find((f) => f.code === 'coins' && f.reason === 'initial_currency')!.credited)).toBeGreaterThan(0);
     const coins = o.attributes.balances.find((b: { code: string }) => b.code === 'coins');
     expect(coins).toMatchObject({ total: (await wallet(stack, ada)).coins!.balance, holders: 1 });
   });

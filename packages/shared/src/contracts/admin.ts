@@ -89,6 +89,8 @@ export const AdminWalletStats = defineQuery(
   z.object({
     ...statsBase,
     balances: z.array(z.object({ code: z.string(), name: z.string(), total: DecimalSchema, holders: z.number().int() })),
+    /** Sources and sinks of the last 24 hours: per currency and ledger reason, what came in and what went out. */
+    flows: z.array(z.object({ code: z.string(), reason: z.string(), credited: DecimalSchema, debited: DecimalSchema })).default([]),
   }),
 );
 
@@ -101,6 +103,8 @@ export const AdminChestsStats = defineQuery(
     chests: z.object({ unopened: z.number().int(), opened: z.number().int() }),
     openingsLast24h: z.number().int(),
     purchases: z.object({ completed: z.number().int(), unsettled: z.number().int(), refunded: z.number().int(), failed: z.number().int() }),
+    /** The last 24 hours, hour by hour (oldest first, the current hour last): openings and completed purchases. */
+    hourly: z.array(z.object({ hour: z.string(), openings: z.number().int(), purchases: z.number().int() })).default([]),
   }),
 );
 

@@ -26,5 +26,20 @@ export async function chestFigures(q: Queryable, appId: string) {
     chests: { unopened: r.unopened, opened: r.opened },
     openingsLast24h: r.last24h,
     purchases: { completed: r.completed, unsettled: r.unsettled, refunded: r.refunded, failed: r.failed },
+    hourly: await hourlyFigures(q, appId),
   };
+}
+
+/** Openings and completed purchases of the last 24 hours, hour by hour (empty hours included). */
+async function hourlyFigures(q: Queryable, appId: string): Promise<{ hour: string; openings: number; purchases: number }[]> {
+  const { rows } = await q.query<{ hour: Date; openings: number; purchases: number }>(
+    `SELECT h.hour,
+            (SELECT count(*) FROM openings o WHERE o.app_id = $1 AND o.opened_at >= h.hour AND o.opened_at < h.hour + interval '1 hour')::int AS openings,
+            (SELECT count(*) FROM purchases p WHERE p.app_id = $1 AND p.status = 'completed'
+                AND p.created_at >= h.hour AND p.created_at < h.hour + interval '1 hour')::int AS purchases
+       FROM generate_series(date_trunc('hour', now()) - interval '23 hours', date_trunc('hour', now()), interval '1 hour') AS h(hour)
+      ORDER BY h.hour`,
+    [appId],
+  );
+  return rows.map((r) => ({ hour: r.hour.toISOString(), openings: r.openings, purchases: r.purchases }));
 }

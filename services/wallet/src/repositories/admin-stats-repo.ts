@@ -12,3 +12,17 @@ export async function balanceTotals(q: Queryable, appId: string): Promise<{ code
   );
   return rows;
 }
+
+/** Sources and sinks of the last 24 hours: per currency and ledger reason, the sums credited and debited. */
+export async function ledgerFlows(q: Queryable, appId: string): Promise<{ code: string; reason: string; credited: string; debited: string }[]> {
+  const { rows } = await q.query<{ code: string; reason: string; credited: string; debited: string }>(
+    `SELECT c.code, l.reason,
+            coalesce(sum(l.delta) FILTER (WHERE l.delta > 0), 0)::numeric(20, 2)::text AS credited,
+            coalesce(-sum(l.delta) FILTER (WHERE l.delta < 0), 0)::numeric(20, 2)::text AS debited
+       FROM ledger l JOIN currencies c ON c.app_id = l.app_id AND c.id = l.currency_id
+      WHERE l.app_id = $1 AND l.created_at > now() - interval '24 hours'
+      GROUP BY c.code, l.reason ORDER BY c.code, l.reason`,
+    [appId],
+  );
+  return rows;
+}

@@ -24,7 +24,7 @@ export const adminOverview: OperationDoc = {
   tag: 'Admin',
   summary: 'The app at a glance',
   description:
-    "For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours, purchases, granted items, balances per currency, and the content version each service has applied. Recorded in the audit log. Never cached.",
+    "For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours (and hour by hour with completed purchases), purchases, granted items, balances and the sources and sinks of each currency over the last 24 hours, and the content version each service has applied. Recorded in the audit log. Never cached.",
   token: 'none',
   responses: [{ status: 200, description: 'The overview.', schema: AppOverviewDocument, headers: NO_STORE_HEADER }],
   errors: SECRET_KEY_ONLY,

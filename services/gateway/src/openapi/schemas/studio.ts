@@ -29,6 +29,14 @@ export const AppOverviewDocument = component(
         balances: z
           .array(z.object({ code: z.string(), name: z.string(), total: DecimalSchema, holders: Count }))
           .describe('Per currency: the sum of all balances.'),
+        currency_flows_24h: z
+          .array(z.object({ code: z.string(), reason: z.string(), credited: DecimalSchema, debited: DecimalSchema }))
+          .describe(
+            'Sources and sinks of the last 24 hours: per currency and ledger reason (`credit`, `debit`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, …), what came in and went out.',
+          ),
+        hourly: z
+          .array(z.object({ hour: Timestamp, openings: Count, purchases: Count }))
+          .describe('The last 24 hours, hour by hour, oldest first: openings and completed purchases.'),
         content_versions: ContentVersions,
       }),
     }),

@@ -69,6 +69,8 @@ async function overview(request: FastifyRequest, reply: FastifyReply) {
         items_granted: collections.itemsGranted,
         collectors: collections.collectors,
         balances: wallet.balances,
+        currency_flows_24h: wallet.flows,
+        hourly: chests.hourly,
         content_versions: { chests: chests.contentVersion, collections: collections.contentVersion, wallet: wallet.contentVersion },
       },
     },
