@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContentFile, type AppContent } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
-import { runAdmin } from '../src/admin/cli.js';
+import { runAdminIn } from './support/run-admin.js';
 import { appIdOf, createApp, get, inventory, registerPlayer, type Player } from '../../chests/test/support/chests.js';
 
 /** `npm run admin -- grant-chests`: studio grants, in process against the real stack. */
@@ -21,15 +21,8 @@ describe('admin grant-chests', () => {
   afterAll(async () => stack?.close());
 
   async function admin(argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(argv, {
-      bus: stack.bus,
-      io: { out: (l) => out.push(l), progress: (l) => err.push(l) },
-      maxPayload: stack.nc.info!.max_payload,
-    });
-    const text = out.join('\n');
-    return { code, out: text, err: err.join('\n'), json: argv.includes('--json') && code === 0 ? JSON.parse(text) : undefined };
+    const r = await runAdminIn(stack, argv);
+    return { ...r, json: argv.includes('--json') && r.code === 0 ? JSON.parse(r.out) : undefined };
   }
   const player = async (apiKey = stack.apiKey): Promise<Player> => {
     const p = await registerPlayer(stack, apiKey);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { runAdmin } from '../src/admin/cli.js';
+import { runAdminIn } from './support/run-admin.js';
 import { register } from './support/players.js';
 
 /** `npm run admin -- openings`: an operator lists a player's openings, the audit of every roll. */
@@ -14,16 +14,7 @@ describe('admin openings', () => {
   });
   afterAll(async () => stack?.close());
 
-  async function admin(argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(argv, {
-      bus: stack.bus,
-      io: { out: (l) => out.push(l), progress: (l) => err.push(l) },
-      maxPayload: stack.nc.info!.max_payload,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const admin = (argv: string[]) => runAdminIn(stack, argv);
 
   it("lists a player's openings by email or id, with rules version, seed commitment, nonce and pity", async () => {
     const player = await register(stack);

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminDropInputs, GetChestOdds } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
-import { runAdmin } from '../src/admin/cli.js';
+import { runAdminIn } from './support/run-admin.js';
 import type { SimulationDocument } from '../src/admin/commands/simulate.js';
 
 const ADMIN = fileURLToPath(new URL('../src/admin.ts', import.meta.url));
@@ -31,16 +31,7 @@ describe('admin simulate (the odds simulator)', () => {
     await stack?.close();
   });
 
-  async function admin(argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(argv, {
-      bus: stack.bus,
-      io: { out: (l) => out.push(l), progress: (l) => err.push(l) },
-      maxPayload: stack.nc.info!.max_payload,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const admin = (argv: string[]) => runAdminIn(stack, argv);
   async function simulateJson(chest: string, opens = 100_000, seed = SEED): Promise<SimulationDocument> {
     const r = await admin(['simulate', '--app', appId, '--chest', chest, '--opens', String(opens), '--seed', seed, '--json']);
     expect(r.code, r.err).toBe(0);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChestSourceSchema, InventoryChestViewSchema } from './chests.js';
+import { InventoryChestViewSchema } from './chests.js';
 import { UuidSchema } from './context.js';
 import { defineQuery, defineSubject } from './subject.js';
 
@@ -9,15 +9,8 @@ import { defineQuery, defineSubject } from './subject.js';
  * will keep in the inventory, until the player claims it or it expires.
  */
 
-/** One chest waiting in a player's mailbox, with its type's presentation. */
-export const MailboxItemViewSchema = z.object({
-  /** The item, and the inventory chest id it keeps once claimed. */
-  id: UuidSchema,
-  chestTypeId: UuidSchema,
-  name: z.string(),
-  description: z.string(),
-  images: z.array(z.string()),
-  source: ChestSourceSchema,
+/** One chest waiting in a player's mailbox: as an inventory chest (its id is the one it keeps once claimed), with its arrival and expiry. */
+export const MailboxItemViewSchema = InventoryChestViewSchema.omit({ acquiredAt: true, lock: true }).extend({
   /** ISO 8601 UTC: when the grant arrived. */
   receivedAt: z.string(),
   /** ISO 8601 UTC: from then on it is neither listed nor claimable. */

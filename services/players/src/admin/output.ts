@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Bus, CallContext } from '@ccs/shared';
+import { AdminFindPlayer, AppError, type Bus, type CallContext, type ReplyOf } from '@ccs/shared';
 
 /** Where a command writes: results on stdout (JSON with --json), progress and notes on stderr. */
 export interface AdminIo {
@@ -39,4 +39,15 @@ export function requiredAppId(value: string | undefined): string {
     throw new UsageError(`--app takes an app id (a UUID, as list-apps shows), not "${id}"`);
   }
   return id;
+}
+
+/** A player of the app named by id or by email (any case); an unknown one fails in one line. */
+export async function findPlayerOrFail(c: AdminContext, appId: string, who: string): Promise<ReplyOf<typeof AdminFindPlayer>> {
+  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(who);
+  try {
+    return await c.bus.request(AdminFindPlayer, byId ? { appId, playerId: who } : { appId, email: who }, adminCall(), { timeoutMs: 5000 });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'player_not_found') throw new AdminFailure(`App ${appId} has no player "${who}".`);
+    throw err;
+  }
 }

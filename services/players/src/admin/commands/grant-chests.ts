@@ -1,7 +1,5 @@
-import { AdminFindPlayer, AdminGrantChests, AppError, ListChestTypes } from '@ccs/shared';
-import { AdminFailure, adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { AdminGrantChests, ListChestTypes } from '@ccs/shared';
+import { AdminFailure, adminCall, findPlayerOrFail, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
 
 /**
  * `grant-chests --app <id> --player <id|email> --chest <id|slug> [--quantity 1] [--reference <text>]`:
@@ -23,15 +21,7 @@ export async function grantChestsCommand(
     throw new UsageError('--reference takes 1 to 100 printable ASCII characters without spaces (e.g. an incident or event id)');
   }
 
-  let player;
-  try {
-    player = await c.bus.request(AdminFindPlayer, UUID.test(who) ? { appId, playerId: who } : { appId, email: who }, adminCall(), {
-      timeoutMs: 5000,
-    });
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'player_not_found') throw new AdminFailure(`App ${appId} has no player "${who}".`);
-    throw err;
-  }
+  const player = await findPlayerOrFail(c, appId, who);
   // The chest type, by slug or catalog id, from the app's current catalog.
   const catalog = await c.bus.request(ListChestTypes, { sort: [], page: { limit: 100, offset: 0 } }, { ...adminCall(), appId }, { timeoutMs: 5000 });
   const type = catalog.chests.find((t) => t.slug === chest || t.id === chest.toLowerCase());

@@ -1,8 +1,6 @@
-import { AdminFindPlayer, AdminListOpenings, AppError, type OpeningView } from '@ccs/shared';
-import { AdminFailure, adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
+import { AdminListOpenings, AppError, type OpeningView } from '@ccs/shared';
+import { AdminFailure, adminCall, findPlayerOrFail, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
 import { renderTable } from '../table.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A whole number option within bounds, or a UsageError naming it. */
 function count(value: string | undefined, flag: string, fallback: number, min: number, max: number): number {
@@ -33,15 +31,7 @@ export async function openingsCommand(c: AdminContext, o: { app?: string; player
   const appId = requiredAppId(o.app);
   const who = required(o.player, 'player');
   const page = { limit: count(o.limit, 'limit', 20, 1, 1000), offset: count(o.offset, 'offset', 0, 0, 1_000_000_000) };
-  let player;
-  try {
-    player = await c.bus.request(AdminFindPlayer, UUID.test(who) ? { appId, playerId: who } : { appId, email: who }, adminCall(), {
-      timeoutMs: 5000,
-    });
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'player_not_found') throw new AdminFailure(`App ${appId} has no player "${who}".`);
-    throw err;
-  }
+  const player = await findPlayerOrFail(c, appId, who);
   let result;
   try {
     result = await c.bus.request(AdminListOpenings, { appId, playerId: player.playerId, page }, adminCall(), { timeoutMs: 5000 });
