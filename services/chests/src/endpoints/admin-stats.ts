@@ -1,12 +1,5 @@
-import { AdminChestsStats, appliedContentVersion, endpoint, messagingStats, type Pool } from '@ccs/shared';
+import { AdminChestsStats, contentStatsEndpoint, type Pool } from '@ccs/shared';
 import { chestFigures } from '../repositories/admin-stats-repo.js';
 
-/** Operator command: an app's chests, openings and purchases, and the chests service's messaging figures. */
-export function adminStatsEndpoint(pool: Pool) {
-  return endpoint(AdminChestsStats, async (req) => ({
-    service: 'chests',
-    contentVersion: await appliedContentVersion(pool, req.appId),
-    ...(await chestFigures(pool, req.appId)),
-    messaging: await messagingStats(pool, req.appId),
-  }));
-}
+/** Operator command: an app's chests, openings (and hour by hour) and purchases, with the common figures. */
+export const adminStatsEndpoint = (pool: Pool) => contentStatsEndpoint(AdminChestsStats, 'chests', pool, (appId) => chestFigures(pool, appId));

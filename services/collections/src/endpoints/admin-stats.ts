@@ -1,12 +1,6 @@
-import { AdminCollectionsStats, appliedContentVersion, endpoint, messagingStats, type Pool } from '@ccs/shared';
+import { AdminCollectionsStats, contentStatsEndpoint, type Pool } from '@ccs/shared';
 import { grantFigures } from '../repositories/admin-stats-repo.js';
 
-/** Operator command: an app's granted items and the collections service's messaging figures. */
-export function adminStatsEndpoint(pool: Pool) {
-  return endpoint(AdminCollectionsStats, async (req) => ({
-    service: 'collections',
-    contentVersion: await appliedContentVersion(pool, req.appId),
-    ...(await grantFigures(pool, req.appId)),
-    messaging: await messagingStats(pool, req.appId),
-  }));
-}
+/** Operator command: an app's granted items, with the common figures. */
+export const adminStatsEndpoint = (pool: Pool) =>
+  contentStatsEndpoint(AdminCollectionsStats, 'collections', pool, (appId) => grantFigures(pool, appId));
