@@ -19,7 +19,7 @@ import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
 import { connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as shared from '@ccs/shared';
-import { createLogger, startService, type BaseConfig, type RunningService } from '@ccs/shared';
+import { createLogger, inboxPrefixOf, startService, type BaseConfig, type RunningService } from '@ccs/shared';
 import { createTestDatabase, freePort, testInfra } from '@ccs/shared/testing';
 import {
   ADMIN_ALSO_CALLS,
@@ -244,7 +244,14 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
   let log = '';
   const conns: NatsConnection[] = [];
   const as = async (role: NatsRole | 'nobody', password = role === 'nobody' ? 'x' : PASSWORDS[role]) => {
-    const nc = await connect({ servers: url, user: role, pass: password, reconnect: false });
+    // As the processes connect (natsAuthOptions): replies in the user's own inbox.
+    const nc = await connect({
+      servers: url,
+      user: role,
+      pass: password,
+      reconnect: false,
+      ...(role === 'nobody' ? {} : { inboxPrefix: inboxPrefixOf(role) }),
+    });
     conns.push(nc);
     return nc;
   };
@@ -339,6 +346,30 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
     });
     const chests = await as('chests');
     expect(await outcome(chests, `${PREFIX}.grants.chests.grant`)).toBe('refused');
+  });
+
+  it("refuses every user another user's inbox: replies are read only by the caller", async () => {
+    for (const [reader, owner] of [
+      ['chests', 'gateway'],
+      ['gateway', 'players'],
+      ['collections', 'wallet'],
+      ['admin', 'chests'],
+    ] as const) {
+      const nc = await as(reader);
+      const errors: unknown[] = [];
+      nc.subscribe(`${inboxPrefixOf(owner)}.>`, { callback: (err) => err && errors.push(err) });
+      await nc.flush();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(errors.length, `${reader} reading ${owner}'s inbox`).toBeGreaterThan(0);
+      expect((errors[0] as NatsError).code, `${reader} reading ${owner}'s inbox`).toBe(ErrorCode.PermissionsViolation);
+    }
+    // Its own inbox, and nothing wider: the old shared `_INBOX.>` is refused too.
+    const gw = await as('gateway');
+    const shared = { errors: [] as unknown[] };
+    gw.subscribe('_INBOX.>', { callback: (err) => err && shared.errors.push(err) });
+    await gw.flush();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((shared.errors[0] as NatsError | undefined)?.code).toBe(ErrorCode.PermissionsViolation);
   });
 
   describe('the whole stack, each process with its own user', () => {

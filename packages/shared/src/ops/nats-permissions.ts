@@ -12,6 +12,7 @@
  */
 import * as contracts from '../contracts/index.js';
 import type { EventContract, SubjectContract } from '../contracts/subject.js';
+import { inboxPrefixOf } from '../runtime/nats-auth.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 
 export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections'] as const;
@@ -170,17 +171,22 @@ export function natsPermissions(prefix = ''): Record<NatsRole, RolePermissions> 
       ]),
       subscribe: uniq([
         ...subjects.filter((s) => responderOf(s) === svc).map(p),
-        // The Service API's discovery (PING, INFO, STATS) and the replies to this process's calls.
+        // The Service API's discovery (PING, INFO, STATS) and the replies to this process's calls
+        // (in its own inbox: no other user may read them).
         '$SRV.>',
-        '_INBOX.>',
+        `${inboxPrefixOf(svc)}.>`,
         ...(NOTICE_WAITERS.includes(svc) ? [p('notify.>')] : []),
         ...notices(svc, 'listeners'),
       ]),
       allowResponses: true,
     };
   }
-  out.gateway = { publish: calls('gateway'), subscribe: ['_INBOX.>', ...notices('gateway', 'listeners')], allowResponses: false };
-  out.admin = { publish: calls('admin'), subscribe: ['_INBOX.>'], allowResponses: false };
+  out.gateway = {
+    publish: calls('gateway'),
+    subscribe: [`${inboxPrefixOf('gateway')}.>`, ...notices('gateway', 'listeners')],
+    allowResponses: false,
+  };
+  out.admin = { publish: calls('admin'), subscribe: [`${inboxPrefixOf('admin')}.>`], allowResponses: false };
   return out;
 }
 

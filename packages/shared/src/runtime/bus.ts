@@ -159,12 +159,14 @@ interface PendingReply {
  */
 class ReplyInbox {
   private readonly pending = new Map<string, PendingReply>();
-  private readonly base = `${createInbox()}.`;
+  /** Under the connection's inbox prefix (`_INBOX_<user>` with a NATS user: nobody else may read it). */
+  private readonly base: string;
   private seq = 0;
   /** False once the subscription failed: the next call makes a new inbox. */
   usable = true;
 
   constructor(private readonly nc: NatsConnection) {
+    this.base = `${createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)}.`;
     nc.subscribe(`${this.base}*`, { callback: (err, msg) => this.dispatch(err, msg) });
     void nc.closed().then(() => this.failAll(NatsError.errorForCode(ErrorCode.Timeout)));
     // The status stream ends (or fails) with the connection: nothing left to watch then.

@@ -18,6 +18,13 @@ function readable(variable: string, file: string): string {
 }
 
 /**
+ * The inbox prefix of a NATS user (`_INBOX_<user>`): the replies to its requests arrive there, and
+ * the generated permissions let only that user subscribe to it, so a compromised process cannot
+ * read the answers meant for another (docs/deploy.md, "NATS users and permissions").
+ */
+export const inboxPrefixOf = (user: string): string => `_INBOX_${user.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+
+/**
  * What every process adds to nats.js' `connect` options for the NATS_USER/NATS_PASSWORD,
  * NATS_TOKEN, NATS_CREDS and NATS_TLS_* settings. With none of them set it returns `{}`: the
  * connection is exactly what it was without authentication. A contradictory combination (two
@@ -32,6 +39,8 @@ export function natsAuthOptions(config: Partial<NatsAuthConfig>): Partial<Connec
   if (config.NATS_USER) {
     opts.user = config.NATS_USER;
     if (config.NATS_PASSWORD) opts.pass = config.NATS_PASSWORD;
+    // Replies come to an inbox of the user's own: the server lets no other user read them.
+    opts.inboxPrefix = inboxPrefixOf(config.NATS_USER);
   }
   if (config.NATS_TOKEN) opts.token = config.NATS_TOKEN;
   if (config.NATS_CREDS) {
