@@ -30,6 +30,7 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   grant-chests --app <app id> --player <player id|email> --chest <chest id|slug> [--quantity 1] [--reference <text>]
                                               give a player chests (compensation, events): to the inventory,
                                               or the mailbox when full; the same --reference grants once
+                                              (grant-chest is the same command)
   openings --app <app id> --player <player id|email> [--limit 20] [--offset 0]
                                               a player's openings, newest first: items, rules version,
                                               seed commitment and nonce, pity before→after, conversions
@@ -88,6 +89,7 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
     case 'stats':
       return statsCommand(c, { app: v.app });
     case 'grant-chests':
+    case 'grant-chest':
       return grantChestsCommand(c, { app: v.app, player: v.player, chest: v.chest, quantity: v.quantity, reference: v.reference });
     case 'openings':
       return openingsCommand(c, { app: v.app, player: v.player, limit: v.limit, offset: v.offset });

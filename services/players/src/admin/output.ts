@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AdminFindPlayer, AppError, type Bus, type CallContext, type ReplyOf } from '@ccs/shared';
+import { AdminFindPlayer, AdminListApps, AppError, type Bus, type CallContext, type ReplyOf } from '@ccs/shared';
 
 /** Where a command writes: results on stdout (JSON with --json), progress and notes on stderr. */
 export interface AdminIo {
@@ -41,13 +41,22 @@ export function requiredAppId(value: string | undefined): string {
   return id;
 }
 
-/** A player of the app named by id or by email (any case); an unknown one fails in one line. */
+/**
+ * A player of the app named by id or by email (any case); an unknown one fails in one line, and
+ * so does an unknown app (told apart from an app without that player).
+ */
 export async function findPlayerOrFail(c: AdminContext, appId: string, who: string): Promise<ReplyOf<typeof AdminFindPlayer>> {
   const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(who);
   try {
     return await c.bus.request(AdminFindPlayer, byId ? { appId, playerId: who } : { appId, email: who }, adminCall(), { timeoutMs: 5000 });
   } catch (err) {
-    if (err instanceof AppError && err.code === 'player_not_found') throw new AdminFailure(`App ${appId} has no player "${who}".`);
+    if (err instanceof AppError && err.code === 'player_not_found') {
+      const { apps } = await c.bus.request(AdminListApps, {}, adminCall(), { timeoutMs: 5000 });
+      if (!apps.some((a) => a.appId.toLowerCase() === appId.toLowerCase())) {
+        throw new AdminFailure(`No app ${appId}. List the apps with: npm run admin -- list-apps`);
+      }
+      throw new AdminFailure(`App ${appId} has no player "${who}".`);
+    }
     throw err;
   }
 }

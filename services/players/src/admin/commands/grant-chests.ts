@@ -1,4 +1,4 @@
-import { AdminGrantChests, ListChestTypes } from '@ccs/shared';
+import { AdminGrantChests, ListChestTypes, type ReplyOf } from '@ccs/shared';
 import { AdminFailure, adminCall, findPlayerOrFail, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
 
 /**
@@ -22,10 +22,24 @@ export async function grantChestsCommand(
   }
 
   const player = await findPlayerOrFail(c, appId, who);
-  // The chest type, by slug or catalog id, from the app's current catalog.
-  const catalog = await c.bus.request(ListChestTypes, { sort: [], page: { limit: 100, offset: 0 } }, { ...adminCall(), appId }, { timeoutMs: 5000 });
-  const type = catalog.chests.find((t) => t.slug === chest || t.id === chest.toLowerCase());
-  if (!type) throw new AdminFailure(`App ${appId} has no chest "${chest}"; its chests: ${catalog.chests.map((t) => t.slug).join(', ') || 'none'}.`);
+  // The chest type, by slug or catalog id, from the app's current catalog (every page of it).
+  const chests: ReplyOf<typeof ListChestTypes>['chests'] = [];
+  for (;;) {
+    const page = await c.bus.request(
+      ListChestTypes,
+      { sort: [], page: { limit: 100, offset: chests.length } },
+      { ...adminCall(), appId },
+      { timeoutMs: 5000 },
+    );
+    chests.push(...page.chests);
+    if (page.chests.length === 0 || chests.length >= page.total) break;
+  }
+  const type = chests.find((t) => t.slug === chest || t.id === chest.toLowerCase());
+  if (!type) {
+    throw new AdminFailure(
+      `App ${appId} has no chest "${chest}"; its chests: ${chests.map((t) => t.slug).join(', ') || 'none'}. Pass one of these slugs (or a catalog id) to --chest.`,
+    );
+  }
 
   const r = await c.bus.request(
     AdminGrantChests,
