@@ -321,7 +321,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's collections */
+        /**
+         * The app's collections
+         * @description A page of collections; with a token, each with `meta.completed_at` (when the caller completed it, null until then).
+         */
         get: operations["listCollections"];
         put?: never;
         post?: never;
@@ -1503,10 +1506,12 @@ export interface components {
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
-            /** @description Present when the collection has a completion reward. */
+            /** @description Present when the collection has a completion reward, or the request has a Bearer token. */
             meta?: {
+                /** @description With a Bearer token (GET /api/v1/collections, /api/v1/collections/{id}): when the player first owned every collectible of it (its reward was granted then); null until then. */
+                completed_at?: string | null;
                 /** @description What a player receives, once, on first owning every collectible of it (docs/content.md, "Collection rewards"). */
-                completion_reward: {
+                completion_reward?: {
                     /** @description Chest type ids (content slugs), one chest each. */
                     chests?: string[];
                     /** @description Amounts per currency code, e.g. `{"gems": 50}`. */
@@ -1548,11 +1553,8 @@ export interface components {
             meta: {
                 collectible_count: number;
                 collection_completeness: {
-                    /**
-                     * Format: date-time
-                     * @description When the player first owned every collectible of it (its reward was granted then); absent until then.
-                     */
-                    completed_at?: string;
+                    /** @description When the player first owned every collectible of it (its reward was granted then); null until then; absent for anonymous requests. */
+                    completed_at?: string | null;
                     /** @description unique_items / total_items; 0 for anonymous requests. */
                     completion_rate: number;
                     /** @description The collection's size. */
@@ -1998,11 +2000,8 @@ export interface components {
             links: components["schemas"]["PaginationLinks"];
             meta: {
                 collections: {
-                    /**
-                     * Format: date-time
-                     * @description When the player first owned every collectible of it (its reward was granted then); absent until then.
-                     */
-                    completed_at?: string;
+                    /** @description When the player first owned every collectible of it (its reward was granted then); null until then; absent for anonymous requests. */
+                    completed_at?: string | null;
                     /** @description unique_items / total_items; 0 for anonymous requests. */
                     completion_rate: number;
                     id: string;
@@ -5569,6 +5568,8 @@ export interface operations {
             /** @description A page of collections. */
             200: {
                 headers: {
+                    /** @description `private, no-store` on authenticated requests (the answer carries the caller's progress); absent otherwise. */
+                    "cache-control"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

@@ -64,3 +64,36 @@ describe('content schema: fair chests', () => {
     ]);
   });
 });
+
+describe('content schema: collection rewards', () => {
+  const rewardedAt = demo.collections.findIndex((c) => c.completion_reward);
+  const setReward = (reward: unknown) => variant((c) => void (c.collections[rewardedAt].completion_reward = reward));
+  const at = `collections.${rewardedAt}.completion_reward`;
+
+  it('accepts the demo reward: currencies and chests of the content', () => {
+    expect(rewardedAt).toBeGreaterThanOrEqual(0);
+    expect(refusals(setReward({ currencies: { gems: 5 } }))).toEqual([]);
+    expect(refusals(setReward({ chests: [demo.chests[0]!.id, demo.chests[0]!.id] }))).toEqual([]);
+  });
+
+  it('refuses unknown currencies and chest types, with their pointers', () => {
+    expect(refusals(setReward({ currencies: { rubies: 5 }, chests: ['no-such-chest'] })).sort()).toEqual([
+      `${at}.chests.0: unknown chest no-such-chest`,
+      `${at}.currencies.rubies: unknown currency rubies`,
+    ]);
+  });
+
+  it('refuses amounts that are not positive integers, or past the currency max_credit', () => {
+    for (const amount of [0, -5, 2.5, '5']) expect(refusals(setReward({ currencies: { gems: amount } })), String(amount)).toHaveLength(1);
+    const gems = demo.currencies.find((c) => c.code === 'gems')!;
+    expect(refusals(setReward({ currencies: { gems: Number(gems.max_credit) + 1 } }))).toEqual([
+      `${at}.currencies.gems: ${Number(gems.max_credit) + 1} exceeds the max_credit ${gems.max_credit} of gems`,
+    ]);
+  });
+
+  it('refuses an empty reward and unknown members', () => {
+    for (const bad of [{}, { chests: [] }, { currencies: {} }, { currencies: { gems: 5 }, items: ['x'] }]) {
+      expect(refusals(setReward(bad)), JSON.stringify(bad)).not.toEqual([]);
+    }
+  });
+});

@@ -65,7 +65,7 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
       const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
       return {
         endpoints: [
-          listCollectionsEndpoint(catalog),
+          listCollectionsEndpoint(pool, catalog),
           getCollectionEndpoint(pool, catalog),
           listCollectionCollectiblesEndpoint(pool, catalog),
           listCollectiblesEndpoint(catalog),

@@ -193,6 +193,7 @@ describe('collectibles and the player collection through the gateway', () => {
         total_items: 12,
         unique_items: 2,
         completion_rate: 2 / 12,
+        completed_at: null,
       });
     });
 

@@ -102,10 +102,10 @@ describe('collections through the gateway', () => {
       const res = await get(stack, '/api/v1/collections/ancient-relics', player.token);
       const body = res.json();
       expectJsonApi(body);
-      expect(body.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 2, completion_rate: 2 / 12 });
+      expect(body.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 2, completion_rate: 2 / 12, completed_at: null });
       expect(res.headers['cache-control']).toBe('private, no-store');
       const other = (await get(stack, '/api/v1/collections/sea-creatures', player.token)).json();
-      expect(other.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 0, completion_rate: 0 });
+      expect(other.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 0, completion_rate: 0, completed_at: null });
     });
 
     it('includes the full collectible objects with include=collectibles', async () => {

@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppContentSchema, readContentFile, startService, type AppContent, type BaseConfig, type RunningService } from '@ccs/shared';
+import {
+  AppContentSchema,
+  createPool,
+  encodeJson,
+  OpeningGranted,
+  readContentFile,
+  startService,
+  watchApplied,
+  type AppContent,
+  type BaseConfig,
+  type RunningService,
+} from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { createApp } from '../../chests/test/support/chests.js';
 import { CollectionsConfigSchema } from '../src/config.js';
 import { collectionsService } from '../src/service.js';
-import { completionReference } from '../src/completion/rewards.js';
-import { collectionsDb, get, grantAndWait, openingGrant, registerPlayer, waitForContent, type TestPlayer } from './support.js';
+import { completionReference, settleCompletions } from '../src/completion/rewards.js';
+import { collectionsDb, get, grantAndWait, openingGrant, registerPlayer, waitForContent, type Grant, type TestPlayer } from './support.js';
+import { OPENINGS_CONSUMER } from '../src/consumers/opening-granted.js';
 
 /**
  * Collection rewards (docs/content.md, "Collection rewards"): granted once, when a player first
@@ -60,6 +72,14 @@ describe('collection completion rewards', () => {
       await db.end();
     }
   };
+  /** Publishes grants again under new message ids and waits until the consumer has handled them. */
+  const redeliver = async (grants: Grant[]) => {
+    const ids = grants.map((g) => `again-${g.openingId}`);
+    const watch = watchApplied(stack.nc, stack.env.NATS_PREFIX!, ids, OPENINGS_CONSUMER);
+    const subject = `${stack.env.NATS_PREFIX}.${OpeningGranted.subject}`;
+    for (const [i, g] of grants.entries()) await stack.nc.jetstream().publish(subject, encodeJson(g), { msgID: ids[i]! });
+    expect((await watch.done(15_000)).size).toBe(grants.length);
+  };
   /** A registered player of `app` whose welcome grants landed. */
   const newPlayer = async (app: { publishableKey: string }) => {
     const p = await registerPlayer(stack, app.publishableKey);
@@ -93,9 +113,8 @@ describe('collection completion rewards', () => {
     const players = await Promise.all([1, 2, 3, 4].map(() => newPlayer(roomy)));
     const gems = await Promise.all(players.map((p) => balance(p, roomy.publishableKey, 'gems')));
     // Each player's collection is completed by two grants published at once (two replicas consume them).
-    await Promise.all(
-      players.map((p) => grantAndWait(stack, openingGrant(appId, p.id, [first!, second!]), openingGrant(appId, p.id, [third!, first!]))),
-    );
+    const completing = players.map((p) => [openingGrant(appId, p.id, [first!, second!]), openingGrant(appId, p.id, [third!, first!])] as const);
+    await Promise.all(completing.map((grants) => grantAndWait(stack, ...grants)));
 
     for (const [i, p] of players.entries()) {
       await eventually(async () => {
@@ -105,8 +124,17 @@ describe('collection completion rewards', () => {
       const meta = await completion(p, roomy.publishableKey);
       expect(meta).toMatchObject({ total_items: 3, unique_items: 3, completion_rate: 1 });
       expect(Date.parse(meta.completed_at)).toBeGreaterThan(Date.now() - 60_000);
+      // The collection resource carries it too, in the list and on its own.
+      const one = (await get(stack, `/api/v1/collections/${REWARDED.id}`, p.token, roomy.publishableKey)).json();
+      expect(one.data.meta).toEqual({ completion_reward: reward, completed_at: meta.completed_at });
+      const list = (await get(stack, '/api/v1/collections?page[limit]=100', p.token, roomy.publishableKey)).json();
+      const listed = new Map(list.data.map((c: { id: string; meta: { completed_at: string | null } }) => [c.id, c.meta.completed_at]));
+      expect(listed.get(REWARDED.id)).toBe(meta.completed_at);
+      expect([...listed.values()].filter((at) => at === null)).toHaveLength(content.collections.length - 1);
     }
-    // More copies of the collection's items, delivered later: nothing more.
+    // The completing grants re-delivered (re-published under other message ids: the stream cannot
+    // tell), then more copies of the collection's items: nothing more.
+    await redeliver(completing.flat());
     await grantAndWait(stack, ...players.map((p) => openingGrant(appId, p.id, [second!, third!])));
     await new Promise((r) => setTimeout(r, 500));
     for (const [i, p] of players.entries()) {
@@ -124,12 +152,47 @@ describe('collection completion rewards', () => {
     expect(rows[0]!.n).toBe(players.length);
   });
 
+  it('decides a completion once when many checks race for it, and its messages apply once downstream', async () => {
+    const p = await newPlayer(roomy);
+    const gems = await balance(p, roomy.publishableKey, 'gems');
+    await grantAndWait(stack, openingGrant(roomy.appId, p.id, [first!, second!, third!]));
+    await eventually(async () => {
+      expect(await balance(p, roomy.publishableKey, 'gems')).toBe(gems + reward.currencies!.gems!);
+      expect((await earnedChests(p, roomy.publishableKey)).length).toBe(reward.chests!.length);
+    }, 20_000);
+    // As if the completion had never been recorded (nor its messages, all delivered): eight checks
+    // at once, on eight connections.
+    await sql('DELETE FROM collection_completions WHERE player_id = $1', [p.id]);
+    await sql("DELETE FROM outbox WHERE payload->>'playerId' = $1", [p.id]);
+    const pool = createPool(stack.env.DATABASE_URL!, 'collections', 8);
+    try {
+      const touched = { appId: roomy.appId, playerId: p.id, collectionIds: new Set([REWARDED.id]), ctx: { requestId: p.id } };
+      const results = await Promise.all(Array.from({ length: 8 }, () => settleCompletions(pool, [touched])));
+      expect(results.map((r) => r.completions).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+      const again = results.find((r) => r.completions === 1)!.messages;
+      expect(again).toHaveLength((reward.chests?.length ?? 0) + (reward.currencies ? 1 : 0));
+    } finally {
+      await pool.end();
+    }
+    // Its messages (the same ids, references and inventory chest ids as the first time) are
+    // published by the relay and change nothing: the stream, the wallet and chests recognise them.
+    await eventually(async () => {
+      const pending = await sql<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL', []);
+      expect(pending[0]!.n).toBe(0);
+    }, 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await balance(p, roomy.publishableKey, 'gems')).toBe(gems + reward.currencies!.gems!);
+    expect((await earnedChests(p, roomy.publishableKey)).length).toBe(reward.chests!.length);
+  });
+
   it('records completion without a reward, and shows no completed_at before it', async () => {
     const p = await newPlayer(roomy);
     const other = content.collections.find((c) => !c.completion_reward)!;
-    expect(
-      (await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().meta.collection_completeness.completed_at,
-    ).toBeUndefined();
+    const before = (await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json();
+    expect([before.meta.collection_completeness.completed_at, before.data.meta]).toEqual([null, { completed_at: null }]);
+    // Anonymous reads have no completed_at at all.
+    const anonymous = (await get(stack, `/api/v1/collections/${other.id}`, undefined, roomy.publishableKey)).json();
+    expect([anonymous.meta.collection_completeness.completed_at, anonymous.data.meta]).toEqual([undefined, undefined]);
     await grantAndWait(
       stack,
       openingGrant(
@@ -140,6 +203,8 @@ describe('collection completion rewards', () => {
     );
     const meta = (await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().meta.collection_completeness;
     expect([meta.completion_rate, typeof meta.completed_at]).toEqual([1, 'string']);
+    const resource = (await get(stack, `/api/v1/collections/${other.id}`, p.token, roomy.publishableKey)).json().data;
+    expect(resource.meta).toEqual({ completed_at: meta.completed_at });
     const mine = (await get(stack, '/api/v1/players/me/collection', p.token, roomy.publishableKey)).json();
     expect(mine.meta.collections.find((c: { id: string }) => c.id === other.id).completed_at).toBe(meta.completed_at);
     await new Promise((r) => setTimeout(r, 300));

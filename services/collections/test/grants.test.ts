@@ -91,7 +91,7 @@ describe('grants of chest openings', () => {
     );
     expect(await ownedCount(player, 'ancient-golden-mask')).toBe(3);
     const collection = (await get(stack, '/api/v1/collections/ancient-relics', player.token)).json();
-    expect(collection.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 2, completion_rate: 2 / 12 });
+    expect(collection.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 2, completion_rate: 2 / 12, completed_at: null });
     const mine = (await get(stack, '/api/v1/players/me/collection', player.token)).json();
     expectJsonApi(mine);
     expect(mine.meta).toMatchObject({ total_count: 2, total_copies: 4 });

@@ -62,7 +62,12 @@ export type Completeness = z.infer<typeof CompletenessSchema>;
 export const ListCollections = defineQuery(
   'collections.v1.list_collections',
   z.object({ page: PageRequestSchema, sort: sortOf(COLLECTION_SORT_FIELDS) }),
-  z.object({ total: z.number().int().min(0), collections: z.array(CollectionViewSchema) }),
+  z.object({
+    total: z.number().int().min(0),
+    collections: z.array(CollectionViewSchema),
+    /** With a caller: when they completed each collection they completed (id → ISO 8601 UTC); never cached. */
+    completedAt: z.record(z.string(), z.string()).optional(),
+  }),
 );
 
 /** One collection (404 collection_not_found), its collectibles when asked, and the caller's completeness. */

@@ -234,7 +234,7 @@ function checkReferences(
     rarities: { id: string; rank: number }[];
     collections: CollectionContent[];
     chests: ChestTypeContent[];
-    currencies: { code: string }[];
+    currencies: { code: string; max_credit?: string }[];
     players: { starter_chest_type: string };
     duplicates?: DuplicatesRules;
     compliance?: ComplianceRules;
@@ -254,8 +254,12 @@ function checkReferences(
       collectibles.add(it.id);
       if (!rarities.has(it.rarity)) issue(['collections', i, 'collectibles', j, 'rarity'], `unknown rarity ${it.rarity}`);
     });
-    for (const code of Object.keys(col.completion_reward?.currencies ?? {})) {
-      if (!currencies.has(code)) issue(['collections', i, 'completion_reward', 'currencies', code], `unknown currency ${code}`);
+    for (const [code, amount] of Object.entries(col.completion_reward?.currencies ?? {})) {
+      const currency = c.currencies.find((x) => x.code === code);
+      if (!currency) issue(['collections', i, 'completion_reward', 'currencies', code], `unknown currency ${code}`);
+      // The wallet refuses a credit past the currency's max_credit: the reward could never be paid.
+      else if (currency.max_credit !== undefined && Number(amount) > Number(currency.max_credit))
+        issue(['collections', i, 'completion_reward', 'currencies', code], `${amount} exceeds the max_credit ${currency.max_credit} of ${code}`);
     }
   });
   const chestSlugs = new Set(c.chests.map((ch) => ch.id));

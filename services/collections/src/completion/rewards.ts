@@ -88,7 +88,11 @@ export async function settleCompletions(pool: Pool, touched: Touched[]): Promise
   });
 }
 
-/** The players and collections a batch of grants touched, once each. */
+/**
+ * The players and collections a batch of grants touched, once each, in (app, player) order: two
+ * batches that complete collections of the same players insert their completion rows in one
+ * order, so neither waits on a row the other holds while holding one it needs (no deadlock).
+ */
 export function touchedBy(
   grants: { payload: { appId: string; playerId: string; items: { collectionId: string }[] }; ctx: CallContext }[],
 ): Touched[] {
@@ -99,5 +103,5 @@ export function touchedBy(
     for (const it of g.payload.items) t.collectionIds.add(it.collectionId);
     byPlayer.set(key, t);
   }
-  return [...byPlayer.values()];
+  return [...byPlayer.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, t]) => t);
 }

@@ -33,6 +33,7 @@ export async function recordCompletions(tx: Queryable, appId: string, playerId: 
           SELECT 1 FROM collectibles i
            WHERE i.app_id = c.app_id AND i.collection_id = c.id AND i.retired_at IS NULL
              AND NOT EXISTS (SELECT 1 FROM player_collectibles p WHERE p.app_id = i.app_id AND p.player_id = $2 AND p.collectible_id = i.id))
+      ORDER BY c.id -- one insertion order for every transaction (see touchedBy)
      ON CONFLICT (app_id, player_id, collection_id) DO NOTHING
      RETURNING collection_id, reward, completed_at`,
     [appId, playerId, collectionIds],

@@ -35,7 +35,8 @@ const SHARED_READS = new Map<SubjectContract, 'any caller' | 'anonymous'>([
   [ListChestTypes, 'any caller'],
   [GetChestType, 'any caller'],
   [GetChestOdds, 'any caller'],
-  [ListCollections, 'any caller'],
+  // With a player, the reply has when they completed each collection (collection rewards).
+  [ListCollections, 'anonymous'],
   [ListCollectibles, 'any caller'],
   [GetCollection, 'anonymous'],
   [ListCollectionCollectibles, 'anonymous'],

@@ -23,8 +23,9 @@ export const listCollections: OperationDoc = {
   operationId: 'listCollections',
   tag: 'Collections',
   summary: "The app's collections",
+  description: 'A page of collections; with a token, each with `meta.completed_at` (when the caller completed it, null until then).',
   token: 'optional',
-  responses: [{ status: 200, description: 'A page of collections.', schema: CollectionListDocument }],
+  responses: [{ status: 200, description: 'A page of collections.', schema: CollectionListDocument, headers: PRIVATE_WITH_TOKEN_HEADER }],
   errors: { 400: [TOO_MANY] },
 };
 

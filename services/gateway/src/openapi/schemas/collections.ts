@@ -49,10 +49,16 @@ export const Collection = component(
             currencies: z.record(z.string(), z.number().int()).optional().describe('Amounts per currency code, e.g. `{"gems": 50}`.'),
             chests: z.array(z.string()).optional().describe('Chest type ids (content slugs), one chest each.'),
           })
+          .optional()
           .describe('What a player receives, once, on first owning every collectible of it (docs/content.md, "Collection rewards").'),
+        completed_at: Timestamp.nullable()
+          .optional()
+          .describe(
+            'With a Bearer token (GET /api/v1/collections, /api/v1/collections/{id}): when the player first owned every collectible of it (its reward was granted then); null until then.',
+          ),
       })
       .optional()
-      .describe('Present when the collection has a completion reward.'),
+      .describe('Present when the collection has a completion reward, or the request has a Bearer token.'),
   }),
 );
 
@@ -63,9 +69,9 @@ const Completeness = z.object({
   total_items: Count.describe("The collection's size."),
   unique_items: Count.describe('Distinct items of it the player owns.'),
   completion_rate: Fraction.describe('unique_items / total_items; 0 for anonymous requests.'),
-  completed_at: Timestamp.optional().describe(
-    'When the player first owned every collectible of it (its reward was granted then); absent until then.',
-  ),
+  completed_at: Timestamp.nullable()
+    .optional()
+    .describe('When the player first owned every collectible of it (its reward was granted then); null until then; absent for anonymous requests.'),
 });
 
 /** A page of collections. */

@@ -83,15 +83,18 @@ function collectionResource(c: CollectionView, meta?: Record<string, unknown>): 
     c.id,
     { name: c.name, description: c.description },
     { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible', id })) } },
-    meta || c.completionReward ? { ...reward, ...meta } : undefined,
+    Object.keys({ ...reward, ...meta }).length ? { ...reward, ...meta } : undefined,
   );
 }
 
-const completenessMeta = (c: Completeness) => ({
+/** With a caller, `completed_at`: when they first owned every collectible of it, null until then (absent for anonymous requests). */
+const completedAtMeta = (player: boolean, completedAt: string | undefined) => (player ? { completed_at: completedAt ?? null } : {});
+
+const completenessMeta = (c: Completeness, player: boolean) => ({
   total_items: c.totalItems,
   unique_items: c.uniqueItems,
   completion_rate: c.completionRate,
-  ...(c.completedAt ? { completed_at: c.completedAt } : {}),
+  ...completedAtMeta(player, c.completedAt),
 });
 
 /** A collection or collectible id from the path: any string may be asked for, overlong ones cannot exist. */
@@ -124,10 +127,12 @@ async function listCollections(request: FastifyRequest, reply: FastifyReply) {
   appIdOf(request);
   const query = jsonApiQuery(request, QUERY.collections);
   const sort = sortOf(query, COLLECTION_SORT_FIELDS);
-  const { total, collections } = await ask(request, ListCollections, { page: query.page, sort });
+  const { total, collections, completedAt } = await ask(request, ListCollections, { page: query.page, sort });
   const { links, page } = paged(request, query, total);
+  const player = Boolean(request.player);
+  privateIfPlayer(request, reply);
   return sendDocument(reply, 200, {
-    data: collections.map((c) => applyFieldset(collectionResource(c), query.fields)),
+    data: collections.map((c) => applyFieldset(collectionResource(c, completedAtMeta(player, completedAt?.[c.id])), query.fields)),
     meta: { total_count: total, page },
     links,
   });
@@ -141,10 +146,11 @@ async function getCollection(request: FastifyRequest, reply: FastifyReply) {
   const includeCollectibles = query.include.includes('collectibles');
   const found = await ask(request, GetCollection, { collectionId, includeCollectibles });
   privateIfPlayer(request, reply);
+  const player = Boolean(request.player);
   return sendDocument(reply, 200, {
-    data: applyFieldset(collectionResource(found.collection), query.fields),
+    data: applyFieldset(collectionResource(found.collection, completedAtMeta(player, found.completeness.completedAt)), query.fields),
     ...(includeCollectibles ? { included: (found.collectibles ?? []).map((c) => applyFieldset(collectibleResource(c), query.fields)) } : {}),
-    meta: { collectible_count: found.collection.collectibleIds.length, collection_completeness: completenessMeta(found.completeness) },
+    meta: { collectible_count: found.collection.collectibleIds.length, collection_completeness: completenessMeta(found.completeness, player) },
     links: { self: selfLink(base(request), pathOf(request), rawQuery(request)) },
   });
 }
@@ -253,7 +259,7 @@ async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
       total_count: found.total,
       total_copies: found.totalCopies,
       page,
-      collections: found.collections.map((c) => ({ id: c.collection.id, name: c.collection.name, ...completenessMeta(c.completeness) })),
+      collections: found.collections.map((c) => ({ id: c.collection.id, name: c.collection.name, ...completenessMeta(c.completeness, true) })),
     },
     links,
   });
