@@ -15,4 +15,8 @@ export const DURABLE = {
   /** Each service's copy of an app's content. */
   chestsContent: 'chests-content',
   walletContent: 'wallet-app-content',
+  /** players: fans the domain events (grants.events) out to the app's webhook endpoints. */
+  webhookEvents: 'players-webhook-events',
+  /** players: fans chest openings (their grants) out to the app's webhook endpoints as chest.opened. */
+  webhookOpenings: 'players-webhook-openings',
 } as const;

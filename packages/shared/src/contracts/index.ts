@@ -15,3 +15,4 @@ export * from './mailbox.js';
 export * from './unlock.js';
 export * from './admin.js';
 export * from './compliance.js';
+export * from './domain-events.js';
