@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminCreateApp, readContentFile } from '@ccs/shared';
+import { AdminCreateApp, AdminCreateWebhook, readContentFile } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../support/stack.js';
 import { OpenApiDocumentSchema } from '../../services/gateway/test/support/openapi-document.js';
 import { casesFor, hostile, type Baseline, type Context, type HostileCase, type Target } from './support/hostile-cases.js';
@@ -76,6 +76,12 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
 
     const studio = await stack.bus.request(AdminCreateApp, { name: 'Studio tools' }, { requestId: 'bad-input-studio' });
     secrets.push(studio.secretKey);
+    const hook = await stack.bus.request(
+      AdminCreateWebhook,
+      { appId: studio.appId, url: 'https://hooks.example.com/ccs' },
+      { requestId: 'bad-input-webhook', appId: studio.appId },
+    );
+    secrets.push(hook.secret);
     const rng = seeded(SEED);
     ctx = { apiKey: stack.apiKey, token, rng };
     const unknown = rng.uuid();
@@ -169,6 +175,24 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       adminContentDiff: same({ params: { version: '1' }, apiKey: studio.secretKey }, 200),
       // Loading the studio app's content again is harmless (a new version of the same content).
       adminLoadContent: same({ params: {}, apiKey: studio.secretKey, body: readContentFile() }, 201),
+      // Webhooks of the studio app (it has no players: nothing is ever sent).
+      adminListWebhooks: same({ params: {}, apiKey: studio.secretKey }, 200),
+      adminCreateWebhook: same(
+        { params: {}, apiKey: studio.secretKey, body: { data: { type: 'webhook_endpoint', attributes: { url: 'https://hooks.example.com/more' } } } },
+        201,
+      ),
+      adminUpdateWebhook: {
+        target: {
+          params: { id: hook.endpoint.id },
+          apiKey: studio.secretKey,
+          body: { data: { type: 'webhook_endpoint', attributes: { description: 'x' } } },
+        },
+        safe: { params: { id: unknown }, apiKey: studio.secretKey, body: { data: { type: 'webhook_endpoint', attributes: { description: 'x' } } } },
+        safeStatus: 404,
+      },
+      adminDeleteWebhook: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
+      adminListWebhookDeliveries: same({ params: { id: hook.endpoint.id }, apiKey: studio.secretKey }, 200),
+      adminRetryWebhookDelivery: same({ params: { id: hook.endpoint.id, delivery_id: unknown }, apiKey: studio.secretKey }, 404),
       liveness: same({ params: {} }, 200),
       metrics: same({ params: {} }, 200),
       readiness: same({ params: {} }, 200),

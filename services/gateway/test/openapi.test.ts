@@ -352,6 +352,22 @@ describe('OpenAPI document and API reference', () => {
     const jsonStudio = { noKey: true, headers: { ...asStudio.headers, 'content-type': 'application/json' } };
     await go('POST', '/api/v1/admin/content', { ...jsonStudio, body: readContentFile() }); // 201
     await go('POST', '/api/v1/admin/content', { ...jsonStudio, body: { currencies: [] } }); // 422
+    // Webhook endpoints and their deliveries.
+    const jsonApiStudio = { ...asStudio, headers: { ...asStudio.headers, 'content-type': 'application/vnd.api+json' } };
+    const hook = await go('POST', '/api/v1/admin/webhooks', {
+      ...jsonApiStudio,
+      body: { data: { type: 'webhook_endpoint', attributes: { url: 'https://hooks.example.com/ccs', events: ['chest.opened'] } } },
+    });
+    await go('POST', '/api/v1/admin/webhooks', { ...jsonApiStudio, body: { data: { type: 'webhook_endpoint', attributes: { url: 'ftp://x' } } } }); // 422
+    await go('GET', '/api/v1/admin/webhooks', asStudio);
+    await go('PATCH', `/api/v1/admin/webhooks/${hook.data.id}`, {
+      ...jsonApiStudio,
+      body: { data: { type: 'webhook_endpoint', attributes: { enabled: false } } },
+    });
+    await go('GET', `/api/v1/admin/webhooks/${hook.data.id}/deliveries?filter[status]=parked`, asStudio);
+    await go('GET', `/api/v1/admin/webhooks/${randomUUID()}/deliveries`, asStudio); // 404
+    await go('POST', `/api/v1/admin/webhooks/${hook.data.id}/deliveries/${randomUUID()}/retry`, asStudio); // 404
+    await go('DELETE', `/api/v1/admin/webhooks/${hook.data.id}`, asStudio); // 204
     await go('GET', '/api/v1/admin/overview'); // 403: a publishable key
     await go('GET', '/api/v1/admin/audit', { ...asStudio, headers: { ...asStudio.headers, authorization: `Bearer ${token}` } }); // 401
 

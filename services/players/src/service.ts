@@ -30,10 +30,13 @@ import { registerEndpoint } from './endpoints/register.js';
 import { AccessTokenSigner } from './tokens/access-tokens.js';
 import { loadKeyRing } from './tokens/signing-keys.js';
 import { registrationKeysSweeper } from './workers/registration-keys-sweeper.js';
+import { webhookAdminEndpoints } from './webhooks/admin-endpoints.js';
+import { webhookConsumers } from './webhooks/fan-out.js';
+import { WebhookSender } from './webhooks/sender.js';
 
 /**
  * The players service: apps and API keys, players, credentials and sessions, privacy, friends
- * and experience (from chest openings). On start it loads (or creates) the signing key and
+ * and experience (from chest openings), and the app's webhooks (docs/webhooks.md). On start it loads (or creates) the signing key and
  * seeds the demo app.
  */
 export const playersService: ServiceDefinition<PlayersConfig> = {
@@ -62,6 +65,8 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
       signer: new AccessTokenSigner(keys.active, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
       keys,
     };
+    const webhooks = new WebhookSender(pool, config, log);
+    const wake = () => webhooks.wake();
     return {
       endpoints: [
         resolveApiKeyEndpoint(d),
@@ -89,10 +94,12 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),
+        ...webhookAdminEndpoints(pool, wake),
       ],
-      consumers: [experienceConsumer()],
+      consumers: [experienceConsumer(), ...webhookConsumers(wake)],
       workers: [
         d.relay,
+        webhooks,
         { start: () => undefined, stop: async () => d.notices.close() },
         registrationKeysSweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS),
       ],

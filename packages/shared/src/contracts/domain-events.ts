@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { defineEvent } from './subject.js';
+import { defineEvent, defineQuery, defineSubject } from './subject.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 
 /**
@@ -57,7 +57,12 @@ const eventOf = <T extends Exclude<WebhookEventType, 'chest.opened'>>(type: T) =
  */
 export const DomainEventPublished = defineEvent(
   'grants.events',
-  z.discriminatedUnion('type', [eventOf('player.registered'), eventOf('chest.purchased'), eventOf('collection.completed'), eventOf('currency.credited')]),
+  z.discriminatedUnion('type', [
+    eventOf('player.registered'),
+    eventOf('chest.purchased'),
+    eventOf('collection.completed'),
+    eventOf('currency.credited'),
+  ]),
 );
 export type DomainEvent = z.infer<typeof DomainEventPublished.payload>;
 
@@ -76,3 +81,120 @@ export function domainEventId(type: WebhookEventType, key: string): string {
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+// --- Webhook endpoints and deliveries (players; the admin API and `npm run admin -- webhooks`) ---
+
+/** A webhook endpoint's filter: the event types it receives (empty: every type). */
+export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
+
+/** Where a studio receives its events: an http(s) URL without credentials, at most 2048 characters. */
+export const WebhookUrlSchema = z
+  .string()
+  .max(2048)
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && u.hostname !== '';
+      } catch {
+        return false;
+      }
+    },
+    { error: 'url must be an absolute http(s) URL without user or password' },
+  );
+
+export const WebhookEndpointViewSchema = z.object({
+  id: UuidSchema,
+  url: z.string(),
+  description: z.string(),
+  events: z.array(WebhookEventTypeSchema),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** The secret's last 4 characters (the secret itself is shown once, at creation or rotation). */
+  secretHint: z.string(),
+  deliveries: z.object({ pending: z.number().int().min(0), delivered: z.number().int().min(0), parked: z.number().int().min(0) }),
+});
+export type WebhookEndpointView = z.infer<typeof WebhookEndpointViewSchema>;
+
+const WebhookChanges = z.object({
+  url: WebhookUrlSchema.optional(),
+  description: z.string().max(500).optional(),
+  events: z.array(WebhookEventTypeSchema).max(WEBHOOK_EVENT_TYPES.length).optional(),
+  enabled: z.boolean().optional(),
+});
+
+/** The app's webhook endpoints, oldest first (at most 20 per app). */
+export const AdminListWebhooks = defineQuery(
+  'players.v1.admin_list_webhooks',
+  z.object({ appId: UuidSchema }),
+  z.object({ endpoints: z.array(WebhookEndpointViewSchema) }),
+);
+
+/** Most endpoints an app may have. */
+export const MAX_WEBHOOK_ENDPOINTS = 20;
+
+/** A new endpoint and its signing secret (`whsec_…`), in clear only in this answer. 409 webhook_limit_reached past 20. */
+export const AdminCreateWebhook = defineSubject(
+  'players.v1.admin_create_webhook',
+  WebhookChanges.extend({ appId: UuidSchema, url: WebhookUrlSchema }),
+  z.object({ endpoint: WebhookEndpointViewSchema, secret: z.string() }),
+);
+
+/** Changes an endpoint of the app (404 webhook_not_found otherwise); `rotateSecret` issues a new secret, answered once. */
+export const AdminUpdateWebhook = defineSubject(
+  'players.v1.admin_update_webhook',
+  WebhookChanges.extend({ appId: UuidSchema, endpointId: UuidSchema, rotateSecret: z.boolean().optional() }),
+  z.object({ endpoint: WebhookEndpointViewSchema, secret: z.string().optional() }),
+);
+
+/** Removes an endpoint of the app and its deliveries (404 webhook_not_found otherwise). */
+export const AdminDeleteWebhook = defineSubject(
+  'players.v1.admin_delete_webhook',
+  z.object({ appId: UuidSchema, endpointId: UuidSchema }),
+  z.object({}),
+);
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'parked'] as const;
+
+export const WebhookDeliveryViewSchema = z.object({
+  id: UuidSchema,
+  endpointId: UuidSchema,
+  eventId: UuidSchema,
+  eventType: WebhookEventTypeSchema,
+  playerId: UuidSchema.nullable(),
+  status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+  attempts: z.number().int().min(0),
+  createdAt: z.string(),
+  nextAttemptAt: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  lastStatusCode: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  /** The body as sent (JSON text). */
+  body: z.string(),
+});
+export type WebhookDeliveryView = z.infer<typeof WebhookDeliveryViewSchema>;
+
+/** An endpoint's deliveries, newest first, optionally of one status (404 webhook_not_found for another app's endpoint). */
+export const AdminListWebhookDeliveries = defineQuery(
+  'players.v1.admin_list_webhook_deliveries',
+  z.object({
+    appId: UuidSchema,
+    endpointId: UuidSchema,
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
+    page: z.object({ limit: z.number().int().min(1).max(100), offset: z.number().int().min(0) }),
+  }),
+  z.object({ deliveries: z.array(WebhookDeliveryViewSchema), total: z.number().int().min(0) }),
+);
+
+/**
+ * Sends a delivery again now: a parked one gets a new 24 h retry window; a pending one is moved
+ * to now; a delivered one is sent once more (receivers de-duplicate on the event id). 404
+ * webhook_delivery_not_found when the endpoint or delivery is not the app's.
+ */
+export const AdminRetryWebhookDelivery = defineSubject(
+  'players.v1.admin_retry_webhook_delivery',
+  z.object({ appId: UuidSchema, endpointId: UuidSchema, deliveryId: UuidSchema }),
+  z.object({ delivery: WebhookDeliveryViewSchema }),
+);

@@ -53,6 +53,13 @@ export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'players.v1.admin_get_content_version': ['gateway', 'admin'],
   'players.v1.admin_load_content': ['gateway', 'admin'],
   'chests.v1.admin_drop_inputs': ['gateway', 'admin'],
+  // Webhook endpoints and deliveries: the admin API and `npm run admin -- webhooks`.
+  'players.v1.admin_list_webhooks': ['gateway', 'admin'],
+  'players.v1.admin_create_webhook': ['gateway', 'admin'],
+  'players.v1.admin_update_webhook': ['gateway', 'admin'],
+  'players.v1.admin_delete_webhook': ['gateway', 'admin'],
+  'players.v1.admin_list_webhook_deliveries': ['gateway', 'admin'],
+  'players.v1.admin_retry_webhook_delivery': ['gateway', 'admin'],
   // chests, and the admin API (a player's balances).
   'wallet.v1.balances': ['chests', 'gateway'],
 };
@@ -65,6 +72,8 @@ export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> =
   // players: the starter chest; collections: the chests of collection rewards.
   'grants.chests.grant': ['players', 'collections'],
   'grants.openings.granted': ['chests'],
+  // Domain events for webhooks: each service writes the facts it commits (players fans them out).
+  'grants.events': ['players', 'wallet', 'chests', 'collections'],
 };
 
 /** Core-NATS notices (`events.`, not durable): who publishes and who listens. */

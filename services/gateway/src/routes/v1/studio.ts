@@ -30,6 +30,7 @@ import { baseUrl, jsonApiQuery, parseBody, sendDocument } from '../../lib/http.j
 import { paginationLinks } from '@ccs/shared';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio.js';
+import { webhookRoutes } from './studio-webhooks.js';
 
 /**
  * The admin API (docs/operations.md, "Admin API"): what a studio's tools read, with the app's
@@ -325,4 +326,5 @@ export async function studioRoutes(app: FastifyInstance) {
     },
     loadContent,
   );
+  await webhookRoutes(app);
 }

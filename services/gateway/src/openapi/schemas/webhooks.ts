@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { UuidSchema, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@ccs/shared';
+import { component } from '../components.js';
+import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
+
+/** Response schemas of the webhook part of the admin API (docs/webhooks.md). */
+
+const Endpoint = component(
+  'WebhookEndpoint',
+  "One of the app's webhook endpoints.",
+  z.object({
+    type: z.literal('webhook_endpoint'),
+    id: UuidSchema,
+    attributes: z.object({
+      url: z.string(),
+      description: z.string(),
+      events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).describe('The event types it receives; empty: every type.'),
+      enabled: z.boolean(),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+      secret_hint: z.string().describe('The end of the signing secret, to tell secrets apart.'),
+      secret: z.string().optional().describe('The signing secret (`whsec_…`): only in the answer that created or rotated it.'),
+      deliveries: z.object({ pending: Count, delivered: Count, parked: Count }).describe('Its deliveries by status.'),
+    }),
+  }),
+);
+
+export const WebhookEndpointDocument = component(
+  'WebhookEndpointDocument',
+  'One webhook endpoint.',
+  z.object({ data: Endpoint, meta: z.object({ message: z.string() }).optional() }),
+);
+
+export const WebhookEndpointListDocument = component(
+  'WebhookEndpointListDocument',
+  "The app's webhook endpoints, oldest first.",
+  z.object({ data: z.array(Endpoint), meta: z.object({ total_count: Count }) }),
+);
+
+const Delivery = component(
+  'WebhookDelivery',
+  'One event sent (or to be sent) to one endpoint.',
+  z.object({
+    type: z.literal('webhook_delivery'),
+    id: UuidSchema,
+    attributes: z.object({
+      endpoint_id: UuidSchema,
+      event_id: UuidSchema.describe('The event id (also in the body and the `CCS-Event-Id` header): receivers de-duplicate on it.'),
+      event_type: z.enum(WEBHOOK_EVENT_TYPES),
+      player_id: UuidSchema.nullable(),
+      status: z
+        .enum(WEBHOOK_DELIVERY_STATUSES)
+        .describe(
+          '`pending` (to be sent, or retried at `next_attempt_at`), `delivered` (a 2xx answer) or `parked` (retried for 24 h without success).',
+        ),
+      attempts: Count,
+      created_at: Timestamp,
+      next_attempt_at: Timestamp.nullable().describe('When it is tried next; null unless pending.'),
+      last_attempt_at: Timestamp.nullable(),
+      last_status_code: z.number().int().nullable().describe("The receiver's last HTTP status; null for no answer (timeout, refused)."),
+      last_error: z.string().nullable().describe('Why the last attempt failed; null after a success.'),
+      delivered_at: Timestamp.nullable(),
+      body: z.string().describe('The request body as sent (JSON text, signed as is).'),
+    }),
+  }),
+);
+
+export const WebhookDeliveryDocument = component(
+  'WebhookDeliveryDocument',
+  'One webhook delivery.',
+  z.object({ data: Delivery, meta: z.object({ message: z.string() }).optional() }),
+);
+
+export const WebhookDeliveryListDocument = component(
+  'WebhookDeliveryListDocument',
+  "A page of an endpoint's deliveries, newest first.",
+  z.object({ data: z.array(Delivery), meta: z.object({ total_count: Count, page: PageMeta }), links: PaginationLinks }),
+);
