@@ -294,3 +294,49 @@ describe('the admin API reaches its own app only', () => {
     expectError(withToken, 401, 'token_not_accepted');
   });
 });
+
+describe("webhooks reach their own app's endpoints and events only", () => {
+  const as = (secretKey: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
+    stack.inject({
+      method,
+      url,
+      headers: { apikey: secretKey, accept: 'application/vnd.api+json', ...(body ? { 'content-type': 'application/vnd.api+json' } : {}) },
+      ...(body ? { payload: JSON.stringify(body) } : {}),
+    });
+
+  it("never lists, changes, removes or retries another app's endpoint, and fans out only its own app's events", async () => {
+    const created = ok(
+      await as(B.secretKey, 'POST', '/api/v1/admin/webhooks', { data: { type: 'webhook_endpoint', attributes: { url: 'http://127.0.0.1:9/b' } } }),
+      201,
+    );
+    const id: string = created.data.id;
+    const third = await createOtherApp(stack);
+    expect(ok(await as(third.secretKey, 'GET', '/api/v1/admin/webhooks')).data).toEqual([]);
+    const patch = { data: { type: 'webhook_endpoint', attributes: { url: 'http://127.0.0.1:9/stolen' } } };
+    expectError(await as(third.secretKey, 'PATCH', `/api/v1/admin/webhooks/${id}`, patch), 404, 'webhook_not_found');
+    expectError(await as(third.secretKey, 'GET', `/api/v1/admin/webhooks/${id}/deliveries`), 404, 'webhook_not_found');
+    expectError(await as(third.secretKey, 'DELETE', `/api/v1/admin/webhooks/${id}`), 404, 'webhook_not_found');
+    const anyDelivery = '00000000-0000-4000-8000-000000000001';
+    expectError(await as(third.secretKey, 'POST', `/api/v1/admin/webhooks/${id}/deliveries/${anyDelivery}/retry`), 404, 'webhook_delivery_not_found');
+    expect(ok(await as(B.secretKey, 'GET', '/api/v1/admin/webhooks')).data[0].attributes.url).toBe('http://127.0.0.1:9/b');
+
+    // An opening in app A gives B's endpoint nothing; one in app B gives it a delivery.
+    const a = await newPlayer(stack, stack.apiKey);
+    const b = await newPlayer(stack, B.key);
+    for (const p of [a, b]) {
+      const [chest] = await inventoryIds(stack, p);
+      expect((await call(stack, 'POST', `/api/v1/chests/${chest}/open`, p)).statusCode).toBe(200);
+    }
+    const deadline = Date.now() + 15_000;
+    let events: { event_type: string; player_id: string }[] = [];
+    while (Date.now() < deadline) {
+      events = ok(await as(B.secretKey, 'GET', `/api/v1/admin/webhooks/${id}/deliveries?page[limit]=100`)).data.map(
+        (d: { attributes: { event_type: string; player_id: string } }) => d.attributes,
+      );
+      if (events.some((e) => e.event_type === 'chest.opened' && e.player_id === b.id)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(events.some((e) => e.event_type === 'chest.opened' && e.player_id === b.id)).toBe(true);
+    expect(events.filter((e) => e.player_id === a.id)).toEqual([]);
+  });
+});

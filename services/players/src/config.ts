@@ -71,6 +71,13 @@ export const PlayersConfigSchema = BaseConfigSchema.extend({
   WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
   /** How often the sender looks for due deliveries (new events wake it at once). */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How long delivered deliveries (and their events) are kept for the console and the admin API: 7 days. */
+  WEBHOOK_KEEP_DELIVERED_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(24 * 7),
   /** Requests in flight per replica. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 }).refine((c) => !c.JWT_PUBLIC_KEY || c.JWT_PRIVATE_KEY, {

@@ -9,6 +9,14 @@ import { rotateKeysCommand } from './commands/rotate-keys.js';
 import { simulateCommand } from './commands/simulate.js';
 import { statsCommand } from './commands/stats.js';
 import { UsageError, type AdminContext, type AdminIo } from './output.js';
+import {
+  addWebhookCommand,
+  listWebhooksCommand,
+  removeWebhookCommand,
+  retryDeliveryCommand,
+  updateWebhookCommand,
+  webhookDeliveriesCommand,
+} from './commands/webhooks.js';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -34,6 +42,15 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   openings --app <app id> --player <player id|email> [--limit 20] [--offset 0]
                                               a player's openings, newest first: items, rules version,
                                               seed commitment and nonce, pity before→after, conversions
+  webhooks --app <app id>                     the app's webhook endpoints and their deliveries by status
+  add-webhook --app <app id> --url <url> [--events chest.opened,… | all] [--description <text>] [--disabled]
+                                              a new endpoint; its signing secret is shown once (docs/webhooks.md)
+  update-webhook --app <app id> --webhook <id> [--url <url>] [--events …] [--description <text>]
+                 [--enable | --disable] [--rotate-secret]
+  remove-webhook --app <app id> --webhook <id>
+  webhook-deliveries --app <app id> --webhook <id> [--status pending|delivered|parked] [--limit 20] [--offset 0]
+  retry-delivery --app <app id> --webhook <id> --delivery <id>
+                                              send a (parked) delivery again now, with a new 24 h window
 
 Options for every command: --json (one JSON document on stdout; progress stays on stderr).
 create-app and load-content: --wait <seconds> (default 60) or --no-wait.
@@ -58,6 +75,16 @@ const OPTIONS = {
   json: { type: 'boolean' },
   wait: { type: 'string' },
   'no-wait': { type: 'boolean' },
+  url: { type: 'string' },
+  events: { type: 'string' },
+  description: { type: 'string' },
+  disabled: { type: 'boolean' },
+  enable: { type: 'boolean' },
+  disable: { type: 'boolean' },
+  'rotate-secret': { type: 'boolean' },
+  webhook: { type: 'string' },
+  delivery: { type: 'string' },
+  status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -95,6 +122,18 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
       return openingsCommand(c, { app: v.app, player: v.player, limit: v.limit, offset: v.offset });
     case 'simulate':
       return simulateCommand(c, { app: v.app, chest: v.chest, opens: v.opens, seed: v.seed });
+    case 'webhooks':
+      return listWebhooksCommand(c, { app: v.app });
+    case 'add-webhook':
+      return addWebhookCommand(c, { app: v.app, url: v.url, events: v.events, description: v.description, disabled: v.disabled });
+    case 'update-webhook':
+      return updateWebhookCommand(c, v);
+    case 'remove-webhook':
+      return removeWebhookCommand(c, { app: v.app, webhook: v.webhook });
+    case 'webhook-deliveries':
+      return webhookDeliveriesCommand(c, { app: v.app, webhook: v.webhook, status: v.status, limit: v.limit, offset: v.offset });
+    case 'retry-delivery':
+      return retryDeliveryCommand(c, { app: v.app, webhook: v.webhook, delivery: v.delivery });
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }

@@ -3,7 +3,13 @@ import type { PlayersConfig } from '../config.js';
 
 type SenderConfig = Pick<
   PlayersConfig,
-  'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_RETRY_WINDOW_MS' | 'WEBHOOK_BACKOFF_BASE_MS' | 'WEBHOOK_BACKOFF_MAX_MS' | 'WEBHOOK_POLL_MS' | 'WEBHOOK_CONCURRENCY'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_RETRY_WINDOW_MS'
+  | 'WEBHOOK_BACKOFF_BASE_MS'
+  | 'WEBHOOK_BACKOFF_MAX_MS'
+  | 'WEBHOOK_POLL_MS'
+  | 'WEBHOOK_CONCURRENCY'
+  | 'WEBHOOK_KEEP_DELIVERED_HOURS'
 >;
 
 /** A delivery this sender took, with what it sends. */
@@ -53,6 +59,7 @@ export class WebhookSender {
   private pass: Promise<void> | undefined;
   private stopped = true;
   private again = false;
+  private lastCleanup = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -94,14 +101,43 @@ export class WebhookSender {
     }, ms);
   }
 
-  /** One pass: takes up to a few batches of due deliveries and sends them; true when it sent any. */
+  /** One pass: removes what is kept long enough (every 10 minutes), then sends due deliveries, a few batches at most. */
   async runPass(): Promise<void> {
+    if (Date.now() - this.lastCleanup > 10 * 60_000) {
+      this.lastCleanup = Date.now();
+      const removed = await this.cleanup();
+      if (removed) this.log.info({ removed }, 'webhooks: removed delivered deliveries past WEBHOOK_KEEP_DELIVERED_HOURS');
+    }
     for (let round = 0; round < 10 && !this.stopped; round++) {
       const claimed = await this.claim(this.config.WEBHOOK_CONCURRENCY * 4);
       if (claimed.length === 0) return;
       await this.sendAll(claimed);
     }
     this.again = true;
+  }
+
+  /**
+   * Deletes the deliveries delivered more than WEBHOOK_KEEP_DELIVERED_HOURS ago, and the events no
+   * delivery needs any more. Pending and parked deliveries stay until sent, retried or removed with
+   * their endpoint. Returns how many deliveries went.
+   */
+  async cleanup(): Promise<number> {
+    const r = await this.pool.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM webhook_deliveries
+          WHERE status = 'delivered' AND delivered_at < now() - make_interval(hours => $1)
+         RETURNING id, event_id
+       ),
+       events AS (
+         DELETE FROM webhook_events ev
+          WHERE ev.id IN (SELECT event_id FROM gone)
+            -- The statement still sees the rows it deletes: other deliveries of the event keep it.
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.id NOT IN (SELECT id FROM gone))
+       )
+       SELECT count(*)::int AS n FROM gone`,
+      [this.config.WEBHOOK_KEEP_DELIVERED_HOURS],
+    );
+    return r.rows[0]!.n;
   }
 
   private async claim(limit: number): Promise<Claimed[]> {
