@@ -241,6 +241,14 @@ describe('webhooks', () => {
     expectJsonApi(retried.json());
     await eventually(async () => expect((await deliveries(endpointId))[0]!.attributes.status).toBe('delivered'));
     expect(receiver.accepted('/down')).toHaveLength(1);
+    // The players service's metrics count the attempts by outcome and show the backlog.
+    const metrics = (await stack.services.players!.deps.metrics.render()).body;
+    for (const outcome of ['delivered', 'retried', 'parked'])
+      expect(
+        Number(metrics.match(new RegExp(`ccs_webhook_attempts_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`))?.[1] ?? 0),
+        outcome,
+      ).toBeGreaterThan(0);
+    expect(metrics).toMatch(/ccs_webhook_deliveries\{[^}]*status="parked"[^}]*\} \d+/);
     expectError(
       await call('POST', `/api/v1/admin/webhooks/${endpointId}/deliveries/${parked!.id}/retry`, undefined, other.secretKey),
       404,

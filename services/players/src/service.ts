@@ -44,7 +44,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
   version: '0.1.0',
   schema: 'players',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  async build({ config, log, pool, nc, js }) {
+  async build({ config, log, pool, nc, js, metrics }) {
     const keys = await loadKeyRing(pool, { privatePem: config.JWT_PRIVATE_KEY, publicPem: config.JWT_PUBLIC_KEY }, log);
     const demoCreated = await ensureDemoApp(pool, config.CHESTS_DEMO_API_KEY, log);
     const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log);
@@ -65,7 +65,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
       signer: new AccessTokenSigner(keys.active, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
       keys,
     };
-    const webhooks = new WebhookSender(pool, config, log);
+    const webhooks = new WebhookSender(pool, config, log, metrics);
     const wake = () => webhooks.wake();
     return {
       endpoints: [

@@ -44,6 +44,7 @@ export class ServiceMetrics {
   private readonly consumerMessages: Counter<'consumer' | 'outcome'>;
   private http?: { requests: Counter<'route' | 'method' | 'status'>; duration: Histogram<'route' | 'method' | 'status'> };
   private readonly tallies = new Map<string, EndpointTally>();
+  private webhooks?: { attempts: Counter<'outcome'>; duration: Histogram<'outcome'> };
 
   constructor(readonly service: string) {
     const registers = [this.registry];
@@ -181,6 +182,43 @@ export class ServiceMetrics {
       async collect() {
         const s = await sample();
         if (s) this.set(s.oldestAgeSeconds);
+      },
+    });
+  }
+
+  /** One webhook attempt (players): `delivered` (2xx), `retried` (failed, tried again later), `parked` (failed past its retry window). */
+  webhookAttempt(outcome: 'delivered' | 'retried' | 'parked', seconds: number): void {
+    this.webhooks ??= {
+      attempts: new Counter({
+        name: 'ccs_webhook_attempts_total',
+        help: 'Webhook requests sent, by outcome: delivered, retried, parked',
+        labelNames: ['outcome'],
+        registers: [this.registry],
+      }),
+      duration: new Histogram({
+        name: 'ccs_webhook_attempt_duration_seconds',
+        help: 'Time a receiver took to answer a webhook request (or the timeout), by outcome',
+        labelNames: ['outcome'],
+        buckets: LATENCY_BUCKETS,
+        registers: [this.registry],
+      }),
+    };
+    this.webhooks.attempts.inc({ outcome });
+    this.webhooks.duration.observe({ outcome }, seconds);
+  }
+
+  /** Reports the webhook deliveries waiting (pending) and parked, read on each scrape. A failed read keeps the last values. */
+  observeWebhookBacklog(read: () => Promise<{ pending: number; parked: number }>): void {
+    new Gauge({
+      name: 'ccs_webhook_deliveries',
+      help: 'Webhook deliveries not delivered yet, by status: pending (to be sent or retried), parked (need a retry by hand)',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const s = await read().catch(() => undefined);
+        if (!s) return;
+        this.set({ status: 'pending' }, s.pending);
+        this.set({ status: 'parked' }, s.parked);
       },
     });
   }

@@ -1,4 +1,4 @@
-import { signWebhook, WEBHOOK_SIGNATURE_HEADER, type Logger, type Pool } from '@ccs/shared';
+import { signWebhook, WEBHOOK_SIGNATURE_HEADER, type Logger, type Pool, type ServiceMetrics } from '@ccs/shared';
 import type { PlayersConfig } from '../config.js';
 
 type SenderConfig = Pick<
@@ -65,8 +65,16 @@ export class WebhookSender {
     private readonly pool: Pool,
     private readonly config: SenderConfig,
     private readonly log: Logger,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+    private readonly metrics?: ServiceMetrics,
+  ) {
+    metrics?.observeWebhookBacklog(async () => {
+      const r = await this.pool.query<{ pending: number; parked: number }>(
+        `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'parked')::int AS parked
+           FROM webhook_deliveries WHERE status <> 'delivered'`,
+      );
+      return r.rows[0]!;
+    });
+  }
 
   start(): void {
     this.stopped = false;
@@ -175,9 +183,12 @@ export class WebhookSender {
   }
 
   private async deliver(d: Claimed): Promise<void> {
+    const started = performance.now();
     const outcome = await this.attempt(d);
+    const seconds = (performance.now() - started) / 1000;
     const attempt = d.attempts + 1;
     if (outcome.ok) {
+      this.metrics?.webhookAttempt('delivered', seconds);
       await this.pool.query(
         `UPDATE webhook_deliveries SET status = 'delivered', attempts = $2, delivered_at = now(), last_attempt_at = now(),
                 last_status_code = $3, last_error = NULL, claimed_until = NULL
@@ -199,6 +210,7 @@ export class WebhookSender {
       [d.id, attempt, outcome.status, outcome.error, delay, this.config.WEBHOOK_RETRY_WINDOW_MS],
     );
     const status = r.rows[0]?.status;
+    this.metrics?.webhookAttempt(status === 'parked' ? 'parked' : 'retried', seconds);
     const fields = { deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, attempt, status: outcome.status, error: outcome.error };
     if (status === 'parked') this.log.warn(fields, 'webhook delivery parked: its retry window is over (retry it from the console or the admin API)');
     else this.log.info({ ...fields, retryInMs: delay }, 'webhook delivery failed; will retry');
@@ -208,7 +220,7 @@ export class WebhookSender {
   private async attempt(d: Claimed): Promise<Outcome> {
     const t = Math.floor(Date.now() / 1000);
     try {
-      const res = await this.fetchImpl(d.url, {
+      const res = await fetch(d.url, {
         method: 'POST',
         redirect: 'manual',
         signal: AbortSignal.timeout(this.config.WEBHOOK_TIMEOUT_MS),
