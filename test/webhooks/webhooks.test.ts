@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { domainEventId, verifyWebhook } from '@ccs/shared';
+import { domainEventId } from '@ccs/shared';
+import { parseWebhook, verifyWebhook } from '@ccs/client/webhooks';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
 import { expectError, expectJsonApi } from '../support/jsonapi-schema.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -166,6 +167,10 @@ describe('webhooks', () => {
     });
     expect(verifyWebhook('whsec_other', header, got!.raw)).toMatchObject({ ok: false, reason: 'signature_mismatch' });
     expect(verifyWebhook(secret, header, got!.raw, { now: Number(t) + 301 })).toMatchObject({ ok: false, reason: 'outside_tolerance' });
+    expect(verifyWebhook(secret, `${header},v1=${'0'.repeat(64)}`, got!.raw).ok).toBe(true);
+    const event = parseWebhook(secret, header, got!.raw);
+    expect(event.type === 'chest.opened' && event.data.opening_id).toBe(openings[0]);
+    expect(() => parseWebhook('whsec_other', header, got!.raw)).toThrow('signature_mismatch');
 
     expect(got!.body).toMatchObject({ id: domainEventId('chest.opened', openings[0]!), type: 'chest.opened', app_id: game.appId });
     const catalog = await catalogIds(stack, game.publishableKey);
