@@ -170,7 +170,9 @@ describe('collection completion rewards', () => {
       const results = await Promise.all(Array.from({ length: 8 }, () => settleCompletions(pool, [touched])));
       expect(results.map((r) => r.completions).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
       const again = results.find((r) => r.completions === 1)!.messages;
-      expect(again).toHaveLength((reward.chests?.length ?? 0) + (reward.currencies ? 1 : 0));
+      // The rewards, and the collection.completed webhook event (docs/webhooks.md).
+      expect(again).toHaveLength((reward.chests?.length ?? 0) + (reward.currencies ? 1 : 0) + 1);
+      expect(again.filter((m) => m.subject === 'grants.events').map((m) => (m.payload as { type: string }).type)).toEqual(['collection.completed']);
     } finally {
       await pool.end();
     }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { contentVersionEndpoint, type ServiceDefinition } from '@ccs/shared';
+import { contentVersionEndpoint, OutboxRelay, type ServiceDefinition } from '@ccs/shared';
 import type { WalletConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { creditGrantsConsumer } from './consumers/credit-grants.js';
@@ -11,23 +11,27 @@ import { listCurrenciesEndpoint } from './endpoints/list-currencies.js';
 import { refundEndpoint } from './endpoints/refund.js';
 import { idempotencySweeper } from './workers/idempotency-sweeper.js';
 
-/** The wallet service: currencies, balances, the ledger, credits and debits. */
+/** The wallet service: currencies, balances, the ledger, credits and debits, and the currency.credited events of its credits. */
 export const walletService: ServiceDefinition<WalletConfig> = {
   name: 'wallet',
   version: '0.1.0',
   schema: 'wallet',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  build: ({ pool, log, config }) => ({
-    endpoints: [
-      listCurrenciesEndpoint(pool),
-      creditEndpoint(pool),
-      debitEndpoint(pool),
-      refundEndpoint(pool),
-      balancesEndpoint(pool),
-      adminStatsEndpoint(pool),
-      contentVersionEndpoint('wallet', pool),
-    ],
-    consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool)],
-    workers: [idempotencySweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS)],
-  }),
+  build: ({ pool, log, config, js }) => {
+    // Publishes the currency.credited events each credit writes to the outbox (docs/webhooks.md).
+    const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log);
+    return {
+      endpoints: [
+        listCurrenciesEndpoint(pool),
+        creditEndpoint(pool, relay),
+        debitEndpoint(pool),
+        refundEndpoint(pool, relay),
+        balancesEndpoint(pool),
+        adminStatsEndpoint(pool),
+        contentVersionEndpoint('wallet', pool),
+      ],
+      consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay)],
+      workers: [relay, idempotencySweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS)],
+    };
+  },
 };

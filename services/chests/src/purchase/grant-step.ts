@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { withTransaction, type Pool } from '@ccs/shared';
+import {
+  domainEventId,
+  DomainEventPublished,
+  outboxMessage,
+  OUTBOX_COLUMNS,
+  withTransaction,
+  type CallContext,
+  type OutboxMessage,
+  type Pool,
+} from '@ccs/shared';
 import { chestErrors } from '../errors.js';
 import { countUnopened, insertPurchasedChests, lockPlayerInventory } from '../repositories/inventory-repo.js';
 import { lockPurchase, storePurchaseAnswer, transition } from '../repositories/purchases-repo.js';
@@ -14,6 +23,9 @@ export interface GrantInput {
   capacity: number;
   /** A test seam called after the checks, inside the transaction (see ChestsFaults). */
   fault?: (purchaseId: string) => void;
+  /** The price of one chest, for the `chest.purchased` webhook events. */
+  price: { currency: string; amount: string };
+  ctx: CallContext;
   /** The saga's answer for these chests, kept with the completed purchase (for Idempotency-Key retries). */
   answer?: (added: { id: string; acquiredAt: string }[]) => unknown;
 }
@@ -21,9 +33,14 @@ export interface GrantInput {
 /**
  * Saga step 3, in one transaction: the purchase must still be `debited` (not taken over by the
  * sweeper); under the player's inventory lock the capacity is checked again (409 inventory_full),
- * then the chests are added (one statement) and the purchase completed. Any failure rolls all of it back.
+ * then the chests are added (one statement), a `chest.purchased` event per chest written to the
+ * outbox (one statement; returned, for the caller to publish after the commit) and the purchase
+ * completed. Any failure rolls all of it back.
  */
-export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promise<{ id: string; acquiredAt: string }[]> {
+export async function grantPurchasedChests(
+  pool: Pool,
+  input: GrantInput,
+): Promise<{ added: { id: string; acquiredAt: string }[]; events: OutboxMessage[] }> {
   return withTransaction(pool, async (tx) => {
     const status = await lockPurchase(tx, input.purchaseId);
     if (status !== 'debited') throw chestErrors.purchaseInterrupted();
@@ -39,8 +56,29 @@ export async function grantPurchasedChests(pool: Pool, input: GrantInput): Promi
       chestTypeId: input.chestTypeId,
       purchaseId: input.purchaseId,
     });
+    const events = added.map((c) => purchasedEvent(input, c));
+    await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[])`, [
+      events.map((m) => m.id),
+      events.map((m) => m.subject),
+      events.map((m) => JSON.stringify(m.payload)),
+      events.map((m) => JSON.stringify(m.headers)),
+    ]);
     await transition(tx, input.purchaseId, ['debited'], 'completed');
     if (input.answer) await storePurchaseAnswer(tx, input.purchaseId, input.answer(added));
-    return added;
+    return { added, events };
   });
+}
+
+/** `chest.purchased` for one bought chest (docs/webhooks.md); event id from the inventory chest id. */
+function purchasedEvent(input: GrantInput, c: { id: string; acquiredAt: string }): OutboxMessage {
+  const eventId = domainEventId('chest.purchased', c.id);
+  const data = {
+    player_id: input.playerId,
+    inventory_chest_id: c.id,
+    chest_type_id: input.chestTypeId,
+    price: input.price,
+    purchased_at: c.acquiredAt,
+  };
+  const payload = { eventId, type: 'chest.purchased' as const, appId: input.appId, playerId: input.playerId, occurredAt: c.acquiredAt, data };
+  return outboxMessage(DomainEventPublished, eventId, payload, { ...input.ctx, playerId: input.playerId });
 }

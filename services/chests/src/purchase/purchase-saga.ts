@@ -72,8 +72,11 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
 
   let added: { id: string; acquiredAt: string }[];
   try {
-    added = await grantPurchasedChests(deps.pool, {
+    let events;
+    ({ added, events } = await grantPurchasedChests(deps.pool, {
       purchaseId,
+      price: { currency: cmd.currency, amount: String(unitPrice) },
+      ctx,
       appId: cmd.appId,
       playerId: cmd.playerId,
       chestTypeId: type.id,
@@ -82,7 +85,9 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
       fault: deps.faults.inPurchaseGrant,
       // Kept with the completed purchase for a retry with its Idempotency-Key.
       answer: cmd.idempotencyKey ? (ids) => ({ purchaseId, chests: chestViews(type, ids), amount, balance: debit.balance }) : undefined,
-    });
+    }));
+    // The purchase's events go out now rather than at the relay's next pass (it publishes them if this fails).
+    void deps.relay.publishNow(events).catch(() => undefined);
   } catch (err) {
     await compensate(deps, purchaseId, ['debited'], ctx);
     if (err instanceof AppError) throw err;

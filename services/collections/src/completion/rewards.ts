@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
   ChestGrant,
+  domainEventId,
+  DomainEventPublished,
   enqueue,
   WalletCreditGrant,
   withTransaction,
@@ -63,6 +65,15 @@ async function enqueueReward(tx: Queryable, t: Touched, c: Completion): Promise<
   return out;
 }
 
+/** `collection.completed` (docs/webhooks.md), with the completion row: one event per player and collection. */
+function enqueueCompleted(tx: Queryable, t: Touched, c: Completion): Promise<OutboxMessage> {
+  const eventId = domainEventId('collection.completed', `${t.appId}:${t.playerId}:${c.collectionId}`);
+  const at = c.completedAt.toISOString();
+  const data = { player_id: t.playerId, collection_id: c.collectionId, completed_at: at, reward: c.reward ?? null };
+  const payload = { eventId, type: 'collection.completed' as const, appId: t.appId, playerId: t.playerId, occurredAt: at, data };
+  return enqueue(tx, DomainEventPublished, eventId, payload, { ...t.ctx, playerId: t.playerId });
+}
+
 /**
  * The completion step of applying opening grants (docs/content.md, "Collection rewards"), run
  * after the grants committed: for each player a batch touched, in one transaction, the
@@ -81,6 +92,7 @@ export async function settleCompletions(pool: Pool, touched: Touched[]): Promise
     for (const t of touched) {
       for (const c of await recordCompletions(tx, t.appId, t.playerId, [...t.collectionIds])) {
         completions += 1;
+        messages.push(await enqueueCompleted(tx, t, c));
         if (c.reward) messages.push(...(await enqueueReward(tx, t, c)));
       }
     }

@@ -120,7 +120,7 @@ export function registerEndpoint(d: PlayersDeps) {
     const starterChestId = guest?.starterChestId ?? randomUUID();
     // An upgraded guest got its initial currency when it was created; it is reported, not granted again.
     const grants = { initialCurrency: rules.initial_currency, welcomeBonus: rules.welcome_bonus, starterChestId };
-    const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId });
+    const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId, email: req.email });
     try {
       const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
         const player = guest

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { ChestGrant, enqueue, WalletCreditGrant, type CallContext, type OutboxMessage, type Queryable } from '@ccs/shared';
+import {
+  ChestGrant,
+  domainEventId,
+  DomainEventPublished,
+  enqueue,
+  WalletCreditGrant,
+  type CallContext,
+  type OutboxMessage,
+  type Queryable,
+} from '@ccs/shared';
 import type { z } from 'zod';
 import type { PlayerRules } from '../repositories/apps-repository.js';
 
@@ -13,6 +22,8 @@ type ChestGrantPayload = z.infer<typeof ChestGrant.payload>;
 export interface WelcomeGrantPlan {
   wallet: { id: string; payload: WalletGrant }[];
   chest?: { id: string; payload: ChestGrantPayload };
+  /** The `player.registered` webhook event (docs/webhooks.md): a new player, a new guest, or a guest registering. */
+  registered: { appId: string; playerId: string; occasion: GrantOccasion; email: string | null };
 }
 
 function walletGrant(appId: string, playerId: string, reason: 'initial_currency' | 'welcome_bonus', amounts: Record<string, number>) {
@@ -29,7 +40,7 @@ function walletGrant(appId: string, playerId: string, reason: 'initial_currency'
 export function planWelcomeGrants(
   occasion: GrantOccasion,
   rules: PlayerRules,
-  p: { appId: string; playerId: string; starterChestId: string },
+  p: { appId: string; playerId: string; starterChestId: string; email?: string | null },
 ): WelcomeGrantPlan {
   const initial = occasion === 'upgrade' ? [] : walletGrant(p.appId, p.playerId, 'initial_currency', rules.initial_currency);
   const welcome = occasion === 'guest' ? [] : walletGrant(p.appId, p.playerId, 'welcome_bonus', rules.welcome_bonus);
@@ -46,7 +57,7 @@ export function planWelcomeGrants(
             source: 'welcome' as const,
           },
         };
-  return { wallet: [...initial, ...welcome], chest };
+  return { wallet: [...initial, ...welcome], chest, registered: { appId: p.appId, playerId: p.playerId, occasion, email: p.email ?? null } };
 }
 
 /**
@@ -58,5 +69,18 @@ export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan
   for (const m of plan.wallet)
     messages.push(await enqueue(tx, WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId }, { notify }));
   if (plan.chest) messages.push(await enqueue(tx, ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId }));
+  messages.push(await enqueueRegistered(tx, plan.registered, ctx));
   return messages;
+}
+
+/**
+ * `player.registered`, in the registration's transaction: one event per player for its creation
+ * (registered or guest), and one more when a guest registers (its own id: a later fact).
+ */
+function enqueueRegistered(tx: Queryable, r: WelcomeGrantPlan['registered'], ctx: CallContext): Promise<OutboxMessage> {
+  const eventId = domainEventId('player.registered', r.occasion === 'upgrade' ? `upgrade:${r.playerId}` : r.playerId);
+  const at = new Date().toISOString();
+  const data = { player_id: r.playerId, email: r.email, is_anonymous: r.occasion === 'guest', registered_at: at };
+  const payload = { eventId, type: 'player.registered' as const, appId: r.appId, playerId: r.playerId, occurredAt: at, data };
+  return enqueue(tx, DomainEventPublished, eventId, payload, { ...ctx, playerId: r.playerId });
 }

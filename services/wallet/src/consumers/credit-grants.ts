@@ -1,4 +1,4 @@
-import { consumer, DURABLE, markProcessed, WalletCreditGrant, withTransaction, type Pool } from '@ccs/shared';
+import { consumer, DURABLE, markProcessed, WalletCreditGrant, withTransaction, type OutboxMessage, type OutboxRelay, type Pool } from '@ccs/shared';
 import { addToBalance, addToBalanceOnce, sumByCurrency } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 
@@ -20,13 +20,15 @@ const isZero = (amount: string) => /^0+(\.0+)?$/.test(amount);
  * `opening:<id>:slot:<n>`) gets its own row, at most once per reference even if the same credit
  * came again under another message id. A currency the app does not know yet fails the whole
  * message; content may still be on its way, and the runtime retries with backoff before parking it.
+ * Every ledger credit writes its `currency.credited` webhook event in the same statement.
  */
-export function creditGrantsConsumer(pool: Pool) {
+export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay) {
   return consumer({
     durable: CREDIT_GRANTS_CONSUMER,
     event: WalletCreditGrant,
     maxDeliver: 10,
     async handle(grant, { messageId, ctx }) {
+      const events: OutboxMessage[] = [];
       await withTransaction(pool, async (tx) => {
         if (!(await markProcessed(tx, messageId, CREDIT_GRANTS_CONSUMER))) return;
         const pooled = grant.credits.filter((c) => c.reference === undefined);
@@ -42,10 +44,15 @@ export function creditGrantsConsumer(pool: Pool) {
         for (const [code, amount] of totals) {
           const currencyId = idOf(code);
           if (amount === '0.00') continue;
-          await addToBalance(tx, { ...base, currencyId, amount, reference: messageId });
+          events.push(...(await addToBalance(tx, { ...base, currencyId, amount, reference: messageId })).events);
         }
-        for (const c of own) await addToBalanceOnce(tx, { ...base, currencyId: idOf(c.currency), amount: c.amount, reference: c.reference! });
+        for (const c of own) {
+          const made = await addToBalanceOnce(tx, { ...base, currencyId: idOf(c.currency), amount: c.amount, reference: c.reference! });
+          if (made) events.push(...made.events);
+        }
       });
+      // Each credit's currency.credited event, once the credits committed (the relay publishes them otherwise).
+      void relay?.publishNow(events).catch(() => undefined);
     },
   });
 }

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { appOf, callerOf, CreditCurrency, endpoint, withTransaction, type Pool, type Queryable, type RequestOf } from '@ccs/shared';
+import {
+  appOf,
+  callerOf,
+  CreditCurrency,
+  endpoint,
+  withTransaction,
+  type OutboxMessage,
+  type OutboxRelay,
+  type Pool,
+  type Queryable,
+  type RequestOf,
+} from '@ccs/shared';
 import { z } from 'zod';
 import { walletErrors } from '../errors.js';
 import { creditChecked } from '../repositories/balances-repo.js';
@@ -20,13 +31,20 @@ const requestHash = (req: CreditRequest) =>
  * transaction, so a repeat returns the stored answer and a concurrent repeat waits for it.
  * Failed requests store nothing: the client may correct them and retry with the same key.
  */
-export function creditEndpoint(pool: Pool) {
+export function creditEndpoint(pool: Pool, relay: OutboxRelay) {
+  // The credit's currency.credited event goes out once its statement (or transaction) committed.
+  const publish = (events: OutboxMessage[]) => void relay.publishNow(events).catch(() => undefined);
   return endpoint(CreditCurrency, async (req, ctx) => {
     const appId = appOf(ctx);
     const playerId = callerOf(ctx);
     const key = req.idempotencyKey;
-    if (!key) return { balance: await credit(pool, appId, playerId, req, ctx.requestId), replayed: false };
-    return withTransaction(pool, async (tx) => {
+    if (!key) {
+      const { balance, events } = await credit(pool, appId, playerId, req, ctx.requestId);
+      publish(events);
+      return { balance, replayed: false };
+    }
+    const events: OutboxMessage[] = [];
+    const answer = await withTransaction(pool, async (tx) => {
       const claim = await claimKey(tx, appId, playerId, key, requestHash(req));
       if (!claim.claimed) {
         if (claim.requestHash === undefined) throw walletErrors.idempotencyKeyBusy();
@@ -35,10 +53,13 @@ export function creditEndpoint(pool: Pool) {
         if (!stored.success) throw walletErrors.idempotencyKeyBusy();
         return { balance: stored.data.balance, replayed: true };
       }
-      const balance = await credit(tx, appId, playerId, req, ctx.requestId);
-      await storeAnswer(tx, appId, playerId, key, { balance });
-      return { balance, replayed: false };
+      const made = await credit(tx, appId, playerId, req, ctx.requestId);
+      await storeAnswer(tx, appId, playerId, key, { balance: made.balance });
+      events.push(...made.events);
+      return { balance: made.balance, replayed: false };
     });
+    publish(events);
+    return answer;
   });
 }
 
@@ -46,7 +67,13 @@ export function creditEndpoint(pool: Pool) {
  * Makes the credit, or refuses it with nothing changed: 403 when the app wants its secret key,
  * 404 for a currency not in the app, 422 for the amount. Returns the new balance.
  */
-async function credit(q: Queryable, appId: string, playerId: string, req: CreditRequest, requestId: string): Promise<string> {
+async function credit(
+  q: Queryable,
+  appId: string,
+  playerId: string,
+  req: CreditRequest,
+  requestId: string,
+): Promise<{ balance: string; events: OutboxMessage[] }> {
   const r = await creditChecked(q, {
     appId,
     playerId,
@@ -61,5 +88,5 @@ async function credit(q: Queryable, appId: string, playerId: string, req: Credit
   if (!r.positive) throw walletErrors.amountNotPositive();
   if (!r.withinMax) throw walletErrors.amountAboveMaximum(r.maxCredit ?? '0');
   if (r.balance === null) throw new Error(`credit of ${req.currencyId} passed its checks but changed nothing`);
-  return r.balance;
+  return { balance: r.balance, events: r.events };
 }

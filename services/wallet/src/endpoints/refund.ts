@@ -1,4 +1,4 @@
-import { appOf, endpoint, RefundDebit, withTransaction, type Pool } from '@ccs/shared';
+import { appOf, endpoint, RefundDebit, withTransaction, type OutboxRelay, type Pool } from '@ccs/shared';
 import { addToBalance } from '../repositories/balances-repo.js';
 import { findDebit, lockReference, markRefunded, voidReference } from '../repositories/debits-repo.js';
 
@@ -7,10 +7,10 @@ import { findDebit, lockReference, markRefunded, voidReference } from '../reposi
  * reference, once. A repeat is a no-op that says so; a reference never debited is voided, so a
  * debit that arrives late (after its purchase was given up) is refused and no money is lost.
  */
-export function refundEndpoint(pool: Pool) {
+export function refundEndpoint(pool: Pool, relay: OutboxRelay) {
   return endpoint(RefundDebit, async (req, ctx) => {
     const appId = appOf(ctx);
-    return withTransaction(pool, async (tx) => {
+    const r = await withTransaction(pool, async (tx) => {
       await lockReference(tx, appId, req.reference);
       const debit = await markRefunded(tx, appId, req.reference);
       if (!debit) {
@@ -18,7 +18,7 @@ export function refundEndpoint(pool: Pool) {
         await voidReference(tx, appId, req.reference);
         return { outcome: 'unknown_reference' as const };
       }
-      const balance = await addToBalance(tx, {
+      const credited = await addToBalance(tx, {
         appId,
         playerId: debit.playerId,
         currencyId: debit.currencyId,
@@ -27,7 +27,13 @@ export function refundEndpoint(pool: Pool) {
         reference: req.reference,
         requestId: ctx.requestId,
       });
-      return { outcome: 'refunded' as const, balance };
+      return { outcome: 'refunded' as const, balance: credited.balance, events: credited.events };
     });
+    // The refund's currency.credited event goes out now (the relay publishes it otherwise).
+    if (r.outcome === 'refunded') {
+      void relay.publishNow(r.events).catch(() => undefined);
+      return { outcome: r.outcome, balance: r.balance };
+    }
+    return r;
   });
 }

@@ -1,5 +1,38 @@
-import type { Queryable } from '@ccs/shared';
+import { DomainEventPublished, type OutboxMessage, type Queryable } from '@ccs/shared';
 import { walletErrors } from '../errors.js';
+
+/**
+ * A `currency.credited` webhook event (docs/webhooks.md) for each row the ledger CTE `l` inserted
+ * with a positive delta, written to the outbox by the same statement (no round trip of its own).
+ * Its id is drawn when the ledger row is written, so one credit has one event. `l` must return
+ * app_id, player_id, currency_id, delta, reason, reference and created_at; `$h` is the message
+ * headers (JSON). The outbox rows are returned as `events` for the caller to publish after its commit.
+ */
+const creditedEvents = (h: string) => `ev AS (
+  INSERT INTO outbox (id, subject, payload, headers)
+  SELECT e.id, '${DomainEventPublished.subject}',
+         jsonb_build_object(
+           'eventId', e.id, 'type', 'currency.credited', 'appId', l.app_id, 'playerId', l.player_id, 'occurredAt', e.at,
+           'data', jsonb_build_object('player_id', l.player_id, 'currency', c.code, 'amount', l.delta::text, 'reason', l.reason,
+                                      'reference', l.reference, 'credited_at', e.at)),
+         ${h}::jsonb
+    FROM l JOIN currencies c ON c.id = l.currency_id
+   CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id, to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at) e
+   WHERE l.delta > 0
+  RETURNING id, subject, payload, headers
+)`;
+const LEDGER_RETURNING = 'app_id, player_id, currency_id, delta, reason, reference, created_at, balance_after';
+const EVENTS = "(SELECT coalesce(json_agg(ev), '[]') FROM ev) AS events";
+
+/** The headers of a credit's event message: the request and the player it concerns. */
+const eventHeaders = (c: { appId: string; playerId: string; requestId: string | null }) =>
+  JSON.stringify({ 'ccs-request-id': c.requestId ?? 'wallet', 'ccs-app-id': c.appId, 'ccs-player-id': c.playerId });
+
+/** A credit's balance and the event messages its statement wrote. */
+export interface Credited {
+  balance: string;
+  events: OutboxMessage[];
+}
 
 /** Why a balance changes; the ledger refuses any other value. */
 export type LedgerReason =
@@ -38,22 +71,24 @@ function mapOverflow(err: unknown): never {
  * Adds to a balance and appends its ledger row in one statement: the upsert takes the row lock,
  * so concurrent credits queue instead of overwriting each other. Returns the new balance.
  */
-export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<string> {
+export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Credited> {
   const r = await tx
-    .query<{ balance: string }>(
+    .query<{ balance: string; events: OutboxMessage[] }>(
       `WITH b AS (
          INSERT INTO balances (app_id, player_id, currency_id, amount) VALUES ($1, $2, $3, $4::numeric)
          ON CONFLICT (app_id, player_id, currency_id)
            DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
          RETURNING amount
-       )
-       INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
-       SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
-       RETURNING balance_after::text AS balance`,
-      params(c),
+       ), l AS (
+         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
+         SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
+         RETURNING ${LEDGER_RETURNING}
+       ), ${creditedEvents('$8')}
+       SELECT balance_after::text AS balance, ${EVENTS} FROM l`,
+      [...params(c), eventHeaders(c)],
     )
     .catch(mapOverflow);
-  return r.rows[0]!.balance;
+  return r.rows[0]!;
 }
 
 /**
@@ -63,9 +98,9 @@ export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<str
  * ledger_once and its transaction rolls back. Returns the new balance, or undefined when the
  * reference was already credited.
  */
-export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { reference: string }): Promise<string | undefined> {
+export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { reference: string }): Promise<Credited | undefined> {
   const r = await tx
-    .query<{ balance: string }>(
+    .query<{ balance: string; events: OutboxMessage[] }>(
       `WITH fresh AS (
          SELECT 1 WHERE NOT EXISTS (
            SELECT 1 FROM ledger
@@ -75,14 +110,16 @@ export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { refer
          ON CONFLICT (app_id, player_id, currency_id)
            DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
          RETURNING amount
-       )
-       INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
-       SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
-       RETURNING balance_after::text AS balance`,
-      params(c),
+       ), l AS (
+         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
+         SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
+         RETURNING ${LEDGER_RETURNING}
+       ), ${creditedEvents('$8')}
+       SELECT balance_after::text AS balance, ${EVENTS} FROM l`,
+      [...params(c), eventHeaders(c)],
     )
     .catch(mapOverflow);
-  return r.rows[0]?.balance;
+  return r.rows[0];
 }
 
 /**
@@ -143,6 +180,8 @@ export interface CheckedCredit {
   withinMax: boolean | null;
   /** The balance after the credit; null when a check failed and nothing changed. */
   balance: string | null;
+  /** The credit's `currency.credited` event message (none when nothing changed). */
+  events: OutboxMessage[];
 }
 
 /**
@@ -171,12 +210,12 @@ export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason
        l AS (
          INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
          SELECT $1, $2, $3, t.amount, b.amount, 'credit', $5, $6 FROM b, target t
-         RETURNING balance_after::text AS balance
-       )
+         RETURNING ${LEDGER_RETURNING}
+       ), ${creditedEvents('$8')}
        SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.max_credit AS "maxCredit",
-              t.positive, t.within_max AS "withinMax", (SELECT balance FROM l) AS balance
+              t.positive, t.within_max AS "withinMax", (SELECT balance_after::text FROM l) AS balance, ${EVENTS}
          FROM (SELECT 1) one LEFT JOIN target t ON true`,
-      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey],
+      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, eventHeaders(c)],
     )
     .catch(mapOverflow);
   return r.rows[0]!;
