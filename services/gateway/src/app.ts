@@ -15,6 +15,8 @@ import replyCache from './plugins/reply-cache.js';
 import healthRoutes from './routes/health.js';
 import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
+import { consoleRoutes } from './console/index.js';
+import { randomBytes } from 'node:crypto';
 
 /** What the gateway needs from outside: its config, the NATS bus and Redis. */
 export interface GatewayDeps {
@@ -123,5 +125,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(apiDocs, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
   await app.register(healthRoutes, { bus, redis: deps.redis, timeoutMs: deps.config.READY_TIMEOUT_MS });
   await app.register(v1Routes);
+  // The studio console (docs/console.md): HTML pages over the admin API, signed in with a secret key.
+  if (!deps.config.CONSOLE_SESSION_KEY)
+    app.log.warn('CONSOLE_SESSION_KEY is unset: console sessions use a key of this process (they end at a restart and hold on one replica only)');
+  await app.register(consoleRoutes, {
+    prefix: '/console',
+    sessionKey: deps.config.CONSOLE_SESSION_KEY ? Buffer.from(deps.config.CONSOLE_SESSION_KEY, 'hex') : randomBytes(32),
+    sessionSeconds: deps.config.CONSOLE_SESSION_HOURS * 3600,
+  });
   return app;
 }

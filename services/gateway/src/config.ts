@@ -53,5 +53,21 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   CREDENTIALS_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** Bound on the readiness probe's calls to each service. */
   READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+  /**
+   * The studio console's session key (docs/console.md): 64 hex digits (32 bytes) that encrypt the
+   * session cookie. Every gateway replica needs the same one; unset, each process draws its own
+   * (sessions then end at a restart and hold on one replica only).
+   */
+  CONSOLE_SESSION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, { error: 'CONSOLE_SESSION_KEY takes 64 hex digits (openssl rand -hex 32)' })
+    .optional(),
+  /** How long a console sign-in lasts. */
+  CONSOLE_SESSION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(8),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;

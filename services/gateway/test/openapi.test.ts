@@ -17,7 +17,8 @@ import {
 } from './support/openapi-document.js';
 
 /** Routes that are not part of the API: probes, metrics, the reference page and the document. */
-const NOT_API = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/docs/, /^\/api\/v1\/openapi\.json$/];
+// The console's HTML pages (docs/console.md) are not part of the API.
+const NOT_API = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/docs/, /^\/api\/v1\/openapi\.json$/, /^\/console/];
 const DOC_ID = 'https://ccs.invalid/openapi.json';
 const ERROR_DOCUMENT = { $ref: '#/components/schemas/ErrorDocument' };
 

@@ -19,6 +19,27 @@ const PUBLIC = [
   'GET /docs/static/*',
   'GET /docs/static/index.html',
   'GET /docs/static/swagger-initializer.js',
+  // The studio console (docs/console.md): HTML pages, not the API. Their own guard is the session
+  // (signed in with the app's secret key, which each page then sends to the admin API, studio scope).
+  'GET /console',
+  'GET /console/assets/:name',
+  'GET /console/sign-in',
+  'POST /console/sign-in',
+  'POST /console/sign-out',
+  'GET /console/players',
+  'GET /console/players/:id',
+  'GET /console/chests',
+  'GET /console/chests/:id',
+  'POST /console/chests/:id/simulation',
+  'GET /console/content',
+  'POST /console/content',
+  'GET /console/content/:version/diff',
+  'GET /console/audit',
+  'GET /console/webhooks',
+  'POST /console/webhooks',
+  'GET /console/webhooks/:id',
+  'POST /console/webhooks/:id/:action',
+  'POST /console/webhooks/:id/deliveries/:delivery/retry',
 ];
 
 describe('route scopes', () => {
