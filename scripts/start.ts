@@ -29,6 +29,7 @@ const cleanExit = (e: Exit) => e.code === 0 || e.signal === 'SIGTERM' || e.signa
 const running: ServiceProcess[] = [];
 let stopping: Promise<never> | undefined;
 let demoKeyLine: string | undefined;
+let demoSecretLine: string | undefined;
 
 /** Starts one service process; an exit nobody asked for stops the whole stack with code 1. */
 function launch(name: ServiceName): void {
@@ -38,7 +39,13 @@ function launch(name: ServiceName): void {
     env: { ...env, DATABASE_URL: urls.databaseUrl, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl, HEALTH_PORT: '0' },
     color,
     print: (line) => console.log(line),
-    onLine: name === 'players' ? (line) => (/demo app/i.test(line) && /key/i.test(line) ? (demoKeyLine = line) : undefined) : undefined,
+    onLine:
+      name === 'players'
+        ? (line) => {
+            if (/demo app secret key/i.test(line)) demoSecretLine = line;
+            else if (/demo app/i.test(line) && /key/i.test(line)) demoKeyLine = line;
+          }
+        : undefined,
   });
   running.push(proc);
   void proc.exited.then((exit) => {
@@ -107,6 +114,14 @@ function demoKeyHint(): string {
   return 'demo API key: printed by players when it created the demo app on the first start (set CHESTS_DEMO_API_KEY to choose it, or run npm run admin -- create-app --name "My Game")';
 }
 
+/** How to sign in to the studio console: the demo app's secret key, when it is known. */
+function consoleHint(): string {
+  if (env.CHESTS_DEMO_SECRET_KEY) return `sign in with the demo app's secret key ${env.CHESTS_DEMO_SECRET_KEY} (from CHESTS_DEMO_SECRET_KEY)`;
+  const printed = demoSecretLine?.match(/secret key \(studio console and admin API\): (\S+)/)?.[1];
+  if (printed) return `sign in with the demo app's secret key ${printed} (created just now; players prints it only once)`;
+  return 'sign in with the demo app\'s secret key (printed by players on the first start; set CHESTS_DEMO_SECRET_KEY to choose it) or an app\'s from npm run admin -- create-app --name "My Game"';
+}
+
 async function main(): Promise<void> {
   // Everything that would stop a service later is checked before any starts: settings, ports.
   const serviceEnv = { ...env, DATABASE_URL: urls.databaseUrl, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl, HEALTH_PORT: '0' };
@@ -140,6 +155,7 @@ async function main(): Promise<void> {
     for (const name of rest) launch(name);
     const url = `http://localhost:${port}`;
     await waitForGateway({ url: `http://127.0.0.1:${port}`, timeoutMs: startTimeoutMs, aborted, progress: say });
+    say(`studio console: ${url}/console (${consoleHint()})`);
     say(`ready: the API is at ${url} (reference: ${url}/docs; probes: ${url}/readyz, ${url}/healthz); ${demoKeyHint()}`);
   } catch (err) {
     if (stopping) return;

@@ -123,6 +123,10 @@ describe('npm start (scripts/start.ts)', () => {
     const output = run.output();
     expect(output, output).toContain(`ready: the API is at http://localhost:${port}`);
     expect(output).toContain(`demo API key: ${env.CHESTS_DEMO_API_KEY}`);
+    // The studio console's address, and the demo app's secret key its players just created.
+    expect(output).toMatch(
+      new RegExp(`studio console: http://localhost:${port}/console \\(sign in with the demo app's secret key sk_[\\w-]+ \\(created just now`),
+    );
     // players starts (and seeds) before the others are launched.
     expect(output.indexOf('players is up')).toBeGreaterThan(output.indexOf('starting players'));
     expect(output.indexOf('players is up')).toBeLessThan(output.indexOf('ready: '));

@@ -21,6 +21,8 @@ const Pem = z
 export const PlayersConfigSchema = BaseConfigSchema.extend({
   /** Publishable key of the demo app; a random one is generated and logged once when unset. */
   CHESTS_DEMO_API_KEY: unsetIfEmpty(z.string().min(16).max(200).optional()),
+  /** Secret key of the demo app (studio console, admin API); a random one is generated and logged once when unset. */
+  CHESTS_DEMO_SECRET_KEY: unsetIfEmpty(z.string().min(16).max(200).optional()),
   /** ES256 (P-256) private key signing access tokens; generated and stored in the schema when unset. */
   JWT_PRIVATE_KEY: unsetIfEmpty(Pem.optional()),
   /** Its public key; derived from the private key when unset. */

@@ -46,7 +46,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
   async build({ config, log, pool, nc, js, metrics }) {
     const keys = await loadKeyRing(pool, { privatePem: config.JWT_PRIVATE_KEY, publicPem: config.JWT_PUBLIC_KEY }, log);
-    const demoCreated = await ensureDemoApp(pool, config.CHESTS_DEMO_API_KEY, log);
+    const demoCreated = await ensureDemoApp(pool, config.CHESTS_DEMO_API_KEY, log, config.CHESTS_DEMO_SECRET_KEY);
     const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log);
     // The demo app's content goes out now, as an admin create-app's does: a relay pass leaves rows
     // younger than 3 s to the request that wrote them, so the other services would get it late.

@@ -182,7 +182,13 @@ describe('demo app without CHESTS_DEMO_API_KEY', () => {
         expect(announcements).toHaveLength(1);
         const key = /API key: (pk_[\w-]+)/.exec(announcements[0]!)?.[1];
         const bus = new Bus(second.deps.nc, config.NATS_PREFIX, 2000);
-        expect(await bus.request(ResolveApiKey, { apiKey: key! }, ctx())).toMatchObject({ keyKind: 'publishable' });
+        const demo = await bus.request(ResolveApiKey, { apiKey: key! }, ctx());
+        expect(demo).toMatchObject({ keyKind: 'publishable' });
+        // Its secret key (the studio console's sign-in) is logged once too.
+        const secrets = lines.filter((l) => l.includes('demo app secret key'));
+        expect(secrets).toHaveLength(1);
+        const secret = /: (sk_[\w-]+)/.exec(secrets[0]!)?.[1];
+        expect(await bus.request(ResolveApiKey, { apiKey: secret! }, ctx())).toEqual({ ...demo, keyKind: 'secret' });
         const { rows } = await second.deps.pool.query('SELECT count(*)::int AS n FROM apps');
         expect(rows[0].n).toBe(1);
       } finally {
@@ -190,10 +196,12 @@ describe('demo app without CHESTS_DEMO_API_KEY', () => {
       }
       // Setting CHESTS_DEMO_API_KEY later adds it to the same demo app; the generated key keeps working.
       const chosen = `demo_${randomUUID().replace(/-/g, '')}`;
-      const third = await startService(playersService, { ...config, CHESTS_DEMO_API_KEY: chosen }, logger);
+      const chosenSecret = `demo_secret_${randomUUID().replace(/-/g, '')}`;
+      const third = await startService(playersService, { ...config, CHESTS_DEMO_API_KEY: chosen, CHESTS_DEMO_SECRET_KEY: chosenSecret }, logger);
       try {
         const bus = new Bus(third.deps.nc, config.NATS_PREFIX, 2000);
         const byChosen = await bus.request(ResolveApiKey, { apiKey: chosen }, ctx());
+        expect(await bus.request(ResolveApiKey, { apiKey: chosenSecret }, ctx())).toEqual({ ...byChosen, keyKind: 'secret' });
         const generated = /API key: (pk_[\w-]+)/.exec(lines.find((l) => l.includes('API key: '))!)![1]!;
         expect(await bus.request(ResolveApiKey, { apiKey: generated }, ctx())).toEqual(byChosen);
         const { rows } = await third.deps.pool.query('SELECT count(*)::int AS n FROM apps');
