@@ -16,7 +16,7 @@ import healthRoutes from './routes/health.js';
 import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
 import { consoleRoutes } from './console/index.js';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** What the gateway needs from outside: its config, the NATS bus and Redis. */
 export interface GatewayDeps {
@@ -130,7 +130,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     app.log.warn('CONSOLE_SESSION_KEY is unset: console sessions use a key of this process (they end at a restart and hold on one replica only)');
   await app.register(consoleRoutes, {
     prefix: '/console',
-    sessionKey: deps.config.CONSOLE_SESSION_KEY ? Buffer.from(deps.config.CONSOLE_SESSION_KEY, 'hex') : randomBytes(32),
+    sessionKey: deps.config.CONSOLE_SESSION_KEY ? createHash('sha256').update(deps.config.CONSOLE_SESSION_KEY).digest() : randomBytes(32),
     sessionSeconds: deps.config.CONSOLE_SESSION_HOURS * 3600,
   });
   return app;

@@ -54,14 +54,15 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   /** Bound on the readiness probe's calls to each service. */
   READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /**
-   * The studio console's session key (docs/console.md): 64 hex digits (32 bytes) that encrypt the
-   * session cookie. Every gateway replica needs the same one; unset, each process draws its own
-   * (sessions then end at a restart and hold on one replica only).
+   * The studio console's session secret (docs/console.md): at least 32 random characters (e.g.
+   * `openssl rand -hex 32`); its SHA-256 is the key that encrypts the session cookie. Every gateway
+   * replica needs the same one; unset, each process draws its own (sessions then end at a restart
+   * and hold on one replica only).
    */
-  CONSOLE_SESSION_KEY: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, { error: 'CONSOLE_SESSION_KEY takes 64 hex digits (openssl rand -hex 32)' })
-    .optional(),
+  CONSOLE_SESSION_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().min(32, { error: 'CONSOLE_SESSION_KEY takes at least 32 random characters (openssl rand -hex 32)' }).optional(),
+  ),
   /** How long a console sign-in lasts. */
   CONSOLE_SESSION_HOURS: z.coerce
     .number()
