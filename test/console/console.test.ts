@@ -138,10 +138,16 @@ describe('studio console in a browser', () => {
     await context.close();
   });
 
-  it("charts a chest's disclosed odds against a simulation's observed drops", async () => {
+  it("charts a chest's disclosed odds against its real drops and a simulation's, with the API's numbers", async () => {
     const { context, page } = await signedIn();
     await page.goto(`${base}/console/chests`);
-    await page.getByTestId('chests').locator('a').first().click();
+    await page.getByTestId('chests').locator('tr', { hasText: 'Silver' }).locator('a').click();
+    await page.waitForSelector('#drops-chart[data-drawn="1"]');
+    const drops = (await admin('/api/v1/admin/chests/silver-chest/drops')).data.attributes;
+    expect(Number(await text(page, 'drops-openings'))).toBe(drops.openings);
+    expect(drops.openings).toBe(2);
+    expect(Number(await text(page, 'drops-items'))).toBe(drops.items);
+    for (const r of drops.rarities as { rarity: string; count: number }[]) expect(Number(await text(page, `drops-${r.rarity}`))).toBe(r.count);
     await page.waitForSelector('#odds-chart[data-drawn="1"]', { timeout: 20_000 });
     const rows = await page.getByTestId('simulation').locator('tbody tr').count();
     expect(rows).toBeGreaterThan(0);

@@ -14,6 +14,7 @@ import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import type { ChestsDeps, ChestsFaults } from './deps.js';
 import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
+import { adminChestDropsEndpoint } from './endpoints/admin-chest-drops.js';
 import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
@@ -106,6 +107,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
           adminListOpeningsEndpoint(deps),
           contentVersionEndpoint('chests', pool),
           adminDropInputsEndpoint(deps),
+          adminChestDropsEndpoint(deps),
         ],
         consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
         workers: [

@@ -76,6 +76,22 @@ describe('admin API', () => {
     expect(byId.attributes.collections.reduce((n: number, c: { unique_items: number }) => n + c.unique_items, 0)).toBeGreaterThan(0);
   });
 
+  it("shows a chest's real drops against its disclosed odds, counted from the app's own openings", async () => {
+    // Ada opened one chest: her starter chest.
+    const [opening] = (await admin(game.secretKey, `/api/v1/admin/players/${ada.id}`)).json().data.attributes.openings.latest;
+    const d = (await ok(`/api/v1/admin/chests/${opening.chest_type_id}/drops`)).data.attributes;
+    expect([d.openings, d.items]).toEqual([1, opening.items.length]);
+    for (const r of d.rarities as { rarity: string; count: number }[])
+      expect(r.count, r.rarity).toBe(opening.items.filter((i: { rarity: string }) => i.rarity === r.rarity).length);
+    expect(d.rarities.reduce((n: number, r: { observed: number }) => n + r.observed, 0)).toBeCloseTo(1, 9);
+    expect(d.rarities.reduce((n: number, r: { disclosed: number }) => n + r.disclosed, 0)).toBeCloseTo(1, 9);
+    expect(d.chi_square_p_value).toBeGreaterThanOrEqual(0);
+    // The same chest by slug; another app has no openings of its own: nothing observed, no p-value.
+    expect((await ok(`/api/v1/admin/chests/${d.chest.slug}/drops`)).data.attributes.openings).toBe(1);
+    const none = (await ok(`/api/v1/admin/chests/${d.chest.slug}/drops`, other.secretKey)).data.attributes;
+    expect([none.openings, none.items, none.chi_square_p_value]).toEqual([0, 0, null]);
+  });
+
   it("never reaches another app's player, whichever way it is named", async () => {
     for (const id of [ada.id, encodeURIComponent(email)])
       expectError(await admin(other.secretKey, `/api/v1/admin/players/${id}`), 404, 'player_not_found');

@@ -346,6 +346,8 @@ describe('OpenAPI document and API reference', () => {
       headers: { ...asStudio.headers, 'content-type': 'application/vnd.api+json' },
       body: simulation,
     }); // 404
+    await go('GET', '/api/v1/admin/chests/silver-chest/drops', asStudio);
+    await go('GET', '/api/v1/admin/chests/nope/drops', asStudio); // 404
     await go('GET', '/api/v1/admin/content', asStudio);
     await go('GET', '/api/v1/admin/content/1/diff', asStudio);
     await go('GET', '/api/v1/admin/content/9/diff', asStudio); // 404

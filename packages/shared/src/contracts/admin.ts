@@ -144,6 +144,21 @@ export const AdminDropInputs = defineQuery(
   }),
 );
 
+/**
+ * What real openings of a chest type drew (its openings kept for OPENINGS_RETENTION_DAYS): the
+ * openings, and the items per rarity; for the admin API's observed drops against the disclosed odds.
+ */
+export const AdminChestDrops = defineQuery(
+  'chests.v1.admin_chest_drops',
+  z.object({ appId: UuidSchema, chestTypeId: UuidSchema }),
+  z.object({
+    openings: z.number().int().min(0),
+    /** The oldest opening counted (ISO 8601 UTC), null without any. */
+    since: z.string().nullable(),
+    rarities: z.array(z.object({ rarity: z.string(), count: z.number().int().min(0) })),
+  }),
+);
+
 /** The services that apply an app's content from the AppContentLoaded message. */
 export const CONTENT_SERVICES = ['wallet', 'chests', 'collections'] as const;
 

@@ -229,9 +229,13 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions) 
     if (!key) return reply;
     const id = (request.params as { id: string }).id;
     if (!UUID.test(id)) return view(request, reply, 'Chests', '/console/chests', notice('error', 'No such chest.'), 404);
-    const a = await adminApi(request, key, 'GET', `/api/v1/chests/${id}`);
+    const [a, drops] = await Promise.all([
+      adminApi(request, key, 'GET', `/api/v1/chests/${id}`),
+      adminApi(request, key, 'GET', `/api/v1/admin/chests/${id}/drops`),
+    ]);
     if (a.status !== 200) return failed(request, reply, 'Chest', '/console/chests', a);
-    return view(request, reply, a.body.data.attributes.name, '/console/chests', pages.chestBody(id));
+    if (drops.status !== 200) return failed(request, reply, 'Chest', '/console/chests', drops);
+    return view(request, reply, a.body.data.attributes.name, '/console/chests', pages.chestBody(id, drops.body.data));
   });
 
   /** htmx: a simulation run, as a fragment. */

@@ -192,8 +192,42 @@ export function chestsBody(chests: any[]): SafeHtml {
   );
 }
 
-export function chestBody(chestId: string): SafeHtml {
-  return html`<p class="muted">
+/** The chest's real openings: observed drops per rarity against the disclosed shares. */
+export function dropsBody(d: any): SafeHtml {
+  const a = d.attributes;
+  const rarities = a.rarities as { rarity: string; disclosed: number; observed: number; count: number }[];
+  const pct = (x: number) => Math.round(x * 10_000) / 100;
+  if (a.openings === 0)
+    return notice('empty', 'No player has opened this chest yet (in the openings kept): observed drops appear here once they do.');
+  return html`<p>
+      <strong data-testid="drops-openings">${a.openings}</strong> openings since ${when(a.since)},
+      <strong data-testid="drops-items">${a.items}</strong> items · chi-square p-value
+      ${a.chi_square_p_value === null ? '—' : a.chi_square_p_value.toFixed(4)}
+    </p>
+    ${chart(
+      'drops-chart',
+      {
+        type: 'bar',
+        labels: rarities.map((r) => r.rarity),
+        datasets: [
+          { label: 'Disclosed %', data: rarities.map((r) => pct(r.disclosed)) },
+          { label: 'Observed % (real openings)', data: rarities.map((r) => pct(r.observed)) },
+        ],
+      },
+      "Disclosed share of each rarity against the share among the items players' real openings drew.",
+    )}
+    ${table(
+      ['Rarity', 'Disclosed', 'Observed', 'Items'],
+      rarities.map((r) => [r.rarity, `${pct(r.disclosed)} %`, `${pct(r.observed)} %`, html`<span data-testid="drops-${r.rarity}">${r.count}</span>`]),
+      'drops',
+    )}`;
+}
+
+export function chestBody(chestId: string, drops: any): SafeHtml {
+  return html`<h2>Observed drops</h2>
+    ${dropsBody(drops)}
+    <h2>Simulation</h2>
+    <p class="muted">
       The disclosed long-run share of each rarity, against what the production roll and pity code draw when the chest is opened many times.
     </p>
     <form
@@ -216,7 +250,9 @@ export function simulationBody(s: any): SafeHtml {
   const a = s.attributes;
   const rarities = a.rarities as { rarity: string; disclosed: number; observed: number; count: number; deviation: number }[];
   const pct = (x: number) => Math.round(x * 10_000) / 100;
-  return html`<h2 data-testid="simulated-chest">${a.chest.name} · ${a.opens.toLocaleString('en')} openings · rules v${a.chest.rules_version}</h2>
+  return html`<h3 data-testid="simulated-chest">
+      ${a.chest.name} · ${a.opens.toLocaleString('en')} simulated openings · rules v${a.chest.rules_version}
+    </h3>
     ${chart(
       'odds-chart',
       {

@@ -5,6 +5,7 @@ import {
   AuditLogDocument,
   ContentDiffDocument,
   ContentLoadedDocument,
+  ChestDropsDocument,
   ContentVersionsDocument,
   SimulationDocument,
 } from '../schemas/studio.js';
@@ -110,4 +111,19 @@ export const adminSimulate: OperationDoc = {
     404: ['no such chest in this app (`chest_not_found`)'],
     422: ['`opens` out of 1 to 100,000, or a `seed` that is not hex bytes'],
   },
+};
+
+/** GET /api/v1/admin/chests/{id}/drops. */
+export const adminChestDrops: OperationDoc = {
+  operationId: 'adminChestDrops',
+  tag: 'Admin',
+  summary: "A chest's observed drops against its disclosed odds",
+  description:
+    "What the app's real openings of the chest drew (those kept, OPENINGS_RETENTION_DAYS), item by item per rarity, against the disclosed long-run share of each rarity under the chest's current rules (pity included), with a chi-square p-value (null before any opening). Openings made under earlier rules count too: after a rules change, compare with care. The chest is named by its catalog id or its slug. Recorded in the audit log. Never cached.",
+  token: 'none',
+  params: {
+    id: { schema: z.string().min(1).max(200), description: "A catalog chest id or its slug (the content's chest id).", example: 'silver-chest' },
+  },
+  responses: [{ status: 200, description: 'The drops.', schema: ChestDropsDocument, headers: NO_STORE_HEADER }],
+  errors: { ...SECRET_KEY_ONLY, 404: ['no such chest in this app (`chest_not_found`)'] },
 };

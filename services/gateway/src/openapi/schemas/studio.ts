@@ -194,3 +194,35 @@ export const SimulationDocument = component(
     }),
   }),
 );
+
+/** A chest's real drops against its disclosed odds. */
+export const ChestDropsDocument = component(
+  'ChestDropsDocument',
+  "What the app's real openings of a chest drew per rarity, against the disclosed long-run shares of its current rules.",
+  z.object({
+    data: z.object({
+      type: z.literal('chest_drops'),
+      id: UuidSchema,
+      attributes: z.object({
+        chest: z.object({ slug: z.string(), name: z.string(), rules_version: z.number().int() }),
+        openings: Count.describe('Openings of the chest kept (OPENINGS_RETENTION_DAYS).'),
+        items: Count.describe('Items they drew.'),
+        since: Timestamp.nullable().describe('The oldest opening counted; null without any.'),
+        rarities: z.array(
+          z.object({
+            rarity: z.string(),
+            disclosed: z.number().min(0).max(1).describe('Long-run share of the rarity among items under the current rules (pity included).'),
+            observed: z.number().min(0).max(1).describe('Its share among the items drawn.'),
+            count: Count,
+          }),
+        ),
+        chi_square_p_value: z
+          .number()
+          .min(0)
+          .max(1)
+          .nullable()
+          .describe('Goodness of fit of the counts to the disclosed shares; null before any opening.'),
+      }),
+    }),
+  }),
+);

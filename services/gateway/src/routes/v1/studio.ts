@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  AdminChestDrops,
   AdminChestsStats,
+  chiSquareTest,
+  effectiveOdds,
   AdminCollectionsStats,
   AdminDropInputs,
   AdminFindPlayer,
@@ -278,6 +281,47 @@ async function simulation(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
+/**
+ * GET /api/v1/admin/chests/{id}/drops: what real openings of the chest drew, per rarity, against
+ * the disclosed long-run shares of its current rules (pity included), with a chi-square p-value.
+ */
+async function drops(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const id = (request.params as Record<string, string>).id ?? '';
+  const appId = request.tenant!.appId;
+  if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20))
+    throw AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' });
+  const named = UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
+  const bus = request.server.bus;
+  const inputs = await bus.request(AdminDropInputs, { appId, ...named }, studioCall(request));
+  const seen = await bus.request(AdminChestDrops, { appId, chestTypeId: inputs.chestTypeId }, studioCall(request));
+  const disclosed = effectiveOdds(buildDropTable(inputs.rules, inputs.rarities, inputs.collectibles), inputs.rarities).rarities;
+  const counts = new Map(seen.rarities.map((r) => [r.rarity, r.count]));
+  const items = seen.rarities.reduce((n, r) => n + r.count, 0);
+  const rows = disclosed.map((r) => ({ rarity: r.rarity, disclosed: r.probability, count: counts.get(r.rarity) ?? 0 }));
+  // Rarities drawn that the current rules no longer have (the rules changed since).
+  for (const r of seen.rarities) if (!rows.some((x) => x.rarity === r.rarity)) rows.push({ rarity: r.rarity, disclosed: 0, count: r.count });
+  const test = chiSquareTest(
+    rows.map((r) => r.count),
+    rows.map((r) => r.disclosed),
+  );
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: {
+      type: 'chest_drops',
+      id: inputs.chestTypeId,
+      attributes: {
+        chest: { slug: inputs.slug, name: inputs.name, rules_version: inputs.contentVersion },
+        openings: seen.openings,
+        items,
+        since: seen.since,
+        rarities: rows.map((r) => ({ rarity: r.rarity, disclosed: r.disclosed, observed: items ? r.count / items : 0, count: r.count })),
+        chi_square_p_value: items ? test.pValue : null,
+      },
+    },
+  });
+}
+
 /** Which credential made a call, as the audit log shows it (never the key itself). */
 const actorOf = (request: FastifyRequest) => {
   const key = String(request.headers.apikey ?? '');
@@ -316,6 +360,7 @@ export async function studioRoutes(app: FastifyInstance) {
     },
     simulation,
   );
+  app.get('/api/v1/admin/chests/:id/drops', { config: { openapi: documented(docs.adminChestDrops, { query: NO_QUERY }) } }, drops);
   app.post(
     '/api/v1/admin/content',
     {
