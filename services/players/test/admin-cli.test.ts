@@ -86,7 +86,8 @@ describe('admin command line (npm run admin)', () => {
     expect(table.code).toBe(0);
     const [header, ...rows] = table.out.split('\n');
     expect(header).toMatch(/^APP ID +NAME +DEMO +CONTENT +PLAYERS +KEYS PK\/SK +CREATED \(UTC\)$/);
-    expect(rows[0]).toMatch(/^[0-9a-f-]{36} {2}Demo app +yes +1 +\d+ +1\/0 {2}\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    // The demo app has a publishable and a secret key (the console's sign-in).
+    expect(rows[0]).toMatch(/^[0-9a-f-]{36} {2}Demo app +yes +1 +\d+ +1\/1 {2}\d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(rows.find((r) => r.startsWith(appId))).toMatch(/Listed game +1 +0 +1\/1 {2}/);
 
     const json = JSON.parse((await admin(['list-apps', '--json'])).out);
