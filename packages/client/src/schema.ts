@@ -137,7 +137,7 @@ export interface paths {
         };
         /**
          * Look up a player
-         * @description A player of the secret key's app, by id or by email (any case): profile, unopened chests (newest 100), balances, collection progress and the latest 20 openings with their items. Another app's player is not found. Recorded in the audit log. Never cached.
+         * @description A player of the secret key's app, by id or by email (any case): profile, unopened chests (newest 100), balances with the latest 50 ledger rows, collection progress and the latest 20 openings with their items. Another app's player is not found. Recorded in the audit log. Never cached.
          */
         get: operations["adminGetPlayer"];
         put?: never;
@@ -1055,6 +1055,25 @@ export interface components {
                         total_chests: number;
                     };
                     is_anonymous: boolean;
+                    /** @description The ledger behind the balances: every change, newest first (the latest 50). */
+                    ledger: {
+                        latest: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp.
+                             */
+                            at: string;
+                            balance_after: string;
+                            currency: string;
+                            /** @description Signed decimal: positive for a credit, negative for a debit. */
+                            delta: string;
+                            /** @description `credit`, `debit`, `debit_refund`, `initial_currency`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, … */
+                            reason: string;
+                            /** @description What the row answers to: an Idempotency-Key, a purchase or grant id, an opening slot. */
+                            reference: string | null;
+                        }[];
+                        total: number;
+                    };
                     openings: {
                         latest: {
                             chest_type_id: string;

@@ -71,6 +71,12 @@ describe('admin API', () => {
     expect(byId.attributes.inventory.chests.map((c: { id: string }) => c.id)).toEqual(own.data.map((c: { id: string }) => c.id));
     const balances = await wallet(stack, ada);
     for (const b of byId.attributes.balances) expect(b.amount, b.code).toBe(balances[b.code]!.balance);
+    // The ledger behind them: each currency's newest row ends at its balance; registration's credits are there.
+    const ledger = byId.attributes.ledger as { total: number; latest: { currency: string; delta: string; balance_after: string; reason: string }[] };
+    expect(ledger.total).toBe(ledger.latest.length);
+    for (const b of byId.attributes.balances.filter((x: { amount: string }) => x.amount !== '0.00'))
+      expect(ledger.latest.find((e) => e.currency === b.code)!.balance_after, b.code).toBe(b.amount);
+    expect(ledger.latest.map((e) => e.reason)).toEqual(expect.arrayContaining(['initial_currency', 'welcome_bonus']));
     expect(byId.attributes.openings.total).toBe(1);
     expect(byId.attributes.openings.latest[0].items.length).toBeGreaterThan(0);
     expect(byId.attributes.collections.reduce((n: number, c: { unique_items: number }) => n + c.unique_items, 0)).toBeGreaterThan(0);

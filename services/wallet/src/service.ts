@@ -4,6 +4,7 @@ import type { WalletConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { creditGrantsConsumer } from './consumers/credit-grants.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
+import { adminPlayerLedgerEndpoint } from './endpoints/admin-player-ledger.js';
 import { balancesEndpoint } from './endpoints/balances.js';
 import { creditEndpoint } from './endpoints/credit.js';
 import { debitEndpoint } from './endpoints/debit.js';
@@ -28,6 +29,7 @@ export const walletService: ServiceDefinition<WalletConfig> = {
         refundEndpoint(pool, relay),
         balancesEndpoint(pool),
         adminStatsEndpoint(pool),
+        adminPlayerLedgerEndpoint(pool),
         contentVersionEndpoint('wallet', pool),
       ],
       consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay)],

@@ -94,6 +94,26 @@ export const AdminWalletStats = defineQuery(
   }),
 );
 
+/** wallet: a player's latest ledger rows, newest first (every credit and debit with its reason and reference). */
+export const AdminPlayerLedger = defineQuery(
+  'wallet.v1.admin_player_ledger',
+  z.object({ appId: UuidSchema, playerId: UuidSchema, limit: z.number().int().min(1).max(200) }),
+  z.object({
+    total: z.number().int().min(0),
+    entries: z.array(
+      z.object({
+        at: z.string(),
+        currency: z.string(),
+        /** Signed: positive for a credit, negative for a debit. */
+        delta: z.string(),
+        balanceAfter: DecimalSchema,
+        reason: z.string(),
+        reference: z.string().nullable(),
+      }),
+    ),
+  }),
+);
+
 /** chests: chests owned and opened, recent openings, purchases. */
 export const AdminChestsStats = defineQuery(
   'chests.v1.admin_stats',

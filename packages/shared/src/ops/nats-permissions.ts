@@ -54,6 +54,7 @@ export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'players.v1.admin_load_content': ['gateway', 'admin'],
   'chests.v1.admin_drop_inputs': ['gateway', 'admin'],
   'chests.v1.admin_chest_drops': ['gateway', 'admin'],
+  'wallet.v1.admin_player_ledger': ['gateway', 'admin'],
   // Webhook endpoints and deliveries: the admin API and `npm run admin -- webhooks`.
   'players.v1.admin_list_webhooks': ['gateway', 'admin'],
   'players.v1.admin_create_webhook': ['gateway', 'admin'],

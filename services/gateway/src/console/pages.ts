@@ -143,6 +143,16 @@ export function playerBody(p: any): SafeHtml {
         }
       </div>
     </section>
+    <h2>Ledger</h2>
+    ${
+      (a.ledger.latest as any[]).length
+        ? table(
+            ['When', 'Currency', 'Change', 'Balance after', 'Reason', 'Reference'],
+            (a.ledger.latest as any[]).map((e) => [when(e.at), e.currency, e.delta, e.balance_after, e.reason, e.reference]),
+            'player-ledger',
+          )
+        : notice('empty', 'No currency movements yet.')
+    }
     <h2>Collections</h2>
     ${table(
       ['Collection', 'Owned', 'Completed'],

@@ -37,7 +37,7 @@ export const adminGetPlayer: OperationDoc = {
   tag: 'Admin',
   summary: 'Look up a player',
   description:
-    "A player of the secret key's app, by id or by email (any case): profile, unopened chests (newest 100), balances, collection progress and the latest 20 openings with their items. Another app's player is not found. Recorded in the audit log. Never cached.",
+    "A player of the secret key's app, by id or by email (any case): profile, unopened chests (newest 100), balances with the latest 50 ledger rows, collection progress and the latest 20 openings with their items. Another app's player is not found. Recorded in the audit log. Never cached.",
   token: 'none',
   params: { id: { schema: z.string().min(1).max(320), description: 'A player id (UUID) or an email address.', example: 'ada@example.com' } },
   responses: [{ status: 200, description: 'The player.', schema: AdminPlayerDocument, headers: NO_STORE_HEADER }],

@@ -60,6 +60,23 @@ export const AdminPlayerDocument = component(
           chests: z.array(z.object({ id: UuidSchema, chest_type_id: UuidSchema, name: z.string(), source: z.string(), acquired_at: Timestamp })),
         }),
         balances: z.array(z.object({ code: z.string(), amount: DecimalSchema })),
+        ledger: z
+          .object({
+            total: Count,
+            latest: z.array(
+              z.object({
+                at: Timestamp,
+                currency: z.string(),
+                delta: z.string().describe('Signed decimal: positive for a credit, negative for a debit.'),
+                balance_after: DecimalSchema,
+                reason: z
+                  .string()
+                  .describe('`credit`, `debit`, `debit_refund`, `initial_currency`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, …'),
+                reference: z.string().nullable().describe('What the row answers to: an Idempotency-Key, a purchase or grant id, an opening slot.'),
+              }),
+            ),
+          })
+          .describe('The ledger behind the balances: every change, newest first (the latest 50).'),
         collections: z.array(
           z.object({ id: z.string(), name: z.string(), unique_items: Count, total_items: Count, completed_at: Timestamp.nullable() }),
         ),

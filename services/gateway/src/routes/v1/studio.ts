@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AdminChestDrops,
+  AdminPlayerLedger,
   AdminChestsStats,
   chiSquareTest,
   effectiveOdds,
@@ -96,11 +97,12 @@ async function player(request: FastifyRequest, reply: FastifyReply) {
     studioCall(request),
   );
   const ctx = studioCall(request, found.playerId);
-  const [inventory, balances, collection, openings] = await Promise.all([
+  const [inventory, balances, collection, openings, ledger] = await Promise.all([
     bus.request(GetInventory, { ownerId: found.playerId, page: { limit: 100, offset: 0 }, order: 'desc' }, ctx),
     bus.request(GetBalances, { playerId: found.playerId }, ctx),
     bus.request(GetPlayerCollection, { page: { limit: 1, offset: 0 } }, ctx),
     bus.request(AdminListOpenings, { appId, playerId: found.playerId, page: { limit: 20, offset: 0 } }, ctx),
+    bus.request(AdminPlayerLedger, { appId, playerId: found.playerId, limit: 50 }, ctx),
   ]);
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
@@ -122,6 +124,17 @@ async function player(request: FastifyRequest, reply: FastifyReply) {
           })),
         },
         balances: balances.balances.map((b) => ({ code: b.code, amount: b.amount })),
+        ledger: {
+          total: ledger.total,
+          latest: ledger.entries.map((e) => ({
+            at: e.at,
+            currency: e.currency,
+            delta: e.delta,
+            balance_after: e.balanceAfter,
+            reason: e.reason,
+            reference: e.reference,
+          })),
+        },
         collections: collection.collections.map((c) => ({
           id: c.collection.id,
           name: c.collection.name,
