@@ -3,7 +3,17 @@ import { EVENT_DATA, readContentFile, WEBHOOK_EVENT_TYPES, type WebhookEventType
 import { verifyWebhook } from '@ccs/client/webhooks';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
-import { catalogIds, createApp, credit, open, purchase, registerPlayer, wallet, type Player } from '../../services/chests/test/support/chests.js';
+import {
+  catalogIds,
+  createApp,
+  credit,
+  open,
+  purchase,
+  registerPlayer,
+  sql,
+  wallet,
+  type Player,
+} from '../../services/chests/test/support/chests.js';
 import { grantAndWait, openingGrant } from '../../services/collections/test/support.js';
 
 /**
@@ -92,5 +102,32 @@ describe('webhook events', () => {
     // One event per fact: ids are unique among what was accepted.
     const accepted = receiver.accepted('/all').map((r) => r.body.id);
     expect(new Set(accepted).size).toBe(accepted.length);
+  });
+
+  it('writes currency.credited only for an app whose webhooks take it: no cost on the credits of an app without webhooks', async () => {
+    const quiet = await createApp(stack);
+    const p = await registerPlayer(stack, quiet.publishableKey);
+    const gems = (await wallet(stack, p)).gems!.id;
+    await credit(stack, p, gems, '3');
+    const credited = () =>
+      sql<{ n: number }>(stack, `SELECT count(*)::int AS n FROM wallet.outbox WHERE subject = 'grants.events' AND payload->>'appId' = $1`, [
+        quiet.appId,
+      ]).then((r) => r[0]!.n);
+    expect(await credited()).toBe(0);
+    // An endpoint that takes currency.credited: the wallet hears of it (WebhooksChanged) and writes the next credit's event.
+    const res = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/admin/webhooks',
+      headers: { apikey: quiet.secretKey, 'content-type': 'application/vnd.api+json' },
+      payload: { data: { type: 'webhook_endpoint', attributes: { url: receiver.url('/quiet'), events: ['currency.credited'] } } },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    await eventually(async () => {
+      await credit(stack, p, gems, '1');
+      expect(await credited()).toBeGreaterThan(0);
+    }, 10_000);
+    await eventually(async () =>
+      expect(receiver.accepted('/quiet').some((r) => r.body.data.player_id === p.id && r.body.data.amount === '1.00')).toBe(true),
+    );
   });
 });

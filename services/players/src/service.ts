@@ -94,7 +94,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),
-        ...webhookAdminEndpoints(pool, wake),
+        ...webhookAdminEndpoints(pool, wake, nc, config.NATS_PREFIX),
       ],
       consumers: [experienceConsumer(), ...webhookConsumers(wake)],
       workers: [

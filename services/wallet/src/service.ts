@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { contentVersionEndpoint, OutboxRelay, type ServiceDefinition } from '@ccs/shared';
+import { contentVersionEndpoint, OutboxRelay, WebhookInterestCache, type ServiceDefinition } from '@ccs/shared';
 import type { WalletConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { creditGrantsConsumer } from './consumers/credit-grants.js';
@@ -18,22 +18,28 @@ export const walletService: ServiceDefinition<WalletConfig> = {
   version: '0.1.0',
   schema: 'wallet',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  build: ({ pool, log, config, js }) => {
+  build: ({ pool, log, config, js, bus }) => {
     // Publishes the currency.credited events each credit writes to the outbox (docs/webhooks.md).
     const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log);
+    // …only for apps whose webhooks take them: an app without webhooks pays nothing on its credits.
+    const interest = new WebhookInterestCache(bus, log);
     return {
       endpoints: [
         listCurrenciesEndpoint(pool),
-        creditEndpoint(pool, relay),
+        creditEndpoint(pool, relay, interest),
         debitEndpoint(pool),
-        refundEndpoint(pool, relay),
+        refundEndpoint(pool, relay, interest),
         balancesEndpoint(pool),
         adminStatsEndpoint(pool),
         adminPlayerLedgerEndpoint(pool),
         contentVersionEndpoint('wallet', pool),
       ],
-      consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay)],
-      workers: [relay, idempotencySweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS)],
+      consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay, interest)],
+      workers: [
+        relay,
+        { start: () => undefined, stop: async () => interest.stop() },
+        idempotencySweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS),
+      ],
     };
   },
 };

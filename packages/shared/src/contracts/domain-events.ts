@@ -198,3 +198,17 @@ export const AdminRetryWebhookDelivery = defineSubject(
   z.object({ appId: UuidSchema, endpointId: UuidSchema, deliveryId: UuidSchema }),
   z.object({ delivery: WebhookDeliveryViewSchema }),
 );
+
+/**
+ * The event types some enabled endpoint of the app receives (internal): a producer of a frequent
+ * event (the wallet's currency.credited) writes it only when someone listens, so an app without
+ * webhooks pays nothing for them. Cached by the producer; WebhooksChanged clears its entry.
+ */
+export const WebhookInterest = defineQuery(
+  'players.v1.webhook_interest',
+  z.object({ appId: UuidSchema }),
+  z.object({ types: z.array(WebhookEventTypeSchema) }),
+);
+
+/** Core-NATS notice from players: an app's webhook endpoints changed (created, changed, removed). */
+export const WebhooksChanged = defineEvent('events.apps.webhooks_changed', z.object({ appId: UuidSchema }));

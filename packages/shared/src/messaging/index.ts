@@ -6,3 +6,4 @@ export * from './applied-notices.js';
 export * from './consumer-def.js';
 export * from './processed.js';
 export * from './read-your-writes.js';
+export * from './webhook-interest.js';

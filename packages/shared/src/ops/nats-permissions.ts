@@ -32,6 +32,8 @@ export const INTERNAL_SUBJECTS: Readonly<Record<string, readonly ServiceRole[]>>
   'players.v1.inventory_access': ['chests'],
   'players.v1.compliance_profile': ['chests'],
   'collections.v1.opening_conversions': ['chests'],
+  // Whether an app's webhooks take currency.credited (the wallet writes it only then).
+  'players.v1.webhook_interest': ['wallet'],
 };
 
 /**
@@ -81,6 +83,7 @@ export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> =
 /** Core-NATS notices (`events.`, not durable): who publishes and who listens. */
 export const NOTICES: Readonly<Record<string, { publishers: readonly ServiceRole[]; listeners: readonly NatsRole[] }>> = {
   'events.apps.keys_changed': { publishers: ['players'], listeners: ['gateway'] },
+  'events.apps.webhooks_changed': { publishers: ['players'], listeners: ['wallet'] },
   'events.apps.content_changed': { publishers: ['chests', 'collections'], listeners: ['chests', 'collections', 'gateway'] },
 };
 

@@ -1,4 +1,14 @@
-import { consumer, DURABLE, markProcessed, WalletCreditGrant, withTransaction, type OutboxMessage, type OutboxRelay, type Pool } from '@ccs/shared';
+import {
+  consumer,
+  DURABLE,
+  markProcessed,
+  WalletCreditGrant,
+  withTransaction,
+  type OutboxMessage,
+  type OutboxRelay,
+  type Pool,
+  type WebhookInterestCache,
+} from '@ccs/shared';
 import { addToBalance, addToBalanceOnce, sumByCurrency } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 
@@ -22,13 +32,14 @@ const isZero = (amount: string) => /^0+(\.0+)?$/.test(amount);
  * message; content may still be on its way, and the runtime retries with backoff before parking it.
  * Every ledger credit writes its `currency.credited` webhook event in the same statement.
  */
-export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay) {
+export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?: WebhookInterestCache) {
   return consumer({
     durable: CREDIT_GRANTS_CONSUMER,
     event: WalletCreditGrant,
     maxDeliver: 10,
     async handle(grant, { messageId, ctx }) {
       const events: OutboxMessage[] = [];
+      const emitEvent = interest ? await interest.wants(grant.appId, 'currency.credited') : true;
       await withTransaction(pool, async (tx) => {
         if (!(await markProcessed(tx, messageId, CREDIT_GRANTS_CONSUMER))) return;
         const pooled = grant.credits.filter((c) => c.reference === undefined);
@@ -40,7 +51,7 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay) {
           if (!currencyId) throw new UnknownCurrencyError(`app ${grant.appId} has no currency "${code}"`);
           return currencyId;
         };
-        const base = { appId: grant.appId, playerId: grant.playerId, reason: grant.reason, requestId: ctx.requestId };
+        const base = { appId: grant.appId, playerId: grant.playerId, reason: grant.reason, requestId: ctx.requestId, emitEvent };
         for (const [code, amount] of totals) {
           const currencyId = idOf(code);
           if (amount === '0.00') continue;

@@ -10,6 +10,7 @@ import {
   type Pool,
   type Queryable,
   type RequestOf,
+  type WebhookInterestCache,
 } from '@ccs/shared';
 import { z } from 'zod';
 import { walletErrors } from '../errors.js';
@@ -31,15 +32,17 @@ const requestHash = (req: CreditRequest) =>
  * transaction, so a repeat returns the stored answer and a concurrent repeat waits for it.
  * Failed requests store nothing: the client may correct them and retry with the same key.
  */
-export function creditEndpoint(pool: Pool, relay: OutboxRelay) {
+export function creditEndpoint(pool: Pool, relay: OutboxRelay, interest?: WebhookInterestCache) {
   // The credit's currency.credited event goes out once its statement (or transaction) committed.
   const publish = (events: OutboxMessage[]) => void relay.publishNow(events).catch(() => undefined);
   return endpoint(CreditCurrency, async (req, ctx) => {
     const appId = appOf(ctx);
     const playerId = callerOf(ctx);
     const key = req.idempotencyKey;
+    // In memory after the app's first credit: whether its webhooks take currency.credited.
+    const emitEvent = interest ? await interest.wants(appId, 'currency.credited') : true;
     if (!key) {
-      const { balance, events } = await credit(pool, appId, playerId, req, ctx.requestId);
+      const { balance, events } = await credit(pool, appId, playerId, req, ctx.requestId, emitEvent);
       publish(events);
       return { balance, replayed: false };
     }
@@ -53,7 +56,7 @@ export function creditEndpoint(pool: Pool, relay: OutboxRelay) {
         if (!stored.success) throw walletErrors.idempotencyKeyBusy();
         return { balance: stored.data.balance, replayed: true };
       }
-      const made = await credit(tx, appId, playerId, req, ctx.requestId);
+      const made = await credit(tx, appId, playerId, req, ctx.requestId, emitEvent);
       await storeAnswer(tx, appId, playerId, key, { balance: made.balance });
       events.push(...made.events);
       return { balance: made.balance, replayed: false };
@@ -73,6 +76,7 @@ async function credit(
   playerId: string,
   req: CreditRequest,
   requestId: string,
+  emitEvent: boolean,
 ): Promise<{ balance: string; events: OutboxMessage[] }> {
   const r = await creditChecked(q, {
     appId,
@@ -81,6 +85,7 @@ async function credit(
     amount: req.amount,
     reference: req.idempotencyKey ?? null,
     requestId,
+    emitEvent,
     secretKey: req.keyKind === 'secret',
   });
   if (req.keyKind !== 'secret' && r.allowed === false) throw walletErrors.secretKeyRequired();

@@ -1,4 +1,4 @@
-import { appOf, endpoint, RefundDebit, withTransaction, type OutboxRelay, type Pool } from '@ccs/shared';
+import { appOf, endpoint, RefundDebit, withTransaction, type OutboxRelay, type Pool, type WebhookInterestCache } from '@ccs/shared';
 import { addToBalance } from '../repositories/balances-repo.js';
 import { findDebit, lockReference, markRefunded, voidReference } from '../repositories/debits-repo.js';
 
@@ -7,9 +7,10 @@ import { findDebit, lockReference, markRefunded, voidReference } from '../reposi
  * reference, once. A repeat is a no-op that says so; a reference never debited is voided, so a
  * debit that arrives late (after its purchase was given up) is refused and no money is lost.
  */
-export function refundEndpoint(pool: Pool, relay: OutboxRelay) {
+export function refundEndpoint(pool: Pool, relay: OutboxRelay, interest?: WebhookInterestCache) {
   return endpoint(RefundDebit, async (req, ctx) => {
     const appId = appOf(ctx);
+    const emitEvent = interest ? await interest.wants(appId, 'currency.credited') : true;
     const r = await withTransaction(pool, async (tx) => {
       await lockReference(tx, appId, req.reference);
       const debit = await markRefunded(tx, appId, req.reference);
@@ -26,6 +27,7 @@ export function refundEndpoint(pool: Pool, relay: OutboxRelay) {
         reason: 'debit_refund',
         reference: req.reference,
         requestId: ctx.requestId,
+        emitEvent,
       });
       return { outcome: 'refunded' as const, balance: credited.balance, events: credited.events };
     });

@@ -6,9 +6,10 @@ import { walletErrors } from '../errors.js';
  * with a positive delta, written to the outbox by the same statement (no round trip of its own).
  * Its id is drawn when the ledger row is written, so one credit has one event. `l` must return
  * app_id, player_id, currency_id, delta, reason, reference and created_at; `$h` is the message
- * headers (JSON). The outbox rows are returned as `events` for the caller to publish after its commit.
+ * headers (JSON), `$e` whether to write it at all (the app's webhooks take the type: an app without
+ * webhooks pays nothing). The outbox rows are returned as `events` for the caller to publish after its commit.
  */
-const creditedEvents = (h: string) => `ev AS (
+const creditedEvents = (h: string, emit: string) => `ev AS (
   INSERT INTO outbox (id, subject, payload, headers)
   SELECT e.id, '${DomainEventPublished.subject}',
          jsonb_build_object(
@@ -18,7 +19,7 @@ const creditedEvents = (h: string) => `ev AS (
          ${h}::jsonb
     FROM l JOIN currencies c ON c.id = l.currency_id
    CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id, to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at) e
-   WHERE l.delta > 0
+   WHERE l.delta > 0 AND ${emit}::boolean
   RETURNING id, subject, payload, headers
 )`;
 const LEDGER_RETURNING = 'app_id, player_id, currency_id, delta, reason, reference, created_at, balance_after';
@@ -57,6 +58,8 @@ export interface BalanceChange {
   reason: LedgerReason;
   reference: string | null;
   requestId: string | null;
+  /** Whether to write the credit's currency.credited webhook event (the app's webhooks take it); default yes. */
+  emitEvent?: boolean;
 }
 
 const params = (c: BalanceChange) => [c.appId, c.playerId, c.currencyId, c.amount, c.reason, c.reference, c.requestId];
@@ -83,9 +86,9 @@ export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Cre
          INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
          SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
          RETURNING ${LEDGER_RETURNING}
-       ), ${creditedEvents('$8')}
+       ), ${creditedEvents('$8', '$9')}
        SELECT balance_after::text AS balance, ${EVENTS} FROM l`,
-      [...params(c), eventHeaders(c)],
+      [...params(c), eventHeaders(c), c.emitEvent ?? true],
     )
     .catch(mapOverflow);
   return r.rows[0]!;
@@ -114,9 +117,9 @@ export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { refer
          INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
          SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
          RETURNING ${LEDGER_RETURNING}
-       ), ${creditedEvents('$8')}
+       ), ${creditedEvents('$8', '$9')}
        SELECT balance_after::text AS balance, ${EVENTS} FROM l`,
-      [...params(c), eventHeaders(c)],
+      [...params(c), eventHeaders(c), c.emitEvent ?? true],
     )
     .catch(mapOverflow);
   return r.rows[0];
@@ -211,11 +214,11 @@ export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason
          INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
          SELECT $1, $2, $3, t.amount, b.amount, 'credit', $5, $6 FROM b, target t
          RETURNING ${LEDGER_RETURNING}
-       ), ${creditedEvents('$8')}
+       ), ${creditedEvents('$8', '$9')}
        SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.max_credit AS "maxCredit",
               t.positive, t.within_max AS "withinMax", (SELECT balance_after::text FROM l) AS balance, ${EVENTS}
          FROM (SELECT 1) one LEFT JOIN target t ON true`,
-      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, eventHeaders(c)],
+      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, eventHeaders(c), c.emitEvent ?? true],
     )
     .catch(mapOverflow);
   return r.rows[0]!;
