@@ -6,10 +6,11 @@ import { walletErrors } from '../errors.js';
  * with a positive delta, written to the outbox by the same statement (no round trip of its own).
  * Its id is drawn when the ledger row is written, so one credit has one event. `l` must return
  * app_id, player_id, currency_id, delta, reason, reference and created_at; `$h` is the message
- * headers (JSON), `$e` whether to write it at all (the app's webhooks take the type: an app without
- * webhooks pays nothing). The outbox rows are returned as `events` for the caller to publish after its commit.
+ * headers (JSON). The outbox rows are returned as `events` for the caller to publish after its commit.
+ * Only when the app's webhooks take the type (`eventsPart`): otherwise the statement is the plain
+ * credit, without the CTE, so an app without webhooks pays nothing.
  */
-const creditedEvents = (h: string, emit: string) => `ev AS (
+const creditedEvents = (h: string) => `ev AS (
   INSERT INTO outbox (id, subject, payload, headers)
   SELECT e.id, '${DomainEventPublished.subject}',
          jsonb_build_object(
@@ -19,11 +20,18 @@ const creditedEvents = (h: string, emit: string) => `ev AS (
          ${h}::jsonb
     FROM l JOIN currencies c ON c.id = l.currency_id
    CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id, to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at) e
-   WHERE l.delta > 0 AND ${emit}::boolean
+   WHERE l.delta > 0
   RETURNING id, subject, payload, headers
 )`;
 const LEDGER_RETURNING = 'app_id, player_id, currency_id, delta, reason, reference, created_at, balance_after';
 const EVENTS = "(SELECT coalesce(json_agg(ev), '[]') FROM ev) AS events";
+
+/** The event CTE, the `events` column and the headers parameter ($8) of a credit statement, or none of them. */
+function eventsPart(c: { appId: string; playerId: string; requestId: string | null; emitEvent?: boolean }) {
+  return c.emitEvent === false
+    ? { cte: '', column: "'[]'::json AS events", params: [] as string[] }
+    : { cte: `, ${creditedEvents('$8')}`, column: EVENTS, params: [eventHeaders(c)] };
+}
 
 /** The headers of a credit's event message: the request and the player it concerns. */
 const eventHeaders = (c: { appId: string; playerId: string; requestId: string | null }) =>
@@ -75,6 +83,7 @@ function mapOverflow(err: unknown): never {
  * so concurrent credits queue instead of overwriting each other. Returns the new balance.
  */
 export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Credited> {
+  const ev = eventsPart(c);
   const r = await tx
     .query<{ balance: string; events: OutboxMessage[] }>(
       `WITH b AS (
@@ -86,9 +95,9 @@ export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Cre
          INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
          SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
          RETURNING ${LEDGER_RETURNING}
-       ), ${creditedEvents('$8', '$9')}
-       SELECT balance_after::text AS balance, ${EVENTS} FROM l`,
-      [...params(c), eventHeaders(c), c.emitEvent ?? true],
+       )${ev.cte}
+       SELECT balance_after::text AS balance, ${ev.column} FROM l`,
+      [...params(c), ...ev.params],
     )
     .catch(mapOverflow);
   return r.rows[0]!;
@@ -102,6 +111,7 @@ export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Cre
  * reference was already credited.
  */
 export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { reference: string }): Promise<Credited | undefined> {
+  const ev = eventsPart(c);
   const r = await tx
     .query<{ balance: string; events: OutboxMessage[] }>(
       `WITH fresh AS (
@@ -117,9 +127,9 @@ export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { refer
          INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
          SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
          RETURNING ${LEDGER_RETURNING}
-       ), ${creditedEvents('$8', '$9')}
-       SELECT balance_after::text AS balance, ${EVENTS} FROM l`,
-      [...params(c), eventHeaders(c), c.emitEvent ?? true],
+       )${ev.cte}
+       SELECT balance_after::text AS balance, ${ev.column} FROM l`,
+      [...params(c), ...ev.params],
     )
     .catch(mapOverflow);
   return r.rows[0];
@@ -195,6 +205,7 @@ export interface CheckedCredit {
  * an amount too large for them is refused by the maximum check, not by an overflow at planning.
  */
 export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason'> & { secretKey: boolean }): Promise<CheckedCredit> {
+  const ev = eventsPart(c);
   const r = await q
     .query<CheckedCredit>(
       `WITH app AS (SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1),
@@ -214,11 +225,11 @@ export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason
          INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
          SELECT $1, $2, $3, t.amount, b.amount, 'credit', $5, $6 FROM b, target t
          RETURNING ${LEDGER_RETURNING}
-       ), ${creditedEvents('$8', '$9')}
+       )${ev.cte}
        SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.max_credit AS "maxCredit",
-              t.positive, t.within_max AS "withinMax", (SELECT balance_after::text FROM l) AS balance, ${EVENTS}
+              t.positive, t.within_max AS "withinMax", (SELECT balance_after::text FROM l) AS balance, ${ev.column}
          FROM (SELECT 1) one LEFT JOIN target t ON true`,
-      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, eventHeaders(c), c.emitEvent ?? true],
+      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, ...ev.params],
     )
     .catch(mapOverflow);
   return r.rows[0]!;
