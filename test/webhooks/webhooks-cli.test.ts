@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { AdminCreateApp, type Logger } from '@ccs/shared';
 import { startStack, type TestStack } from '../support/stack.js';
-import { runAdmin } from '../../services/players/src/admin/cli.js';
+import { runAdminIn } from '../../services/players/test/support/run-admin.js';
 import { WebhookSender } from '../../services/players/src/webhooks/sender.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
 
@@ -21,16 +21,7 @@ describe('webhooks: admin command line and retention', () => {
   });
   afterAll(async () => stack?.close());
 
-  async function admin(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(argv, {
-      bus: stack.bus,
-      io: { out: (l) => out.push(l), progress: (l) => err.push(l) },
-      maxPayload: stack.nc.info!.max_payload,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const admin = (...argv: string[]) => runAdminIn(stack, argv);
 
   it('adds, lists, changes, lists deliveries of and removes an endpoint; the secret is printed once', async () => {
     const added = await admin(

@@ -78,6 +78,14 @@ function mapOverflow(err: unknown): never {
   throw err;
 }
 
+/** The end of a balance credit (its CTE `b` returns the new amount): the ledger row, its event, the answer. */
+const creditTail = (ev: { cte: string; column: string }) => `, l AS (
+         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
+         SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
+         RETURNING ${LEDGER_RETURNING}
+       )${ev.cte}
+       SELECT balance_after::text AS balance, ${ev.column} FROM l`;
+
 /**
  * Adds to a balance and appends its ledger row in one statement: the upsert takes the row lock,
  * so concurrent credits queue instead of overwriting each other. Returns the new balance.
@@ -91,12 +99,7 @@ export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Cre
          ON CONFLICT (app_id, player_id, currency_id)
            DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
          RETURNING amount
-       ), l AS (
-         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
-         SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
-         RETURNING ${LEDGER_RETURNING}
-       )${ev.cte}
-       SELECT balance_after::text AS balance, ${ev.column} FROM l`,
+       )${creditTail(ev)}`,
       [...params(c), ...ev.params],
     )
     .catch(mapOverflow);
@@ -123,12 +126,7 @@ export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { refer
          ON CONFLICT (app_id, player_id, currency_id)
            DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
          RETURNING amount
-       ), l AS (
-         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
-         SELECT $1, $2, $3, $4::numeric, b.amount, $5, $6, $7 FROM b
-         RETURNING ${LEDGER_RETURNING}
-       )${ev.cte}
-       SELECT balance_after::text AS balance, ${ev.column} FROM l`,
+       )${creditTail(ev)}`,
       [...params(c), ...ev.params],
     )
     .catch(mapOverflow);

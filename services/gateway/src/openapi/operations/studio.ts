@@ -14,7 +14,7 @@ import { NO_STORE_HEADER } from './common.js';
 
 /** Documentation of the admin API: the studio's tools, with the app's secret key (docs/operations.md, "Admin API"). */
 
-const SECRET_KEY_ONLY = {
+export const SECRET_KEY_ONLY = {
   401: ['a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)'],
   403: ['a publishable key: the admin API needs the secret key (`secret_key_required`)'],
 };

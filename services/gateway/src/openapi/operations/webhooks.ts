@@ -2,13 +2,10 @@ import { z } from 'zod';
 import { WebhookDeliveryDocument, WebhookDeliveryListDocument, WebhookEndpointDocument, WebhookEndpointListDocument } from '../schemas/webhooks.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
+import { SECRET_KEY_ONLY } from './studio.js';
 
 /** Documentation of the webhook part of the admin API (docs/webhooks.md). */
 
-const SECRET_KEY_ONLY = {
-  401: ['a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)'],
-  403: ['a publishable key: the admin API needs the secret key (`secret_key_required`)'],
-};
 const ENDPOINT_ID = {
   id: { schema: z.string().min(1).max(200), description: 'A webhook endpoint id.', example: '0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b' },
 };

@@ -230,6 +230,15 @@ async function loadContent(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
+/** The chest of the path, by catalog id or slug, with its current rules (404 chest_not_found). */
+async function chestOf(request: FastifyRequest) {
+  const id = (request.params as Record<string, string>).id ?? '';
+  if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20))
+    throw AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' });
+  const named = UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
+  return request.server.bus.request(AdminDropInputs, { appId: request.tenant!.appId, ...named }, studioCall(request));
+}
+
 /** The simulation's body: how many openings (default 10,000, at most 100,000) and an optional seed (hex) to make it reproducible. */
 const SimulationBody = z.object({
   data: z.object({
@@ -256,13 +265,8 @@ const SIMULATION_CHUNK = 5_000;
  */
 async function simulation(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
-  const id = (request.params as Record<string, string>).id ?? '';
   const { opens, seed } = parseBody(SimulationBody, request.body).data.attributes;
-  const appId = request.tenant!.appId;
-  if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20))
-    throw AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' });
-  const named = UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
-  const inputs = await request.server.bus.request(AdminDropInputs, { appId, ...named }, studioCall(request));
+  const inputs = await chestOf(request);
   const sim = new OddsSimulation(buildDropTable(inputs.rules, inputs.rarities, inputs.collectibles), inputs.rarities);
   while (sim.done < opens) {
     sim.run(Math.min(SIMULATION_CHUNK, opens - sim.done), seed ? (i) => fairRandom(seed, 'simulate', i) : () => cryptoRandom);
@@ -300,14 +304,12 @@ async function simulation(request: FastifyRequest, reply: FastifyReply) {
  */
 async function drops(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
-  const id = (request.params as Record<string, string>).id ?? '';
-  const appId = request.tenant!.appId;
-  if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20))
-    throw AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' });
-  const named = UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
-  const bus = request.server.bus;
-  const inputs = await bus.request(AdminDropInputs, { appId, ...named }, studioCall(request));
-  const seen = await bus.request(AdminChestDrops, { appId, chestTypeId: inputs.chestTypeId }, studioCall(request));
+  const inputs = await chestOf(request);
+  const seen = await request.server.bus.request(
+    AdminChestDrops,
+    { appId: request.tenant!.appId, chestTypeId: inputs.chestTypeId },
+    studioCall(request),
+  );
   const disclosed = effectiveOdds(buildDropTable(inputs.rules, inputs.rarities, inputs.collectibles), inputs.rarities).rarities;
   const counts = new Map(seen.rarities.map((r) => [r.rarity, r.count]));
   const items = seen.rarities.reduce((n, r) => n + r.count, 0);
