@@ -28,20 +28,21 @@ export class WebhookInterestCache {
     this.stopListening = bus.listen(WebhooksChanged, ({ appId }) => this.entries.delete(appId));
   }
 
-  async wants(appId: string, type: WebhookEventType): Promise<boolean> {
+  /** Whether the app's webhooks take `type`; `requestId` (the request that asks) goes with a lookup, for the logs and traces. */
+  async wants(appId: string, type: WebhookEventType, requestId: string): Promise<boolean> {
     const hit = this.entries.get(appId);
     if (hit && hit.until > Date.now()) return hit.types.has(type);
     let pending = this.asking.get(appId);
     if (!pending) {
-      pending = this.ask(appId).finally(() => this.asking.delete(appId));
+      pending = this.ask(appId, requestId).finally(() => this.asking.delete(appId));
       this.asking.set(appId, pending);
     }
     return (await pending).has(type);
   }
 
-  private async ask(appId: string): Promise<Set<WebhookEventType>> {
+  private async ask(appId: string, requestId: string): Promise<Set<WebhookEventType>> {
     try {
-      const r = await this.bus.request(WebhookInterest, { appId }, { requestId: `webhook-interest-${appId}`, appId }, { timeoutMs: 1000 });
+      const r = await this.bus.request(WebhookInterest, { appId }, { requestId, appId }, { timeoutMs: 1000 });
       const types = new Set(r.types);
       this.entries.set(appId, { types, until: Date.now() + this.ttlMs });
       return types;

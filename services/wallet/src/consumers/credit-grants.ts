@@ -39,7 +39,7 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
     maxDeliver: 10,
     async handle(grant, { messageId, ctx }) {
       const events: OutboxMessage[] = [];
-      const emitEvent = interest ? await interest.wants(grant.appId, 'currency.credited') : true;
+      const emitEvent = interest ? await interest.wants(grant.appId, 'currency.credited', ctx.requestId) : true;
       await withTransaction(pool, async (tx) => {
         if (!(await markProcessed(tx, messageId, CREDIT_GRANTS_CONSUMER))) return;
         const pooled = grant.credits.filter((c) => c.reference === undefined);

@@ -40,7 +40,7 @@ export function creditEndpoint(pool: Pool, relay: OutboxRelay, interest?: Webhoo
     const playerId = callerOf(ctx);
     const key = req.idempotencyKey;
     // In memory after the app's first credit: whether its webhooks take currency.credited.
-    const emitEvent = interest ? await interest.wants(appId, 'currency.credited') : true;
+    const emitEvent = interest ? await interest.wants(appId, 'currency.credited', ctx.requestId) : true;
     if (!key) {
       const { balance, events } = await credit(pool, appId, playerId, req, ctx.requestId, emitEvent);
       publish(events);

@@ -10,7 +10,7 @@ import { findDebit, lockReference, markRefunded, voidReference } from '../reposi
 export function refundEndpoint(pool: Pool, relay: OutboxRelay, interest?: WebhookInterestCache) {
   return endpoint(RefundDebit, async (req, ctx) => {
     const appId = appOf(ctx);
-    const emitEvent = interest ? await interest.wants(appId, 'currency.credited') : true;
+    const emitEvent = interest ? await interest.wants(appId, 'currency.credited', ctx.requestId) : true;
     const r = await withTransaction(pool, async (tx) => {
       await lockReference(tx, appId, req.reference);
       const debit = await markRefunded(tx, appId, req.reference);
