@@ -22,7 +22,10 @@ function drawCharts(root) {
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
-        scales: c.percent ? { [c.horizontal ? 'x' : 'y']: { min: 0, max: 100, ticks: { callback: function (v) { return v + '%'; } } } } : {},
+        // Percentages run 0-100 %; anything else is a count, so its axis has whole steps.
+        scales: c.percent
+          ? { [c.horizontal ? 'x' : 'y']: { min: 0, max: 100, ticks: { callback: function (v) { return v + '%'; } } } }
+          : { [c.horizontal ? 'x' : 'y']: { beginAtZero: true, ticks: { precision: 0 } } },
       },
     });
   });

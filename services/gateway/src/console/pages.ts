@@ -47,7 +47,7 @@ export function overviewBody(o: any): SafeHtml {
       ${chart(
         'openings-chart',
         {
-          type: 'line',
+          type: 'bar',
           labels: hourly.map((h) => hourLabel(h.hour)),
           datasets: [
             { label: 'Openings', data: hourly.map((h) => h.openings) },
