@@ -15,6 +15,11 @@ export interface ChestsFaults {
   afterOpenCommit?(openingId: string): void;
   /** In the purchase's grant transaction, after its checks: a throw rolls the grant back. */
   inPurchaseGrant?(purchaseId: string): void;
+  /**
+   * After an opening (or a batch) read the player's pair, before its write: another replica's
+   * opening may win the pair here (`attempt` counts from 1).
+   */
+  beforeOpeningWrite?(playerId: string, attempt: number): Promise<void>;
 }
 
 /** What the chests service's endpoints, consumers and workers are built from. */

@@ -11,16 +11,19 @@ import {
   type OpeningView,
   type OutboxMessage,
   type Pool,
+  type PoolClient,
 } from '@ccs/shared';
 import { chestErrors } from '../errors.js';
 import { findBatch, readBatchChests, readPlayerRollState, type BatchChest } from '../repositories/batch-repo.js';
 import { listOpeningsByIds } from '../repositories/openings-repo.js';
-import { defaultClientSeed, insertSeed, type ActiveSeed } from '../repositories/seeds-repo.js';
+import { defaultClientSeed, holdSeed, insertSeed, type ActiveSeed } from '../repositories/seeds-repo.js';
 import { grantOf, pityGroupOf, type OpeningTools } from './consume-chest.js';
 import type { ResolvedChestType } from './drop-tables.js';
 
 /** How often a batch reads and tries again when the player's pair moved on under it. */
 const MAX_ATTEMPTS = 20;
+/** Tries without a lock before a batch locks the player's pair for its turn (as a single opening does: consume-chest.ts). */
+const OPTIMISTIC_ATTEMPTS = 3;
 
 /** What a batch produced: its openings and their grants, or an earlier batch replayed. */
 export type BatchResult = { openings: OpeningView[]; replayed: true } | { openings: OpeningView[]; replayed: false; grants: OutboxMessage[] };
@@ -78,9 +81,35 @@ export async function openBatch(
           continue;
         }
         const ordered = cmd.chestIds.map((id) => chests.get(id)!);
-        const { openings, hard } = await rollAll(tools, ordered, state.seed, state.counters, cmd);
-        const grants = openings.map((o) => grantOf(o, cmd, ctx));
-        if (await recordBatch(pool, cmd, state.seed, openings, grants, hard)) return { openings, replayed: false as const, grants };
+        const seed = state.seed;
+        const write = async (tx: PoolClient, rolled: Rolled) => {
+          const grants = rolled.openings.map((o) => grantOf(o, cmd, ctx));
+          await writeBatch(tx, cmd, rolled.seed, rolled.openings, grants, rolled.hard);
+          return { openings: rolled.openings, replayed: false as const, grants };
+        };
+        let turn: (tx: PoolClient) => Promise<BatchResult>;
+        if (attempt <= OPTIMISTIC_ATTEMPTS) {
+          // Rolled with no connection held (a drop table may load from the pool), written by compare-and-set.
+          const rolled = await rollAll(tools, ordered, seed, state.counters, cmd);
+          turn = (tx) => write(tx, rolled);
+        } else {
+          // Lost OPTIMISTIC_ATTEMPTS compare-and-sets to other replicas: lock the pair, read it again
+          // and roll from it. The drop tables are resolved first, so rolling under the lock needs no
+          // second connection.
+          for (const c of ordered) await tools.drops.resolveType(cmd.appId, c.chestTypeId, c.contentVersion);
+          turn = async (tx) => {
+            if (!(await holdSeed(tx, seed.id))) throw new Retry();
+            const now = await readPlayerRollState(tx, cmd.appId, cmd.playerId);
+            if (now.seed?.id !== seed.id) throw new Retry();
+            return write(tx, await rollAll(tools, ordered, now.seed, now.counters, cmd));
+          };
+        }
+        if (tools.faults.beforeOpeningWrite) await tools.faults.beforeOpeningWrite(cmd.playerId, attempt);
+        const done = await withTransaction(pool, turn).catch((err) => {
+          if (err instanceof Retry) return undefined;
+          throw err;
+        });
+        if (done) return done;
       }
       throw chestErrors.openingContended();
     });
@@ -105,6 +134,13 @@ async function replayOf(
   return { openings: await listOpeningsByIds(pool, cmd.appId, cmd.playerId, first.openingIds), replayed: true };
 }
 
+/** A batch rolled from one state of the player's pair: its openings and each pity group's hard limit. */
+interface Rolled {
+  seed: ActiveSeed;
+  openings: OpeningView[];
+  hard: Map<string, number>;
+}
+
 /** Rolls the chests in order: consecutive nonces, each pity group's counter carried from one to the next. */
 async function rollAll(
   tools: OpeningTools,
@@ -112,7 +148,7 @@ async function rollAll(
   seed: ActiveSeed,
   counters: Map<string, number>,
   cmd: { appId: string },
-): Promise<{ openings: OpeningView[]; hard: Map<string, number> }> {
+): Promise<Rolled> {
   const serverSeed = await tools.cipher.decrypt(seed.serverSeedEncrypted);
   const counter = new Map(counters);
   const hard = new Map<string, number>();
@@ -147,82 +183,76 @@ async function rollAll(
         : {}),
     });
   }
-  return { openings, hard };
+  return { seed, openings, hard };
 }
 
 /**
- * The batch's one transaction: the nonce compare-and-set (n → n + count), every chest consumed,
- * the openings and their grants written, each pity group's final counter stored, the key kept.
- * False, with nothing written, when the pair moved on or a chest was opened meanwhile.
+ * The batch's writes, in its one transaction: the nonce compare-and-set (n → n + count), every
+ * chest consumed, the openings and their grants written, each pity group's final counter stored,
+ * the key kept. Throws Retry, to roll it all back, when the pair moved on or a chest was opened
+ * meanwhile.
  */
-async function recordBatch(
-  pool: Pool,
+async function writeBatch(
+  tx: PoolClient,
   cmd: { appId: string; playerId: string; chestIds: string[]; idempotencyKey?: string },
   seed: ActiveSeed,
   openings: OpeningView[],
   grants: OutboxMessage[],
   hard: Map<string, number>,
-): Promise<boolean> {
+): Promise<void> {
   const k = openings.length;
-  const outcome = await withTransaction(pool, async (tx) => {
-    const nonced = await tx.query('UPDATE player_seeds SET next_nonce = $2 + $3 WHERE id = $1 AND next_nonce = $2 AND revealed_at IS NULL', [
-      seed.id,
-      seed.nextNonce,
-      k,
+  const nonced = await tx.query('UPDATE player_seeds SET next_nonce = $2 + $3 WHERE id = $1 AND next_nonce = $2 AND revealed_at IS NULL', [
+    seed.id,
+    seed.nextNonce,
+    k,
+  ]);
+  if (nonced.rowCount !== 1) throw new Retry();
+  const consumed = await tx.query(
+    `UPDATE inventory_chests SET opened_at = $4 WHERE app_id = $1 AND player_id = $2 AND id = ANY($3::uuid[]) AND opened_at IS NULL`,
+    [cmd.appId, cmd.playerId, cmd.chestIds, openings[0]!.openedAt],
+  );
+  if (consumed.rowCount !== k) throw new Retry();
+  const rows = openings.map((o) => ({
+    id: o.openingId,
+    chest_id: o.chestId,
+    chest_type_id: o.chestTypeId,
+    content_version: o.rulesVersion,
+    opened_at: o.openedAt,
+    items: o.items,
+    experience: o.experience,
+    nonce: o.fairness!.nonce,
+    pity: o.pity ?? null,
+  }));
+  await tx.query(
+    `INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, seed_id, nonce, pity)
+     SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $4, r.nonce, r.pity
+       FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, chest_id uuid, chest_type_id uuid, content_version integer, opened_at timestamptz,
+                                                items jsonb, experience integer, nonce integer, pity jsonb)`,
+    [cmd.appId, cmd.playerId, JSON.stringify(rows), seed.id],
+  );
+  await tx.query(
+    `INSERT INTO outbox (id, subject, payload, headers)
+     SELECT r.id, r.subject, r.payload, r.headers FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, subject text, payload jsonb, headers jsonb)`,
+    [JSON.stringify(grants)],
+  );
+  const finals = new Map<string, { opensSince: number; rarity: string }>();
+  for (const o of openings) if (o.pity) finals.set(o.pity.group, { opensSince: o.pity.opensSinceAfter, rarity: o.pity.rarity });
+  for (const [group, f] of finals) {
+    await tx.query(
+      `INSERT INTO pity_counters (app_id, player_id, pity_group, opens_since, rarity, hard) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET opens_since = EXCLUDED.opens_since, rarity = EXCLUDED.rarity, hard = EXCLUDED.hard, updated_at = now()`,
+      [cmd.appId, cmd.playerId, group, f.opensSince, f.rarity, hard.get(group)],
+    );
+  }
+  if (cmd.idempotencyKey) {
+    await tx.query('INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids) VALUES ($1, $2, $3, $4, $5)', [
+      cmd.appId,
+      cmd.playerId,
+      cmd.idempotencyKey,
+      cmd.chestIds,
+      openings.map((o) => o.openingId),
     ]);
-    if (nonced.rowCount !== 1) throw new Retry();
-    const consumed = await tx.query(
-      `UPDATE inventory_chests SET opened_at = $4 WHERE app_id = $1 AND player_id = $2 AND id = ANY($3::uuid[]) AND opened_at IS NULL`,
-      [cmd.appId, cmd.playerId, cmd.chestIds, openings[0]!.openedAt],
-    );
-    if (consumed.rowCount !== k) throw new Retry();
-    const rows = openings.map((o) => ({
-      id: o.openingId,
-      chest_id: o.chestId,
-      chest_type_id: o.chestTypeId,
-      content_version: o.rulesVersion,
-      opened_at: o.openedAt,
-      items: o.items,
-      experience: o.experience,
-      nonce: o.fairness!.nonce,
-      pity: o.pity ?? null,
-    }));
-    await tx.query(
-      `INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, seed_id, nonce, pity)
-       SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $4, r.nonce, r.pity
-         FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, chest_id uuid, chest_type_id uuid, content_version integer, opened_at timestamptz,
-                                                  items jsonb, experience integer, nonce integer, pity jsonb)`,
-      [cmd.appId, cmd.playerId, JSON.stringify(rows), seed.id],
-    );
-    await tx.query(
-      `INSERT INTO outbox (id, subject, payload, headers)
-       SELECT r.id, r.subject, r.payload, r.headers FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, subject text, payload jsonb, headers jsonb)`,
-      [JSON.stringify(grants)],
-    );
-    const finals = new Map<string, { opensSince: number; rarity: string }>();
-    for (const o of openings) if (o.pity) finals.set(o.pity.group, { opensSince: o.pity.opensSinceAfter, rarity: o.pity.rarity });
-    for (const [group, f] of finals) {
-      await tx.query(
-        `INSERT INTO pity_counters (app_id, player_id, pity_group, opens_since, rarity, hard) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET opens_since = EXCLUDED.opens_since, rarity = EXCLUDED.rarity, hard = EXCLUDED.hard, updated_at = now()`,
-        [cmd.appId, cmd.playerId, group, f.opensSince, f.rarity, hard.get(group)],
-      );
-    }
-    if (cmd.idempotencyKey) {
-      await tx.query('INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids) VALUES ($1, $2, $3, $4, $5)', [
-        cmd.appId,
-        cmd.playerId,
-        cmd.idempotencyKey,
-        cmd.chestIds,
-        openings.map((o) => o.openingId),
-      ]);
-    }
-    return true;
-  }).catch((err) => {
-    if (err instanceof Retry) return false;
-    throw err;
-  });
-  return outcome;
+  }
 }
 
 /** Rolls a batch's transaction back to read and try again. */

@@ -55,6 +55,16 @@ export async function lockActiveSeed(tx: Queryable, cipher: SeedCipher, appId: s
 }
 
 /**
+ * Locks the active pair `seedId` until the transaction ends (false when it was rotated meanwhile).
+ * An opening that lost its compare-and-set several times takes this turn: other replicas'
+ * compare-and-sets on the pair wait for it, then find the nonce moved and read again.
+ */
+export async function holdSeed(tx: Queryable, seedId: string): Promise<boolean> {
+  const r = await tx.query('SELECT 1 FROM player_seeds WHERE id = $1 AND revealed_at IS NULL FOR UPDATE', [seedId]);
+  return r.rowCount === 1;
+}
+
+/**
  * Commits a new server seed for the player (the caller revealed or never had the previous one);
  * nothing when the player already has an active pair (a concurrent first use made it).
  */
