@@ -110,18 +110,18 @@ export async function consumeChest(tools: OpeningTools, cmd: OpenCommand, ctx: C
         const seed = state.seed;
         const resolved = await drops.resolveType(cmd.appId, state.chestTypeId, state.contentVersion);
         const serverSeed = await cipher.decrypt(seed.serverSeedEncrypted);
-        /** Rolls at `at` (the state read, with its nonce and counter) and records it if the pair is still there. */
-        const record = async (db: Queryable, at: OpeningState & { seed: ActiveSeed }) => {
-          const opening = rollOpening(resolved, at, at.seed, serverSeed, cmd);
+        /** Rolls at `at` (the state read: its counter) and `pair` (its nonce), and records it if the pair is still there. */
+        const record = async (db: Queryable, at: OpeningState, pair: ActiveSeed) => {
+          const opening = rollOpening(resolved, at, pair, serverSeed, cmd);
           const grant = grantOf(opening, cmd, ctx);
-          const inputs = { seedId: at.seed.id, nonce: at.seed.nextNonce, pityHard: resolved.type.rules.pity?.hard };
+          const inputs = { seedId: pair.id, nonce: pair.nextNonce, pityHard: resolved.type.rules.pity?.hard };
           const ownerFields = { ...opening, appId: cmd.appId, playerId: cmd.playerId, idempotencyKey: cmd.idempotencyKey };
           return (await recordOpening(db, ownerFields, inputs, grant)) ? { opening, grant } : undefined;
         };
         const locking = attempt > OPTIMISTIC_ATTEMPTS;
         if (tools.faults.beforeOpeningWrite) await tools.faults.beforeOpeningWrite(cmd.playerId, attempt);
         if (!keyDebit && !locking) {
-          const done = await record(pool, { ...state, seed });
+          const done = await record(pool, state, seed);
           if (done) return done;
           continue;
         }
@@ -131,8 +131,8 @@ export async function consumeChest(tools: OpeningTools, cmd: OpenCommand, ctx: C
         const taken = keyDebit;
         const done = await withTransaction(pool, async (tx) => {
           if (taken && !(await moveChestDebit(tx, taken, ['pending'], 'completed'))) throw keyErrors.interrupted();
-          const at = locking ? await lockedState(tx, cmd, { ...state, seed }, resolved) : { ...state, seed };
-          const recorded = at && (await record(tx, at));
+          const at = locking ? await lockedState(tx, cmd, state, seed) : state;
+          const recorded = at?.seed && (await record(tx, at, at.seed));
           if (!recorded) throw new RetryOpening();
           return recorded;
         }).catch((err) => {
@@ -159,17 +159,11 @@ export async function consumeChest(tools: OpeningTools, cmd: OpenCommand, ctx: C
  * The opening's state read again under the lock of the pair read before (holdSeed), or undefined
  * when the pair was rotated, the chest opened, or its rules changed meanwhile: then read afresh.
  */
-async function lockedState(
-  tx: Queryable,
-  cmd: OpenCommand,
-  before: OpeningState & { seed: ActiveSeed },
-  resolved: ResolvedChestType,
-): Promise<(OpeningState & { seed: ActiveSeed }) | undefined> {
-  if (!(await holdSeed(tx, before.seed.id))) return undefined;
+async function lockedState(tx: Queryable, cmd: OpenCommand, before: OpeningState, pair: ActiveSeed): Promise<OpeningState | undefined> {
+  if (!(await holdSeed(tx, pair.id))) return undefined;
   const now = await readOpeningState(tx, cmd.appId, cmd.chestId);
-  if (!now?.seed || now.seed.id !== before.seed.id || now.opened || now.playerId !== cmd.playerId) return undefined;
-  if (now.chestTypeId !== resolved.type.id || now.contentVersion !== before.contentVersion) return undefined;
-  return { ...now, seed: now.seed };
+  if (now?.seed?.id !== pair.id || now.opened || now.playerId !== cmd.playerId) return undefined;
+  return now.chestTypeId === before.chestTypeId && now.contentVersion === before.contentVersion ? now : undefined;
 }
 
 /** One roll of a chest at the player's pity counter, with the random stream of their seed pair and nonce. */

@@ -22,7 +22,7 @@ function drawCharts(root) {
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
-        // Percentages run 0-100 %; anything else is a count, so its axis has whole steps.
+        // Completion shares run 0-100 %; other axes start at zero with whole-number ticks (counts, and rarity shares in points).
         scales: c.percent
           ? { [c.horizontal ? 'x' : 'y']: { min: 0, max: 100, ticks: { callback: function (v) { return v + '%'; } } } }
           : { [c.horizontal ? 'x' : 'y']: { beginAtZero: true, ticks: { precision: 0 } } },
