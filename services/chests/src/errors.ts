@@ -1,11 +1,21 @@
 import { AppError, type ComplianceRefusal } from '@ccs/shared';
 
-/** What a refused purchase tells the player (docs/content.md, "Compliance"); `meta.reason` lets a client ask for the missing attribute. */
-const COMPLIANCE_DETAILS: Record<ComplianceRefusal['reason'], (minAge?: number) => string> = {
-  country_blocked: () => 'Chests cannot be bought with this currency in your country.',
-  country_unknown: () => 'Chests bought with this currency need your country: set `country` on your player first.',
-  under_min_age: (minAge) => `Chests bought with this currency are for players aged ${minAge ?? 'over the minimum age'} and over.`,
-  birth_year_unknown: () => 'Chests bought with this currency need your birth year: set `birth_year` on your player first.',
+/** The ways a player spends a paid currency on random content, all behind the one compliance gate (compliance/gate.ts). */
+export type PaidUse = 'purchase' | 'key' | 'skip';
+
+/** What is refused, in the player's words. */
+const PAID_USE: Record<PaidUse, string> = {
+  purchase: 'Chests bought with this currency',
+  key: 'Chests opened with a key of this currency',
+  skip: 'Timers skipped with this currency',
+};
+
+/** What a refused paid use tells the player (docs/content.md, "Compliance"); `meta.reason` lets a client ask for the missing attribute. */
+const COMPLIANCE_DETAILS: Record<ComplianceRefusal['reason'], (what: string, minAge?: number) => string> = {
+  country_blocked: (what) => `${what} are not available in your country.`,
+  country_unknown: (what) => `${what} need your country: set \`country\` on your player first.`,
+  under_min_age: (what, minAge) => `${what} are for players aged ${minAge ?? 'over the minimum age'} and over.`,
+  birth_year_unknown: (what) => `${what} need your birth year: set \`birth_year\` on your player first.`,
 };
 
 /** The chests service's domain errors, with the stable codes clients and other services see. */
@@ -71,6 +81,8 @@ export const chestErrors = {
       source: { pointer: '/data/attributes/skip_with' },
       meta: { currency },
     }),
+  unlockSkipInProgress: () =>
+    AppError.conflict('unlock_skip_in_progress', "Another skip of this chest's timer is being paid; retry shortly to see the chest unlocked."),
   unlockInterrupted: () => AppError.unavailable('unlock_interrupted', 'The unlock was interrupted and the amount refunded; retry.'),
   priceUnavailable: (currency: string) =>
     AppError.unprocessable('price_unavailable', `This chest cannot be bought with ${currency}.`, { pointer: '/data/attributes/currency' }),
@@ -86,12 +98,12 @@ export const chestErrors = {
         guest_forbidden: 'Guests and anonymous callers can only see their own inventory.',
       }[code] ?? "You may not see this player's inventory.",
     ),
-  complianceRefused: (refusal: ComplianceRefusal, minAge?: number) =>
+  complianceRefused: (refusal: ComplianceRefusal, use: PaidUse, minAge?: number) =>
     new AppError({
       status: 403,
       code: refusal.code,
       title: 'Forbidden',
-      detail: COMPLIANCE_DETAILS[refusal.reason](minAge),
+      detail: COMPLIANCE_DETAILS[refusal.reason](PAID_USE[use], minAge),
       meta: { reason: refusal.reason, ...(refusal.code === 'age_restricted' && minAge ? { min_age: minAge } : {}) },
     }),
   openingContended: () =>

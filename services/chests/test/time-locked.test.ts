@@ -4,20 +4,8 @@ import { AppContentSchema, DebitCurrency, readContentFile, type AppContent } fro
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { skipPrice } from '../src/opening/unlock-chest.js';
-import {
-  appIdOf,
-  createApp,
-  credit,
-  defaultCatalogIds,
-  get,
-  grantChests,
-  inventory,
-  open,
-  registerPlayer,
-  sql,
-  wallet,
-  type Player,
-} from './support/chests.js';
+import { appIdOf, createApp, credit, defaultCatalogIds, get, grantChests, inventory, open, sql, wallet, type Player } from './support/chests.js';
+import { registerDeclaring } from './support/compliance.js';
 
 const content = readContentFile();
 /** The demo's time-locked chest type, and its rules, from the content file. */
@@ -62,9 +50,12 @@ describe('time-locked chests', () => {
     expectJsonApi(body);
     return body;
   };
-  /** A player of `app` with `n` time-locked chests (and their starter chest). */
+  /**
+   * A player of `app` with `n` time-locked chests (and their starter chest), who declared a country
+   * and birth year that pass the compliance gate of a paid skip (gems are paid in the demo).
+   */
   async function playerWith(n: number, app?: { publishableKey: string }): Promise<{ player: Player; chests: string[] }> {
-    const player = await registerPlayer(stack, app?.publishableKey);
+    const player = await registerDeclaring(stack, { country: 'DE', birth_year: 1990 }, 'register', app?.publishableKey);
     await eventually(async () => expect((await inventory(stack, player)).meta.total_chests).toBe(1), 20_000);
     return { player, chests: await grantChests(stack, player, timed.id, n) };
   }
@@ -242,15 +233,62 @@ describe('time-locked chests', () => {
     await credit(stack, player, (await wallet(stack, player))[skip.currency]!.id, '1000');
     const gems = await gemsOf(player);
     const target = chests[3]!;
-    const skips = await Promise.all([1, 2, 3].map(() => unlock(player, target, skip.currency)));
-    expect(skips.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    // Ten skips at once, three times over (the race it proves closed lost 2 runs in 6 with 3 skips).
+    const skips = await Promise.all(Array.from({ length: 10 }, () => unlock(player, target, skip.currency)));
+    expect(skips.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     const charged = skips.map((r) => r.json().meta.price_paid?.[skip.currency] as number | undefined).filter((n) => n !== undefined);
     expect(charged).toEqual([skipPrice(rules.seconds, skip.per_minute)]);
     await eventually(async () => expect(await gemsOf(player)).toBe(gems - charged[0]!));
-    const debits = await sql<{ status: string }>(stack, "SELECT status FROM chests.chest_debits WHERE chest_id = $1 AND status <> 'refunded'", [
-      target,
-    ]);
+    const debits = await sql<{ status: string }>(stack, 'SELECT status FROM chests.chest_debits WHERE chest_id = $1', [target]);
     expect(debits.map((d) => d.status)).toEqual(['completed']);
+    // Exactly one movement in the wallet's ledger: no debit that a refund undid later.
+    const ledger = await sql<{ delta: string }>(stack, "SELECT delta::text FROM wallet.ledger WHERE player_id = $1 AND reference LIKE 'unlock:%'", [
+      player.id,
+    ]);
+    expect(ledger.map((l) => Number(l.delta))).toEqual([-charged[0]!]);
+    for (const r of skips) expect(r.json().data.meta.lock.state).toBe('unlocked');
+
+    // More rounds of the race on fresh chests: each one skip paid, once.
+    const more = await grantChests(stack, player, timed.id, 2);
+    for (const id of more) {
+      const round = await Promise.all(Array.from({ length: 10 }, () => unlock(player, id, skip.currency)));
+      expect(round.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+      expect(round.filter((r) => r.json().meta.price_paid).length).toBe(1);
+      const rows = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM chests.chest_debits WHERE chest_id = $1', [id]);
+      expect(rows[0]!.n).toBe(1);
+    }
+  });
+
+  it('refuses a paid skip to a player the compliance gate refuses (403, nothing debited, still locked); a free skip currency is not gated', async () => {
+    const blocked = await registerDeclaring(stack, { country: 'BE', birth_year: 1990 }, 'register');
+    await eventually(async () => expect((await inventory(stack, blocked)).meta.total_chests).toBe(1), 20_000);
+    const [chest] = await grantChests(stack, blocked, timed.id, 1);
+    await credit(stack, blocked, (await wallet(stack, blocked))[skip.currency]!.id, '100');
+    const gems = await gemsOf(blocked);
+    const refused = expectError(await unlock(blocked, chest!, skip.currency), 403, 'blocked_in_region');
+    expect((refused[0] as { meta?: { reason?: string } }).meta?.reason).toBe('country_blocked');
+    const minor = await registerDeclaring(stack, { country: 'DE', birth_year: new Date().getUTCFullYear() - 10 }, 'register');
+    await eventually(async () => expect((await inventory(stack, minor)).meta.total_chests).toBe(1), 20_000);
+    const [minorChest] = await grantChests(stack, minor, timed.id, 1);
+    expectError(await unlock(minor, minorChest!, skip.currency), 403, 'age_restricted');
+    expect(await gemsOf(blocked)).toBe(gems);
+    expect(await lockOf(blocked, chest!)).toEqual({ state: 'locked', unlocks_at: null });
+    expect(await lockOf(minor, minorChest!)).toEqual({ state: 'locked', unlocks_at: null });
+    const none = await sql(stack, 'SELECT 1 FROM chests.chest_debits WHERE chest_id = ANY($1::uuid[])', [[chest, minorChest]]);
+    expect(none).toEqual([]);
+    // Starting the timer costs nothing: not gated.
+    expect((await unlocked(blocked, chest!)).data.meta.lock.state).toBe('unlocking');
+
+    // The same chest skipped with coins (free in the demo) is not gated.
+    const coinSkips = structuredClone(content);
+    coinSkips.chests.find((ch) => ch.id === timed.id)!.unlock = { seconds: 3600, skip: { currency: 'coins', per_minute: 1 } };
+    const coinApp = await createApp(stack, coinSkips);
+    const free = await registerDeclaring(stack, { country: 'BE' }, 'register', coinApp.publishableKey);
+    await eventually(async () => expect((await inventory(stack, free)).meta.total_chests).toBe(1), 20_000);
+    const [coinChest] = await grantChests(stack, free, timed.id, 1);
+    const paid = await unlocked(free, coinChest!, 'coins');
+    expect(paid.meta.price_paid).toEqual({ coins: 60 });
+    expect(paid.data.meta.lock.state).toBe('unlocked');
   });
 
   it('settles a crash between the skip debit and the unlock: the sweeper refunds it and the chest stays locked', async () => {

@@ -1,7 +1,7 @@
 import { appOf, callerOf, endpoint, GetPurchaseRestrictions } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { catalogVersion } from '../cache/content-version.js';
-import { refusedCurrencies } from '../purchase/compliance-gate.js';
+import { refusedCurrencies } from '../compliance/gate.js';
 
 /**
  * chests.v1.purchase_restrictions: the currencies of the current content the calling player may

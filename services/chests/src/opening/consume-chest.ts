@@ -14,7 +14,8 @@ import {
   type Pool,
   type Queryable,
 } from '@ccs/shared';
-import type { ChestsFaults } from '../deps.js';
+import { checkPaidUseNow } from '../compliance/gate.js';
+import type { ChestsDeps, ChestsFaults } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import type { SeedCipher } from '../fairness/seed-cipher.js';
 import { moveChestDebit } from '../repositories/chest-debits-repo.js';
@@ -37,7 +38,7 @@ export interface OpenCommand {
 }
 
 /** What an opening needs besides the command. */
-export interface OpeningTools extends DebitTools {
+export interface OpeningTools extends DebitTools, Pick<ChestsDeps, 'cache'> {
   pool: Pool;
   drops: DropTables;
   cipher: SeedCipher;
@@ -100,6 +101,8 @@ export async function consumeChest(tools: OpeningTools, cmd: OpenCommand, ctx: C
         }
         if (state.locked) throw chestErrors.chestLocked(state.locked.unlocksAt);
         if (state.requiresKey && !keyDebit) {
+          // A key of a paid currency is a paid way to random content: the compliance gate first.
+          await checkPaidUseNow(tools, cmd.appId, state.requiresKey.currency, 'key', ctx);
           keyDebit = await debitKey(tools, { appId: cmd.appId, playerId: cmd.playerId, chestId: cmd.chestId, ...state.requiresKey }, ctx);
         }
         if (!state.seed) {

@@ -13,6 +13,7 @@ import {
   type Pool,
   type PoolClient,
 } from '@ccs/shared';
+import { checkPaidUseNow } from '../compliance/gate.js';
 import { chestErrors } from '../errors.js';
 import { findBatch, readBatchChests, readPlayerRollState, type BatchChest } from '../repositories/batch-repo.js';
 import { listOpeningsByIds } from '../repositories/openings-repo.js';
@@ -65,8 +66,13 @@ export async function openBatch(
           const c = chests.get(id);
           if (!c) throw at(i, chestErrors.chestNotFound());
           if (c.playerId !== cmd.playerId) throw at(i, chestErrors.chestNotOwned());
-          if (c.needsKey)
+          if (c.keyCurrency) {
+            // The compliance gate of a paid key answers first, as the chest's own opening would.
+            await checkPaidUseNow(tools, cmd.appId, c.keyCurrency, 'key', ctx).catch((err: unknown) => {
+              throw err instanceof AppError ? at(i, err) : err;
+            });
             throw at(i, AppError.unprocessable('key_chest_in_batch', 'Chests that need a key open one at a time (POST /api/v1/chests/{id}/open).'));
+          }
           if (c.opened) {
             // A keyed twin that ran just before (queued behind it here, or on another replica).
             const first = cmd.idempotencyKey ? await replayOf(pool, cmd) : undefined;

@@ -1,9 +1,14 @@
-import { AppError, withTransaction, type CallContext, type InventoryChestView } from '@ccs/shared';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, isUniqueViolation, withTransaction, type CallContext, type InventoryChestView } from '@ccs/shared';
+import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
 import { chestErrors } from '../errors.js';
-import { moveChestDebit } from '../repositories/chest-debits-repo.js';
+import { moveChestDebit, ONE_SKIP_PER_CHEST, skipBeingPaid } from '../repositories/chest-debits-repo.js';
 import { findUnopened } from '../repositories/inventory-repo.js';
 import { lockPlayerUnlocks, readUnlockState, runningTimers, startTimer, unlockNow, type UnlockState } from '../repositories/unlock-repo.js';
 import { refundChestDebit, takeChestDebit, type DebitTools } from './chest-debit-saga.js';
+
+/** What a skip needs: the debit saga's tools and what the compliance gate reads. */
+export type SkipTools = DebitTools & GateDeps;
 
 /** Who unlocks which chest, and whether by paying to skip the timer. */
 export interface UnlockCommand {
@@ -62,34 +67,78 @@ export async function startUnlock(t: DebitTools, cmd: UnlockCommand): Promise<Un
   return { chest: await current(t, cmd) };
 }
 
-/**
- * Skips a chest's timer for currency, as a saga: the price (ceil(remaining minutes × per_minute),
- * the whole timer when it has not started) is recorded and debited in the wallet
- * (`unlock:<debit id>`), then the chest is unlocked and the debit completed in one transaction.
- * If the chest can no longer be unlocked by it (unlocked meanwhile by its timer or a concurrent
- * skip, or opened), the amount is refunded; of two skips at once one pays. A crash between the
- * steps is settled by the chest-debit sweeper (refund). An unlocked chest costs nothing.
- */
-export async function skipUnlock(t: DebitTools, cmd: UnlockCommand & { skipWith: string }, ctx: CallContext): Promise<UnlockOutcome> {
-  const state = checked(await readUnlockState(t.pool, cmd.appId, cmd.chestId), cmd);
-  const skip = state.unlock.skip;
-  if (!skip) throw chestErrors.unlockSkipUnavailable();
-  if (cmd.skipWith !== skip.currency) throw chestErrors.skipCurrencyMismatch(skip.currency);
-  if (state.remainingSeconds !== null && state.remainingSeconds <= 0) return { chest: await current(t, cmd) };
+/** How long a skip waits for another skip of the same chest being paid (a wallet call), and how often it looks. */
+const SKIP_WAIT_MS = 10_000;
+const SKIP_POLL_MS = 25;
+/** How often a skip starts over after waiting for another one (which then failed: no funds, or a crash). */
+const SKIP_ATTEMPTS = 5;
 
-  const amount = skipPrice(state.remainingSeconds ?? state.unlock.seconds, skip.per_minute);
-  const debit = { appId: cmd.appId, playerId: cmd.playerId, chestId: cmd.chestId, currency: skip.currency, amount, purpose: 'unlock_skip' as const };
-  const paid = await takeChestDebit(t, debit, ctx, (walletError) => walletError);
-  try {
-    await withTransaction(t.pool, async (tx) => {
-      // A sweeper that found the debit stale has refunded it: then this unlock must not happen.
-      if (!(await moveChestDebit(tx, paid.id, ['pending'], 'completed'))) throw chestErrors.unlockInterrupted();
-      if (!(await unlockNow(tx, cmd.appId, cmd.chestId))) throw new NothingToUnlock();
-    });
-  } catch (err) {
-    if (!(err instanceof AppError && err.code === 'unlock_interrupted')) await refundChestDebit(t, 'unlock_skip', paid.id, ctx);
-    if (err instanceof NothingToUnlock) return { chest: await current(t, cmd) };
-    throw err;
+/**
+ * Skips a chest's timer for currency, as a saga: the compliance gate (a paid skip currency is a
+ * paid way to random content), then the price (ceil(remaining minutes × per_minute), the whole
+ * timer when it has not started) is recorded and debited in the wallet (`unlock:<debit id>`),
+ * then the chest is unlocked and the debit completed in one transaction. An unlocked chest costs
+ * nothing.
+ *
+ * Concurrent skips of one chest debit once: recording the debit claims the chest (at most one skip
+ * debit of a chest is pending or completed, a unique index), so a second skip's record fails
+ * before the wallet is asked. That skip waits until the first settles and starts over: the chest
+ * is unlocked (answered as it is, nothing charged), or the first failed and this one may pay. If
+ * the chest can no longer be unlocked by a paid skip (its timer ended, or it was opened), the
+ * amount is refunded. A crash between the steps is settled by the chest-debit sweeper (refund).
+ */
+export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: string }, ctx: CallContext): Promise<UnlockOutcome> {
+  let gated = false;
+  for (let attempt = 1; attempt <= SKIP_ATTEMPTS; attempt++) {
+    const state = checked(await readUnlockState(t.pool, cmd.appId, cmd.chestId), cmd);
+    const skip = state.unlock.skip;
+    if (!skip) throw chestErrors.unlockSkipUnavailable();
+    if (cmd.skipWith !== skip.currency) throw chestErrors.skipCurrencyMismatch(skip.currency);
+    if (state.remainingSeconds !== null && state.remainingSeconds <= 0) return { chest: await current(t, cmd) };
+    if (!gated) {
+      await checkPaidUseNow(t, cmd.appId, skip.currency, 'skip', ctx);
+      gated = true;
+    }
+
+    const amount = skipPrice(state.remainingSeconds ?? state.unlock.seconds, skip.per_minute);
+    const debit = {
+      appId: cmd.appId,
+      playerId: cmd.playerId,
+      chestId: cmd.chestId,
+      currency: skip.currency,
+      amount,
+      purpose: 'unlock_skip' as const,
+    };
+    let paid: { id: string; balance: string };
+    try {
+      paid = await takeChestDebit(t, debit, ctx, (walletError) => walletError);
+    } catch (err) {
+      if (!isUniqueViolation(err, ONE_SKIP_PER_CHEST)) throw err;
+      // Another skip of this chest holds the claim: nothing was debited here. Wait for it, read again.
+      await settled(t, cmd);
+      continue;
+    }
+    try {
+      await withTransaction(t.pool, async (tx) => {
+        // A sweeper that found the debit stale has refunded it: then this unlock must not happen.
+        if (!(await moveChestDebit(tx, paid.id, ['pending'], 'completed'))) throw chestErrors.unlockInterrupted();
+        if (!(await unlockNow(tx, cmd.appId, cmd.chestId))) throw new NothingToUnlock();
+      });
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'unlock_interrupted')) await refundChestDebit(t, 'unlock_skip', paid.id, ctx);
+      if (err instanceof NothingToUnlock) return { chest: await current(t, cmd) };
+      throw err;
+    }
+    return { chest: await current(t, cmd), charged: { currency: skip.currency, amount, balance: paid.balance } };
   }
-  return { chest: await current(t, cmd), charged: { currency: skip.currency, amount, balance: paid.balance } };
+  throw chestErrors.unlockSkipInProgress();
+}
+
+/** Waits (bounded) until no skip of the chest is being paid; 409 unlock_skip_in_progress past SKIP_WAIT_MS. */
+async function settled(t: SkipTools, cmd: UnlockCommand): Promise<void> {
+  const deadline = Date.now() + SKIP_WAIT_MS;
+  while (await skipBeingPaid(t.pool, cmd.appId, cmd.chestId)) {
+    if (Date.now() >= deadline) throw chestErrors.unlockSkipInProgress();
+    await sleep(SKIP_POLL_MS);
+  }
 }

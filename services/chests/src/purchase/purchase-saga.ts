@@ -6,7 +6,7 @@ import { findChestType } from '../repositories/chest-types-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { findPurchaseByKey, insertPurchase, transition } from '../repositories/purchases-repo.js';
 import { checkCapacity } from './check-capacity.js';
-import { checkPurchaseGates } from './compliance-gate.js';
+import { checkPaidUse } from '../compliance/gate.js';
 import { debitStep } from './debit-step.js';
 import { grantPurchasedChests } from './grant-step.js';
 
@@ -41,7 +41,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   const content = version === undefined ? undefined : await deps.drops.content(cmd.appId, version);
   if (!content) throw chestErrors.contentUnavailable();
   // Region and age gates of paid currencies: refused before anything is recorded or debited.
-  await checkPurchaseGates(deps, content.compliance, cmd.currency, ctx);
+  await checkPaidUse(deps, content.compliance, cmd.currency, 'purchase', ctx);
   const capacity = content.inventoryCapacity;
 
   await checkCapacity(deps.pool, { ...cmd, capacity });

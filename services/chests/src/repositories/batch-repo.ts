@@ -11,8 +11,8 @@ export interface BatchChest {
   opened: boolean;
   /** The pity group of its type (rules' group, else the slug), when the type has pity. */
   pityGroup: string | null;
-  /** Whether its type needs a key (those open one at a time). */
-  needsKey: boolean;
+  /** The key currency of its type, when it needs a key (those open one at a time); null otherwise. */
+  keyCurrency: string | null;
   /** Set while it is time-locked: when its timer ends, if it runs. */
   locked?: { unlocksAt: Date | null };
 }
@@ -26,11 +26,11 @@ export async function readBatchChests(db: Queryable, appId: string, chestIds: st
     content_version: number;
     opened: boolean;
     pity_group: string | null;
-    needs_key: boolean;
+    key_currency: string | null;
     locked: boolean;
     unlocks_at: Date | null;
   }>(
-    `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened, t.requires_key IS NOT NULL AS needs_key,
+    `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened, t.requires_key ->> 'currency' AS key_currency,
             ${LOCKED_SQL} AS locked, c.unlocks_at,
             CASE WHEN t.rules ? 'pity' THEN coalesce(t.rules -> 'pity' ->> 'group', t.slug) END AS pity_group
        FROM inventory_chests c JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
@@ -47,7 +47,7 @@ export async function readBatchChests(db: Queryable, appId: string, chestIds: st
         contentVersion: row.content_version,
         opened: row.opened,
         pityGroup: row.pity_group,
-        needsKey: row.needs_key,
+        keyCurrency: row.key_currency,
         ...(row.locked ? { locked: { unlocksAt: row.unlocks_at } } : {}),
       },
     ]),

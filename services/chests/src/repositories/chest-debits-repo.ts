@@ -76,3 +76,15 @@ export async function claimStaleChestDebits(
 
 /** The wallet reference of a chest debit: `key:<id>` or `unlock:<id>`. */
 export const debitReference = (purpose: DebitPurpose, id: string): string => `${purpose === 'key' ? 'key' : 'unlock'}:${id}`;
+
+/** The name of the index that lets one timer skip of a chest be pending or completed (migration 0011). */
+export const ONE_SKIP_PER_CHEST = 'chest_debits_one_skip';
+
+/** Whether a skip of the chest is being paid right now (its debit recorded, not settled yet). */
+export async function skipBeingPaid(db: Queryable, appId: string, chestId: string): Promise<boolean> {
+  const r = await db.query(
+    "SELECT 1 FROM chest_debits WHERE app_id = $1 AND chest_id = $2 AND purpose = 'unlock_skip' AND status = 'pending' LIMIT 1",
+    [appId, chestId],
+  );
+  return (r.rowCount ?? 0) > 0;
+}

@@ -71,11 +71,15 @@ export async function startTimer(db: Queryable, appId: string, chestId: string, 
   return r.rowCount === 1;
 }
 
-/** Unlocks a chest now (a paid skip), if it is unopened and not unlocked yet; whether it did. */
+/**
+ * Unlocks a chest now (a paid skip), if it is unopened and not unlocked yet; whether it did. The
+ * moment is the clock's, not the transaction's start (`now()`): a transaction that started before
+ * another one's unlock committed must still see that chest as unlocked.
+ */
 export async function unlockNow(db: Queryable, appId: string, chestId: string): Promise<boolean> {
   const r = await db.query(
-    `UPDATE inventory_chests SET unlock_started_at = coalesce(unlock_started_at, now()), unlocks_at = now()
-      WHERE app_id = $1 AND id = $2 AND opened_at IS NULL AND (unlocks_at IS NULL OR unlocks_at > now())`,
+    `UPDATE inventory_chests SET unlock_started_at = coalesce(unlock_started_at, clock_timestamp()), unlocks_at = clock_timestamp()
+      WHERE app_id = $1 AND id = $2 AND opened_at IS NULL AND (unlocks_at IS NULL OR unlocks_at > clock_timestamp())`,
     [appId, chestId],
   );
   return r.rowCount === 1;
