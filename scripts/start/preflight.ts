@@ -1,8 +1,10 @@
 import { createServer } from 'node:net';
 import type { z } from 'zod';
+import { describeSecretProblems, secretProblems } from '../../packages/shared/src/config/config.js';
 import { sagaTimeoutProblems } from '../../packages/shared/src/config/saga-timeouts.js';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
+import { EgressConfigSchema } from '../../services/egress/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
@@ -14,6 +16,7 @@ const SCHEMAS: Record<ServiceName, z.ZodType> = {
   chests: ChestsConfigSchema,
   collections: CollectionsConfigSchema,
   wallet: WalletConfigSchema,
+  egress: EgressConfigSchema,
   gateway: GatewayConfigSchema,
 };
 
@@ -36,6 +39,9 @@ export function checkConfiguration(env: Record<string, string | undefined>): str
     ([line, services]) => `Invalid setting ${line} (read by ${services.join(', ')}); fix it or unset it to use the default.`,
   );
   if (lines.length) return lines;
+  // Shipped placeholders as secrets, and (NODE_ENV=production) secrets left unset: what each service would refuse.
+  const secrets = [...new Set(Object.values(SCHEMAS).flatMap((schema) => secretProblems(schema, env)))];
+  if (secrets.length) return [describeSecretProblems(secrets)];
   // Each setting is valid on its own: now the bounds of the sagas against each other.
   const gateway = GatewayConfigSchema.parse(env);
   const chests = ChestsConfigSchema.parse(env);

@@ -15,14 +15,17 @@ import { chestsService } from '../../services/chests/src/service.js';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { collectionsService } from '../../services/collections/src/service.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
+import { egressService } from '../../services/egress/src/service.js';
+import { EgressConfigSchema } from '../../services/egress/src/config.js';
 
-export type ServiceName = 'players' | 'wallet' | 'chests' | 'collections';
+export type ServiceName = 'players' | 'wallet' | 'chests' | 'collections' | 'egress';
 
 const SERVICES: Record<ServiceName, { def: ServiceDefinition<any>; schema: z.ZodType }> = {
   players: { def: playersService, schema: PlayersConfigSchema },
   wallet: { def: walletService, schema: WalletConfigSchema },
   chests: { def: chestsService, schema: ChestsConfigSchema },
   collections: { def: collectionsService, schema: CollectionsConfigSchema },
+  egress: { def: egressService, schema: EgressConfigSchema },
 };
 
 /** One isolated stack for a test file: own database, NATS prefix and Redis prefix. */
@@ -42,7 +45,7 @@ export interface TestStack {
 }
 
 /**
- * Starts the whole stack in this process against real Postgres, NATS and Redis: the four
+ * Starts the whole stack in this process against real Postgres, NATS and Redis: the five
  * services (or those named) and the gateway app, which tests call through `inject`.
  */
 export async function startStack(
@@ -79,7 +82,7 @@ export async function startStack(
     return running;
   };
   // players first: it creates the demo app that the others receive.
-  const names = opts.services ?? ['players', 'wallet', 'chests', 'collections'];
+  const names = opts.services ?? ['players', 'wallet', 'chests', 'collections', 'egress'];
   for (const n of names) await start(n);
 
   const config: GatewayConfig = GatewayConfigSchema.parse(env);

@@ -27,6 +27,8 @@ export class WebhookReceiver {
   private readonly arrivals = new Map<string, number>();
   private server: Server | undefined;
   private base = '';
+  /** TCP connections accepted so far (a refused destination must never open one). */
+  connections = 0;
 
   async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
@@ -55,6 +57,7 @@ export class WebhookReceiver {
         else answer();
       });
     });
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
@@ -62,6 +65,11 @@ export class WebhookReceiver {
 
   url(path: string): string {
     return `${this.base}${path}`;
+  }
+
+  /** Its `host:port`, as WEBHOOK_ALLOW_TARGETS takes it (a loopback receiver is refused otherwise). */
+  get target(): string {
+    return this.base.replace(/^http:\/\//, '');
   }
 
   on(path: string, behaviour: Behaviour): void {

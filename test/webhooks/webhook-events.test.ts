@@ -3,17 +3,7 @@ import { EVENT_DATA, readContentFile, WEBHOOK_EVENT_TYPES, type WebhookEventType
 import { verifyWebhook } from '@ccs/client/webhooks';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
-import {
-  catalogIds,
-  createApp,
-  credit,
-  open,
-  purchase,
-  registerPlayer,
-  sql,
-  wallet,
-  type Player,
-} from '../../services/chests/test/support/chests.js';
+import { catalogIds, createApp, open, purchase, registerPlayer, sql, type Player } from '../../services/chests/test/support/chests.js';
 import { grantAndWait, openingGrant } from '../../services/collections/test/support.js';
 
 /**
@@ -32,7 +22,7 @@ describe('webhook events', () => {
 
   beforeAll(async () => {
     receiver = await new WebhookReceiver().start();
-    stack = await startStack({ env: { WEBHOOK_POLL_MS: '50' } });
+    stack = await startStack({ env: { WEBHOOK_POLL_MS: '50', WEBHOOK_ALLOW_TARGETS: receiver.target } });
     game = await createApp(stack);
     const res = await stack.inject({
       method: 'POST',
@@ -48,6 +38,20 @@ describe('webhook events', () => {
     await receiver?.close();
   });
 
+  /**
+   * The studio grants gems (a paid currency: players cannot credit it, DESIGN §6) with its secret
+   * key; the wallet writes currency.credited for it as for any credit.
+   */
+  async function studioCredit(app: { secretKey: string }, playerId: string, currency: string, amount: string, reference: string) {
+    const res = await stack.inject({
+      method: 'POST',
+      url: `/api/v1/admin/players/${playerId}/credits`,
+      headers: { apikey: app.secretKey, 'content-type': 'application/vnd.api+json', accept: 'application/vnd.api+json' },
+      payload: { data: { type: 'credit', attributes: { currency, amount, reference } } },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+  }
+
   const of = (type: WebhookEventType, playerId = player.id): Received[] =>
     receiver.accepted('/all').filter((r) => r.body.type === type && r.body.data.player_id === playerId);
 
@@ -60,8 +64,7 @@ describe('webhook events', () => {
     // The same purchase retried with its key: no second chest, no second event.
     expect((await purchase(stack, player, silver, 'coins', 1, 'buy-once')).statusCode).toBeLessThan(300);
     const boughtChest: string = bought.json().data[0].id;
-    const balances = await wallet(stack, player);
-    await credit(stack, player, balances.gems!.id, '7');
+    await studioCredit(game, player.id, 'gems', '7', 'receipt-7');
     const opened = await open(stack, player, boughtChest);
     expect(opened.statusCode, opened.body).toBe(200);
     // Every collectible of the rewarded collection, granted as one opening: the collection completes.
@@ -107,8 +110,7 @@ describe('webhook events', () => {
   it('writes currency.credited only for an app whose webhooks take it: no cost on the credits of an app without webhooks', async () => {
     const quiet = await createApp(stack);
     const p = await registerPlayer(stack, quiet.publishableKey);
-    const gems = (await wallet(stack, p)).gems!.id;
-    await credit(stack, p, gems, '3');
+    await studioCredit(quiet, p.id, 'gems', '3', 'receipt-3');
     const credited = () =>
       sql<{ n: number }>(stack, `SELECT count(*)::int AS n FROM wallet.outbox WHERE subject = 'grants.events' AND payload->>'appId' = $1`, [
         quiet.appId,
@@ -122,8 +124,9 @@ describe('webhook events', () => {
       payload: { data: { type: 'webhook_endpoint', attributes: { url: receiver.url('/quiet'), events: ['currency.credited'] } } },
     });
     expect(res.statusCode, res.body).toBe(201);
+    let n = 0;
     await eventually(async () => {
-      await credit(stack, p, gems, '1');
+      await studioCredit(quiet, p.id, 'gems', '1', `receipt-1-${n++}`);
       expect(await credited()).toBeGreaterThan(0);
     }, 10_000);
     await eventually(async () =>

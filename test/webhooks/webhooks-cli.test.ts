@@ -3,8 +3,8 @@ import pg from 'pg';
 import { AdminCreateApp, type Logger } from '@ccs/shared';
 import { startStack, type TestStack } from '../support/stack.js';
 import { runAdminIn } from '../../services/players/test/support/run-admin.js';
-import { WebhookSender } from '../../services/players/src/webhooks/sender.js';
-import { PlayersConfigSchema } from '../../services/players/src/config.js';
+import { WebhookSender } from '../../services/egress/src/webhooks/sender.js';
+import { EgressConfigSchema } from '../../services/egress/src/config.js';
 
 /** Webhooks from the admin command line (`npm run admin -- webhooks …`), and how long deliveries are kept. */
 describe('webhooks: admin command line and retention', () => {
@@ -13,7 +13,7 @@ describe('webhooks: admin command line and retention', () => {
   let otherAppId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['players'] });
+    stack = await startStack({ services: ['players', 'egress'] });
     const ctx = { requestId: 'webhooks-cli' };
     [appId, otherAppId] = (
       await Promise.all([stack.bus.request(AdminCreateApp, { name: 'Hooked' }, ctx), stack.bus.request(AdminCreateApp, { name: 'Other' }, ctx)])
@@ -85,27 +85,27 @@ describe('webhooks: admin command line and retention', () => {
       const endpointId = added.endpoint.id as string;
       const events = ['aaaaaaaa-0000-4000-8000-000000000001', 'aaaaaaaa-0000-4000-8000-000000000002', 'aaaaaaaa-0000-4000-8000-000000000003'];
       for (const id of events)
-        await db.query(`INSERT INTO players.webhook_events (id, app_id, type, occurred_at, body) VALUES ($1, $2, 'chest.opened', now(), '{}')`, [
+        await db.query(`INSERT INTO egress.webhook_events (id, app_id, type, occurred_at, body) VALUES ($1, $2, 'chest.opened', now(), '{}')`, [
           id,
           appId,
         ]);
       await db.query(
-        `INSERT INTO players.webhook_deliveries (endpoint_id, event_id, status, delivered_at) VALUES
+        `INSERT INTO egress.webhook_deliveries (endpoint_id, event_id, status, delivered_at) VALUES
            ($1, $2, 'delivered', now() - interval '8 days'), ($1, $3, 'delivered', now() - interval '1 hour'), ($1, $4, 'parked', NULL)`,
         [endpointId, ...events],
       );
       const silent = { info: () => undefined, warn: () => undefined } as unknown as Logger;
-      const sender = new WebhookSender(stack.services.players!.deps.pool, PlayersConfigSchema.parse({ ...stack.env }), silent);
+      const sender = new WebhookSender(stack.services.egress!.deps.pool, EgressConfigSchema.parse({ ...stack.env }), silent);
       expect(await sender.cleanup()).toBe(1);
       const left = await db.query<{ event_id: string; status: string }>(
-        'SELECT event_id, status FROM players.webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id',
+        'SELECT event_id, status FROM egress.webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id',
         [endpointId],
       );
       expect(left.rows).toEqual([
         { event_id: events[1], status: 'delivered' },
         { event_id: events[2], status: 'parked' },
       ]);
-      const kept = await db.query<{ id: string }>('SELECT id FROM players.webhook_events WHERE id = ANY($1::uuid[]) ORDER BY id', [events]);
+      const kept = await db.query<{ id: string }>('SELECT id FROM egress.webhook_events WHERE id = ANY($1::uuid[]) ORDER BY id', [events]);
       expect(kept.rows.map((r) => r.id)).toEqual(events.slice(1));
     } finally {
       await db.end();

@@ -59,29 +59,6 @@ export const PlayersConfigSchema = BaseConfigSchema.extend({
     .default(24),
   /** How long registration waits for the wallet to apply the initial credits (read-your-writes). */
   GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
-  /** Webhooks (docs/webhooks.md): how long one request may take before it counts as failed. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  /** How long a delivery is retried before it is parked: 24 h. */
-  WEBHOOK_RETRY_WINDOW_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .max(7 * 86_400_000)
-    .default(86_400_000),
-  /** The first retry's delay; each next one doubles, up to WEBHOOK_BACKOFF_MAX_MS (±20 % jitter). */
-  WEBHOOK_BACKOFF_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
-  WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
-  /** How often the sender looks for due deliveries (new events wake it at once). */
-  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
-  /** How long delivered deliveries (and their events) are kept for the console and the admin API: 7 days. */
-  WEBHOOK_KEEP_DELIVERED_HOURS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 90)
-    .default(24 * 7),
-  /** Requests in flight per replica. */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 }).refine((c) => !c.JWT_PUBLIC_KEY || c.JWT_PRIVATE_KEY, {
   message: 'JWT_PUBLIC_KEY needs JWT_PRIVATE_KEY',
   path: ['JWT_PUBLIC_KEY'],

@@ -30,21 +30,18 @@ import { registerEndpoint } from './endpoints/register.js';
 import { AccessTokenSigner } from './tokens/access-tokens.js';
 import { loadKeyRing } from './tokens/signing-keys.js';
 import { registrationKeysSweeper } from './workers/registration-keys-sweeper.js';
-import { webhookAdminEndpoints } from './webhooks/admin-endpoints.js';
-import { webhookConsumers } from './webhooks/fan-out.js';
-import { WebhookSender } from './webhooks/sender.js';
 
 /**
  * The players service: apps and API keys, players, credentials and sessions, privacy, friends
- * and experience (from chest openings), and the app's webhooks (docs/webhooks.md). On start it loads (or creates) the signing key and
- * seeds the demo app.
+ * and experience (from chest openings). Webhooks are the egress worker's (services/egress). On
+ * start it loads (or creates) the signing key and seeds the demo app.
  */
 export const playersService: ServiceDefinition<PlayersConfig> = {
   name: 'players',
   version: '0.1.0',
   schema: 'players',
   migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-  async build({ config, log, pool, nc, js, metrics }) {
+  async build({ config, log, pool, nc, js }) {
     const keys = await loadKeyRing(pool, { privatePem: config.JWT_PRIVATE_KEY, publicPem: config.JWT_PUBLIC_KEY }, log);
     const demoCreated = await ensureDemoApp(pool, config.CHESTS_DEMO_API_KEY, log, config.CHESTS_DEMO_SECRET_KEY);
     const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log);
@@ -65,8 +62,6 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
       signer: new AccessTokenSigner(keys.active, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
       keys,
     };
-    const webhooks = new WebhookSender(pool, config, log, metrics);
-    const wake = () => webhooks.wake();
     return {
       endpoints: [
         resolveApiKeyEndpoint(d),
@@ -94,12 +89,10 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),
-        ...webhookAdminEndpoints(pool, wake, nc, config.NATS_PREFIX),
       ],
-      consumers: [experienceConsumer(), ...webhookConsumers(wake)],
+      consumers: [experienceConsumer()],
       workers: [
         d.relay,
-        webhooks,
         { start: () => undefined, stop: async () => d.notices.close() },
         registrationKeysSweeper(pool, log, config.IDEMPOTENCY_KEY_TTL_HOURS),
       ],

@@ -15,8 +15,12 @@ export const DURABLE = {
   /** Each service's copy of an app's content. */
   chestsContent: 'chests-content',
   walletContent: 'wallet-app-content',
-  /** players: fans the domain events (grants.events) out to the app's webhook endpoints. */
+  /**
+   * egress: fans the domain events (grants.events) out to the app's webhook endpoints. The name
+   * is the one players used before the egress worker took webhooks over: the durable keeps its
+   * position in the stream (a new name would read the whole stream again).
+   */
   webhookEvents: 'players-webhook-events',
-  /** players: fans chest openings (their grants) out to the app's webhook endpoints as chest.opened. */
+  /** egress: fans chest openings (their grants) out to the app's webhook endpoints as chest.opened (name kept, as above). */
   webhookOpenings: 'players-webhook-openings',
 } as const;

@@ -82,7 +82,7 @@ export function domainEventId(type: WebhookEventType, key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-// --- Webhook endpoints and deliveries (players; the admin API and `npm run admin -- webhooks`) ---
+// --- Webhook endpoints and deliveries (egress, the webhook egress worker; the admin API and `npm run admin -- webhooks`) ---
 
 /** A webhook endpoint's filter: the event types it receives (empty: every type). */
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
@@ -126,7 +126,7 @@ const WebhookChanges = z.object({
 
 /** The app's webhook endpoints, oldest first (at most 20 per app). */
 export const AdminListWebhooks = defineQuery(
-  'players.v1.admin_list_webhooks',
+  'egress.v1.admin_list_webhooks',
   z.object({ appId: UuidSchema }),
   z.object({ endpoints: z.array(WebhookEndpointViewSchema) }),
 );
@@ -136,21 +136,21 @@ export const MAX_WEBHOOK_ENDPOINTS = 20;
 
 /** A new endpoint and its signing secret (`whsec_…`), in clear only in this answer. 409 webhook_limit_reached past 20. */
 export const AdminCreateWebhook = defineSubject(
-  'players.v1.admin_create_webhook',
+  'egress.v1.admin_create_webhook',
   WebhookChanges.extend({ appId: UuidSchema, url: WebhookUrlSchema }),
   z.object({ endpoint: WebhookEndpointViewSchema, secret: z.string() }),
 );
 
 /** Changes an endpoint of the app (404 webhook_not_found otherwise); `rotateSecret` issues a new secret, answered once. */
 export const AdminUpdateWebhook = defineSubject(
-  'players.v1.admin_update_webhook',
+  'egress.v1.admin_update_webhook',
   WebhookChanges.extend({ appId: UuidSchema, endpointId: UuidSchema, rotateSecret: z.boolean().optional() }),
   z.object({ endpoint: WebhookEndpointViewSchema, secret: z.string().optional() }),
 );
 
 /** Removes an endpoint of the app and its deliveries (404 webhook_not_found otherwise). */
 export const AdminDeleteWebhook = defineSubject(
-  'players.v1.admin_delete_webhook',
+  'egress.v1.admin_delete_webhook',
   z.object({ appId: UuidSchema, endpointId: UuidSchema }),
   z.object({}),
 );
@@ -169,6 +169,7 @@ export const WebhookDeliveryViewSchema = z.object({
   nextAttemptAt: z.string().nullable(),
   lastAttemptAt: z.string().nullable(),
   lastStatusCode: z.number().int().nullable(),
+  /** The last failed attempt's error class: timeout, refused, tls, destination_forbidden or http_<status>; never the answer's text. */
   lastError: z.string().nullable(),
   deliveredAt: z.string().nullable(),
   /** The body as sent (JSON text). */
@@ -178,7 +179,7 @@ export type WebhookDeliveryView = z.infer<typeof WebhookDeliveryViewSchema>;
 
 /** An endpoint's deliveries, newest first, optionally of one status (404 webhook_not_found for another app's endpoint). */
 export const AdminListWebhookDeliveries = defineQuery(
-  'players.v1.admin_list_webhook_deliveries',
+  'egress.v1.admin_list_webhook_deliveries',
   z.object({
     appId: UuidSchema,
     endpointId: UuidSchema,
@@ -194,7 +195,7 @@ export const AdminListWebhookDeliveries = defineQuery(
  * webhook_delivery_not_found when the endpoint or delivery is not the app's.
  */
 export const AdminRetryWebhookDelivery = defineSubject(
-  'players.v1.admin_retry_webhook_delivery',
+  'egress.v1.admin_retry_webhook_delivery',
   z.object({ appId: UuidSchema, endpointId: UuidSchema, deliveryId: UuidSchema }),
   z.object({ delivery: WebhookDeliveryViewSchema }),
 );
@@ -205,10 +206,10 @@ export const AdminRetryWebhookDelivery = defineSubject(
  * webhooks pays nothing for them. Cached by the producer; WebhooksChanged clears its entry.
  */
 export const WebhookInterest = defineQuery(
-  'players.v1.webhook_interest',
+  'egress.v1.webhook_interest',
   z.object({ appId: UuidSchema }),
   z.object({ types: z.array(WebhookEventTypeSchema) }),
 );
 
-/** Core-NATS notice from players: an app's webhook endpoints changed (created, changed, removed). */
+/** Core-NATS notice from egress: an app's webhook endpoints changed (created, changed, removed). */
 export const WebhooksChanged = defineEvent('events.apps.webhooks_changed', z.object({ appId: UuidSchema }));

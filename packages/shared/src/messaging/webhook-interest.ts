@@ -9,9 +9,9 @@ interface Entry {
 
 /**
  * Whether an app's webhooks take an event type, for a producer that writes a frequent event only
- * when someone listens (docs/webhooks.md, "Cost"). Answers are cached per app for `ttlMs`; players
+ * when someone listens (docs/webhooks.md, "Cost"). Answers are cached per app for `ttlMs`; egress (the webhook worker)
  * announces every change of an app's endpoints (WebhooksChanged), which clears that app's entry,
- * so a new endpoint gets its events within moments. When players cannot answer, the answer is
+ * so a new endpoint gets its events within moments. When egress cannot answer, the answer is
  * yes (for a short while): an event too many costs only work, an event missing would be lost.
  */
 export class WebhookInterestCache {
@@ -47,7 +47,7 @@ export class WebhookInterestCache {
       this.entries.set(appId, { types, until: Date.now() + this.ttlMs });
       return types;
     } catch (err) {
-      this.log.warn({ appId, err: String(err) }, 'could not ask players which webhook events the app takes; writing them all for a while');
+      this.log.warn({ appId, err: String(err) }, 'could not ask egress which webhook events the app takes; writing them all for a while');
       const all = new Set<WebhookEventType>(WEBHOOK_EVENT_TYPES);
       this.entries.set(appId, { types: all, until: Date.now() + this.failOpenMs });
       return all;

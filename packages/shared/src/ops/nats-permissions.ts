@@ -1,5 +1,5 @@
 /**
- * Who may publish and subscribe to what on NATS: one user per process kind (the four services,
+ * Who may publish and subscribe to what on NATS: one user per process kind (the five services,
  * the gateway, the admin CLI), each with allow-lists derived from the subject contracts in
  * `../contracts` and from what the runtime really does (the Service API, JetStream, notices).
  *
@@ -15,7 +15,7 @@ import type { EventContract, SubjectContract } from '../contracts/subject.js';
 import { inboxPrefixOf } from '../runtime/nats-auth.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 
-export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections'] as const;
+export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections', 'egress'] as const;
 export const NATS_ROLES = [...SERVICE_ROLES, 'gateway', 'admin'] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export type NatsRole = (typeof NATS_ROLES)[number];
@@ -33,7 +33,7 @@ export const INTERNAL_SUBJECTS: Readonly<Record<string, readonly ServiceRole[]>>
   'players.v1.compliance_profile': ['chests'],
   'collections.v1.opening_conversions': ['chests'],
   // Whether an app's webhooks take currency.credited (the wallet writes it only then).
-  'players.v1.webhook_interest': ['wallet'],
+  'egress.v1.webhook_interest': ['wallet'],
 };
 
 /**
@@ -58,12 +58,12 @@ export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'chests.v1.admin_chest_drops': ['gateway', 'admin'],
   'wallet.v1.admin_player_ledger': ['gateway', 'admin'],
   // Webhook endpoints and deliveries: the admin API and `npm run admin -- webhooks`.
-  'players.v1.admin_list_webhooks': ['gateway', 'admin'],
-  'players.v1.admin_create_webhook': ['gateway', 'admin'],
-  'players.v1.admin_update_webhook': ['gateway', 'admin'],
-  'players.v1.admin_delete_webhook': ['gateway', 'admin'],
-  'players.v1.admin_list_webhook_deliveries': ['gateway', 'admin'],
-  'players.v1.admin_retry_webhook_delivery': ['gateway', 'admin'],
+  'egress.v1.admin_list_webhooks': ['gateway', 'admin'],
+  'egress.v1.admin_create_webhook': ['gateway', 'admin'],
+  'egress.v1.admin_update_webhook': ['gateway', 'admin'],
+  'egress.v1.admin_delete_webhook': ['gateway', 'admin'],
+  'egress.v1.admin_list_webhook_deliveries': ['gateway', 'admin'],
+  'egress.v1.admin_retry_webhook_delivery': ['gateway', 'admin'],
   // chests, and the admin API (a player's balances).
   'wallet.v1.balances': ['chests', 'gateway'],
 };
@@ -76,14 +76,14 @@ export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> =
   // players: the starter chest; collections: the chests of collection rewards.
   'grants.chests.grant': ['players', 'collections'],
   'grants.openings.granted': ['chests'],
-  // Domain events for webhooks: each service writes the facts it commits (players fans them out).
+  // Domain events for webhooks: each service writes the facts it commits (egress fans them out).
   'grants.events': ['players', 'wallet', 'chests', 'collections'],
 };
 
 /** Core-NATS notices (`events.`, not durable): who publishes and who listens. */
 export const NOTICES: Readonly<Record<string, { publishers: readonly ServiceRole[]; listeners: readonly NatsRole[] }>> = {
   'events.apps.keys_changed': { publishers: ['players'], listeners: ['gateway'] },
-  'events.apps.webhooks_changed': { publishers: ['players'], listeners: ['wallet'] },
+  'events.apps.webhooks_changed': { publishers: ['egress'], listeners: ['wallet'] },
   'events.apps.content_changed': { publishers: ['chests', 'collections'], listeners: ['chests', 'collections', 'gateway'] },
 };
 
@@ -91,7 +91,7 @@ export const NOTICES: Readonly<Record<string, { publishers: readonly ServiceRole
 export const NOTICE_WAITERS: readonly ServiceRole[] = ['players', 'chests'];
 
 /** Services with durable consumers on the grants stream (they ack, and publish applied notices). */
-export const GRANT_CONSUMERS: readonly ServiceRole[] = ['players', 'wallet', 'chests', 'collections'];
+export const GRANT_CONSUMERS: readonly ServiceRole[] = ['players', 'wallet', 'chests', 'collections', 'egress'];
 
 /** The service that answers a subject (`<service>.v1.<name>`). */
 export const responderOf = (subject: string): string => subject.split('.')[0]!;

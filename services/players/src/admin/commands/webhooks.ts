@@ -1,6 +1,7 @@
 import {
   AdminCreateWebhook,
   AdminDeleteWebhook,
+  AdminListApps,
   AdminListWebhookDeliveries,
   AdminListWebhooks,
   AdminRetryWebhookDelivery,
@@ -12,7 +13,7 @@ import {
   type WebhookEndpointView,
   type WebhookEventType,
 } from '@ccs/shared';
-import { adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
+import { AdminFailure, adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
 import { renderTable } from '../table.js';
 
 /** Webhook endpoints and deliveries from the command line (docs/webhooks.md), the same subjects as the admin API. */
@@ -61,6 +62,13 @@ function printEndpoints(c: AdminContext, endpoints: WebhookEndpointView[]): void
     c.io.out(line);
 }
 
+/** The egress worker keeps no apps: a new endpoint's app is looked up in players first. */
+async function assertAppExists(c: AdminContext, appId: string): Promise<void> {
+  const { apps } = await c.bus.request(AdminListApps, {}, adminCall(), { timeoutMs: 5000 });
+  if (!apps.some((a) => a.appId.toLowerCase() === appId.toLowerCase()))
+    throw new AdminFailure(`No app ${appId}. List the apps with: npm run admin -- list-apps`);
+}
+
 /** `webhooks --app <id>`: the app's endpoints with their deliveries by status. */
 export async function listWebhooksCommand(c: AdminContext, o: { app?: string }): Promise<number> {
   const appId = requiredAppId(o.app);
@@ -78,6 +86,7 @@ export async function addWebhookCommand(
   const appId = requiredAppId(o.app);
   const url = urlOption(required(o.url, 'url'))!;
   const events = eventsOption(o.events);
+  await assertAppExists(c, appId);
   const r = await c.bus.request(
     AdminCreateWebhook,
     { appId, url, ...(events ? { events } : {}), ...(o.description !== undefined ? { description: o.description } : {}), enabled: !o.disabled },

@@ -1,5 +1,6 @@
 import {
   AdminCreateWebhook,
+  AppError,
   AdminDeleteWebhook,
   AdminListWebhookDeliveries,
   AdminListWebhooks,
@@ -14,24 +15,52 @@ import {
   type Pool,
 } from '@ccs/shared';
 import type { NatsConnection } from 'nats';
+import { checkWebhookUrl, type Resolver } from '../destination.js';
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, retryDelivery, updateEndpoint } from './endpoints-repo.js';
+
+/** How registration checks a URL: WEBHOOK_ALLOW_TARGETS and the resolver (tests may pass their own). */
+export interface UrlGuard {
+  allow: Set<string>;
+  resolve?: Resolver;
+}
+
+/**
+ * 422 webhook_url_forbidden when the URL leads to an address no webhook may reach (DESIGN §6):
+ * a literal or a name resolving to loopback, private, link-local… The refused address stays in
+ * the logs of this process; the answer says only which rule.
+ */
+async function assertAllowed(url: string, guard: UrlGuard): Promise<void> {
+  const verdict = await checkWebhookUrl(url, guard);
+  if (verdict.ok) return;
+  const why =
+    'spelling' in verdict.refusal
+      ? 'its host is an IPv4 address written in a non-canonical form (write four decimal parts)'
+      : `its host is or resolves to a ${verdict.refusal.range} address`;
+  throw AppError.unprocessable(
+    'webhook_url_forbidden',
+    `url may not lead to a loopback, private, link-local, shared, multicast or reserved address: ${why}. Webhooks go to public addresses only.`,
+    { pointer: '/data/attributes/url' },
+  );
+}
 
 /**
  * The webhook subjects of the admin API and `npm run admin -- webhooks`: endpoints and their
  * deliveries, always of the request's app (another app's ids are not found). `wake` tells this
- * replica's sender that a retried delivery is due.
+ * replica's sender that a retried delivery is due. A new or changed URL is checked first.
  */
-export function webhookAdminEndpoints(pool: Pool, wake: () => void, nc: NatsConnection, prefix: string) {
+export function webhookAdminEndpoints(pool: Pool, wake: () => void, nc: NatsConnection, prefix: string, guard: UrlGuard) {
   // Producers that write an event only when someone listens (the wallet) forget their cached answer.
   const changed = (appId: string) => nc.publish(prefixed(prefix, WebhooksChanged.subject), encodeJson(WebhooksChanged.payload.parse({ appId })));
   return [
     endpoint(AdminListWebhooks, async ({ appId }) => ({ endpoints: await listEndpoints(pool, appId) })),
     endpoint(AdminCreateWebhook, async ({ appId, ...c }) => {
+      await assertAllowed(c.url, guard);
       const made = await createEndpoint(pool, appId, c);
       changed(appId);
       return made;
     }),
     endpoint(AdminUpdateWebhook, async ({ appId, endpointId, ...c }) => {
+      if (c.url !== undefined) await assertAllowed(c.url, guard);
       const made = await updateEndpoint(pool, appId, endpointId, c);
       changed(appId);
       return made;

@@ -78,9 +78,8 @@ export async function createEndpoint(
   const secret = newWebhookSecret();
   const id = randomUUID();
   await withTransaction(pool, async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('players.webhooks:' || $1))", [appId]);
-    const app = await tx.query('SELECT 1 FROM apps WHERE id = $1', [appId]);
-    if (app.rowCount === 0) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+    // The app exists: the gateway resolved it from its key (the egress worker keeps no apps).
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('egress.webhooks:' || $1))", [appId]);
     const n = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE app_id = $1', [appId]);
     if (n.rows[0]!.n >= MAX_WEBHOOK_ENDPOINTS)
       throw AppError.conflict('webhook_limit_reached', `An app has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; remove one first.`);
