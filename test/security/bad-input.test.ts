@@ -198,6 +198,15 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       adminDeleteWebhook: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
       adminListWebhookDeliveries: same({ params: { id: hook.endpoint.id }, apiKey: studio.secretKey }, 200),
       adminRetryWebhookDelivery: same({ params: { id: hook.endpoint.id, delivery_id: unknown }, apiKey: studio.secretKey }, 404),
+      // The studio's grant of currency: no such player in the studio app, so nothing is ever credited.
+      adminCreditPlayer: same(
+        {
+          params: { id: unknown },
+          apiKey: studio.secretKey,
+          body: { data: { type: 'credit', attributes: { currency: 'gems', amount: '1', reference: 'bad-input-1' } } },
+        },
+        404,
+      ),
       liveness: same({ params: {} }, 200),
       metrics: same({ params: {} }, 200),
       readiness: same({ params: {} }, 200),

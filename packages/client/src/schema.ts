@@ -148,6 +148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/players/{id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant currency to a player
+         * @description Adds `amount` of any currency of the app to a player's balance: how the studio's servers grant what a player paid for (a store purchase of a paid currency, which players can never credit themselves: `compliance.paid_currencies`) or any other currency. Once per `reference` in the app (a store receipt or order id): the same reference with the same player, currency and amount answers 200 with the first answer and `meta.replayed: true`, adding nothing; with anything else 409 `reference_reused`. The ledger row has the reason `studio_grant` and the reference; a `currency.credited` webhook event follows. Recorded in the audit log. Never cached.
+         */
+        post: operations["adminCreditPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/webhooks": {
         parameters: {
             query?: never;
@@ -510,7 +530,7 @@ export interface paths {
         put?: never;
         /**
          * Credit the player's balance
-         * @description Adds `amount` to the calling player's balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). The amount is a string matching `^\d+(\.\d{1,2})?$`, above zero and at most the currency's maximum credit. With an `Idempotency-Key`, the same key and body give the first answer again (credited once); the same key with another body gets 409.
+         * @description Adds `amount` to the calling player's balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). The amount is a string matching `^\d+(\.\d{1,2})?$`, above zero and at most the currency's maximum credit. Only free currencies, and only in apps whose content says `players.player_credit_allowed: true` (the demo app does; the default is false, where only the app's secret key may credit): a paid currency is never credited here, the studio grants it with its secret key (POST /api/v1/admin/players/{id}/credits). With an `Idempotency-Key`, the same key and body give the first answer again (credited once); the same key with another body gets 409.
          */
         post: operations["creditCurrency"];
         delete?: never;
@@ -921,7 +941,7 @@ export interface paths {
         put?: never;
         /**
          * Credit the player's balance
-         * @description Adds `amount` to the calling player's balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). The amount is a string matching `^\d+(\.\d{1,2})?$`, above zero and at most the currency's maximum credit. With an `Idempotency-Key`, the same key and body give the first answer again (credited once); the same key with another body gets 409.
+         * @description Adds `amount` to the calling player's balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). The amount is a string matching `^\d+(\.\d{1,2})?$`, above zero and at most the currency's maximum credit. Only free currencies, and only in apps whose content says `players.player_credit_allowed: true` (the demo app does; the default is false, where only the app's secret key may credit): a paid currency is never credited here, the studio grants it with its secret key (POST /api/v1/admin/players/{id}/credits). With an `Idempotency-Key`, the same key and body give the first answer again (credited once); the same key with another body gets 409.
          *
          *     The spec's unprefixed path: the same operation as under `/api/v1` (it still needs the `apikey`).
          */
@@ -2354,6 +2374,25 @@ export interface components {
                 type: "simulation";
             };
         };
+        StudioCreditDocument: {
+            data: {
+                attributes: {
+                    /** @description The balance after the grant: a decimal string with two decimals, e.g. `"115.00"`. */
+                    amount: string;
+                    currency: string;
+                };
+                /** @description The currency code. */
+                id: string;
+                /** @constant */
+                type: "balance";
+            };
+            meta: {
+                /** Format: uuid */
+                player_id: string;
+                /** @description True when this reference was granted before: nothing was added, this is the first answer. */
+                replayed: boolean;
+            };
+        };
         UnlockDocument: {
             data: components["schemas"]["InventoryChest"];
             meta: {
@@ -3313,7 +3352,7 @@ export interface operations {
                         inventory_overflow?: "refuse" | "mailbox";
                         /** @default 30 */
                         mailbox_ttl_days?: number;
-                        /** @default true */
+                        /** @default false */
                         player_credit_allowed?: boolean;
                         /** @default 2592000 */
                         refresh_token_ttl_seconds?: number;
@@ -3894,6 +3933,268 @@ export interface operations {
              *     - a path segment longer than 500 characters (`uri_too_long`)
              */
             414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered at once
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminCreditPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player id (UUID).
+                 * @example 0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "credit",
+                 *         "attributes": {
+                 *           "currency": "gems",
+                 *           "amount": "100",
+                 *           "reference": "receipt:GPA.3372-1164-5521-80131"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description The amount to add: a decimal string with at most two decimals, above zero and at most the currency's maximum credit. */
+                            amount: string;
+                            /** @description The code of one of the app's currencies (any case), e.g. "gems"; paid currencies included. */
+                            currency: string;
+                            /** @description The studio's id of this grant, e.g. a store receipt or order id (1 to 200 characters): the grant is made once per reference. */
+                            reference: string;
+                        };
+                        /** @constant */
+                        type: "credit";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description This reference was granted before with the same player, currency and amount: nothing added, the first answer again. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioCreditDocument"];
+                };
+            };
+            /** @description Granted: the player's balance of the currency after the grant. */
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioCreditDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such player in this app (`player_not_found`); another app's players are never found
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the reference was used for a different grant: another player, currency or amount (`reference_reused`)
+             *     - the balance would exceed the largest amount the wallet holds (`balance_limit_exceeded`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a body that is not `{data: {type: "credit", attributes: {currency, amount, reference}}}`, an amount that is not a decimal string with at most two decimals, a reference empty or longer than 200 characters, or an unknown attribute (`invalid_field`)
+             *     - a currency the app does not have (`currency_not_found`), an amount of zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)
+             */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -7812,7 +8113,8 @@ export interface operations {
             };
             /**
              * @description Forbidden:
-             *     - the app accepts credits only with its secret key, from the studio's servers (`secret_key_required`)
+             *     - a paid currency (the app's `compliance.paid_currencies`), whatever the key: the studio grants those with POST /api/v1/admin/players/{id}/credits (`paid_currency`)
+             *     - the app's content does not let players credit (`players.player_credit_allowed`, false unless the content says true) and the key is the publishable one (`player_credit_disabled`)
              */
             403: {
                 headers: {
@@ -11637,7 +11939,8 @@ export interface operations {
             };
             /**
              * @description Forbidden:
-             *     - the app accepts credits only with its secret key, from the studio's servers (`secret_key_required`)
+             *     - a paid currency (the app's `compliance.paid_currencies`), whatever the key: the studio grants those with POST /api/v1/admin/players/{id}/credits (`paid_currency`)
+             *     - the app's content does not let players credit (`players.player_credit_allowed`, false unless the content says true) and the key is the publishable one (`player_credit_disabled`)
              */
             403: {
                 headers: {

@@ -255,6 +255,8 @@ describe('OpenAPI document and API reference', () => {
     await credit(`/api/v1/currencies/${coins}/credit`, '25.50');
     await credit(`/currencies/${coins}/credit`, '25.50'); // replayed
     await credit(`/currencies/${coins}/credit`, 10); // 422
+    const gems = currencies.data.find((c) => c.attributes.code === 'gems')!.id;
+    await credit(`/api/v1/currencies/${gems}/credit`, '1'); // 403 paid_currency
 
     // Catalog, inventory, opening, purchase.
     const catalog = await go('GET', '/api/v1/chests?filter[name]=Wooden%20Chest&sort=-name&page[limit]=2', { token });
@@ -371,6 +373,20 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', `/api/v1/admin/webhooks/${randomUUID()}/deliveries`, asStudio); // 404
     await go('POST', `/api/v1/admin/webhooks/${hook.data.id}/deliveries/${randomUUID()}/retry`, asStudio); // 404
     await go('DELETE', `/api/v1/admin/webhooks/${hook.data.id}`, asStudio); // 204
+    // The studio's grant of currency to one of its players, once per reference.
+    const grantee = await go('POST', '/api/v1/players/anonymous', {
+      noKey: true,
+      headers: { apikey: studio.publishableKey, accept: 'application/vnd.api+json' },
+    });
+    const grant = (playerId: string, attributes: Record<string, unknown>) =>
+      go('POST', `/api/v1/admin/players/${playerId}/credits`, { ...jsonApiStudio, body: { data: { type: 'credit', attributes } } });
+    const receipt = { currency: 'gems', amount: '100', reference: 'receipt-1' };
+    await grant(grantee.data.id, receipt); // 201
+    await grant(grantee.data.id, receipt); // 200 replayed
+    await grant(grantee.data.id, { ...receipt, amount: '5' }); // 409
+    await grant(grantee.data.id, { ...receipt, amount: '0' }); // 422
+    await grant(randomUUID(), receipt); // 404
+    await grant('not-a-uuid', receipt); // 400
     await go('GET', '/api/v1/admin/overview'); // 403: a publishable key
     await go('GET', '/api/v1/admin/audit', { ...asStudio, headers: { ...asStudio.headers, authorization: `Bearer ${token}` } }); // 401
 

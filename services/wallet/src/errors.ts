@@ -3,11 +3,30 @@ import { AppError } from '@ccs/shared';
 /** The wallet's domain errors, with the stable codes clients and other services see. */
 export const walletErrors = {
   currencyNotFound: (source?: { parameter: string }) => AppError.notFound('currency_not_found', 'No such currency in this app.', source),
-  amountNotPositive: () => AppError.unprocessable('amount_not_positive', 'amount must be greater than zero.', { pointer: '/amount' }),
-  amountAboveMaximum: (max: string) =>
-    AppError.unprocessable('amount_above_maximum', `amount must be at most ${max} for this currency.`, { pointer: '/amount' }),
-  secretKeyRequired: () =>
-    AppError.forbidden('secret_key_required', "This app only accepts credits made with its secret key, from the studio's servers."),
+  amountNotPositive: (pointer = '/amount') => AppError.unprocessable('amount_not_positive', 'amount must be greater than zero.', { pointer }),
+  amountAboveMaximum: (max: string, pointer = '/amount') =>
+    AppError.unprocessable('amount_above_maximum', `amount must be at most ${max} for this currency.`, { pointer }),
+  playerCreditDisabled: () =>
+    AppError.forbidden(
+      'player_credit_disabled',
+      "This app's content does not let players credit their own balances (players.player_credit_allowed); the studio grants currency with its secret key (POST /api/v1/admin/players/{player_id}/credits).",
+    ),
+  paidCurrency: () =>
+    AppError.forbidden(
+      'paid_currency',
+      "This is a paid currency (the app's compliance.paid_currencies): players cannot credit it; the studio grants it with its secret key (POST /api/v1/admin/players/{player_id}/credits).",
+    ),
+  /** A studio grant naming a currency the app does not have (a body attribute, so 422). */
+  grantCurrencyUnknown: () =>
+    AppError.unprocessable('currency_not_found', 'No such currency in this app (give its code, e.g. "coins").', {
+      pointer: '/data/attributes/currency',
+    }),
+  grantReferenceReused: () =>
+    AppError.conflict(
+      'reference_reused',
+      'This reference was already used for a different grant (another player, currency or amount); a new grant needs a new reference.',
+      { pointer: '/data/attributes/reference' },
+    ),
   idempotencyKeyReused: () =>
     AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', {
       header: 'Idempotency-Key',

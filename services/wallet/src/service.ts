@@ -3,6 +3,7 @@ import { contentVersionEndpoint, OutboxRelay, WebhookInterestCache, type Service
 import type { WalletConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { creditGrantsConsumer } from './consumers/credit-grants.js';
+import { adminCreditEndpoint } from './endpoints/admin-credit.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { adminPlayerLedgerEndpoint } from './endpoints/admin-player-ledger.js';
 import { balancesEndpoint } from './endpoints/balances.js';
@@ -12,7 +13,7 @@ import { listCurrenciesEndpoint } from './endpoints/list-currencies.js';
 import { refundEndpoint } from './endpoints/refund.js';
 import { idempotencySweeper } from './workers/idempotency-sweeper.js';
 
-/** The wallet service: currencies, balances, the ledger, credits and debits, and the currency.credited events of its credits. */
+/** The wallet service: currencies, balances, the ledger, credits, the studio's grants and debits, and the currency.credited events of its credits. */
 export const walletService: ServiceDefinition<WalletConfig> = {
   name: 'wallet',
   version: '0.1.0',
@@ -32,6 +33,7 @@ export const walletService: ServiceDefinition<WalletConfig> = {
         balancesEndpoint(pool),
         adminStatsEndpoint(pool),
         adminPlayerLedgerEndpoint(pool),
+        adminCreditEndpoint(pool, relay, interest),
         contentVersionEndpoint('wallet', pool),
       ],
       consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay, interest)],

@@ -13,6 +13,7 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
   let demoAppId: string;
   let coins: string;
   let gems: string;
+  let vaultKey: string;
 
   beforeAll(async () => {
     stack = await startStack();
@@ -21,6 +22,7 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
     const ids = await currencyIds(stack.apiKey, first.token);
     coins = ids.coins!;
     gems = ids.gems!;
+    vaultKey = ids.vault_key!;
   });
   afterAll(async () => stack?.close());
 
@@ -71,7 +73,7 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
     expect(balanceOf(await credit(p, coins, { amount: '10' }))).toBe('1510.00');
     expect(balanceOf(await credit(p, coins, { amount: '0.5' }))).toBe('1510.50');
     expect(balanceOf(await credit(p, coins, { amount: '2.25' }, { alias: true }))).toBe('1512.75');
-    expect(balanceOf(await credit(p, gems, { amount: '10000' }, { contentType: 'application/json; charset=utf-8' }))).toBe('10015.00');
+    expect(balanceOf(await credit(p, vaultKey, { amount: '10' }, { contentType: 'application/json; charset=utf-8' }))).toBe('10.00');
     const ledger = await walletPool(stack).query<{ delta: string; balance_after: string; reason: string }>(
       'SELECT delta::text, balance_after::text, reason FROM ledger WHERE app_id = $1 AND player_id = $2 AND currency_id = $3 ORDER BY id',
       [demoAppId, p.id, coins],
@@ -157,7 +159,7 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
       const errors = expectError(await credit(p, coins, payload), 422, code);
       expect(errors[0]!.source, JSON.stringify(payload)).toEqual({ pointer: '/amount' });
     }
-    expectError(await credit(p, gems, { amount: '10000.01' }, { alias: true }), 422, 'amount_above_maximum');
+    expectError(await credit(p, vaultKey, { amount: '10.01' }, { alias: true }), 422, 'amount_above_maximum');
     const after = await ledgerTotals(walletPool(stack), demoAppId, p.id, coins);
     expect(after).toMatchObject({ rows: 2, balance: p.coins });
   });
@@ -234,19 +236,45 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
     expectError(await credit(p, coins, { amount: '1' }), 409, 'balance_limit_exceeded');
   });
 
-  it('answers 403 secret_key_required where the app refuses player credits, and accepts its secret key', async () => {
-    const content = readContentFile();
-    const app = await stack.bus.request(
-      AdminCreateApp,
-      { name: 'Server-credit game', content: { ...content, players: { ...content.players, player_credit_allowed: false } } },
-      { requestId: randomUUID() },
-    );
+  it('answers 403 paid_currency for a paid currency on both paths, with any key, and changes nothing', async () => {
+    const p = await freshPlayer();
+    const before = await ledgerTotals(walletPool(stack), demoAppId, p.id, gems);
+    expect(before).toMatchObject({ rows: 2, balance: '15.00' });
+    const other = await stack.bus.request(AdminCreateApp, { name: 'Secret-key game' }, { requestId: randomUUID() });
+    const q = await registerPlayer(stack, other.publishableKey);
+    const otherGems = (await currencyIds(other.publishableKey, q.token)).gems!;
+    for (const alias of [false, true]) {
+      for (const amount of ['100000', '1', '0', '0.01']) {
+        const errors = expectError(await credit(p, gems, { amount }, { alias }), 403, 'paid_currency');
+        expect(errors[0]!.detail).toMatch(/paid currency/);
+      }
+      expectError(await credit(p, gems, { amount: '1' }, { alias, key: randomUUID() }), 403, 'paid_currency');
+      // The studio's secret key does not open the player endpoint to paid currencies either.
+      expectError(await credit(q, otherGems, { amount: '1' }, { alias, apiKey: other.secretKey }), 403, 'paid_currency');
+    }
+    expect(await ledgerTotals(walletPool(stack), demoAppId, p.id, gems)).toEqual(before);
+    const refused = await walletPool(stack).query('SELECT 1 FROM idempotency_keys WHERE player_id = $1', [p.id]);
+    expect(refused.rowCount).toBe(0);
+  });
+
+  it('answers 403 player_credit_disabled where the content does not let players credit (the default), and accepts the secret key', async () => {
+    const { player_credit_allowed: _allowed, ...players } = readContentFile().players;
+    const content = { ...readContentFile(), players };
+    const app = await stack.bus.request(AdminCreateApp, { name: 'Server-credit game', content: content as never }, { requestId: randomUUID() });
     const p = await registerPlayer(stack, app.publishableKey);
     const ids = await currencyIds(app.publishableKey, p.token);
-    await eventually(async () =>
-      expectError(await credit(p, ids.coins!, { amount: '1' }, { apiKey: app.publishableKey }), 403, 'secret_key_required'),
-    );
-    const res = await credit(p, ids.coins!, { amount: '1' }, { apiKey: app.secretKey });
-    expect(Number(balanceOf(res))).toBeGreaterThanOrEqual(1);
+    const appId = JSON.parse(Buffer.from(p.token.split('.')[1]!, 'base64url').toString()).app as string;
+    const before = await eventually(async () => {
+      const t = await ledgerTotals(walletPool(stack), appId, p.id, ids.coins!);
+      expect(t.rows).toBe(2);
+      return t;
+    });
+    for (const alias of [false, true]) {
+      const errors = expectError(await credit(p, ids.coins!, { amount: '1' }, { apiKey: app.publishableKey, alias }), 403, 'player_credit_disabled');
+      expect(errors[0]!.detail).toContain('/api/v1/admin/players/{player_id}/credits');
+    }
+    expect(await ledgerTotals(walletPool(stack), appId, p.id, ids.coins!)).toEqual(before);
+    // The studio's secret key (its server, with the player's token) may still credit a free currency.
+    expect(balanceOf(await credit(p, ids.coins!, { amount: '1' }, { apiKey: app.secretKey }))).toBe('1501.00');
   });
 });

@@ -37,8 +37,13 @@ export const PlayerRulesSchema = z.object({
     .min(3600)
     .max(90 * 86_400)
     .default(30 * 86_400),
-  /** Whether a player's own key may credit (the spec's flow); else only the app's secret key. */
-  player_credit_allowed: z.boolean().default(true),
+  /**
+   * Whether players may credit their own balances of free currencies through the spec's credit
+   * endpoint with the app's publishable key (the demo's content says so, for the spec's examples).
+   * Off by default: a studio grants currency with its secret key (POST /api/v1/admin/players/{id}/credits).
+   * Currencies in `compliance.paid_currencies` are never credited by players, whatever this says.
+   */
+  player_credit_allowed: z.boolean().default(false),
 });
 
 const Slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lower-case letters, digits and dashes');

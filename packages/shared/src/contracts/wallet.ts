@@ -72,3 +72,30 @@ export const GetBalances = defineQuery(
   z.object({ playerId: UuidSchema }),
   z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: DecimalSchema })) }),
 );
+
+/** A studio grant's reference: the studio's id of it (a store receipt, an order id), 1 to 200 characters. */
+export const GrantReferenceSchema = z.string().min(1).max(200);
+
+/**
+ * The studio's grant of a currency to one of its players (POST /api/v1/admin/players/{id}/credits,
+ * secret key only): any currency of the app, paid ones included, ledger reason `studio_grant`.
+ * Once per app and `reference`: the same reference with the same player, currency and amount
+ * answers the first result again (`replayed`), with anything else 409 `reference_reused`. The
+ * gateway has checked that the player is the app's.
+ */
+export const AdminCreditPlayer = defineSubject(
+  'wallet.v1.admin_credit',
+  z.object({
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    currency: CurrencyCodeSchema,
+    amount: DecimalSchema,
+    reference: GrantReferenceSchema,
+  }),
+  z.object({
+    currency: CurrencyCodeSchema,
+    /** The player's balance of the currency just after the grant (the first grant's, on a repeat). */
+    balance: DecimalSchema,
+    replayed: z.boolean(),
+  }),
+);

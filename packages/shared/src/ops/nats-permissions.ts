@@ -66,6 +66,8 @@ export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'egress.v1.admin_retry_webhook_delivery': ['gateway', 'admin'],
   // chests, and the admin API (a player's balances).
   'wallet.v1.balances': ['chests', 'gateway'],
+  // The studio's grants of currency (POST /api/v1/admin/players/{id}/credits): the admin API only.
+  'wallet.v1.admin_credit': ['gateway'],
 };
 
 /** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes). */

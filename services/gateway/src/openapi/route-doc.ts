@@ -19,7 +19,7 @@ export const TAGS = {
   Collectibles: 'Collectibles of the app.',
   Currencies: 'Currencies, balances and credits.',
   Admin:
-    "For the studio's own tools, with the app's secret key (never a publishable key or a player token): the app's figures, player lookup, content versions, odds simulation, webhooks, the audit log.",
+    "For the studio's own tools, with the app's secret key (never a publishable key or a player token): the app's figures, player lookup, currency grants, content versions, odds simulation, webhooks, the audit log.",
   Fairness: "Verifiable randomness (commit-reveal) and pity: the calling player's seeds, counters and the verification of their openings.",
   Health: 'Probes for load balancers and orchestrators; no apikey needed.',
   Documentation: 'This document; no apikey needed.',

@@ -6,7 +6,7 @@ import { upsertCurrencies } from '../repositories/currencies-repo.js';
 export const CONTENT_CONSUMER = DURABLE.walletContent;
 
 /**
- * Applies the wallet's part of an app's content (currencies, whether players may credit) once per
+ * Applies the wallet's part of an app's content (currencies and which are paid, whether players may credit) once per
  * message. An older version arriving after a newer one is recorded as processed and ignored.
  */
 export function contentLoadedConsumer(pool: Pool, log: Logger) {
@@ -21,7 +21,7 @@ export function contentLoadedConsumer(pool: Pool, log: Logger) {
           log.info({ appId: msg.appId, version: msg.version }, 'content version already superseded; ignored');
           return;
         }
-        await upsertCurrencies(tx, msg.appId, msg.content.currencies);
+        await upsertCurrencies(tx, msg.appId, msg.content.currencies, msg.content.compliance?.paid_currencies ?? []);
       });
     },
   });

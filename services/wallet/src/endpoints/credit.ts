@@ -67,8 +67,10 @@ export function creditEndpoint(pool: Pool, relay: OutboxRelay, interest?: Webhoo
 }
 
 /**
- * Makes the credit, or refuses it with nothing changed: 403 when the app wants its secret key,
- * 404 for a currency not in the app, 422 for the amount. Returns the new balance.
+ * Makes the credit, or refuses it with nothing changed: 403 player_credit_disabled when the app's
+ * content does not let players credit (a publishable key), 404 for a currency not in the app,
+ * 403 paid_currency for a paid currency (whatever the key: the studio grants those through the
+ * admin API), 422 for the amount. Returns the new balance.
  */
 async function credit(
   q: Queryable,
@@ -88,8 +90,9 @@ async function credit(
     emitEvent,
     secretKey: req.keyKind === 'secret',
   });
-  if (req.keyKind !== 'secret' && r.allowed === false) throw walletErrors.secretKeyRequired();
+  if (req.keyKind !== 'secret' && r.allowed === false) throw walletErrors.playerCreditDisabled();
   if (!r.currencyId) throw walletErrors.currencyNotFound({ parameter: 'currency_id' });
+  if (r.paid) throw walletErrors.paidCurrency();
   if (!r.positive) throw walletErrors.amountNotPositive();
   if (!r.withinMax) throw walletErrors.amountAboveMaximum(r.maxCredit ?? '0');
   if (r.balance === null) throw new Error(`credit of ${req.currencyId} passed its checks but changed nothing`);

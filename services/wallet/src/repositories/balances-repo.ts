@@ -54,7 +54,8 @@ export type LedgerReason =
   | 'refund'
   | 'admin'
   | 'duplicate_conversion'
-  | 'collection_reward';
+  | 'collection_reward'
+  | 'studio_grant';
 
 /** One change of one balance, as the ledger records it. */
 export interface BalanceChange {
@@ -186,6 +187,8 @@ export interface CheckedCredit {
   allowed: boolean | null;
   /** The currency (null when the app has no such active currency). */
   currencyId: string | null;
+  /** The currency is one of the content's paid_currencies: never credited by a player (null: no such currency). */
+  paid: boolean | null;
   maxCredit: string | null;
   positive: boolean | null;
   withinMax: boolean | null;
@@ -196,8 +199,8 @@ export interface CheckedCredit {
 }
 
 /**
- * A player's credit in ONE statement: checks the app's rule for publishable keys, the currency and
- * the amount (exact decimals, in SQL), and only when all pass adds to the balance and appends the
+ * A player's credit in ONE statement: checks the app's rule for publishable keys, the currency (it
+ * must exist and not be a paid one) and the amount (exact decimals, in SQL), and only when all pass adds to the balance and appends the
  * ledger row. Atomic on its own (no transaction needed around it); the caller turns a failed check
  * into its error. The amount reaches the NUMERIC(20,2) columns only through the checked row, so
  * an amount too large for them is refused by the maximum check, not by an overflow at planning.
@@ -208,13 +211,13 @@ export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason
     .query<CheckedCredit>(
       `WITH app AS (SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1),
        target AS (
-         SELECT id, max_credit::text AS max_credit, $4::numeric AS amount, $4::numeric > 0 AS positive, $4::numeric <= max_credit AS within_max
+         SELECT id, paid, max_credit::text AS max_credit, $4::numeric AS amount, $4::numeric > 0 AS positive, $4::numeric <= max_credit AS within_max
            FROM currencies WHERE app_id = $1 AND id = $3 AND retired_at IS NULL
        ),
        b AS (
          INSERT INTO balances (app_id, player_id, currency_id, amount)
          SELECT $1, $2, t.id, t.amount FROM target t
-          WHERE t.positive AND t.within_max AND ($7 OR (SELECT allowed FROM app) IS DISTINCT FROM false)
+          WHERE t.positive AND t.within_max AND NOT t.paid AND ($7 OR (SELECT allowed FROM app) IS DISTINCT FROM false)
          ON CONFLICT (app_id, player_id, currency_id)
            DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
          RETURNING amount
@@ -224,7 +227,7 @@ export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason
          SELECT $1, $2, $3, t.amount, b.amount, 'credit', $5, $6 FROM b, target t
          RETURNING ${LEDGER_RETURNING}
        )${ev.cte}
-       SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.max_credit AS "maxCredit",
+       SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.paid, t.max_credit AS "maxCredit",
               t.positive, t.within_max AS "withinMax", (SELECT balance_after::text FROM l) AS balance, ${ev.column}
          FROM (SELECT 1) one LEFT JOIN target t ON true`,
       [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, ...ev.params],

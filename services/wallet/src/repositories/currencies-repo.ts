@@ -6,17 +6,18 @@ type CurrencyContent = z.infer<typeof CurrencyContentSchema>;
 /**
  * Creates or updates the app's currencies from content (the id of a code never changes), and
  * retires the ones the content no longer lists. Balances and ledger rows are never touched.
+ * `paidCodes` are the content's `compliance.paid_currencies`: the player credit endpoint refuses them.
  */
-export async function upsertCurrencies(tx: Queryable, appId: string, currencies: CurrencyContent[]): Promise<void> {
+export async function upsertCurrencies(tx: Queryable, appId: string, currencies: CurrencyContent[], paidCodes: string[] = []): Promise<void> {
   const unique = [...new Map(currencies.map((c) => [c.code, c])).values()];
   await tx.query(
-    `INSERT INTO currencies (app_id, code, name, max_credit, position)
-     SELECT $1, c.code, c.name, c.max_credit::numeric, c.ord
+    `INSERT INTO currencies (app_id, code, name, max_credit, position, paid)
+     SELECT $1, c.code, c.name, c.max_credit::numeric, c.ord, c.code = ANY($5::text[])
        FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS c(code, name, max_credit, ord)
      ON CONFLICT (app_id, code) DO UPDATE
-       SET name = EXCLUDED.name, max_credit = EXCLUDED.max_credit, position = EXCLUDED.position,
+       SET name = EXCLUDED.name, max_credit = EXCLUDED.max_credit, position = EXCLUDED.position, paid = EXCLUDED.paid,
            retired_at = NULL, updated_at = now()`,
-    [appId, unique.map((c) => c.code), unique.map((c) => c.name), unique.map((c) => c.max_credit)],
+    [appId, unique.map((c) => c.code), unique.map((c) => c.name), unique.map((c) => c.max_credit), paidCodes],
   );
   await tx.query(
     `UPDATE currencies SET retired_at = now(), updated_at = now()

@@ -25,6 +25,7 @@ export const creditCurrency: OperationDoc = {
   description:
     "Adds `amount` to the calling player's balance of one currency and answers the new balance. Plain `application/json` in and out, as the spec shows (errors are still JSON:API error documents). " +
     "The amount is a string matching `^\\d+(\\.\\d{1,2})?$`, above zero and at most the currency's maximum credit. " +
+    "Only free currencies, and only in apps whose content says `players.player_credit_allowed: true` (the demo app does; the default is false, where only the app's secret key may credit): a paid currency is never credited here, the studio grants it with its secret key (POST /api/v1/admin/players/{id}/credits). " +
     'With an `Idempotency-Key`, the same key and body give the first answer again (credited once); the same key with another body gets 409.',
   token: 'required',
   params: { currency_id: uuidParam('The currency (its UUID from the currency list).') },
@@ -41,7 +42,10 @@ export const creditCurrency: OperationDoc = {
   ],
   errors: {
     400: [INVALID_ID, INVALID_IDEMPOTENCY_KEY],
-    403: ["the app accepts credits only with its secret key, from the studio's servers (`secret_key_required`)"],
+    403: [
+      "a paid currency (the app's `compliance.paid_currencies`), whatever the key: the studio grants those with POST /api/v1/admin/players/{id}/credits (`paid_currency`)",
+      "the app's content does not let players credit (`players.player_credit_allowed`, false unless the content says true) and the key is the publishable one (`player_credit_disabled`)",
+    ],
     404: ['no such currency in this app (`currency_not_found`)'],
     409: [
       'the Idempotency-Key was used with another body (`idempotency_key_reused`)',

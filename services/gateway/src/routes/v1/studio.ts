@@ -35,6 +35,7 @@ import { paginationLinks } from '@ccs/shared';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio.js';
 import { webhookRoutes } from './studio-webhooks.js';
+import { studioCreditRoutes } from './studio-credits.js';
 
 /**
  * The admin API (docs/operations.md, "Admin API"): what a studio's tools read, with the app's
@@ -387,4 +388,5 @@ export async function studioRoutes(app: FastifyInstance) {
     loadContent,
   );
   await webhookRoutes(app);
+  await studioCreditRoutes(app);
 }

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { CurrencyCodeSchema, DecimalSchema, UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+
+/** Response schema of the studio's grants of currency (the admin API). */
+
+/** A player's balance of one currency after a studio grant. */
+export const StudioCreditDocument = component(
+  'StudioCreditDocument',
+  "The player's balance of the granted currency just after the grant (on a repeat of a reference: the first grant's answer, with `meta.replayed: true`).",
+  z.object({
+    data: z.object({
+      type: z.literal('balance'),
+      id: CurrencyCodeSchema.describe('The currency code.'),
+      attributes: z.object({
+        currency: CurrencyCodeSchema,
+        amount: DecimalSchema.describe('The balance after the grant: a decimal string with two decimals, e.g. `"115.00"`.'),
+      }),
+    }),
+    meta: z.object({
+      replayed: z.boolean().describe('True when this reference was granted before: nothing was added, this is the first answer.'),
+      player_id: UuidSchema,
+    }),
+  }),
+);
