@@ -31,7 +31,13 @@ describe('studio console in a browser', () => {
     receiver = await new WebhookReceiver().start();
     receiver.on('/down', () => ({ status: 503 }));
     stack = await startStack({
-      env: { WEBHOOK_BACKOFF_BASE_MS: '50', WEBHOOK_BACKOFF_MAX_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '1000', WEBHOOK_POLL_MS: '50' },
+      env: {
+        WEBHOOK_BACKOFF_BASE_MS: '50',
+        WEBHOOK_BACKOFF_MAX_MS: '100',
+        WEBHOOK_RETRY_WINDOW_MS: '1000',
+        WEBHOOK_POLL_MS: '50',
+        WEBHOOK_ALLOW_TARGETS: receiver.target,
+      },
     });
     await stack.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;

@@ -18,7 +18,8 @@ const purchaseBody = (extra: Record<string, unknown> = {}) => ({
 const friendBody = (id: string) => ({ data: { type: 'player', id } });
 
 beforeAll(async () => {
-  stack = await startStack();
+  // 127.0.0.1:9 (discard, nothing listens): the webhook target below, exempt from the destination rules.
+  stack = await startStack({ env: { WEBHOOK_ALLOW_TARGETS: '127.0.0.1:9' } });
   B = await createOtherApp(stack);
   [a1, a2, b1] = await Promise.all([newPlayer(stack, stack.apiKey), newPlayer(stack, stack.apiKey), newPlayer(stack, B.key)]);
   bChestType = ok(await call(stack, 'GET', '/api/v1/chests', b1)).data[0].id;
