@@ -225,7 +225,7 @@ export interface paths {
         };
         /**
          * An endpoint's deliveries
-         * @description The events sent or to be sent to the endpoint, newest first, with their attempts, last answer and body; `filter[status]=parked` lists those that need a retry. Recorded in the audit log.
+         * @description The events sent or to be sent to the endpoint, newest first, with their attempts, the last attempt's status code and error class (never the receiver's answer) and the body sent; `filter[status]=parked` lists those that need a retry. Recorded in the audit log.
          */
         get: operations["adminListWebhookDeliveries"];
         put?: never;
@@ -2463,9 +2463,9 @@ export interface components {
                 /** @enum {string} */
                 event_type: "player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited";
                 last_attempt_at: string | null;
-                /** @description Why the last attempt failed; null after a success. */
+                /** @description Why the last attempt failed, as an error class: `timeout` (no answer within the deadline), `refused` (no connection: refused, reset, or the name not found), `tls`, `destination_forbidden` (the URL leads to an address no webhook may reach; nothing was sent) or `http_<status>` (any answer but a 2xx, a 3xx included: redirects are not followed). Never the receiver's answer or its address. Null after a success or before a first outcome. */
                 last_error: string | null;
-                /** @description The receiver's last HTTP status; null for no answer (timeout, refused). */
+                /** @description The receiver's last HTTP status; null for no answer (timeout, refused, tls, destination_forbidden). */
                 last_status_code: number | null;
                 /** @description When it is tried next; null unless pending. */
                 next_attempt_at: string | null;
@@ -4806,6 +4806,7 @@ export interface operations {
             };
             cookie?: never;
         };
+             *     - a `url` whose host is, or resolves to, a loopback, unspecified, private, link-local (cloud metadata), shared (100.64/10), multicast or reserved address, an IPv4-mapped IPv6 form of one, or an IPv4 address spelled other than in four decimal parts (`webhook_url_forbidden`, `source.pointer` `/data/attributes/url`); only the `host:port` pairs of the operator's WEBHOOK_ALLOW_TARGETS are exempt
         requestBody: {
             content: {
                 /**
@@ -5227,6 +5228,7 @@ export interface operations {
                 /**
                  * @description A delivery id of that endpoint.
                  * @example 5f0c2b1a-7d3e-4c9b-8a6f-1e2d3c4b5a69
+             *     - a forbidden `url`, as for POST (`webhook_url_forbidden`)
                  */
                 delivery_id: string;
                 /**

@@ -36,7 +36,10 @@ export const adminCreateWebhook: OperationDoc = {
   errors: {
     ...SECRET_KEY_ONLY,
     409: ['the app has 20 endpoints already (`webhook_limit_reached`)'],
-    422: ['a `url` that is not an absolute http(s) URL without credentials, an unknown event type, or an unknown attribute'],
+    422: [
+      'a `url` that is not an absolute http(s) URL without credentials, an unknown event type, or an unknown attribute',
+      "a `url` whose host is, or resolves to, a loopback, unspecified, private, link-local (cloud metadata), shared (100.64/10), multicast or reserved address, an IPv4-mapped IPv6 form of one, or an IPv4 address spelled other than in four decimal parts (`webhook_url_forbidden`, `source.pointer` `/data/attributes/url`); only the `host:port` pairs of the operator's WEBHOOK_ALLOW_TARGETS are exempt",
+    ],
   },
 };
 
@@ -50,7 +53,11 @@ export const adminUpdateWebhook: OperationDoc = {
   params: ENDPOINT_ID,
   bodyExample: { data: { type: 'webhook_endpoint', attributes: { enabled: false } } },
   responses: [{ status: 200, description: 'The endpoint as changed.', schema: WebhookEndpointDocument, headers: NO_STORE_HEADER }],
-  errors: { ...SECRET_KEY_ONLY, ...NOT_FOUND, 422: ['an invalid attribute, as for POST'] },
+  errors: {
+    ...SECRET_KEY_ONLY,
+    ...NOT_FOUND,
+    422: ['an invalid attribute, as for POST', 'a forbidden `url`, as for POST (`webhook_url_forbidden`)'],
+  },
 };
 
 export const adminDeleteWebhook: OperationDoc = {
@@ -69,7 +76,7 @@ export const adminListWebhookDeliveries: OperationDoc = {
   tag: 'Admin',
   summary: "An endpoint's deliveries",
   description:
-    'The events sent or to be sent to the endpoint, newest first, with their attempts, last answer and body; `filter[status]=parked` lists those that need a retry. Recorded in the audit log.',
+    "The events sent or to be sent to the endpoint, newest first, with their attempts, the last attempt's status code and error class (never the receiver's answer) and the body sent; `filter[status]=parked` lists those that need a retry. Recorded in the audit log.",
   token: 'none',
   params: ENDPOINT_ID,
   responses: [{ status: 200, description: 'A page of deliveries.', schema: WebhookDeliveryListDocument, headers: NO_STORE_HEADER }],

@@ -57,8 +57,17 @@ const Delivery = component(
       created_at: Timestamp,
       next_attempt_at: Timestamp.nullable().describe('When it is tried next; null unless pending.'),
       last_attempt_at: Timestamp.nullable(),
-      last_status_code: z.number().int().nullable().describe("The receiver's last HTTP status; null for no answer (timeout, refused)."),
-      last_error: z.string().nullable().describe('Why the last attempt failed; null after a success.'),
+      last_status_code: z
+        .number()
+        .int()
+        .nullable()
+        .describe("The receiver's last HTTP status; null for no answer (timeout, refused, tls, destination_forbidden)."),
+      last_error: z
+        .string()
+        .nullable()
+        .describe(
+          "Why the last attempt failed, as an error class: `timeout` (no answer within the deadline), `refused` (no connection: refused, reset, or the name not found), `tls`, `destination_forbidden` (the URL leads to an address no webhook may reach; nothing was sent) or `http_<status>` (any answer but a 2xx, a 3xx included: redirects are not followed). Never the receiver's answer or its address. Null after a success or before a first outcome.",
+        ),
       delivered_at: Timestamp.nullable(),
       body: z.string().describe('The request body as sent (JSON text, signed as is).'),
     }),
