@@ -4,7 +4,7 @@ import { AppContentSchema, DebitCurrency, readContentFile, type AppContent } fro
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 import { skipPrice } from '../src/opening/unlock-chest.js';
-import { appIdOf, createApp, credit, defaultCatalogIds, get, grantChests, inventory, open, sql, wallet, type Player } from './support/chests.js';
+import { appIdOf, createApp, defaultCatalogIds, get, grantChests, inventory, open, sql, studioGrant, wallet, type Player } from './support/chests.js';
 import { registerDeclaring } from './support/compliance.js';
 
 const content = readContentFile();
@@ -136,7 +136,7 @@ describe('time-locked chests', () => {
   it('skips a timer for ceil(remaining minutes × per_minute), once, and frees the slot', async () => {
     const { player, chests } = await playerWith(3);
     const [running, notStarted, waiting] = chests as [string, string, string];
-    await credit(stack, player, (await wallet(stack, player))[skip.currency]!.id, '500');
+    await studioGrant(stack, player, skip.currency, '500');
     const gems = await gemsOf(player);
 
     await unlocked(player, running);
@@ -230,7 +230,7 @@ describe('time-locked chests', () => {
       'unlock_slot_busy',
     );
 
-    await credit(stack, player, (await wallet(stack, player))[skip.currency]!.id, '1000');
+    await studioGrant(stack, player, skip.currency, '1000');
     const gems = await gemsOf(player);
     const target = chests[3]!;
     // Ten skips at once, three times over (the race it proves closed lost 2 runs in 6 with 3 skips).
@@ -263,7 +263,7 @@ describe('time-locked chests', () => {
     const blocked = await registerDeclaring(stack, { country: 'BE', birth_year: 1990 }, 'register');
     await eventually(async () => expect((await inventory(stack, blocked)).meta.total_chests).toBe(1), 20_000);
     const [chest] = await grantChests(stack, blocked, timed.id, 1);
-    await credit(stack, blocked, (await wallet(stack, blocked))[skip.currency]!.id, '100');
+    await studioGrant(stack, blocked, skip.currency, '100');
     const gems = await gemsOf(blocked);
     const refused = expectError(await unlock(blocked, chest!, skip.currency), 403, 'blocked_in_region');
     expect((refused[0] as { meta?: { reason?: string } }).meta?.reason).toBe('country_blocked');
@@ -293,7 +293,7 @@ describe('time-locked chests', () => {
 
   it('settles a crash between the skip debit and the unlock: the sweeper refunds it and the chest stays locked', async () => {
     const { player, chests } = await playerWith(1);
-    await credit(stack, player, (await wallet(stack, player))[skip.currency]!.id, '100');
+    await studioGrant(stack, player, skip.currency, '100');
     const gems = await gemsOf(player);
     const crashed = randomUUID();
     await sql(

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { AdminCreateApp, ChestGrant, readContentFile, ResolveApiKey, type AppContent } from '@ccs/shared';
+import { AdminCreateApp, AdminCreditPlayer, ChestGrant, readContentFile, ResolveApiKey, type AppContent } from '@ccs/shared';
 import { eventually, jsonApiHeaders, type TestStack } from '../../../../test/support/stack.js';
 import { expectJsonApi } from '../../../../test/support/jsonapi-schema.js';
 import { registerThroughGateway } from '../../../../test/support/register.js';
@@ -106,6 +106,16 @@ export async function credit(stack: TestStack, p: Player, currencyId: string, am
     payload: { amount },
   });
   expect(res.statusCode, res.body).toBe(200);
+}
+
+/**
+ * Gives the player currency as the studio does (wallet.v1.admin_credit, the admin API's grant):
+ * the way to a paid currency (gems), which the player credit endpoint refuses (403 paid_currency).
+ */
+export async function studioGrant(stack: TestStack, p: Player, currency: string, amount: string): Promise<void> {
+  const appId = await appIdOf(stack, p.apiKey);
+  const reference = `test-${randomUUID()}`;
+  await stack.bus.request(AdminCreditPlayer, { appId, playerId: p.id, currency, amount, reference }, { requestId: reference, appId });
 }
 
 /** Buys chests through the gateway (the raw response). */
