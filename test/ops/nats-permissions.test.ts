@@ -16,13 +16,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
-import { connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { AckPolicy, connect, ErrorCode, type NatsConnection, type NatsError } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as shared from '@ccs/shared';
-import { createLogger, inboxPrefixOf, startService, type BaseConfig, type RunningService } from '@ccs/shared';
+import { BaseConfigSchema, createLogger, inboxPrefixOf, startGrantsKeeper, startService, type BaseConfig, type RunningService } from '@ccs/shared';
 import { createTestDatabase, freePort, testInfra } from '@ccs/shared/testing';
 import {
   ADMIN_ALSO_CALLS,
+  DURABLE_CONSUMERS,
   callersOf,
   eventSubjects,
   GRANT_PRODUCERS,
@@ -75,6 +76,7 @@ function sourceFiles(dir: string): string[] {
 
 /** The source files whose NATS use is each role's (the admin CLI lives inside players' workspace). */
 function filesOf(role: NatsRole): string[] {
+  if (role === 'streams') return [path.join(ROOT, 'packages/shared/src/runtime/grants-keeper.ts')];
   if (role === 'admin') return [...sourceFiles(path.join(ROOT, 'services/players/src/admin')), path.join(ROOT, 'services/players/src/admin.ts')];
   const files = sourceFiles(path.join(ROOT, `services/${role}/src`));
   return role === 'players' ? files.filter((f) => !f.includes(`${path.sep}admin${path.sep}`) && !f.endsWith(`${path.sep}admin.ts`)) : files;
@@ -145,6 +147,49 @@ describe('NATS permissions derived from the contracts', () => {
     }
   });
 
+  it('lets a service use only its own durables, and never purge, delete or reconfigure the stream', () => {
+    const named = Object.entries(DURABLE_CONSUMERS);
+    // Every durable of the contracts has one owner and one filter.
+    for (const d of Object.values(shared.DURABLE)) expect(DURABLE_CONSUMERS[d], d).toBeDefined();
+    for (const svc of SERVICE_ROLES) {
+      const pub = perms[svc].publish;
+      for (const api of [
+        'STREAM.PURGE',
+        'STREAM.DELETE',
+        'STREAM.UPDATE',
+        'STREAM.MSG.DELETE',
+        'STREAM.MSG.GET',
+        'CONSUMER.LIST',
+        'CONSUMER.NAMES',
+      ]) {
+        expect(allows(pub, `$JS.API.${api}.GRANTS`), `${svc} ${api}`).toBe(false);
+      }
+      expect(allows(pub, '$JS.API.STREAM.CREATE.GRANTS'), svc).toBe(true);
+      expect(
+        pub.filter((s) => s.includes('>') && s.startsWith('$JS.API')),
+        svc,
+      ).toEqual([]);
+      for (const [durable, { service, subject }] of named) {
+        const own = service === svc;
+        expect(allows(pub, `$JS.API.CONSUMER.MSG.NEXT.GRANTS.${durable}`), `${svc} pulls ${durable}`).toBe(own);
+        expect(allows(pub, `$JS.API.CONSUMER.INFO.GRANTS.${durable}`), `${svc} reads ${durable}`).toBe(own);
+        expect(allows(pub, `$JS.API.CONSUMER.CREATE.GRANTS.${durable}.${subject}`), `${svc} creates ${durable}`).toBe(own);
+        expect(allows(pub, `$JS.ACK.GRANTS.${durable}.1.2.3.4.5`), `${svc} acks ${durable}`).toBe(own);
+        // Not with another filter (a wider durable would read other grants), not without one.
+        expect(allows(pub, `$JS.API.CONSUMER.CREATE.GRANTS.${durable}.grants.>`), `${svc} widens ${durable}`).toBe(false);
+        expect(allows(pub, `$JS.API.CONSUMER.CREATE.GRANTS.${durable}`), `${svc} creates ${durable} unfiltered`).toBe(false);
+        expect(allows(pub, `$JS.API.CONSUMER.DURABLE.CREATE.GRANTS.${durable}`), `${svc} (legacy) ${durable}`).toBe(false);
+        expect(allows(pub, `$JS.API.CONSUMER.DELETE.GRANTS.${durable}`), `${svc} deletes ${durable}`).toBe(false);
+      }
+    }
+    // The keeper alone may update and purge the stream; it publishes no grant and reads no durable.
+    expect(NATS_ROLES.filter((r) => allows(perms[r].publish, '$JS.API.STREAM.PURGE.GRANTS'))).toEqual(['streams']);
+    expect(NATS_ROLES.filter((r) => allows(perms[r].publish, '$JS.API.STREAM.UPDATE.GRANTS'))).toEqual(['streams']);
+    expect(allows(perms.streams.publish, 'grants.wallet.credit')).toBe(false);
+    expect(allows(perms.streams.publish, '$JS.API.CONSUMER.MSG.NEXT.GRANTS.wallet-credit-grants')).toBe(false);
+    expect(allows(perms.streams.publish, '$JS.API.STREAM.DELETE.GRANTS')).toBe(false);
+  });
+
   it("allows every subject each process's source calls, publishes or listens to", () => {
     const gaps: string[] = [];
     for (const role of NATS_ROLES) {
@@ -199,7 +244,9 @@ describe('NATS permissions derived from the contracts', () => {
     expect(allows(p.gateway.publish, 'players.v1.login')).toBe(false);
     expect(allows(p.chests.publish, 'stage.grants.openings.granted')).toBe(true);
     expect(allows(p.chests.publish, '$JS.API.STREAM.INFO.stage_GRANTS')).toBe(true);
-    expect(allows(p.wallet.publish, '$JS.ACK.stage_GRANTS.stage_wallet-credits.1.2.3.4.5')).toBe(true);
+    expect(allows(p.wallet.publish, '$JS.ACK.stage_GRANTS.stage_wallet-credit-grants.1.2.3.4.5')).toBe(true);
+    expect(allows(p.wallet.publish, '$JS.ACK.stage_GRANTS.stage_chests-grants.1.2.3.4.5')).toBe(false);
+    expect(allows(p.wallet.publish, '$JS.API.CONSUMER.CREATE.stage_GRANTS.stage_wallet-credit-grants.stage.grants.wallet.credit')).toBe(true);
   });
 });
 
@@ -219,6 +266,11 @@ describe('NATS users in compose and Kubernetes', () => {
       expect(env.NATS_USER, svc).toBe(svc);
       expect(env.NATS_PASSWORD, svc).toBe(nats.environment![passwordVariable(svc)]);
     }
+    // The grants keeper, as the streams user (the one that may purge the stream).
+    const keeper = compose.services['grants-keeper']!;
+    expect(keeper.command).toEqual(['node', 'services/players/dist/admin.js', 'keep-grants']);
+    expect(keeper.environment!.NATS_USER).toBe('streams');
+    expect(keeper.environment!.NATS_PASSWORD).toBe(nats.environment![passwordVariable('streams')]);
   });
 
   it.each(Object.keys(OVERLAYS) as Overlay[])('Kubernetes %s gives each Deployment its NATS user and password from the Secret', (overlay) => {
@@ -374,6 +426,42 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
     expect((shared.errors[0] as NatsError | undefined)?.code).toBe(ErrorCode.PermissionsViolation);
   });
 
+  it("refuses a service purging, deleting or reconfiguring the grants stream and another service's durable; the keeper may sweep", async () => {
+    const stream = `${PREFIX}_GRANTS`;
+    // The keeper (the streams user) creates the stream; chests creates its own durable.
+    const keeperConfig = BaseConfigSchema.parse({ NATS_URL: url, NATS_PREFIX: PREFIX, NATS_USER: 'streams', NATS_PASSWORD: PASSWORDS.streams });
+    await startGrantsKeeper(keeperConfig, createLogger('grants-keeper', 'silent'), { once: true });
+    const chests = await as('chests');
+    const own = `${PREFIX}_chests-grants`;
+    await (
+      await chests.jetstreamManager()
+    ).consumers.add(stream, { durable_name: own, filter_subject: `${PREFIX}.grants.chests.grant`, ack_policy: AckPolicy.Explicit });
+    expect(await outcome(chests, `$JS.API.CONSUMER.INFO.${stream}.${own}`)).toBe('answered');
+    for (const svc of ['wallet', 'chests', 'players', 'collections'] as const) {
+      const nc = await as(svc);
+      for (const api of ['STREAM.PURGE', 'STREAM.DELETE', 'STREAM.UPDATE', 'STREAM.MSG.DELETE', 'CONSUMER.LIST']) {
+        expect(await outcome(nc, `$JS.API.${api}.${stream}`), `${svc} ${api}`).toBe('refused');
+      }
+    }
+    // Another service's durable: not read, pulled, deleted, re-created nor acked.
+    const wallet = await as('wallet');
+    for (const api of ['CONSUMER.INFO', 'CONSUMER.MSG.NEXT', 'CONSUMER.DELETE']) {
+      expect(await outcome(wallet, `$JS.API.${api}.${stream}.${own}`), api).toBe('refused');
+    }
+    expect(await outcome(wallet, `$JS.API.CONSUMER.CREATE.${stream}.${own}.${PREFIX}.grants.chests.grant`)).toBe('refused');
+    expect(await outcome(wallet, `$JS.ACK.${stream}.${own}.1.1.1.1.1`)).toBe('refused');
+    // Its own durable with a wider filter: refused too (it would read every grant).
+    expect(await outcome(chests, `$JS.API.CONSUMER.CREATE.${stream}.${own}.${PREFIX}.grants.>`)).toBe('refused');
+    // The stream is intact.
+    const info = await (await (await as('streams')).jetstreamManager()).streams.info(stream);
+    expect(info.config.subjects).toEqual([`${PREFIX}.grants.>`]);
+    // The keeper may purge and read message times (what its sweep does).
+    const keeper = await as('streams');
+    expect(await outcome(keeper, `$JS.API.STREAM.PURGE.${stream}`)).toBe('answered');
+    expect(await outcome(keeper, `$JS.API.STREAM.DELETE.${stream}`)).toBe('refused');
+    expect(await outcome(keeper, `$JS.API.CONSUMER.MSG.NEXT.${stream}.${own}`)).toBe('refused');
+  });
+
   describe('the whole stack, each process with its own user', () => {
     let services: RunningService<BaseConfig>[] = [];
     let gateway: RunningGateway | undefined;
@@ -458,6 +546,20 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
         return r;
       });
       expect(open.status, JSON.stringify(open.body)).toBe(200);
+      // The grants keeper sweeps what every consumer acknowledged, under its own user.
+      const keeperConfig = BaseConfigSchema.parse({
+        NATS_URL: url,
+        NATS_PREFIX: PREFIX,
+        NATS_USER: 'streams',
+        NATS_PASSWORD: PASSWORDS.streams,
+        GRANTS_KEEP_ACKED_HOURS: '0',
+      });
+      const swept = await eventually(async () => {
+        const r = await startGrantsKeeper(keeperConfig, createLogger('grants-keeper', 'silent'), { once: true });
+        if (!r.swept) throw new Error('nothing acknowledged by every consumer yet');
+        return r.swept;
+      });
+      expect(swept).toBeGreaterThan(0);
       // Nothing the stack did was refused (the server logs every violation).
       expect(log.slice(logFrom)).not.toMatch(/violation/i);
     }, 30_000);

@@ -4,7 +4,7 @@
  * stdout, progress and errors to stderr. Exit 0 on success, 1 on failure, 2 on bad usage.
  */
 import { connect, type NatsConnection } from 'nats';
-import { BaseConfigSchema, Bus, loadConfig, natsAuthOptions } from '@ccs/shared';
+import { BaseConfigSchema, Bus, createLogger, loadConfig, natsAuthOptions, startGrantsKeeper, type BaseConfig } from '@ccs/shared';
 import { runAdmin } from './admin/cli.js';
 
 async function main(): Promise<number> {
@@ -15,6 +15,7 @@ async function main(): Promise<number> {
     console.error(err instanceof Error ? err.message : String(err));
     return 1;
   }
+  if (process.argv[2] === 'keep-grants') return keepGrants(config, process.argv.slice(3));
   let auth;
   try {
     auth = natsAuthOptions(config); // the admin user's credentials (NATS_USER, NATS_CREDS, …), if any
@@ -39,6 +40,37 @@ async function main(): Promise<number> {
   } finally {
     await nc.close();
   }
+}
+
+/**
+ * `keep-grants [--once]`: the grants stream's keeper (the `streams` NATS user): ensures the stream,
+ * then purges what every consumer acknowledged, every 10 minutes until SIGTERM (or once).
+ */
+async function keepGrants(config: BaseConfig, args: string[]): Promise<number> {
+  const once = args.includes('--once');
+  if (args.some((a) => a !== '--once')) {
+    console.error('Usage: npm run admin -- keep-grants [--once]');
+    return 2;
+  }
+  const log = createLogger('grants-keeper', config.LOG_LEVEL);
+  let keeper;
+  try {
+    keeper = await startGrantsKeeper(config, log, { once });
+  } catch (err) {
+    console.error(`[grants-keeper] ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+  if (once) {
+    console.log(`grants stream: ${keeper.swept ?? 0} acknowledged message(s) purged`);
+    return 0;
+  }
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  log.info({ signal }, 'grants keeper stopping');
+  await keeper.stop();
+  return 0;
 }
 
 process.exitCode = await main();

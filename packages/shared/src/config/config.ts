@@ -60,8 +60,118 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
     throw new ConfigError(`Invalid configuration:\n${lines}`);
   }
+  const secrets = secretProblems(schema, env);
+  if (secrets.length) throw new ConfigError(describeSecretProblems(secrets));
   return parsed.data;
 }
+
+/**
+ * Values this repository ships as examples or former dev defaults (compose, deploy/, docs): anyone
+ * can read them, so no process accepts one as a secret, whatever NODE_ENV says.
+ */
+export const SHIPPED_PLACEHOLDERS: readonly string[] = [
+  'CHANGE_ME',
+  'demo_local_key_change_me_0000',
+  'demo_local_secret_change_me_0000',
+  'demo_dev_key_change_me_0000',
+  'demo_dev_secret_change_me_0000',
+  'dev-only-console-session-secret-change-me',
+  'dev-only-password',
+  'dev-only-nats-players',
+  'dev-only-nats-wallet',
+  'dev-only-nats-chests',
+  'dev-only-nats-collections',
+  'dev-only-nats-gateway',
+  'dev-only-nats-admin',
+];
+
+/** Words that mark a value as a visible placeholder (as in the shipped examples). */
+const PLACEHOLDER_MARKER = /change[_-]?me|dev[-_]only/i;
+
+/** Whether a value is a shipped placeholder (or marked as one). */
+export const isShippedPlaceholder = (value: string): boolean =>
+  SHIPPED_PLACEHOLDERS.some((p) => p.toLowerCase() === value.toLowerCase()) || PLACEHOLDER_MARKER.test(value);
+
+/** Settings that hold a secret: a shipped placeholder in any of them stops the process. */
+export const SECRET_SETTINGS: readonly string[] = [
+  'CHESTS_DEMO_API_KEY',
+  'CHESTS_DEMO_SECRET_KEY',
+  'CONSOLE_SESSION_KEY',
+  'FAIRNESS_SEED_KEY',
+  'JWT_PRIVATE_KEY',
+  'NATS_PASSWORD',
+  'NATS_TOKEN',
+];
+
+const GENERATE_HEX = 'generate one with `openssl rand -hex 32`';
+
+/**
+ * What NODE_ENV=production requires (when the process reads the setting): the secrets that
+ * otherwise fall back to something a reader of the database could use, or to no authentication.
+ * `npx tsx scripts/generate-secrets.ts` writes them all to an env file (docs/deploy.md).
+ */
+export const PRODUCTION_SECRETS: readonly { setting: string; isSet(env: Record<string, string | undefined>): boolean; how: string }[] = [
+  {
+    setting: 'FAIRNESS_SEED_KEY',
+    isSet: (env) => Boolean(env.FAIRNESS_SEED_KEY),
+    how: `encrypts players' server seeds at rest (else a key kept in the database is used); ${GENERATE_HEX}`,
+  },
+  {
+    setting: 'CONSOLE_SESSION_KEY',
+    isSet: (env) => Boolean(env.CONSOLE_SESSION_KEY),
+    how: `encrypts the studio console's session cookie, the same on every gateway replica; ${GENERATE_HEX}`,
+  },
+  {
+    setting: 'JWT_PRIVATE_KEY',
+    isSet: (env) => Boolean(env.JWT_PRIVATE_KEY),
+    how:
+      'signs access tokens (else a key kept in the database is used); generate one with ' +
+      '`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256` (PEM, one line with literal \\n is fine)',
+  },
+  {
+    setting: 'NATS_PASSWORD',
+    isSet: (env) => Boolean((env.NATS_USER && env.NATS_PASSWORD) || env.NATS_CREDS || env.NATS_TOKEN),
+    how: `with NATS_USER, this process's NATS user (deploy/nats/nats-server.conf), or NATS_CREDS; ${GENERATE_HEX} for each user`,
+  },
+];
+
+/** The settings a schema reads (the keys of its object shape). */
+function settingsOf(schema: z.ZodType): Set<string> {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  return new Set(shape ? Object.keys(shape) : []);
+}
+
+/**
+ * Secrets a process must not start with: a shipped placeholder in any secret setting it reads,
+ * and, under NODE_ENV=production, a required secret left unset. Each line says what to set and
+ * how to generate it.
+ */
+export function secretProblems(schema: z.ZodType, env: Record<string, string | undefined>): string[] {
+  const reads = settingsOf(schema);
+  const lines: string[] = [];
+  for (const key of SECRET_SETTINGS) {
+    const value = env[key];
+    if (reads.has(key) && value && isShippedPlaceholder(value.trim())) {
+      lines.push(
+        `  ${key}: is a placeholder shipped in this repository (anyone can read it); set a random value (${GENERATE_HEX.replace('generate one with ', '')})`,
+      );
+    }
+  }
+  if (env.NODE_ENV === 'production') {
+    for (const req of PRODUCTION_SECRETS) {
+      if (reads.has(req.setting) && !req.isSet(env)) lines.push(`  ${req.setting}: required when NODE_ENV=production: ${req.how}`);
+    }
+  }
+  return lines;
+}
+
+/** The message of a process refusing its secrets (the lines of `secretProblems`). */
+export const describeSecretProblems = (lines: readonly string[]): string =>
+  [
+    'Refusing to start with unsafe secrets:',
+    ...lines,
+    '  (npx tsx scripts/generate-secrets.ts writes fresh ones to an env file; docs/deploy.md)',
+  ].join('\n');
 
 /** A configuration problem the operator must fix; printed without a stack trace. */
 export class ConfigError extends Error {

@@ -8,22 +8,25 @@ export function grantsStream(prefix: string): string {
 }
 
 /**
- * Creates the grants stream (`<prefix>.grants.>`) if missing; every service may call it. On a
- * NATS cluster, `replicas` (JETSTREAM_REPLICAS, e.g. 3) makes the stream survive a server loss;
- * an existing stream with fewer replicas is raised to it.
+ * Creates the grants stream (`<prefix>.grants.>`) if missing. On a NATS cluster, `replicas`
+ * (JETSTREAM_REPLICAS, e.g. 3) makes the stream survive a server loss; an existing stream with
+ * fewer replicas is raised to it when `update` is true (the grants keeper, or every service when
+ * NATS has no users). A service with its own NATS user may only create the stream, never change
+ * it: it leaves a differing stream as it is and returns `false` (the keeper brings it in line).
  *
  * The stream has no age limit: a grant must stay until every consumer has applied it, however
  * long a consumer is down. `GrantsJanitor` removes what every consumer acknowledged. (A stream
  * made with the former 7-day `max_age` is changed to none.)
  */
-export async function ensureGrantsStream(jsm: JetStreamManager, prefix: string, replicas = 1): Promise<void> {
+export async function ensureGrantsStream(jsm: JetStreamManager, prefix: string, replicas = 1, opts: { update?: boolean } = {}): Promise<boolean> {
   const name = grantsStream(prefix);
   const existing = await jsm.streams.info(name).catch(() => undefined);
   if (existing) {
     if (existing.config.num_replicas < replicas || existing.config.max_age !== 0) {
+      if (opts.update === false) return false;
       await jsm.streams.update(name, { ...existing.config, num_replicas: Math.max(replicas, existing.config.num_replicas), max_age: 0 });
     }
-    return;
+    return true;
   }
   try {
     await jsm.streams.add({
@@ -41,6 +44,7 @@ export async function ensureGrantsStream(jsm: JetStreamManager, prefix: string, 
       throw err;
     });
   }
+  return true;
 }
 
 /**
@@ -62,7 +66,9 @@ export async function acknowledgedByAll(jsm: JetStreamManager, stream: string): 
 /**
  * Removes from the grants stream the messages that every consumer acknowledged and that are older
  * than `keepMs`: a grant is never dropped before it was applied (the stream has no age limit),
- * and the stream does not grow for ever. Runs in every service (purging is idempotent).
+ * and the stream does not grow for ever. Purging needs the `streams` NATS user: with per-process
+ * NATS users the keeper (`npm run admin -- keep-grants`) runs it; without NATS users every service
+ * does (purging is idempotent).
  */
 export class GrantsJanitor {
   private timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,6 @@
 /**
  * Who may publish and subscribe to what on NATS: one user per process kind (the five services,
- * the gateway, the admin CLI), each with allow-lists derived from the subject contracts in
+ * the gateway, the admin CLI, the grants stream's keeper), each with allow-lists derived from the subject contracts in
  * `../contracts` and from what the runtime really does (the Service API, JetStream, notices).
  *
  * `scripts/nats-permissions.ts` writes them as `deploy/nats/nats-server.conf` (compose, the dev
@@ -16,7 +16,11 @@ import { inboxPrefixOf } from '../runtime/nats-auth.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 
 export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections', 'egress'] as const;
-export const NATS_ROLES = [...SERVICE_ROLES, 'gateway', 'admin'] as const;
+/**
+ * `streams`: the grants stream's keeper (`npm run admin -- keep-grants`), the one user that may
+ * create or reconfigure the stream and purge what every consumer acknowledged. No service may.
+ */
+export const NATS_ROLES = [...SERVICE_ROLES, 'gateway', 'admin', 'streams'] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export type NatsRole = (typeof NATS_ROLES)[number];
 
@@ -140,10 +144,66 @@ export interface RolePermissions {
 }
 
 /**
- * JetStream API calls a service makes on the grants stream, and nothing else: ensure the stream,
- * create/update/read its own durable pull consumers, pull, and the janitor's purge.
+ * Durable consumers on the grants stream: the service that owns each and the one subject it
+ * filters. A service may create, read, pull from and ack only its own (with that filter pinned in
+ * the create subject, so it cannot widen its durable to other grants), never another's.
  */
-export function jetStreamApi(prefix: string): string[] {
+export const DURABLE_CONSUMERS: Readonly<Record<string, { service: ServiceRole; subject: string }>> = {
+  [contracts.DURABLE.collectionsOpenings]: { service: 'collections', subject: 'grants.openings.granted' },
+  'collections-app-content': { service: 'collections', subject: 'grants.apps.content' },
+  [contracts.DURABLE.walletCreditGrants]: { service: 'wallet', subject: 'grants.wallet.credit' },
+  [contracts.DURABLE.walletContent]: { service: 'wallet', subject: 'grants.apps.content' },
+  [contracts.DURABLE.playersExperience]: { service: 'players', subject: 'grants.openings.granted' },
+  [contracts.DURABLE.chestsGrants]: { service: 'chests', subject: 'grants.chests.grant' },
+  [contracts.DURABLE.chestsContent]: { service: 'chests', subject: 'grants.apps.content' },
+  // The webhook fan-out: the egress worker, which sends webhooks, owns these (their names are
+  // players' from before, so the durables keep their position in the stream).
+  [contracts.DURABLE.webhookEvents]: { service: 'egress', subject: 'grants.events' },
+  [contracts.DURABLE.webhookOpenings]: { service: 'egress', subject: 'grants.openings.granted' },
+};
+
+/** A service's own durable consumer names (without prefix). */
+export const durablesOf = (role: NatsRole): string[] =>
+  Object.entries(DURABLE_CONSUMERS)
+    .filter(([, d]) => d.service === role)
+    .map(([name]) => name);
+
+/**
+ * JetStream API calls a service makes, and nothing else: read the account and the grants stream,
+ * create the stream when it is missing (CREATE cannot change an existing stream: a different
+ * configuration is refused by the server), and create, update, read and pull its OWN durable
+ * consumers (exact names, the filter subject pinned). No purge, delete or update of the stream,
+ * no other service's durable, no message get, no consumer listing.
+ */
+export function jetStreamApi(prefix: string, role: ServiceRole): string[] {
+  const stream = streamName(prefix, 'GRANTS');
+  return [
+    '$JS.API.INFO',
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.CREATE.${stream}`,
+    ...durablesOf(role).flatMap((d) => {
+      const durable = streamName(prefix, d);
+      return [
+        `$JS.API.CONSUMER.CREATE.${stream}.${durable}.${prefixed(prefix, DURABLE_CONSUMERS[d]!.subject)}`,
+        `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
+        `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+      ];
+    }),
+  ];
+}
+
+/** The acknowledgements of a service's own durables (`$JS.ACK.<stream>.<durable>.>`). */
+export function jetStreamAcks(prefix: string, role: ServiceRole): string[] {
+  const stream = streamName(prefix, 'GRANTS');
+  return durablesOf(role).map((d) => `$JS.ACK.${stream}.${streamName(prefix, d)}.>`);
+}
+
+/**
+ * The grants stream's keeper (`streams`): ensures the stream (create, raise its replicas) and
+ * purges what every consumer acknowledged (it lists the consumers and reads message times).
+ * It publishes and consumes no grant.
+ */
+export function streamsKeeperApi(prefix: string): string[] {
   const stream = streamName(prefix, 'GRANTS');
   return [
     '$JS.API.INFO',
@@ -153,11 +213,6 @@ export function jetStreamApi(prefix: string): string[] {
     `$JS.API.STREAM.PURGE.${stream}`,
     `$JS.API.STREAM.MSG.GET.${stream}`,
     `$JS.API.CONSUMER.LIST.${stream}`,
-    `$JS.API.CONSUMER.CREATE.${stream}`,
-    `$JS.API.CONSUMER.CREATE.${stream}.>`,
-    `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.*`,
-    `$JS.API.CONSUMER.INFO.${stream}.*`,
-    `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
   ];
 }
 
@@ -182,8 +237,8 @@ export function natsPermissions(prefix = ''): Record<NatsRole, RolePermissions> 
           .filter(([, by]) => by.includes(svc))
           .map(([s]) => p(s)),
         ...notices(svc, 'publishers'),
-        ...(consumes ? [p('notify.>'), p('applied.>'), `$JS.ACK.${streamName(prefix, 'GRANTS')}.>`] : []),
-        ...jetStreamApi(prefix),
+        ...(consumes ? [p('notify.>'), p('applied.>'), ...jetStreamAcks(prefix, svc)] : []),
+        ...jetStreamApi(prefix, svc),
       ]),
       subscribe: uniq([
         ...subjects.filter((s) => responderOf(s) === svc).map(p),
@@ -203,6 +258,7 @@ export function natsPermissions(prefix = ''): Record<NatsRole, RolePermissions> 
     allowResponses: false,
   };
   out.admin = { publish: calls('admin'), subscribe: [`${inboxPrefixOf('admin')}.>`], allowResponses: false };
+  out.streams = { publish: streamsKeeperApi(prefix), subscribe: [`${inboxPrefixOf('streams')}.>`], allowResponses: false };
   return out;
 }
 

@@ -7,3 +7,4 @@ export * from './subjects.js';
 export * from './periodic-worker.js';
 export * from './nats-auth.js';
 export * from './admin-endpoints.js';
+export * from './grants-keeper.js';

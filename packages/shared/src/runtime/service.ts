@@ -132,7 +132,15 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   const jsm = await nc.jetstreamManager().catch((err) => {
     throw new InfraError(`NATS at ${config.NATS_URL} has no JetStream (${String(err)}): start nats-server with -js.`);
   });
-  await ensureGrantsStream(jsm, config.NATS_PREFIX, config.JETSTREAM_REPLICAS);
+  // With NATS users each service may only create the grants stream (deploy/nats): changing it and
+  // purging it are the grants keeper's (`npm run admin -- keep-grants`, the `streams` user).
+  const ownStreamUser = Boolean(auth.user || auth.token || auth.authenticator);
+  if (!(await ensureGrantsStream(jsm, config.NATS_PREFIX, config.JETSTREAM_REPLICAS, { update: !ownStreamUser }))) {
+    log.warn(
+      { replicas: config.JETSTREAM_REPLICAS },
+      'the grants stream differs from JETSTREAM_REPLICAS (or has an age limit): the grants keeper (npm run admin -- keep-grants) brings it in line',
+    );
+  }
   const js = nc.jetstream();
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS, { readTimeoutMs: config.NATS_READ_TIMEOUT_MS });
   const metrics = new ServiceMetrics(def.name);
@@ -157,9 +165,12 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
 
   const consumers: RunningConsumer[] = [];
   for (const c of parts.consumers ?? []) consumers.push(await startConsumer(c, { nc, js, jsm, pool, prefix: config.NATS_PREFIX, log, metrics }));
-  // Every service sweeps the grants stream of what all consumers acknowledged (idempotent).
-  const janitor = new GrantsJanitor(jsm, config.NATS_PREFIX, config.GRANTS_KEEP_ACKED_HOURS * 3_600_000, log);
-  parts.workers = [...(parts.workers ?? []), janitor];
+  // Without NATS users every service sweeps the grants stream of what all consumers acknowledged
+  // (idempotent); with them, only the grants keeper may purge it.
+  parts.workers = [
+    ...(parts.workers ?? []),
+    ...(ownStreamUser ? [] : [new GrantsJanitor(jsm, config.NATS_PREFIX, config.GRANTS_KEEP_ACKED_HOURS * 3_600_000, log)]),
+  ];
   // Timers a worker starts keep this scope, so what its passes record lands in this service's metrics.
   for (const w of parts.workers) runInScope({ metrics }, () => w.start());
   const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, nc, parts, metrics, log) : undefined;

@@ -52,6 +52,10 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   retry-delivery --app <app id> --webhook <id> --delivery <id>
                                               send a (parked) delivery again now, with a new 24 h window
 
+  keep-grants [--once]                        the grants stream's keeper (NATS user \`streams\`): creates the
+                                              stream or raises its replicas, then purges what every consumer
+                                              acknowledged every 10 minutes (docs/operations.md)
+
 Options for every command: --json (one JSON document on stdout; progress stays on stderr).
 create-app and load-content: --wait <seconds> (default 60) or --no-wait.
 Talks to the running services over NATS (NATS_URL, NATS_PREFIX): start them first with \`npm start\`.`;
