@@ -16,6 +16,7 @@ import healthRoutes from './routes/health.js';
 import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
 import { consoleRoutes } from './console/index.js';
+import { Simulations } from './simulation/runner.js';
 import { createHash, randomBytes } from 'node:crypto';
 
 /** What the gateway needs from outside: its config, the NATS bus and Redis. */
@@ -99,6 +100,15 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const bus = deps.bus.withOptions({ validateRequests: false });
   app.decorate('bus', bus);
   app.decorate('gatewayConfig', deps.config);
+  // Odds simulations: in worker threads, one per app at a time (a lock in Redis), a few at once.
+  const simulations = new Simulations(deps.redis, deps.config.REDIS_PREFIX, {
+    maxConcurrent: deps.config.SIMULATION_MAX_CONCURRENT,
+    queueWaitMs: deps.config.SIMULATION_QUEUE_WAIT_MS,
+    timeoutMs: deps.config.SIMULATION_TIMEOUT_MS,
+    lockTtlMs: 15_000,
+  });
+  app.decorate('simulations', simulations);
+  app.addHook('onClose', () => simulations.close());
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);
@@ -130,6 +140,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     app.log.warn('CONSOLE_SESSION_KEY is unset: console sessions use a key of this process (they end at a restart and hold on one replica only)');
   await app.register(consoleRoutes, {
     prefix: '/console',
+    redis: deps.redis,
+    redisPrefix: deps.config.REDIS_PREFIX,
+    signInFailuresPerMinute: deps.config.CONSOLE_SIGNIN_FAILURES_PER_MINUTE,
     sessionKey: deps.config.CONSOLE_SESSION_KEY ? createHash('sha256').update(deps.config.CONSOLE_SESSION_KEY).digest() : randomBytes(32),
     sessionSeconds: deps.config.CONSOLE_SESSION_HOURS * 3600,
   });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import formbody from '@fastify/formbody';
 import secureSession from '@fastify/secure-session';
 import { WEBHOOK_EVENT_TYPES } from '@ccs/shared';
@@ -10,6 +11,7 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { html, type SafeHtml } from './html.js';
 import { notice, page } from './layout.js';
 import * as pages from './pages.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 /**
  * The studio console (docs/console.md): server-rendered pages at /console over the admin API,
@@ -66,6 +68,11 @@ const CSP = [
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ConsoleOptions {
+  /** Where failed sign-ins are counted per address (shared by every gateway replica). */
+  redis: Redis;
+  redisPrefix: string;
+  /** Failed sign-ins per address and minute before 429 (CONSOLE_SIGNIN_FAILURES_PER_MINUTE). */
+  signInFailuresPerMinute: number;
   /** 32 bytes: the key that encrypts the session cookie (CONSOLE_SESSION_KEY). */
   sessionKey: Buffer;
   /** How long a sign-in lasts, in seconds. */
@@ -74,6 +81,7 @@ export interface ConsoleOptions {
 
 export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions) {
   const assets = loadAssets();
+  const throttle = new SignInThrottle(opts.redis, opts.redisPrefix, opts.signInFailuresPerMinute);
   await app.register(formbody, { bodyLimit: 1024 * 1024 });
   await app.register(secureSession, {
     cookieName: 'ccs_console',
@@ -168,9 +176,18 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions) 
   });
 
   app.post('/sign-in', async (request, reply) => {
+    // Too many failures from this address this minute: every attempt waits, a right key too.
+    const wait = await throttle.wait(request.ip);
+    if (wait !== undefined) {
+      reply.header('retry-after', String(wait));
+      const why = `Too many failed sign-ins from your address: try again in ${wait} second${wait === 1 ? '' : 's'}.`;
+      return send(reply, page({ title: 'Sign in', body: pages.signInBody(why) }), 429);
+    }
     const key = String((request.body as Record<string, unknown> | undefined)?.secret_key ?? '').trim();
     const a = key ? await adminApi(request, key, 'GET', '/api/v1/admin/overview') : { status: 401, body: undefined };
     if (a.status !== 200) {
+      // A refused key counts against the address; the admin API failing (5xx) is not the caller's doing.
+      if (a.status < 500) await throttle.failed(request.ip);
       const why =
         a.status === 403
           ? "That is a publishable key: the console needs the app's secret key (sk_…)."

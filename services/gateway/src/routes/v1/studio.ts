@@ -14,9 +14,6 @@ import {
   AdminLoadContent,
   AppContentSchema,
   buildDropTable,
-  cryptoRandom,
-  fairRandom,
-  OddsSimulation,
   diffContent,
   AdminListOpenings,
   AdminPlayersStats,
@@ -256,24 +253,23 @@ const SimulationBody = z.object({
       .default({ opens: 10_000 }),
   }),
 });
-/** Openings per chunk: between chunks the gateway's event loop serves other requests. */
-const SIMULATION_CHUNK = 5_000;
-
 /**
  * POST /api/v1/admin/chests/{id}/simulation: the odds simulator (docs/content.md, "Odds
- * simulator") on the chest's current rules, run in chunks: observed against disclosed shares per
- * rarity, a chi-square p-value, and what pity did. The same code rolls real openings.
+ * simulator") on the chest's current rules: observed against disclosed shares per rarity, a
+ * chi-square p-value, and what pity did. The same code rolls real openings. It runs in a worker
+ * thread, one per app at a time (429 `simulation_busy` otherwise), bounded (../../simulation).
  */
 async function simulation(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const { opens, seed } = parseBody(SimulationBody, request.body).data.attributes;
   const inputs = await chestOf(request);
-  const sim = new OddsSimulation(buildDropTable(inputs.rules, inputs.rarities, inputs.collectibles), inputs.rarities);
-  while (sim.done < opens) {
-    sim.run(Math.min(SIMULATION_CHUNK, opens - sim.done), seed ? (i) => fairRandom(seed, 'simulate', i) : () => cryptoRandom);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  const r = sim.report();
+  const r = await request.server.simulations.run(request.tenant!.appId, {
+    rules: inputs.rules,
+    rarities: inputs.rarities,
+    collectibles: inputs.collectibles,
+    opens,
+    ...(seed ? { seed } : {}),
+  });
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
     data: {
