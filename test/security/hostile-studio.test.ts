@@ -264,50 +264,58 @@ describe('costly studio work is bounded: simulations', () => {
       payload: { data: { type: 'simulation', attributes: { opens } } },
     });
 
-  it("keeps the gateway answering while a 100,000-opening simulation runs: health, another app's reads and simulation come first", async () => {
-    const order: string[] = [];
-    const big = simulate(first.secretKey, 100_000).then((res) => {
-      order.push('big simulation');
-      return res;
-    });
-    // Sequential calls made while it runs: each is answered before the big one is.
-    for (let i = 0; i < 5; i++) {
-      const health = await stack.inject({ method: 'GET', url: '/healthz' });
-      expect(health.statusCode).toBe(200);
-      order.push('healthz');
-    }
-    const catalog = await stack.inject({ method: 'GET', url: '/api/v1/chests', headers: jsonApiHeaders(second.publishableKey) });
-    expect(catalog.statusCode, catalog.body).toBe(200);
-    order.push('catalog');
-    const small = await simulate(second.secretKey, 200);
-    expect(small.statusCode, small.body).toBe(200);
-    expectJsonApi(small.json());
-    order.push('small simulation');
-    const res = await big;
-    expect(res.statusCode, res.body).toBe(200);
-    expectJsonApi(res.json());
-    expect(res.json().data.attributes.opens).toBe(100_000);
-    expect(order).toEqual(['healthz', 'healthz', 'healthz', 'healthz', 'healthz', 'catalog', 'small simulation', 'big simulation']);
-  });
+  it(
+    "keeps the gateway answering while a 100,000-opening simulation runs: health, another app's reads and simulation come first",
+    { timeout: 60_000 },
+    async () => {
+      const order: string[] = [];
+      const big = simulate(first.secretKey, 100_000).then((res) => {
+        order.push('big simulation');
+        return res;
+      });
+      // Sequential calls made while it runs: each is answered before the big one is.
+      for (let i = 0; i < 5; i++) {
+        const health = await stack.inject({ method: 'GET', url: '/healthz' });
+        expect(health.statusCode).toBe(200);
+        order.push('healthz');
+      }
+      const catalog = await stack.inject({ method: 'GET', url: '/api/v1/chests', headers: jsonApiHeaders(second.publishableKey) });
+      expect(catalog.statusCode, catalog.body).toBe(200);
+      order.push('catalog');
+      const small = await simulate(second.secretKey, 200);
+      expect(small.statusCode, small.body).toBe(200);
+      expectJsonApi(small.json());
+      order.push('small simulation');
+      const res = await big;
+      expect(res.statusCode, res.body).toBe(200);
+      expectJsonApi(res.json());
+      expect(res.json().data.attributes.opens).toBe(100_000);
+      expect(order).toEqual(['healthz', 'healthz', 'healthz', 'healthz', 'healthz', 'catalog', 'small simulation', 'big simulation']);
+    },
+  );
 
-  it('runs one simulation per app at a time: the second gets 429 simulation_busy with Retry-After; another app is not held up', async () => {
-    const [a, b] = await Promise.all([simulate(first.secretKey, 100_000), simulate(first.secretKey, 100_000)]);
-    const busy = [a, b].find((r) => r.statusCode === 429)!;
-    const done = [a, b].find((r) => r.statusCode === 200)!;
-    expect([a.statusCode, b.statusCode].sort()).toEqual([200, 429]);
-    expectJsonApi(done.json());
-    expectError(busy, 429, 'simulation_busy');
-    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(Number(busy.headers['retry-after'])).toBeLessThanOrEqual(15);
-    expect(busy.json().errors[0].meta.retry_after_seconds).toBe(Number(busy.headers['retry-after']));
-    // Two different apps at once: both run.
-    const [x, y] = await Promise.all([simulate(first.secretKey, 20_000), simulate(second.secretKey, 20_000)]);
-    expect([x.statusCode, y.statusCode], `${x.body} ${y.body}`).toEqual([200, 200]);
-    // Once finished, the app simulates again.
-    expect((await simulate(first.secretKey, 100)).statusCode).toBe(200);
-  });
+  it(
+    'runs one simulation per app at a time: the second gets 429 simulation_busy with Retry-After; another app is not held up',
+    { timeout: 60_000 },
+    async () => {
+      const [a, b] = await Promise.all([simulate(first.secretKey, 100_000), simulate(first.secretKey, 100_000)]);
+      const busy = [a, b].find((r) => r.statusCode === 429)!;
+      const done = [a, b].find((r) => r.statusCode === 200)!;
+      expect([a.statusCode, b.statusCode].sort()).toEqual([200, 429]);
+      expectJsonApi(done.json());
+      expectError(busy, 429, 'simulation_busy');
+      expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(busy.headers['retry-after'])).toBeLessThanOrEqual(15);
+      expect(busy.json().errors[0].meta.retry_after_seconds).toBe(Number(busy.headers['retry-after']));
+      // Two different apps at once: both run.
+      const [x, y] = await Promise.all([simulate(first.secretKey, 20_000), simulate(second.secretKey, 20_000)]);
+      expect([x.statusCode, y.statusCode], `${x.body} ${y.body}`).toEqual([200, 200]);
+      // Once finished, the app simulates again.
+      expect((await simulate(first.secretKey, 100)).statusCode).toBe(200);
+    },
+  );
 
-  it('lets eight concurrent 100,000-opening simulations of one app run exactly one; nothing is left locked', async () => {
+  it('lets eight concurrent 100,000-opening simulations of one app run exactly one; nothing is left locked', { timeout: 60_000 }, async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => simulate(first.secretKey, 100_000)));
     expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 429, 429, 429, 429, 429, 429, 429]);
     for (const r of answers.filter((x) => x.statusCode === 429)) expectError(r, 429, 'simulation_busy');

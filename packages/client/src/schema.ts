@@ -3082,6 +3082,7 @@ export interface operations {
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

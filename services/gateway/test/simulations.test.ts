@@ -56,7 +56,7 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
 const locks = () => redis.keys(`${prefix}simulation:*`);
 
 describe('bounded simulations', () => {
-  it('runs the production roll in a worker thread: the same seed gives the same report', async () => {
+  it('runs the production roll in a worker thread: the same seed gives the same report', { timeout: 60_000 }, async () => {
     const s = simulations();
     const [a, b] = [await s.run(randomUUID(), job(2_000)), await s.run(randomUUID(), job(2_000))];
     expect(a.opens).toBe(2_000);
@@ -65,7 +65,7 @@ describe('bounded simulations', () => {
     expect(await locks()).toEqual([]);
   });
 
-  it('holds one per app across two gateway replicas (the lock is in Redis), Retry-After from its time to live', async () => {
+  it('holds one per app across two gateway replicas (the lock is in Redis), Retry-After from its time to live', { timeout: 60_000 }, async () => {
     const app = randomUUID();
     const [one, two] = [simulations({ maxConcurrent: 2 }), simulations({ maxConcurrent: 2 })];
     const long = one.run(app, job(30_000, true));
@@ -81,7 +81,7 @@ describe('bounded simulations', () => {
     expect((await two.run(app, job(10))).opens).toBe(10);
   });
 
-  it("never frees another holder's lock: a run whose lock expired and was taken leaves the new one", async () => {
+  it("never frees another holder's lock: a run whose lock expired and was taken leaves the new one", { timeout: 60_000 }, async () => {
     const app = randomUUID();
     const s = simulations({ lockTtlMs: 60_000 });
     const run = s.run(app, job(30_000, true));
@@ -93,25 +93,29 @@ describe('bounded simulations', () => {
     await redis.del(`${prefix}simulation:${app}`);
   });
 
-  it('runs at most maxConcurrent at once in a process: others wait their turn, or get 503 overloaded when the wait is over', async () => {
-    const queued = simulations({ maxConcurrent: 1, queueWaitMs: 30_000 });
-    const order: string[] = [];
-    const a = queued.run(randomUUID(), job(20_000, true)).then(() => order.push('a'));
-    const b = queued.run(randomUUID(), job(10)).then(() => order.push('b'));
-    await Promise.all([a, b]);
-    // The small run waited for the big one's turn to end.
-    expect(order).toEqual(['a', 'b']);
+  it(
+    'runs at most maxConcurrent at once in a process: others wait their turn, or get 503 overloaded when the wait is over',
+    { timeout: 60_000 },
+    async () => {
+      const queued = simulations({ maxConcurrent: 1, queueWaitMs: 30_000 });
+      const order: string[] = [];
+      const a = queued.run(randomUUID(), job(20_000, true)).then(() => order.push('a'));
+      const b = queued.run(randomUUID(), job(10)).then(() => order.push('b'));
+      await Promise.all([a, b]);
+      // The small run waited for the big one's turn to end.
+      expect(order).toEqual(['a', 'b']);
 
-    const impatient = simulations({ maxConcurrent: 1, queueWaitMs: 50 });
-    const long = impatient.run(randomUUID(), job(30_000, true));
-    const refused = await failure(impatient.run(randomUUID(), job(10)));
-    expect([refused.status, refused.code]).toEqual([503, 'overloaded']);
-    expect(refused.errors[0]!.meta!.retry_after_seconds).toBeGreaterThanOrEqual(1);
-    await long;
-    expect(await locks()).toEqual([]);
-  });
+      const impatient = simulations({ maxConcurrent: 1, queueWaitMs: 50 });
+      const long = impatient.run(randomUUID(), job(5_000, true));
+      const refused = await failure(impatient.run(randomUUID(), job(10)));
+      expect([refused.status, refused.code]).toEqual([503, 'overloaded']);
+      expect(refused.errors[0]!.meta!.retry_after_seconds).toBeGreaterThanOrEqual(1);
+      await long;
+      expect(await locks()).toEqual([]);
+    },
+  );
 
-  it('stops a run that takes longer than timeoutMs (503 simulation_timeout) and frees its app', async () => {
+  it('stops a run that takes longer than timeoutMs (503 simulation_timeout) and frees its app', { timeout: 60_000 }, async () => {
     const s = simulations({ timeoutMs: 50 });
     const app = randomUUID();
     const err = await failure(s.run(app, job(30_000, true)));
