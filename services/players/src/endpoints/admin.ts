@@ -3,10 +3,15 @@ import { createApp } from '../apps/create-app.js';
 import { loadContent } from '../apps/load-content.js';
 import type { PlayersDeps } from '../deps.js';
 
+/**
+ * The content of a new app: the one given, or the file named, or the default content with player
+ * credit off (the demo app alone lets players credit themselves by default; DESIGN §6).
+ */
 function contentFrom(req: { content?: AppContent; contentPath?: string }): AppContent {
   if (req.content) return req.content;
   try {
-    return readContentFile(req.contentPath);
+    const content = readContentFile(req.contentPath);
+    return req.contentPath ? content : { ...content, players: { ...content.players, player_credit_allowed: false } };
   } catch (err) {
     const reason = err instanceof SyntaxError ? 'it is not valid JSON' : err instanceof Error ? err.message : 'it cannot be read';
     throw AppError.unprocessable('invalid_content', `The content file cannot be loaded: ${reason}`);
