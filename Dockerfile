@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image for all five services. The command picks the service:
-#   node services/<players|wallet|chests|collections|gateway>/dist/main.js
+# One image for all six services. The command picks the service:
+#   node services/<players|wallet|chests|collections|egress|gateway>/dist/main.js
 # (docker-compose.yml sets it per container). Build: docker build -t collectible-chests .
 
 ARG NODE_IMAGE=node:22-bookworm-slim
@@ -20,6 +20,7 @@ COPY services/players/package.json services/players/
 COPY services/wallet/package.json services/wallet/
 COPY services/chests/package.json services/chests/
 COPY services/collections/package.json services/collections/
+COPY services/egress/package.json services/egress/
 RUN npm ci --no-audit --no-fund
 
 # 2. TypeScript to JavaScript (src/ -> dist/ per workspace), then drop dev dependencies and sources.

@@ -49,6 +49,8 @@ import { chestsService } from '../../services/chests/src/service.js';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { collectionsService } from '../../services/collections/src/service.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
+import { egressService } from '../../services/egress/src/service.js';
+import { EgressConfigSchema } from '../../services/egress/src/config.js';
 import { eventually, jsonApiHeaders } from '../support/stack.js';
 import { rendered, deployment, appContainer, environmentOf, SERVICES, OVERLAYS, type Overlay } from '../support/k8s-manifests.js';
 
@@ -503,6 +505,7 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
           start(walletService, WalletConfigSchema, 'wallet'),
           start(chestsService, ChestsConfigSchema, 'chests'),
           start(collectionsService, CollectionsConfigSchema, 'collections'),
+          start(egressService, EgressConfigSchema, 'egress'),
         ])),
       );
       gateway = await startGateway(GatewayConfigSchema.parse({ ...env('gateway'), PORT: '0', HOST: '127.0.0.1' }), createLogger('gateway', 'silent'));

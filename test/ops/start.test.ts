@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,7 @@ describe('npm start (scripts/start.ts)', () => {
       NATS_PREFIX: `tstart${id}`,
       REDIS_PREFIX: `tstart${id}:`,
       PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
       CHESTS_DEMO_API_KEY: `demo_${id}${randomBytes(12).toString('hex')}`,
       LOG_LEVEL: 'info',
       ARGON2_MEMORY_KIB: '1024',
@@ -116,7 +118,7 @@ describe('npm start (scripts/start.ts)', () => {
     return run;
   }
 
-  it('starts all five services, answers /readyz and /healthz, and stops cleanly on SIGTERM', async () => {
+  it('starts all six services, answers /readyz and /healthz, and stops cleanly on SIGTERM', async () => {
     const env = await isolatedEnv();
     const port = env.PORT!;
     const run = await launchReady(env);
@@ -130,7 +132,7 @@ describe('npm start (scripts/start.ts)', () => {
     // players starts (and seeds) before the others are launched.
     expect(output.indexOf('players is up')).toBeGreaterThan(output.indexOf('starting players'));
     expect(output.indexOf('players is up')).toBeLessThan(output.indexOf('ready: '));
-    for (const name of ['players', 'wallet', 'chests', 'collections', 'gateway']) expect(output).toMatch(new RegExp(`^${name} *\\| `, 'm'));
+    for (const name of ['players', 'wallet', 'chests', 'collections', 'egress', 'gateway']) expect(output).toMatch(new RegExp(`^${name} *\\| `, 'm'));
 
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
@@ -141,9 +143,26 @@ describe('npm start (scripts/start.ts)', () => {
     const alive = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(alive.status).toBe(200);
     expect(await alive.json()).toEqual({ status: 'ok' });
+    // Safe by default: /metrics only on METRICS_PORT, and nothing listens beyond loopback.
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`)).status).toBe(200);
+    expect(output).toContain('listening on 127.0.0.1 only');
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    if (external) {
+      for (const p of [port, env.METRICS_PORT!]) await expect(fetch(`http://${external}:${p}/healthz`), `${external}:${p}`).rejects.toThrow();
+    }
 
     const children = childProcesses(run.child.pid!);
-    expect(children.map((c) => c.args.match(/services\/(\w+)\//)?.[1]).sort()).toEqual(['chests', 'collections', 'gateway', 'players', 'wallet']);
+    expect(children.map((c) => c.args.match(/services\/(\w+)\//)?.[1]).sort()).toEqual([
+      'chests',
+      'collections',
+      'egress',
+      'gateway',
+      'players',
+      'wallet',
+    ]);
     run.child.kill('SIGTERM');
     expect(await within(30_000, run.exit)).toBe(0);
     expect(run.output()).toMatch(/\| stopped\n/);
