@@ -17,7 +17,22 @@ const urls: InfraUrls = {
   redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6379',
 };
 const port = Number(env.PORT || 3000);
-const metricsPort = Number(env.METRICS_PORT || 0);
+/** Loopback unless told otherwise (HOST=0.0.0.0 opens the API to the network). */
+const host = env.HOST || '127.0.0.1';
+/** /metrics on its own port by default, never on the API's; METRICS_PORT=0 serves it on PORT. */
+const metricsPort = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? 9464 : Number(env.METRICS_PORT);
+/** The address this script (and the ready line) reaches the gateway at. */
+const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+/** What every service process gets besides the caller's environment. */
+const stackEnv = (urlsNow: InfraUrls) => ({
+  DATABASE_URL: urlsNow.databaseUrl,
+  NATS_URL: urlsNow.natsUrl,
+  REDIS_URL: urlsNow.redisUrl,
+  // HEALTH_PORT is off: several processes cannot share one port, and /readyz covers them all here.
+  HEALTH_PORT: '0',
+  HOST: host,
+  METRICS_PORT: String(metricsPort),
+});
 const startTimeoutMs = Number(env.START_TIMEOUT_MS || 120_000);
 const color = Boolean(process.stdout.isTTY) && !env.NO_COLOR;
 const STOP_GRACE_MS = 30_000;
@@ -35,8 +50,7 @@ let demoSecretLine: string | undefined;
 function launch(name: ServiceName): void {
   const proc = startServiceProcess(name, {
     cwd: ROOT,
-    // HEALTH_PORT is off: four processes cannot share one port, and /readyz covers them all here.
-    env: { ...env, DATABASE_URL: urls.databaseUrl, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl, HEALTH_PORT: '0' },
+    env: { ...env, ...stackEnv(urls) },
     color,
     print: (line) => console.log(line),
     onLine:
@@ -124,7 +138,7 @@ function consoleHint(): string {
 
 async function main(): Promise<void> {
   // Everything that would stop a service later is checked before any starts: settings, ports.
-  const serviceEnv = { ...env, DATABASE_URL: urls.databaseUrl, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl, HEALTH_PORT: '0' };
+  const serviceEnv = { ...env, ...stackEnv(urls) };
   const settings = checkConfiguration(serviceEnv);
   const ports = settings.length
     ? []
@@ -153,9 +167,15 @@ async function main(): Promise<void> {
     const rest = SERVICE_NAMES.filter((n) => n !== 'players');
     say(`players is up; starting ${rest.join(', ')}`);
     for (const name of rest) launch(name);
-    const url = `http://localhost:${port}`;
-    await waitForGateway({ url: `http://127.0.0.1:${port}`, timeoutMs: startTimeoutMs, aborted, progress: say });
+    const url = host === '127.0.0.1' ? `http://localhost:${port}` : `http://${reachable}:${port}`;
+    await waitForGateway({ url: `http://${reachable}:${port}`, timeoutMs: startTimeoutMs, aborted, progress: say });
     say(`studio console: ${url}/console (${consoleHint()})`);
+    say(
+      host === '127.0.0.1'
+        ? 'listening on 127.0.0.1 only: set HOST=0.0.0.0 to reach the API from other machines (docs/deploy.md)'
+        : `listening on ${host}: the API is reachable from the network`,
+    );
+    if (metricsPort) say(`metrics: http://${reachable}:${metricsPort}/metrics (METRICS_PORT; not on the API port)`);
     say(`ready: the API is at ${url} (reference: ${url}/docs; probes: ${url}/readyz, ${url}/healthz); ${demoKeyHint()}`);
   } catch (err) {
     if (stopping) return;

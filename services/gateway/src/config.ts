@@ -5,7 +5,12 @@ import { BaseConfigSchema } from '@ccs/shared';
 /** Gateway settings, from the environment. */
 export const GatewayConfigSchema = BaseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  /**
+   * Address the API (and METRICS_PORT) listens on: loopback unless told otherwise, so a stack
+   * started on a laptop is not reachable from the network. Containers set 0.0.0.0 (what they
+   * publish decides who reaches it).
+   */
+  HOST: z.string().min(1).default('127.0.0.1'),
   /**
    * Port of a separate listener for GET /metrics; 0 serves /metrics on PORT instead. Set it where
    * PORT is public (behind an ingress), so metrics stay inside the cluster.
