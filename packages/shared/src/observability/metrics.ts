@@ -186,7 +186,7 @@ export class ServiceMetrics {
     });
   }
 
-  /** One webhook attempt (players): `delivered` (2xx), `retried` (failed, tried again later), `parked` (failed past its retry window). */
+  /** One webhook attempt (egress): `delivered` (2xx), `retried` (failed, tried again later), `parked` (failed past its retry window). */
   webhookAttempt(outcome: 'delivered' | 'retried' | 'parked', seconds: number): void {
     this.webhooks ??= {
       attempts: new Counter({
