@@ -112,7 +112,7 @@ describe('NATS permissions derived from the contracts', () => {
       Object.keys(ADMIN_ALSO_CALLS)
         .filter((s) => isAdminSubject(s) && s.includes('.admin_'))
         .every((s) =>
-          /admin_(stats|find_player|list_openings|record_audit|list_audit|content_versions|get_content_version|load_content|drop_inputs|chest_drops|player_ledger|credit|(list|create|update|delete)_webhook|list_webhooks|list_webhook_deliveries|retry_webhook_delivery)$/.test(
+          /admin_(stats|find_player|list_openings|record_audit|list_audit|content_versions|get_content_version|load_content|drop_inputs|chest_drops|player_ledger|credit|update_profile|(list|create|update|delete)_webhook|list_webhooks|list_webhook_deliveries|retry_webhook_delivery)$/.test(
             s,
           ),
         ),

@@ -147,7 +147,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Correct a player's declared country or birth year
+         * @description Sets a player's declared `country` (ISO 3166-1 alpha-2, any case) and `birth_year`, or clears one with `null`; an attribute left out stays as it is. A player cannot change a country declared in a blocked region, changes another at most once per `COUNTRY_CHANGE_COOLDOWN_DAYS`, and may only move a birth year later: the studio corrects what they cannot. The studio's change does not start the player's cooldown. Recorded in the audit log. Never cached.
+         */
+        patch: operations["adminUpdatePlayer"];
         trace?: never;
     };
     "/api/v1/admin/players/{id}/credits": {
@@ -267,7 +271,7 @@ export interface paths {
         };
         /**
          * The chest catalog
-         * @description The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it; that answer is private and never cached.
+         * @description The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never cached.
          */
         get: operations["listChests"];
         put?: never;
@@ -287,7 +291,7 @@ export interface paths {
         };
         /**
          * One catalog chest
-         * @description One chest of the catalog, its price per currency code in `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it; that answer is private and never cached.
+         * @description One chest of the catalog, its price per currency code in `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never cached.
          */
         get: operations["getChest"];
         put?: never;
@@ -375,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Start or skip the timer of a time-locked chest
-         * @description A time-locked chest opens only once unlocked (docs/content.md, "Time-locked chests"). With no body, this starts its timer: at most `players.unlock_slots` chests of a player unlock at once. With `{data: {type: "unlock", attributes: {skip_with: <currency>}}}` it pays `ceil(remaining minutes × per_minute)` of the chest's skip currency (the whole timer when it has not started) and unlocks it at once; if the unlock cannot complete, the amount is refunded. Safe to retry: a running timer stays as it is, and an unlocked chest is answered as it is, with nothing charged. Never cached.
+         * @description A time-locked chest opens only once unlocked (docs/content.md, "Time-locked chests"). With no body, this starts its timer: at most `players.unlock_slots` chests of a player unlock at once. With `{data: {type: "unlock", attributes: {skip_with: <currency>}}}` it pays `ceil(remaining minutes × per_minute)` of the chest's skip currency (the whole timer when it has not started) and unlocks it at once; if the unlock cannot complete, the amount is refunded. A paid skip currency passes the compliance gate of paid random content first (as a purchase does). Concurrent skips of one chest charge once: the others wait for it and answer the chest unlocked, with nothing charged. Safe to retry: a running timer stays as it is, and an unlocked chest is answered as it is, with nothing charged. Never cached.
          */
         post: operations["unlockChest"];
         delete?: never;
@@ -680,7 +684,7 @@ export interface paths {
         head?: never;
         /**
          * Change privacy, country or birth year
-         * @description Changes the attributes given (at least one): `privacy`, who may see the inventory: `public` (counts only), `private` (nobody else) or `friends` (confirmed friends see the chests); `country` (ISO 3166-1 alpha-2, either case, stored upper case) and `birth_year`, which the compliance rules of paid purchases read. A birth year is set once: another year later is refused (`birth_year_locked`), the same one again is fine. Nothing else can change.
+         * @description Changes the attributes given (at least one): `privacy`, who may see the inventory: `public` (counts only), `private` (nobody else) or `friends` (confirmed friends see the chests); `country` (ISO 3166-1 alpha-2, either case, stored upper case) and `birth_year`, which the compliance rules of paid purchases read. A declared profile cannot be gamed: the first country is free; a country declared in a region where paid random items are blocked cannot change (`country_locked`); any other changes at most once per `COUNTRY_CHANGE_COOLDOWN_DAYS` (30 by default; `country_change_too_soon`, `meta.retry_after` the ISO 8601 moment from which it may). A birth year may move later, never earlier (`birth_year_locked`). Sending the values already declared is fine; a refusal changes nothing. The studio corrects them with `PATCH /api/v1/admin/players/{id}`. Nothing else can change.
          */
         patch: operations["updateMe"];
         trace?: never;
@@ -1233,6 +1237,8 @@ export interface components {
                 };
                 /** @description The key this chest needs to open: `amount` of that currency, debited when it opens (docs/content.md, "Key-required chests"). */
                 requires_key?: {
+                    /** @description With a Bearer token only: whether the compliance rules let the caller open it with its key (false for a paid key currency from a blocked region or under the minimum age). */
+                    allowed?: boolean;
                     amount: number;
                     currency: string;
                 };
@@ -1243,6 +1249,8 @@ export interface components {
                         currency: string;
                         per_minute: number;
                     };
+                    /** @description With a Bearer token only: whether the caller may skip the timer for currency (false when it has no skip, or the compliance rules refuse its paid skip currency to the caller). */
+                    skip_allowed?: boolean;
                 };
             };
             /** @description Always empty: this resource has no relationships. */
@@ -2393,6 +2401,22 @@ export interface components {
                 player_id: string;
                 /** @description True when this reference was granted before: nothing was added, this is the first answer. */
                 replayed: boolean;
+            };
+        };
+        StudioPlayerProfileDocument: {
+            data: {
+                attributes: {
+                    /** @description Null when not declared. */
+                    birth_year: number | null;
+                    /** @description ISO 3166-1 alpha-2, upper case; null when not declared. */
+                    country: string | null;
+                    /** @description When the player last changed a declared country themselves (the cooldown counts from it); null when never. The studio's changes do not set it. */
+                    country_changed_at: string | null;
+                };
+                /** Format: uuid */
+                id: string;
+                /** @constant */
+                type: "player";
             };
         };
         UnlockDocument: {
@@ -4003,6 +4027,239 @@ export interface operations {
             };
         };
     };
+    adminUpdatePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player id (UUID).
+                 * @example 0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "player",
+                 *         "attributes": {
+                 *           "country": "DE",
+                 *           "birth_year": 1990
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description A year from 1900 to this one; null clears it. */
+                            birth_year?: number | null;
+                            /** @description ISO 3166-1 alpha-2, any case; null clears it. */
+                            country?: string | null;
+                        };
+                        /** @constant */
+                        type: "player";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Changed: the player's declared profile now. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioPlayerProfileDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such player in this app (`player_not_found`); another app's players are never found
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a body that is not `{data: {type: "player", attributes: {country?, birth_year?}}}`, or an unknown attribute (`invalid_field`)
+             *     - a country that is not an assigned ISO 3166-1 alpha-2 code (`country_invalid`), a birth year before 1900 or after this year (`birth_year_invalid`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered at once
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
     adminCreditPlayer: {
         parameters: {
             query?: never;
@@ -4550,6 +4807,7 @@ export interface operations {
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
              *     - a `url` that is not an absolute http(s) URL without credentials, an unknown event type, or an unknown attribute
+             *     - a `url` whose host is, or resolves to, a loopback, unspecified, private, link-local (cloud metadata), shared (100.64/10), multicast or reserved address, an IPv4-mapped IPv6 form of one, or an IPv4 address spelled other than in four decimal parts (`webhook_url_forbidden`, `source.pointer` `/data/attributes/url`); only the `host:port` pairs of the operator's WEBHOOK_ALLOW_TARGETS are exempt
              */
             422: {
                 headers: {
@@ -4813,7 +5071,6 @@ export interface operations {
             };
             cookie?: never;
         };
-             *     - a `url` whose host is, or resolves to, a loopback, unspecified, private, link-local (cloud metadata), shared (100.64/10), multicast or reserved address, an IPv4-mapped IPv6 form of one, or an IPv4 address spelled other than in four decimal parts (`webhook_url_forbidden`, `source.pointer` `/data/attributes/url`); only the `host:port` pairs of the operator's WEBHOOK_ALLOW_TARGETS are exempt
         requestBody: {
             content: {
                 /**
@@ -4972,6 +5229,7 @@ export interface operations {
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
              *     - an invalid attribute, as for POST
+             *     - a forbidden `url`, as for POST (`webhook_url_forbidden`)
              */
             422: {
                 headers: {
@@ -5235,7 +5493,6 @@ export interface operations {
                 /**
                  * @description A delivery id of that endpoint.
                  * @example 5f0c2b1a-7d3e-4c9b-8a6f-1e2d3c4b5a69
-             *     - a forbidden `url`, as for POST (`webhook_url_forbidden`)
                  */
                 delivery_id: string;
                 /**
@@ -5990,6 +6247,7 @@ export interface operations {
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
+             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited
              */
             403: {
                 headers: {
@@ -6179,6 +6437,7 @@ export interface operations {
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
+             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited
              */
             403: {
                 headers: {
@@ -6668,6 +6927,7 @@ export interface operations {
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
+             *     - a skip with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited
              */
             403: {
                 headers: {
@@ -6706,6 +6966,7 @@ export interface operations {
             };
             /**
              * @description Conflict:
+             *     - another skip of this chest is being paid and did not settle within 10 seconds (`unlock_skip_in_progress`); retry
              *     - the chest has no timer (`chest_not_time_locked`)
              *     - every unlock slot is busy (`unlock_slot_busy`, `meta.unlock_slots`, `meta.next_free_at`)
              *     - the timer cannot be skipped (`unlock_skip_unavailable`)
@@ -6919,6 +7180,7 @@ export interface operations {
             /**
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at
+             *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited, pointed at (a chest that needs a key the player may use is refused with 422 `key_chest_in_batch`)
              */
             403: {
                 headers: {
@@ -6997,7 +7259,8 @@ export interface operations {
             /**
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
-             *     - no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}`, or a chest listed twice (`duplicate_chest`)
+             *     - no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}` (ids in any case), or a chest listed twice (`duplicate_chest`)
+             *     - a chest that needs a key (`key_chest_in_batch`): those open one at a time
              */
             422: {
                 headers: {
@@ -9504,6 +9767,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - the declared country is in a blocked region (`country_locked`)
+             *     - the declared country changed less than `COUNTRY_CHANGE_COOLDOWN_DAYS` ago (`country_change_too_soon`, `meta.retry_after`: ISO 8601 UTC)
+             *     - a birth year earlier than the one declared (`birth_year_locked`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Found:
              *     - the player of the token no longer exists (`player_not_found`)
              */
@@ -9532,7 +9810,6 @@ export interface operations {
             /**
              * @description Conflict:
              *     - `data.id` is not the calling player (`id_mismatch`)
-             *     - the birth year is already set to another year (`birth_year_locked`)
              */
             409: {
                 headers: {
@@ -11618,6 +11895,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - an upgraded guest's declared profile follows a player's rules (see `PATCH /players/me`): `country_locked`, `country_change_too_soon` (`meta.retry_after`), `birth_year_locked`
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -11635,7 +11925,6 @@ export interface operations {
              *     - the email is already registered in this app (`email_taken`)
              *     - the token is of a player who is already registered (`already_registered`)
              *     - the Idempotency-Key was used with another email, password or token (`idempotency_key_reused`)
-             *     - an upgraded guest's birth year is already set to another year (`birth_year_locked`)
              */
             409: {
                 headers: {

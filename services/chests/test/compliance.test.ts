@@ -115,26 +115,29 @@ describe('compliance profile: region and age gates on paid currencies', () => {
   );
 
   it(
-    'reads the current profile at each purchase: moving from BE to DE allows gems; a birth year cannot be changed to pass the age gate',
+    'reads the current profile at each purchase: a blocked region is locked (403 country_locked); a birth year cannot move earlier to pass the age gate',
     { timeout: 60_000 },
     async () => {
       const p = await newPlayer({ country: 'BE', birth_year: THIS_YEAR - 15 });
       expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
-
-      expect((await patchMe(stack, p, { country: 'de' })).json().data.attributes.country).toBe('DE');
+      // Declaring another country does not leave a blocked region (docs/content.md, "A declared profile").
+      expectError(await patchMe(stack, p, { country: 'de' }), 403, 'country_locked');
+      expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
       expect((await catalogMeta(stack, p)).meta['Golden Chest']!.purchasable).toEqual({ gems: false });
-      const minor = expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
+
+      // A minor elsewhere: refused for age, and cannot declare an older birth year afterwards.
+      const m = await newPlayer({ country: 'DE', birth_year: THIS_YEAR - 15 });
+      const minor = expectError(await purchase(stack, m, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
       expect(minor[0]).toMatchObject({ meta: { reason: 'under_min_age', min_age: 18 } });
-
-      // A minor cannot declare an older birth year afterwards.
-      const locked = expectError(await patchMe(stack, p, { birth_year: THIS_YEAR - 30 }), 409, 'birth_year_locked');
+      const locked = expectError(await patchMe(stack, m, { birth_year: THIS_YEAR - 30 }), 403, 'birth_year_locked');
       expect(locked[0]!.source?.pointer).toBe('/data/attributes/birth_year');
-      expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
-      expect((await wallet(stack, p)).gems!.balance).toBe('15.00');
+      expectError(await purchase(stack, m, ids['Silver Chest']!, 'gems'), 403, 'age_restricted');
+      expect((await wallet(stack, m)).gems!.balance).toBe('15.00');
 
-      // An adult who moves out of a blocked region can buy at once.
-      const q = await newPlayer({ country: 'NL', birth_year: THIS_YEAR - 40 }, 'patch');
-      expectError(await purchase(stack, q, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
+      // An adult who had not declared a country is refused until they do, then can buy at once.
+      const q = await newPlayer({ birth_year: THIS_YEAR - 40 }, 'patch');
+      const unknown = expectError(await purchase(stack, q, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
+      expect(unknown[0]).toMatchObject({ meta: { reason: 'country_unknown' } });
       expect((await patchMe(stack, q, { country: 'AT' })).statusCode).toBe(200);
       expect((await catalogMeta(stack, q)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });
       expect((await purchase(stack, q, ids['Silver Chest']!, 'gems')).statusCode).toBe(201);

@@ -336,6 +336,18 @@ describe('OpenAPI document and API reference', () => {
     const asStudio = { noKey: true, headers: { apikey: studio.secretKey, accept: 'application/vnd.api+json' } };
     await go('GET', '/api/v1/admin/overview', asStudio);
     await go('GET', `/api/v1/admin/players/${randomUUID()}`, asStudio); // 404
+    // The studio corrects a player's declared profile.
+    const declared = await go('POST', '/api/v1/players/anonymous', {
+      noKey: true,
+      headers: { apikey: studio.publishableKey, accept: 'application/vnd.api+json' },
+    });
+    const asStudioJsonApi = { ...asStudio, headers: { ...asStudio.headers, 'content-type': 'application/vnd.api+json' } };
+    const correct = (playerId: string, attributes: Record<string, unknown>) =>
+      go('PATCH', `/api/v1/admin/players/${playerId}`, { ...asStudioJsonApi, body: { data: { type: 'player', attributes } } });
+    await correct(declared.data.id, { country: 'de', birth_year: 1990 }); // 200
+    await correct(declared.data.id, { country: 'QQ' }); // 422
+    await correct(randomUUID(), { country: 'DE' }); // 404
+    await correct('not-a-uuid', { country: 'DE' }); // 400
     await go('GET', '/api/v1/admin/audit?page[limit]=5', asStudio);
     const simulation = { data: { type: 'simulation', attributes: { opens: 500, seed: 'ab' } } };
     await go('POST', '/api/v1/admin/chests/silver-chest/simulation', {

@@ -59,6 +59,8 @@ export const PlayersConfigSchema = BaseConfigSchema.extend({
     .default(24),
   /** How long registration waits for the wallet to apply the initial credits (read-your-writes). */
   GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
+  /** A player changes a declared country at most once per this many days (docs/content.md, "Compliance"); 0 lifts the cooldown. */
+  COUNTRY_CHANGE_COOLDOWN_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
 }).refine((c) => !c.JWT_PUBLIC_KEY || c.JWT_PRIVATE_KEY, {
   message: 'JWT_PUBLIC_KEY needs JWT_PRIVATE_KEY',
   path: ['JWT_PUBLIC_KEY'],

@@ -18,6 +18,7 @@ import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { adminFindPlayerEndpoint } from './endpoints/admin-find-player.js';
 import { complianceProfileEndpoint } from './endpoints/compliance-profile.js';
+import { adminUpdateProfileEndpoint } from './endpoints/admin-update-profile.js';
 import { createGuestEndpoint } from './endpoints/create-guest.js';
 import { addFriendEndpoint, listFriendsEndpoint, removeFriendEndpoint } from './endpoints/friends.js';
 import { inventoryAccessEndpoint } from './endpoints/inventory-access.js';
@@ -89,6 +90,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),
+        adminUpdateProfileEndpoint(d),
       ],
       consumers: [experienceConsumer()],
       workers: [

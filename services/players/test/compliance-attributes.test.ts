@@ -1,9 +1,10 @@
 /**
  * The compliance attributes a player declares (docs/content.md, "Compliance"): `country` (an
  * assigned ISO 3166-1 alpha-2 code, either case, stored upper case) and `birth_year` (1900 to the
- * current year, set once), given at registration or with PATCH /players/me, shown on /players/me
+ * current year, moving only later), given at registration or with PATCH /players/me, shown on /players/me
  * to the player alone. Through the gateway against real Postgres, NATS and Redis.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
@@ -115,7 +116,7 @@ describe('compliance attributes: country and birth year', () => {
     }
   });
 
-  it('PATCH /players/me: country can change, a birth year is set once (409 birth_year_locked for another), at least one attribute', async () => {
+  it('PATCH /players/me: the first country is free, then one change per cooldown; a birth year moves later, never earlier (403 birth_year_locked)', async () => {
     const p = await register(stack);
     const set = await patchMe(p.accessToken, { country: 'fr' });
     expect(set.statusCode, set.body).toBe(200);
@@ -126,28 +127,80 @@ describe('compliance attributes: country and birth year', () => {
       birth_year: 2001,
       privacy: 'friends',
     });
-    // The same year again is fine (a client may resend the whole form); another is not.
-    expect((await patchMe(p.accessToken, { birth_year: 2001 })).statusCode).toBe(200);
-    const [locked] = expectError(await patchMe(p.accessToken, { birth_year: 1980, country: 'ES' }), 409, 'birth_year_locked');
+    // The same values again are fine (a client may resend the whole form).
+    expect((await patchMe(p.accessToken, { birth_year: 2001, country: 'it' })).statusCode).toBe(200);
+    const [locked] = expectError(await patchMe(p.accessToken, { birth_year: 1980, privacy: 'private' }), 403, 'birth_year_locked');
     expect(locked!.source).toEqual({ pointer: '/data/attributes/birth_year' });
-    // Refused as a whole: the country of that request was not applied either.
-    expect(await declared(p.accessToken)).toEqual({ country: 'IT', birth_year: 2001 });
+    // Refused as a whole: the privacy of that request was not applied either.
+    expect(
+      (await stack.inject({ method: 'GET', url: '/api/v1/players/me', headers: jsonApiHeaders(stack.apiKey, p.accessToken) })).json().data.attributes
+        .privacy,
+    ).toBe('friends');
+    // Later (younger) is allowed.
+    expect((await patchMe(p.accessToken, { birth_year: 2004 })).statusCode).toBe(200);
+    // FR → IT started the cooldown: IT → ES waits for it, the moment in meta.retry_after.
+    const before = Date.now();
+    const [soon] = expectError(await patchMe(p.accessToken, { country: 'ES' }), 403, 'country_change_too_soon');
+    expect(soon!.source).toEqual({ pointer: '/data/attributes/country' });
+    const retryAfter = Date.parse((soon as unknown as { meta: { retry_after: string } }).meta.retry_after);
+    expect(retryAfter).toBeGreaterThan(before + 29.9 * 86_400_000);
+    expect(retryAfter).toBeLessThan(Date.now() + 30 * 86_400_000 + 1000);
+    expect(await declared(p.accessToken)).toEqual({ country: 'IT', birth_year: 2004 });
 
     expect(pointers(await patchMe(p.accessToken, {}))).toEqual([[expect.any(String), '/data/attributes']]);
     expect(pointers(await patchMe(p.accessToken, { country: 'QQ' }))).toEqual([['country_invalid', '/data/attributes/country']]);
     expect(pointers(await patchMe(p.accessToken, { birth_year: 1850 })).map(([, ptr]) => ptr)).toEqual(['/data/attributes/birth_year']);
     expect(pointers(await patchMe(p.accessToken, { email: 'x@example.com' })).map(([, ptr]) => ptr)).toEqual(['/data/attributes']);
-    expect(await declared(p.accessToken)).toEqual({ country: 'IT', birth_year: 2001 });
+    expect(await declared(p.accessToken)).toEqual({ country: 'IT', birth_year: 2004 });
   });
 
-  it('a guest declares them too; registering keeps its birth year (another is 409) and may give a new country', async () => {
+  it('a country declared in a blocked region is locked (403 country_locked); the cooldown passes', async () => {
+    // The demo content blocks BE and NL.
+    const be = await registerWith({ country: 'BE', birth_year: 1990 });
+    expect(be.statusCode, be.body).toBe(201);
+    const token = be.json().meta.access_token as string;
+    const [locked] = expectError(await patchMe(token, { country: 'DE' }), 403, 'country_locked');
+    expect(locked!.source).toEqual({ pointer: '/data/attributes/country' });
+    expect(await declared(token)).toEqual({ country: 'BE', birth_year: 1990 });
+
+    // Moving INTO a blocked region is allowed (and locks it); after the cooldown a change is allowed again.
+    const p = await register(stack);
+    expect((await patchMe(p.accessToken, { country: 'DE' })).statusCode).toBe(200);
+    expect((await patchMe(p.accessToken, { country: 'FR' })).statusCode).toBe(200);
+    expectError(await patchMe(p.accessToken, { country: 'IT' }), 403, 'country_change_too_soon');
+    await sql(stack, "UPDATE players.players SET country_changed_at = now() - interval '31 days' WHERE id = $1", [p.id]);
+    expect((await patchMe(p.accessToken, { country: 'NL' })).statusCode).toBe(200);
+    expectError(await patchMe(p.accessToken, { country: 'DE' }), 403, 'country_locked');
+  });
+
+  it('a guest declares them too; registering may move its birth year only later (earlier is 403) and may give a new country', async () => {
     const guest: TestPlayer = await createGuest(stack);
     expect((await patchMe(guest.accessToken, { country: 'PL', birth_year: 2008 })).statusCode).toBe(200);
     const email = newEmail('upgrade');
-    expectError(await registerWith({ birth_year: 1990 }, email, guest.accessToken), 409, 'birth_year_locked');
+    expectError(await registerWith({ birth_year: 1990 }, email, guest.accessToken), 403, 'birth_year_locked');
     const upgraded = await registerWith({ country: 'cz' }, email, guest.accessToken);
     expect(upgraded.statusCode, upgraded.body).toBe(201);
     expect(upgraded.json().data.id).toBe(guest.id);
     expect(await declared(upgraded.json().meta.access_token)).toEqual({ country: 'CZ', birth_year: 2008 });
   });
+
+  it('a guest in a blocked region cannot leave it by registering (403 country_locked, nothing registered)', async () => {
+    const guest: TestPlayer = await createGuest(stack);
+    expect((await patchMe(guest.accessToken, { country: 'nl' })).statusCode).toBe(200);
+    const email = newEmail('locked');
+    expectError(await registerWith({ country: 'DE' }, email, guest.accessToken), 403, 'country_locked');
+    const me = await stack.inject({ method: 'GET', url: '/api/v1/players/me', headers: jsonApiHeaders(stack.apiKey, guest.accessToken) });
+    expect(me.json().data.attributes).toMatchObject({ country: 'NL', is_anonymous: true });
+  });
 });
+
+/** One query on the stack's database. */
+async function sql(stack: TestStack, text: string, params: unknown[]): Promise<void> {
+  const client = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(text, params);
+  } finally {
+    await client.end();
+  }
+}

@@ -9,8 +9,15 @@ import { FilterNodeSchema } from '../jsonapi/filter.js';
  * (absent for anonymous requests) and are never cached.
  */
 
-/** Ids of collections and collectibles: slugs, but any string may be asked for (unknown → 404). */
-const ContentIdSchema = z.string().min(1).max(200);
+/**
+ * Ids of collections and collectibles: slugs, but any string may be asked for (unknown → 404).
+ * Slugs are lower case (content.ts), so a lookup compares case-insensitively, as every id does.
+ */
+const ContentIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .overwrite((id) => id.toLowerCase());
 
 /** A collectible of the app's current content. */
 export const CollectibleViewSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineQuery } from './subject.js';
+import { UuidSchema } from './context.js';
+import { defineQuery, defineSubject } from './subject.js';
 
 /** The self-declared attributes the compliance gates read; null when the player has not given one. */
 export const ComplianceProfileSchema = z.object({
@@ -29,4 +30,28 @@ export const GetPurchaseRestrictions = defineQuery(
   'chests.v1.purchase_restrictions',
   z.object({}),
   z.object({ refused: z.record(z.string(), ComplianceCodeSchema) }),
+);
+
+/**
+ * The studio changes a player's declared country and birth year (docs/content.md, "A declared
+ * profile"), through `PATCH /api/v1/admin/players/{id}` with the secret key: neither the country
+ * lock, the cooldown nor the birth-year rule applies (support corrects what a player cannot).
+ * `null` clears an attribute; an absent one stays. Another app's player (or none) → 404
+ * player_not_found; an invalid country or birth year → 422 pointing at it.
+ */
+export const AdminUpdatePlayerProfile = defineSubject(
+  'players.v1.admin_update_profile',
+  z.object({
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    country: z.string().max(100).nullable().optional(),
+    birthYear: z.number().int().nullable().optional(),
+  }),
+  z.object({
+    playerId: UuidSchema,
+    country: z.string().nullable(),
+    birthYear: z.number().int().nullable(),
+    /** When the player last changed a declared country themselves (ISO 8601 UTC), null when never. */
+    countryChangedAt: z.string().nullable(),
+  }),
 );

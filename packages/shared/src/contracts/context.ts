@@ -17,7 +17,15 @@ export const HEADER = {
   traceparent: 'traceparent',
 } as const;
 
-export const UuidSchema = z.string().uuid();
+/**
+ * Every id of every message: a UUID in any case, lower-cased where it is parsed (services parse
+ * every request with its contract), so an id is compared case-insensitively everywhere: a chest id
+ * in upper case names the same chest in a batch as in a single open, and in every lookup.
+ */
+export const UuidSchema = z
+  .string()
+  .uuid()
+  .overwrite((id) => id.toLowerCase());
 
 /**
  * The app a call is scoped to, as every service reads it: a UUID, lower-cased. A call naming none

@@ -16,6 +16,15 @@ export const FilterNodeSchema: z.ZodType<FilterNode> = z.lazy(() =>
   ]),
 );
 
+/** Whether a filter field holds ids (`id`, `<name>_id`): those compare case-insensitively, as ids do everywhere. */
+const isIdField = (field: string): boolean => field === 'id' || field.endsWith('_id');
+
+/** A leaf's values; an id field's in lower case (ids are stored and compared lower-cased). */
+function valuesOf(node: { field: string; value: string | string[] }): string[] {
+  const values = Array.isArray(node.value) ? node.value : [node.value];
+  return isIdField(node.field) ? values.map((v) => v.toLowerCase()) : values;
+}
+
 /**
  * Compiles a filter tree into a parameterised SQL condition. `columns` maps each filterable field
  * to its SQL expression (never user text); values only ever travel as parameters.
@@ -26,7 +35,7 @@ export function filterToSql(node: FilterNode, columns: Record<string, string>, p
   if ('not' in node) return `(NOT ${filterToSql(node.not, columns, params)})`;
   const col = columns[node.field];
   if (!col) throw new Error(`unfilterable field ${node.field}`);
-  const values = Array.isArray(node.value) ? node.value : [node.value];
+  const values = valuesOf(node);
   const add = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
@@ -51,7 +60,7 @@ export function matchesFilter(node: FilterNode, record: Record<string, unknown>)
   if ('or' in node) return node.or.some((n) => matchesFilter(n, record));
   if ('not' in node) return !matchesFilter(node.not, record);
   const actual = String(record[node.field] ?? '');
-  const values = Array.isArray(node.value) ? node.value : [node.value];
+  const values = valuesOf(node);
   const lower = actual.toLowerCase();
   switch (node.op) {
     case 'eq':

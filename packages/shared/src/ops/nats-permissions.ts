@@ -52,6 +52,7 @@ export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
   'chests.v1.admin_stats': ['gateway', 'admin'],
   'collections.v1.admin_stats': ['gateway', 'admin'],
   'players.v1.admin_find_player': ['gateway', 'admin'],
+  'players.v1.admin_update_profile': ['gateway'],
   'chests.v1.admin_list_openings': ['gateway', 'admin'],
   'players.v1.admin_record_audit': ['gateway'],
   'players.v1.admin_list_audit': ['gateway', 'admin'],

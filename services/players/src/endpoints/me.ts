@@ -1,6 +1,7 @@
-import { AppError, appOf, callerOf, endpoint, GetMe, UpdateMe } from '@ccs/shared';
+import { AppError, appOf, callerOf, endpoint, GetMe, UpdateMe, withTransaction } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { birthYearLocked, checkComplianceAttributes } from '../profile/compliance-attributes.js';
+import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
+import { applyOwnChange } from '../profile/declared-profile.js';
 import { findPlayer, toView, updateSettings } from '../repositories/players-repository.js';
 
 const notFound = () => AppError.notFound('player_not_found', 'The player of this token does not exist in this app.');
@@ -16,8 +17,10 @@ export function getMeEndpoint(d: PlayersDeps) {
 
 /**
  * Changes the calling player's settings: privacy (who may see their inventory), country and
- * birth year (the compliance gates). 422 per invalid attribute; 409 `birth_year_locked` for a
- * birth year other than the one already set (the same one again is fine).
+ * birth year (the compliance gates). 422 per invalid attribute; a declared profile follows the
+ * rules of profile/declared-profile.ts (403 `country_locked`, `country_change_too_soon` with
+ * `meta.retry_after`, `birth_year_locked`), checked under the player's row lock: nothing changes
+ * when one refuses.
  */
 export function updateMeEndpoint(d: PlayersDeps) {
   return endpoint(UpdateMe, async (req, ctx) => {
@@ -25,10 +28,11 @@ export function updateMeEndpoint(d: PlayersDeps) {
     const playerId = callerOf(ctx);
     const { attributes, errors } = checkComplianceAttributes(req);
     if (errors.length) throw AppError.many(errors);
-    const player = await updateSettings(d.pool, appId, playerId, { privacy: req.privacy, ...attributes });
-    if (player) return toView(player);
-    // Nothing updated: either no such player, or its birth year is set to another one.
-    if (await findPlayer(d.pool, appId, playerId)) throw birthYearLocked();
-    throw notFound();
+    const player = await withTransaction(d.pool, async (tx) => {
+      if (!(await applyOwnChange(d, tx, appId, playerId, attributes))) return undefined;
+      return updateSettings(tx, appId, playerId, { privacy: req.privacy });
+    });
+    if (!player) throw notFound();
+    return toView(player);
   });
 }

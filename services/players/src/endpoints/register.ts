@@ -13,7 +13,8 @@ import {
 } from '@ccs/shared';
 import type { PasswordChecks } from '../credentials/passwords.js';
 import { registrationRuleErrors } from '../credentials/registration-rules.js';
-import { birthYearLocked, checkComplianceAttributes } from '../profile/compliance-attributes.js';
+import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
+import { applyOwnChange } from '../profile/declared-profile.js';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf, type PlayerRules } from '../repositories/apps-repository.js';
 import { findPlayer, findPlayerByEmail, insertPlayer, upgradeToRegistered, type PlayerRecord } from '../repositories/players-repository.js';
@@ -101,8 +102,6 @@ export function registerEndpoint(d: PlayersDeps) {
       const guest = caller ? await findPlayer(d.pool, appId, caller) : undefined;
       if (caller && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
       if (guest && !guest.isAnonymous) throw alreadyRegistered();
-      // A guest's birth year is set once, like a player's (profile/compliance-attributes.ts).
-      if (guest?.birthYear != null && attributes.birthYear !== undefined && attributes.birthYear !== guest.birthYear) throw birthYearLocked();
       // Checked first to spare the hashing; the unique index still decides races.
       // A keyed twin that committed between the key lookup above and this check: this is its retry.
       if (await findPlayerByEmail(d.pool, appId, req.email)) {
@@ -123,8 +122,11 @@ export function registerEndpoint(d: PlayersDeps) {
     const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId, email: req.email });
     try {
       const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
+        // A guest's declared profile follows a player's rules (profile/declared-profile.ts): upgrading
+        // cannot move a locked country or an earlier birth year.
+        if (guest) await applyOwnChange(d, tx, appId, playerId, attributes);
         const player = guest
-          ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash, ...attributes })
+          ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash })
           : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...attributes });
         if (!player) throw alreadyRegistered();
         if (key)

@@ -1,4 +1,4 @@
-import { AppError, normalizeCountry, type ErrorObject } from '@ccs/shared';
+import { normalizeCountry, type ErrorObject } from '@ccs/shared';
 import type { ComplianceAttributes } from '../repositories/players-repository.js';
 
 /** Earliest birth year accepted: anything before is a typo, not a player. */
@@ -38,13 +38,3 @@ export function checkComplianceAttributes(input: Input, now: Date = new Date()):
   }
   return { attributes, errors };
 }
-
-/**
- * A birth year is set once: letting a player change it would let anyone refused for age simply
- * declare an older one (neutral age screens must not invite a second try). Support corrects a
- * mistaken one in the database.
- */
-export const birthYearLocked = () =>
-  AppError.conflict('birth_year_locked', 'The birth year is already set and cannot be changed. Contact support if it is wrong.', {
-    pointer: '/data/attributes/birth_year',
-  });

@@ -99,39 +99,32 @@ export async function findPlayerByEmail(q: Queryable, appId: string, email: stri
 }
 
 /**
- * Turns an anonymous player into a registered one, with the attributes given; undefined when it
- * is not (or no longer) anonymous. A birth year the guest had already set is kept.
+ * Turns an anonymous player into a registered one; undefined when it is not (or no longer)
+ * anonymous. Its declared profile changes beforehand, by the rules of profile/declared-profile.ts.
  */
 export async function upgradeToRegistered(
   tx: Queryable,
   appId: string,
   id: string,
-  credentials: { email: string; passwordHash: string } & ComplianceAttributes,
+  credentials: { email: string; passwordHash: string },
 ): Promise<PlayerRecord | undefined> {
   const { rows } = await tx.query<PlayerRow>(
-    `UPDATE players SET email = $3, password_hash = $4, is_anonymous = false, registered_at = now(),
-       country = COALESCE($5, country), birth_year = COALESCE(birth_year, $6)
+    `UPDATE players SET email = $3, password_hash = $4, is_anonymous = false, registered_at = now()
      WHERE app_id = $1 AND id = $2 AND is_anonymous RETURNING ${COLUMNS}`,
-    [appId, id, credentials.email, credentials.passwordHash, credentials.country ?? null, credentials.birthYear ?? null],
+    [appId, id, credentials.email, credentials.passwordHash],
   );
   return rows[0] && toRecord(rows[0]);
 }
 
 /**
- * Sets the settings given (privacy, country, birth year); undefined when the player is not in the
- * app, or when `birthYear` differs from one already set (a birth year is set once: see me.ts).
+ * Sets the privacy given and returns the player; undefined when the player is not in the app. The
+ * declared country and birth year change through profile/declared-profile.ts, by its rules.
  */
-export async function updateSettings(
-  q: Queryable,
-  appId: string,
-  id: string,
-  s: { privacy?: Privacy } & ComplianceAttributes,
-): Promise<PlayerRecord | undefined> {
-  const { rows } = await q.query<PlayerRow>(
-    `UPDATE players SET privacy = COALESCE($3, privacy), country = COALESCE($4, country), birth_year = COALESCE(birth_year, $5)
-     WHERE app_id = $1 AND id = $2 AND ($5::smallint IS NULL OR birth_year IS NULL OR birth_year = $5::smallint)
-     RETURNING ${COLUMNS}`,
-    [appId, id, s.privacy ?? null, s.country ?? null, s.birthYear ?? null],
-  );
+export async function updateSettings(q: Queryable, appId: string, id: string, s: { privacy?: Privacy }): Promise<PlayerRecord | undefined> {
+  const { rows } = await q.query<PlayerRow>(`UPDATE players SET privacy = COALESCE($3, privacy) WHERE app_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+    appId,
+    id,
+    s.privacy ?? null,
+  ]);
   return rows[0] && toRecord(rows[0]);
 }

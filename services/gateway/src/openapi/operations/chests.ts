@@ -18,7 +18,7 @@ import { idempotencyKeyHeader, INVALID_ID, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEA
 const catalogChestId = { id: uuidParam('A catalog chest (chest type).') };
 const unknownCatalogChest = 'no such chest in the catalog of this app (`chest_not_found`)';
 const PURCHASABLE_NOTE =
-  " With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it; that answer is private and never cached.";
+  " With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never cached.";
 /** The catalog's answers are private when they carry the caller's `meta.purchasable`. */
 const PRIVATE_WITH_TOKEN = {
   'cache-control': {
@@ -36,6 +36,9 @@ export const listChests: OperationDoc = {
   token: 'optional',
   responses: [{ status: 200, description: 'A page of the catalog.', schema: ChestCatalogDocument, headers: PRIVATE_WITH_TOKEN }],
 };
+
+const PAID_GATE_403 = (what: string) =>
+  `${what} with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (\`blocked_in_region\`, \`meta.reason\` \`country_blocked\` or \`country_unknown\`), or the player is under the minimum age or has not declared a birth year (\`age_restricted\`, \`meta.reason\` \`under_min_age\` or \`birth_year_unknown\`, \`meta.min_age\`); nothing is debited`;
 
 /** GET /api/v1/chests/{id}. */
 export const getChest: OperationDoc = {
@@ -93,6 +96,7 @@ export const openChest: OperationDoc = {
       'a chest of another player (`chest_not_owned`)',
       'a chest already opened (`chest_already_opened`)',
       'a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)',
+      PAID_GATE_403('a chest whose key is'),
     ],
     404: ['no such chest in this app (`chest_not_found`)'],
     409: ['the Idempotency-Key was used to open another chest (`idempotency_key_reused`)', 'a key-required chest and too few keys (`key_required`)'],
@@ -125,10 +129,16 @@ export const openChests: OperationDoc = {
   ],
   errors: {
     400: [INVALID_IDEMPOTENCY_KEY],
-    403: ['a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at'],
+    403: [
+      'a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at',
+      `${PAID_GATE_403('a key-required chest whose key is paid for')}, pointed at (a chest that needs a key the player may use is refused with 422 \`key_chest_in_batch\`)`,
+    ],
     404: ['no such chest in this app (`chest_not_found`), pointed at'],
     409: ['the Idempotency-Key was used to open other chests (`idempotency_key_reused`)'],
-    422: ['no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}`, or a chest listed twice (`duplicate_chest`)'],
+    422: [
+      'no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}` (ids in any case), or a chest listed twice (`duplicate_chest`)',
+      'a chest that needs a key (`key_chest_in_batch`): those open one at a time',
+    ],
     503: ["the player's openings changed too fast to record this batch (`opening_contended`); retry with the same Idempotency-Key"],
   },
 };
@@ -148,16 +158,19 @@ export const unlockChest: OperationDoc = {
   description:
     'A time-locked chest opens only once unlocked (docs/content.md, "Time-locked chests"). With no body, this starts its timer: at most `players.unlock_slots` chests of a player unlock at once. ' +
     'With `{data: {type: "unlock", attributes: {skip_with: <currency>}}}` it pays `ceil(remaining minutes × per_minute)` of the chest\'s skip currency (the whole timer when it has not started) and unlocks it at once; ' +
-    'if the unlock cannot complete, the amount is refunded. Safe to retry: a running timer stays as it is, and an unlocked chest is answered as it is, with nothing charged. Never cached.',
+    'if the unlock cannot complete, the amount is refunded. A paid skip currency passes the compliance gate of paid random content first (as a purchase does). ' +
+    'Concurrent skips of one chest charge once: the others wait for it and answer the chest unlocked, with nothing charged. ' +
+    'Safe to retry: a running timer stays as it is, and an unlocked chest is answered as it is, with nothing charged. Never cached.',
   token: 'required',
   params: { id: uuidParam("One of the calling player's chests (inventory id).") },
   bodyExample: { data: { type: 'unlock', attributes: { skip_with: 'gems' } } },
   responses: [{ status: 200, description: 'Its timer runs, or it is unlocked.', schema: UnlockDocument, headers: NO_STORE_HEADER }],
   errors: {
     400: [INVALID_ID],
-    403: ['a chest of another player (`chest_not_owned`)', 'a chest already opened (`chest_already_opened`)'],
+    403: ['a chest of another player (`chest_not_owned`)', 'a chest already opened (`chest_already_opened`)', PAID_GATE_403('a skip')],
     404: ['no such chest in this app (`chest_not_found`)'],
     409: [
+      'another skip of this chest is being paid and did not settle within 10 seconds (`unlock_skip_in_progress`); retry',
       'the chest has no timer (`chest_not_time_locked`)',
       'every unlock slot is busy (`unlock_slot_busy`, `meta.unlock_slots`, `meta.next_free_at`)',
       'the timer cannot be skipped (`unlock_skip_unavailable`)',

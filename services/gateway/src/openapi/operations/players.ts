@@ -41,11 +41,13 @@ export const register: OperationDoc = {
   errors: {
     400: [INVALID_IDEMPOTENCY_KEY],
     401: ['a Bearer token whose player no longer exists (`invalid_token`)'],
+    403: [
+      "an upgraded guest's declared profile follows a player's rules (see `PATCH /players/me`): `country_locked`, `country_change_too_soon` (`meta.retry_after`), `birth_year_locked`",
+    ],
     409: [
       'the email is already registered in this app (`email_taken`)',
       'the token is of a player who is already registered (`already_registered`)',
       'the Idempotency-Key was used with another email, password or token (`idempotency_key_reused`)',
-      "an upgraded guest's birth year is already set to another year (`birth_year_locked`)",
     ],
     422: [
       'one error per failing rule, pointing at its member: `email_blank`, `email_whitespace`, `email_at_sign`, `email_domain`, `email_too_long`, `password_too_short`, `password_too_long`, `password_lowercase`, `password_uppercase`, `password_digit`, `password_special`, `password_confirmation_mismatch`',
@@ -143,13 +145,19 @@ export const updateMe: OperationDoc = {
   description:
     'Changes the attributes given (at least one): `privacy`, who may see the inventory: `public` (counts only), `private` (nobody else) or `friends` (confirmed friends see the chests); ' +
     '`country` (ISO 3166-1 alpha-2, either case, stored upper case) and `birth_year`, which the compliance rules of paid purchases read. ' +
-    'A birth year is set once: another year later is refused (`birth_year_locked`), the same one again is fine. Nothing else can change.',
+    'A declared profile cannot be gamed: the first country is free; a country declared in a region where paid random items are blocked cannot change (`country_locked`); any other changes at most once per `COUNTRY_CHANGE_COOLDOWN_DAYS` (30 by default; `country_change_too_soon`, `meta.retry_after` the ISO 8601 moment from which it may). ' +
+    'A birth year may move later, never earlier (`birth_year_locked`). Sending the values already declared is fine; a refusal changes nothing. The studio corrects them with `PATCH /api/v1/admin/players/{id}`. Nothing else can change.',
   token: 'required',
   bodyExample: { data: { type: 'player', attributes: { privacy: 'friends', country: 'DE', birth_year: 1990 } } },
   responses: [{ status: 200, description: 'The updated player.', schema: MeDocument }],
   errors: {
+    403: [
+      'the declared country is in a blocked region (`country_locked`)',
+      'the declared country changed less than `COUNTRY_CHANGE_COOLDOWN_DAYS` ago (`country_change_too_soon`, `meta.retry_after`: ISO 8601 UTC)',
+      'a birth year earlier than the one declared (`birth_year_locked`)',
+    ],
     404: ['the player of the token no longer exists (`player_not_found`)'],
-    409: ['`data.id` is not the calling player (`id_mismatch`)', 'the birth year is already set to another year (`birth_year_locked`)'],
+    409: ['`data.id` is not the calling player (`id_mismatch`)'],
     422: [
       'no attribute given, or one that cannot change',
       'a `country` that is not an assigned ISO 3166-1 alpha-2 code (`country_invalid`), a `birth_year` before 1900 or after the current year (`birth_year_invalid`)',

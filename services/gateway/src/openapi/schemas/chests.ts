@@ -18,7 +18,8 @@ const PerCurrency = z.record(z.string(), z.number().int());
 export const CatalogChest = component(
   'CatalogChest',
   'A chest of the catalog. `meta.price` holds its price per currency code; a currency it cannot be bought with is absent. ' +
-    "With a Bearer token, `meta.purchasable` says per price currency whether the caller may buy it with that currency (the app's compliance rules: region and age).",
+    "With a Bearer token, `meta.purchasable` says per price currency whether the caller may buy it with that currency (the app's compliance rules: region and age), " +
+    'and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether the caller may open it with its key and skip its timer.',
   z.object({
     type: z.literal('chest'),
     id: UuidSchema,
@@ -26,13 +27,28 @@ export const CatalogChest = component(
     relationships: NoRelationships,
     meta: z.object({
       requires_key: z
-        .object({ currency: z.string(), amount: z.number().int() })
+        .object({
+          currency: z.string(),
+          amount: z.number().int(),
+          allowed: z
+            .boolean()
+            .optional()
+            .describe(
+              'With a Bearer token only: whether the compliance rules let the caller open it with its key (false for a paid key currency from a blocked region or under the minimum age).',
+            ),
+        })
         .optional()
         .describe('The key this chest needs to open: `amount` of that currency, debited when it opens (docs/content.md, "Key-required chests").'),
       unlock: z
         .object({
           seconds: z.number().int().min(1),
           skip: z.object({ currency: z.string(), per_minute: z.number().positive() }).optional(),
+          skip_allowed: z
+            .boolean()
+            .optional()
+            .describe(
+              'With a Bearer token only: whether the caller may skip the timer for currency (false when it has no skip, or the compliance rules refuse its paid skip currency to the caller).',
+            ),
         })
         .optional()
         .describe(

@@ -35,7 +35,11 @@ import * as docs from '../../openapi/operations/chests.js';
 /** Fields a client may select for a chest (`fields[chest]`). */
 export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
 
-/** A catalog chest: presentation, no relationships, its price per currency code in meta, and for a caller with a token `purchasable`. */
+/**
+ * A catalog chest: presentation, no relationships, its price per currency code in meta, and for a
+ * caller with a token where the compliance gate lets them spend (`purchasable`, `requires_key.allowed`,
+ * `unlock.skip_allowed`).
+ */
 const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Resource =>
   resource(
     'chest',
@@ -44,12 +48,15 @@ const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Resource =>
     {},
     {
       price: c.price,
-      ...(c.requiresKey ? { requires_key: c.requiresKey } : {}),
+      ...(c.requiresKey
+        ? { requires_key: { ...c.requiresKey, ...(purchasable ? { allowed: purchasable.allowed(c.requiresKey.currency) } : {}) } }
+        : {}),
       ...(c.unlock
         ? {
             unlock: {
               seconds: c.unlock.seconds,
               ...(c.unlock.skip ? { skip: { currency: c.unlock.skip.currency, per_minute: c.unlock.skip.perMinute } } : {}),
+              ...(purchasable ? { skip_allowed: c.unlock.skip !== undefined && purchasable.allowed(c.unlock.skip.currency) } : {}),
             },
           }
         : {}),

@@ -32,6 +32,7 @@ import { paginationLinks } from '@ccs/shared';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio.js';
 import { webhookRoutes } from './studio-webhooks.js';
+import { studioPlayerRoutes } from './studio-players.js';
 import { studioCreditRoutes } from './studio-credits.js';
 
 /**
@@ -384,5 +385,6 @@ export async function studioRoutes(app: FastifyInstance) {
     loadContent,
   );
   await webhookRoutes(app);
+  await studioPlayerRoutes(app);
   await studioCreditRoutes(app);
 }

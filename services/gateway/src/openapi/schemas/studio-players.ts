@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { Timestamp } from './jsonapi.js';
+
+/** Response schema of the studio's changes of a player's declared profile (the admin API). */
+
+/** A player's declared profile after the studio changed it. */
+export const StudioPlayerProfileDocument = component(
+  'StudioPlayerProfileDocument',
+  'The player\'s declared country and birth year after the studio\'s change (docs/content.md, "A declared profile").',
+  z.object({
+    data: z.object({
+      type: z.literal('player'),
+      id: UuidSchema,
+      attributes: z.object({
+        country: z.string().nullable().describe('ISO 3166-1 alpha-2, upper case; null when not declared.'),
+        birth_year: z.number().int().nullable().describe('Null when not declared.'),
+        country_changed_at: Timestamp.nullable().describe(
+          "When the player last changed a declared country themselves (the cooldown counts from it); null when never. The studio's changes do not set it.",
+        ),
+      }),
+    }),
+  }),
+);
