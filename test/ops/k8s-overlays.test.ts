@@ -27,14 +27,15 @@ import {
   SECRET_EXAMPLE,
   SERVICES,
 } from '../support/k8s-manifests.js';
+import { generateSecrets } from '../../scripts/generate-secrets.js';
 import { looksLikeRealSecret } from '../support/secret-scan.js';
 
 const skipped = kustomizeUnavailable ? ` (skipped: ${kustomizeUnavailable})` : '';
 
 describe.skipIf(kustomizeUnavailable)(`the secret example${skipped}`, () => {
-  it('lists every key the Deployments read, with placeholders only', () => {
+  it('lists every key the Deployments and the grants keeper read, with placeholders only', () => {
     const keys = new Set<string>();
-    for (const o of ofKind(rendered.base, 'Deployment'))
+    for (const o of [...ofKind(rendered.base, 'Deployment'), ...ofKind(rendered.base, 'CronJob')])
       forEachContainer(o, (c) =>
         EnvVar.array()
           .parse(c.env ?? [])
@@ -64,7 +65,14 @@ describe.skipIf(kustomizeUnavailable)(`deploy/k8s/overlays/dev${skipped}`, () =>
 
   it('runs Postgres, NATS with JetStream on a volume, and Redis where the configuration points', () => {
     const env = environmentOf(objs, appContainer(deployment(objs, 'chests'), 'chests'));
-    for (const url of [env.DATABASE_URL!, env.NATS_URL!, env.REDIS_URL!]) {
+    // DATABASE_URL comes from the Secret the operator creates with scripts/generate-secrets.ts --dev-cluster.
+    const generated = Object.fromEntries(
+      generateSecrets({ devCluster: true })
+        .split('\n')
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    for (const url of [generated.DATABASE_URL!, env.NATS_URL!, env.REDIS_URL!]) {
       const { hostname, port } = new URL(url);
       const svc = KService.parse(find(objs, 'Service', hostname));
       expect(svc.spec.ports.map((p) => p.port)).toContain(Number(port));

@@ -14,7 +14,7 @@ export type K8sObject = {
   [k: string]: unknown;
 };
 
-const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet']);
+const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet', 'CronJob']);
 
 /** Why the manifests cannot be rendered on this machine (kubectl missing), or undefined when they can. */
 export const kustomizeUnavailable: string | undefined = (() => {
@@ -45,6 +45,8 @@ export function parseEnvFile(file: string): [string, string][] {
 /** Calls fn on every container and init container of a workload's pod template. */
 export function forEachContainer(obj: K8sObject, fn: (container: Record<string, unknown>) => void): void {
   if (!WORKLOADS.has(obj.kind)) return;
-  const pod = ((obj.spec as { template?: { spec?: Record<string, unknown> } }).template?.spec ?? {}) as Record<string, unknown>;
+  type Template = { template?: { spec?: Record<string, unknown> } };
+  const spec = obj.kind === 'CronJob' ? (obj.spec as { jobTemplate?: { spec?: Template } }).jobTemplate?.spec : (obj.spec as Template);
+  const pod = (spec?.template?.spec ?? {}) as Record<string, unknown>;
   for (const list of [pod.initContainers, pod.containers]) if (Array.isArray(list)) list.forEach((c) => fn(c as Record<string, unknown>));
 }

@@ -55,13 +55,14 @@ export type BaseConfig = z.infer<typeof BaseConfigSchema>;
 
 /** Parses the environment against a schema; a bad value stops the process with one clear line. */
 export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+  // Unsafe secrets first: their message says what to set and how to generate it.
+  const secrets = secretProblems(schema, env);
+  if (secrets.length) throw new ConfigError(describeSecretProblems(secrets));
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
     throw new ConfigError(`Invalid configuration:\n${lines}`);
   }
-  const secrets = secretProblems(schema, env);
-  if (secrets.length) throw new ConfigError(describeSecretProblems(secrets));
   return parsed.data;
 }
 
