@@ -19,14 +19,18 @@ import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, loadConfig, SHIPPED_PLACEHOLDERS } from '@ccs/shared';
+import { ConfigError, createLogger, createPool, loadConfig, migrateService, SHIPPED_PLACEHOLDERS } from '@ccs/shared';
+import { createTestDatabase, testInfra } from '@ccs/shared/testing';
 import { checkConfiguration } from '../../scripts/start/preflight.js';
 import { generateSecrets } from '../../scripts/generate-secrets.js';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
 import { EgressConfigSchema } from '../../services/egress/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
+import { ensureDemoApp } from '../../services/players/src/apps/demo-app.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
+import { insertApiKey, resolveApiKey } from '../../services/players/src/repositories/api-keys-repository.js';
+import { playersService } from '../../services/players/src/service.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
 import {
   appContainer,
@@ -261,5 +265,32 @@ describe('NODE_ENV=production without the secrets', () => {
     const shipped = await runService('wallet', { ...infra, NATS_USER: 'wallet', NATS_PASSWORD: 'dev-only-nats-wallet' });
     expect(shipped.code, shipped.stderr).toBe(1);
     expect(shipped.stderr).toMatch(/NATS_PASSWORD: is a placeholder shipped in this repository/);
+  }, 30_000);
+});
+
+describe('a database from the days of the shipped demo keys', () => {
+  it('players revokes them at start: the old compose and dev keys open nothing', async () => {
+    const infra = await testInfra();
+    const db = await createTestDatabase(infra);
+    await migrateService(playersService, db.url);
+    const pool = createPool(db.url, 'players', 2);
+    try {
+      const log = createLogger('players', 'silent');
+      const own = `demo_${randomBytes(16).toString('hex')}`;
+      await ensureDemoApp(pool, own, log);
+      const { appId } = (await resolveApiKey(pool, own))!;
+      // As the former compose file and dev overlay left them.
+      await insertApiKey(pool, appId, 'publishable', 'demo_local_key_change_me_0000');
+      await insertApiKey(pool, appId, 'secret', 'demo_dev_secret_change_me_0000');
+      expect(await resolveApiKey(pool, 'demo_local_key_change_me_0000')).toBeDefined();
+      await ensureDemoApp(pool, own, log);
+      expect(await resolveApiKey(pool, 'demo_local_key_change_me_0000')).toBeUndefined();
+      expect(await resolveApiKey(pool, 'demo_dev_secret_change_me_0000')).toBeUndefined();
+      // The app's own key still works.
+      expect(await resolveApiKey(pool, own)).toEqual({ appId, keyKind: 'publishable' });
+    } finally {
+      await pool.end();
+      await db.drop();
+    }
   }, 30_000);
 });

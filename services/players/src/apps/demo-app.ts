@@ -1,6 +1,6 @@
-import { readContentFile, withTransaction, type Logger, type Pool } from '@ccs/shared';
+import { readContentFile, SHIPPED_PLACEHOLDERS, withTransaction, type Logger, type Pool } from '@ccs/shared';
 import { randomUUID } from 'node:crypto';
-import { apiKeyExists, insertApiKey } from '../repositories/api-keys-repository.js';
+import { apiKeyExists, insertApiKey, revokeRawKeys } from '../repositories/api-keys-repository.js';
 import { findDemoAppId } from '../repositories/apps-repository.js';
 import { createApp } from './create-app.js';
 
@@ -16,6 +16,10 @@ export async function ensureDemoApp(pool: Pool, demoKey: string | undefined, log
   const ctx = { requestId: randomUUID() };
   return withTransaction(pool, async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext('players.demo_app'))");
+    // A key this repository once shipped as a default (compose, the dev overlay) opens nothing,
+    // even in a database created while it was in use.
+    const revoked = await revokeRawKeys(tx, SHIPPED_PLACEHOLDERS);
+    if (revoked) log.warn({ revoked }, 'revoked API keys that were shipped as examples in the repository (anyone can read them)');
     const demoId = await findDemoAppId(tx);
     if (!demoId) {
       const content = readContentFile();

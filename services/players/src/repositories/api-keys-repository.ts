@@ -21,6 +21,15 @@ export async function resolveApiKey(q: Queryable, rawKey: string): Promise<{ app
   return rows[0] && { appId: rows[0].app_id, keyKind: rows[0].kind };
 }
 
+/** Stops the given raw keys at once, whichever app holds them; returns how many were live. */
+export async function revokeRawKeys(tx: Queryable, rawKeys: readonly string[]): Promise<number> {
+  const { rowCount } = await tx.query(
+    'UPDATE api_keys SET revoked_at = now() WHERE key_hash = ANY($1) AND (revoked_at IS NULL OR revoked_at > now())',
+    [rawKeys.map(secretHash)],
+  );
+  return rowCount ?? 0;
+}
+
 /** Whether a key is stored at all (for any app, revoked or not). */
 export async function apiKeyExists(q: Queryable, rawKey: string): Promise<boolean> {
   const { rowCount } = await q.query('SELECT 1 FROM api_keys WHERE key_hash = $1', [secretHash(rawKey)]);
