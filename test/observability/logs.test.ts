@@ -141,13 +141,15 @@ describe('logs', () => {
     }
   });
 
-  it('one request id and one trace id across the gateway, chests, collections and players for an opening', () => {
+  it('one request id and one trace id across the gateway, chests, collections, players and egress for an opening', () => {
     const opening = lines().filter((l) => l.requestId === ids.open);
-    expect(new Set(opening.map((l) => l.name))).toEqual(new Set(['gateway', 'chests', 'collections', 'players']));
+    // egress: the opening's grant fanned out to webhooks (as chest.opened), under the same request id.
+    expect(new Set(opening.map((l) => l.name))).toEqual(new Set(['gateway', 'chests', 'collections', 'players', 'egress']));
     expect(new Set(opening.map((l) => l.traceId)).size).toBe(1);
-    // Registration's grants are applied by the wallet and chests consumers under its request id.
+    // Registration's grants are applied by the wallet and chests consumers under its request id,
+    // and its player.registered event reaches the egress worker's fan-out under it too.
     const registration = lines().filter((l) => l.requestId === ids.register);
-    expect(new Set(registration.map((l) => l.name))).toEqual(new Set(['gateway', 'players', 'wallet', 'chests']));
+    expect(new Set(registration.map((l) => l.name))).toEqual(new Set(['gateway', 'players', 'wallet', 'chests', 'egress']));
   });
 
   it('never writes a password, token, API key or Authorization value', () => {

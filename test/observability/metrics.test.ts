@@ -68,7 +68,7 @@ describe('metrics', () => {
   it('a service whose health port is taken says so in one line and runs on without it', async () => {
     await eventually(async () => {
       const taken = logLines.filter((l) => /health server cannot listen/.test(l.msg));
-      expect(taken.map((l) => l.name).sort()).toEqual(['chests', 'collections', 'wallet']);
+      expect(taken.map((l) => l.name).sort()).toEqual(['chests', 'collections', 'egress', 'wallet']);
       expect(taken.every((l) => l.port === healthPort)).toBe(true);
     }, 5000);
     for (const name of ['players', 'wallet', 'chests', 'collections'] as const) expect(stack.services[name]).toBeDefined();
