@@ -36,8 +36,11 @@ RUN npm run build \
 
 # 3. Runtime: compiled code, SQL migrations, content files and production dependencies only.
 FROM ${NODE_IMAGE} AS runtime
+# NODE_ENV=production: every process refuses to start without its secrets (README, NODE_ENV).
+# METRICS_PORT: the gateway's /metrics on a port of its own, never on the API port.
 ENV NODE_ENV=production \
-    HEALTH_PORT=8081
+    HEALTH_PORT=8081 \
+    METRICS_PORT=9464
 WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json /app/package-lock.json ./
 COPY --from=build --chown=root:root /app/node_modules node_modules
@@ -45,7 +48,7 @@ COPY --from=build --chown=root:root /app/packages packages
 COPY --from=build --chown=root:root /app/services services
 # Files stay owned by root and read-only for the service user.
 USER node
-EXPOSE 3000 8081
+EXPOSE 3000 8081 9464
 # Services answer /readyz on HEALTH_PORT; the gateway container sets HEALTHCHECK_URL to its own /readyz.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || `http://127.0.0.1:${process.env.HEALTH_PORT || 8081}/readyz`, { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
