@@ -162,6 +162,11 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       adminOverview: same({ params: {}, apiKey: studio.secretKey }, 200),
       adminGetPlayer: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
       adminListAudit: same({ params: {}, apiKey: studio.secretKey }, 200),
+      // The studio's correction of a declared profile: no such player in the studio app, so nothing changes.
+      adminUpdatePlayer: same(
+        { params: { id: unknown }, apiKey: studio.secretKey, body: { data: { type: 'player', attributes: { country: 'DE', birth_year: 1990 } } } },
+        404,
+      ),
       adminSimulate: {
         target: {
           params: { id: 'silver-chest' },
