@@ -137,8 +137,10 @@ describe('the image layout the manifests assume', () => {
     expect(runtime).toMatch(/^COPY --from=build .*\/app\/services services$/m);
     // The node user of the official Node images is uid 1000; the manifests pin runAsUser to it.
     expect(runtime).toMatch(/^USER node$/m);
-    expect(runtime).toMatch(/^EXPOSE 3000 8081$/m);
+    expect(runtime).toMatch(/^EXPOSE 3000 8081 9464$/m);
     expect(runtime).toMatch(/HEALTH_PORT=8081/);
+    // The gateway's /metrics never on the API port, even run from the image alone.
+    expect(runtime).toMatch(/METRICS_PORT=9464/);
   });
 });
 

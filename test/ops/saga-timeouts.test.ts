@@ -72,7 +72,12 @@ function composeEnv(service: string): Env {
   };
   const raw = compose.services[service]?.environment ?? {};
   const pairs = Array.isArray(raw) ? raw.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]) : Object.entries(raw);
-  return Object.fromEntries(pairs.map(([k, v]) => [k, String(v).replace(/\$\{[A-Z0-9_]+(?::?-([^}]*))?\}/g, (_, d: string | undefined) => d ?? '')]));
+  // A secret left empty (it comes from .env) is as good as unset for these settings.
+  return Object.fromEntries(
+    pairs
+      .map(([k, v]) => [k, String(v).replace(/\$\{[A-Z0-9_]+(?::?-([^}]*))?\}/g, (_, d: string | undefined) => d ?? '')])
+      .filter(([, v]) => v !== ''),
+  );
 }
 
 describe('the sagas never answer 504 after their work completed', () => {
