@@ -101,7 +101,8 @@ export function errorResponses(doc: RouteDoc, facts: RouteFacts): Record<string,
   const out: Record<string, unknown> = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const headers: Record<string, unknown> = { ...REQUEST_ID_HEADER };
-    if (status === 429 || (status === 503 && (doc.passwordQueue || doc.retryAfterOn503))) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
+    if (status === 429 || (status === 503 && (doc.passwordQueue || doc.retryAfterOn503)))
+      headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
     const lines = byStatus
       .get(status)!
       .map((l) => `- ${l}`)
