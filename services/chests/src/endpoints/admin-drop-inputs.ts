@@ -1,6 +1,21 @@
 import { AdminDropInputs, AppError, endpoint } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { findChestType, findChestTypeBySlug } from '../repositories/chest-types-repo.js';
+import { findChestType, findChestTypeBySlug, type ChestTypeRecord } from '../repositories/chest-types-repo.js';
+
+/** The app's chest type named by id or by slug, retired ones included (404 chest_not_found). */
+export async function chestTypeNamed(
+  deps: ChestsDeps,
+  req: { appId: string; chestTypeId?: string | undefined; slug?: string | undefined },
+): Promise<ChestTypeRecord> {
+  const type = req.chestTypeId
+    ? await findChestType(deps.pool, req.appId, req.chestTypeId, { catalogOnly: false })
+    : await findChestTypeBySlug(deps.pool, req.appId, req.slug!);
+  if (!type) {
+    const named = req.chestTypeId ? `id ${req.chestTypeId}` : `"${req.slug}"`;
+    throw AppError.notFound('chest_not_found', `No chest type ${named} in app ${req.appId} (or its content is not loaded yet).`);
+  }
+  return type;
+}
 
 /**
  * Operator command (the odds simulator): a chest type's rules with the rarities and collectibles
@@ -9,13 +24,7 @@ import { findChestType, findChestTypeBySlug } from '../repositories/chest-types-
  */
 export function adminDropInputsEndpoint(deps: ChestsDeps) {
   return endpoint(AdminDropInputs, async (req) => {
-    const type = req.chestTypeId
-      ? await findChestType(deps.pool, req.appId, req.chestTypeId, { catalogOnly: false })
-      : await findChestTypeBySlug(deps.pool, req.appId, req.slug!);
-    if (!type) {
-      const named = req.chestTypeId ? `id ${req.chestTypeId}` : `"${req.slug}"`;
-      throw AppError.notFound('chest_not_found', `No chest type ${named} in app ${req.appId} (or its content is not loaded yet).`);
-    }
+    const type = await chestTypeNamed(deps, req);
     const { content } = await deps.drops.resolve(req.appId, type);
     return {
       chestTypeId: type.id,

@@ -3,8 +3,6 @@ import {
   AdminChestDrops,
   AdminPlayerLedger,
   AdminChestsStats,
-  chiSquareTest,
-  effectiveOdds,
   AdminCollectionsStats,
   AdminDropInputs,
   AdminFindPlayer,
@@ -13,7 +11,6 @@ import {
   AdminListContentVersions,
   AdminLoadContent,
   AppContentSchema,
-  buildDropTable,
   diffContent,
   AdminListOpenings,
   AdminPlayersStats,
@@ -229,13 +226,17 @@ async function loadContent(request: FastifyRequest, reply: FastifyReply) {
   });
 }
 
-/** The chest of the path, by catalog id or slug, with its current rules (404 chest_not_found). */
-async function chestOf(request: FastifyRequest) {
+/** The chest of the path, by catalog id or slug (404 chest_not_found for what cannot name one). */
+function chestNamed(request: FastifyRequest): { chestTypeId: string } | { slug: string } {
   const id = (request.params as Record<string, string>).id ?? '';
   if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20))
     throw AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' });
-  const named = UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
-  return request.server.bus.request(AdminDropInputs, { appId: request.tenant!.appId, ...named }, studioCall(request));
+  return UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
+}
+
+/** The chest of the path with its current rules, as the simulator rolls them. */
+async function chestOf(request: FastifyRequest) {
+  return request.server.bus.request(AdminDropInputs, { appId: request.tenant!.appId, ...chestNamed(request) }, studioCall(request));
 }
 
 /** The simulation's body: how many openings (default 10,000, at most 100,000) and an optional seed (hex) to make it reproducible. */
@@ -298,38 +299,23 @@ async function simulation(request: FastifyRequest, reply: FastifyReply) {
 
 /**
  * GET /api/v1/admin/chests/{id}/drops: what real openings of the chest drew, per rarity, against
- * the disclosed long-run shares of its current rules (pity included), with a chi-square p-value.
+ * the disclosed long-run shares of its current rules, with a chi-square p-value (chests computes them).
  */
 async function drops(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
-  const inputs = await chestOf(request);
-  const seen = await request.server.bus.request(
-    AdminChestDrops,
-    { appId: request.tenant!.appId, chestTypeId: inputs.chestTypeId },
-    studioCall(request),
-  );
-  const disclosed = effectiveOdds(buildDropTable(inputs.rules, inputs.rarities, inputs.collectibles), inputs.rarities).rarities;
-  const counts = new Map(seen.rarities.map((r) => [r.rarity, r.count]));
-  const items = seen.rarities.reduce((n, r) => n + r.count, 0);
-  const rows = disclosed.map((r) => ({ rarity: r.rarity, disclosed: r.probability, count: counts.get(r.rarity) ?? 0 }));
-  // Rarities drawn that the current rules no longer have (the rules changed since).
-  for (const r of seen.rarities) if (!rows.some((x) => x.rarity === r.rarity)) rows.push({ rarity: r.rarity, disclosed: 0, count: r.count });
-  const test = chiSquareTest(
-    rows.map((r) => r.count),
-    rows.map((r) => r.disclosed),
-  );
+  const d = await request.server.bus.request(AdminChestDrops, { appId: request.tenant!.appId, ...chestNamed(request) }, studioCall(request));
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
     data: {
       type: 'chest_drops',
-      id: inputs.chestTypeId,
+      id: d.chestTypeId,
       attributes: {
-        chest: { slug: inputs.slug, name: inputs.name, rules_version: inputs.contentVersion },
-        openings: seen.openings,
-        items,
-        since: seen.since,
-        rarities: rows.map((r) => ({ rarity: r.rarity, disclosed: r.disclosed, observed: items ? r.count / items : 0, count: r.count })),
-        chi_square_p_value: items ? test.pValue : null,
+        chest: { slug: d.chest.slug, name: d.chest.name, rules_version: d.chest.rulesVersion },
+        openings: d.openings,
+        items: d.items,
+        since: d.since,
+        rarities: d.rarities.map((r) => ({ rarity: r.rarity, disclosed: r.disclosed, observed: r.observed, count: r.count })),
+        chi_square_p_value: d.chiSquarePValue,
       },
     },
   });
