@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # One image for all six services. The command picks the service:
 #   node services/<players|wallet|chests|collections|egress|gateway>/dist/main.js
-# (docker-compose.yml sets it per container). Build: docker build -t collectible-chests .
+# (docker-compose.yml sets it per container), or the admin command line and grants keeper:
+#   node tools/admin/dist/main.js <command>
+# Build: docker build -t collectible-chests .
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
@@ -21,6 +23,7 @@ COPY services/wallet/package.json services/wallet/
 COPY services/chests/package.json services/chests/
 COPY services/collections/package.json services/collections/
 COPY services/egress/package.json services/egress/
+COPY tools/admin/package.json tools/admin/
 RUN npm ci --no-audit --no-fund
 
 # 2. TypeScript to JavaScript (src/ -> dist/ per workspace), then drop dev dependencies and sources.
@@ -29,10 +32,11 @@ COPY tsconfig.base.json tsconfig.build.json ./
 COPY packages/shared packages/shared
 COPY packages/client packages/client
 COPY services services
+COPY tools tools
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
- && rm -rf packages/*/src services/*/src packages/*/test services/*/test \
- && find packages services -name '*.map' -delete -o -name '*.tsbuildinfo' -delete -o -name 'tsconfig*.json' -delete
+ && rm -rf packages/*/src services/*/src tools/*/src packages/*/test services/*/test tools/*/test \
+ && find packages services tools -name '*.map' -delete -o -name '*.tsbuildinfo' -delete -o -name 'tsconfig*.json' -delete
 
 # 3. Runtime: compiled code, SQL migrations, content files and production dependencies only.
 FROM ${NODE_IMAGE} AS runtime
@@ -46,6 +50,7 @@ COPY --from=build --chown=root:root /app/package.json /app/package-lock.json ./
 COPY --from=build --chown=root:root /app/node_modules node_modules
 COPY --from=build --chown=root:root /app/packages packages
 COPY --from=build --chown=root:root /app/services services
+COPY --from=build --chown=root:root /app/tools tools
 # Files stay owned by root and read-only for the service user.
 USER node
 EXPOSE 3000 8081 9464

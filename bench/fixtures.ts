@@ -73,7 +73,7 @@ export async function createApp(
     '--import',
     'tsx',
     '--conditions=development',
-    'services/players/src/admin.ts',
+    'tools/admin/src/main.ts',
     'create-app',
     '--name',
     name,

@@ -76,12 +76,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The source files whose NATS use is each role's (the admin CLI lives inside players' workspace). */
+/** The source files whose NATS use is each role's (the admin CLI is its own workspace, tools/admin). */
 function filesOf(role: NatsRole): string[] {
   if (role === 'streams') return [path.join(ROOT, 'packages/shared/src/runtime/grants-keeper.ts')];
-  if (role === 'admin') return [...sourceFiles(path.join(ROOT, 'services/players/src/admin')), path.join(ROOT, 'services/players/src/admin.ts')];
-  const files = sourceFiles(path.join(ROOT, `services/${role}/src`));
-  return role === 'players' ? files.filter((f) => !f.includes(`${path.sep}admin${path.sep}`) && !f.endsWith(`${path.sep}admin.ts`)) : files;
+  if (role === 'admin') return sourceFiles(path.join(ROOT, 'tools/admin/src'));
+  return sourceFiles(path.join(ROOT, `services/${role}/src`));
 }
 
 const CONTRACTS = new Map(
@@ -270,7 +269,7 @@ describe('NATS users in compose and Kubernetes', () => {
     }
     // The grants keeper, as the streams user (the one that may purge the stream).
     const keeper = compose.services['grants-keeper']!;
-    expect(keeper.command).toEqual(['node', 'services/players/dist/admin.js', 'keep-grants']);
+    expect(keeper.command).toEqual(['node', 'tools/admin/dist/main.js', 'keep-grants']);
     expect(keeper.environment!.NATS_USER).toBe('streams');
     expect(keeper.environment!.NATS_PASSWORD).toBe(nats.environment![passwordVariable('streams')]);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContentFile, type AppContent } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
-import { runAdminIn } from './support/run-admin.js';
+import { runAdminIn } from '../../../tools/admin/test/support/run-admin.js';
 import { appIdOf, createApp, defaultCatalogIds, get, inventory, registerPlayer, type Player } from '../../chests/test/support/chests.js';
 
 /**

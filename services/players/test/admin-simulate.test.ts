@@ -10,10 +10,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminDropInputs, GetChestOdds } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
-import { runAdminIn } from './support/run-admin.js';
-import type { SimulationDocument } from '../src/admin/commands/simulate.js';
+import { runAdminIn } from '../../../tools/admin/test/support/run-admin.js';
+import type { SimulationDocument } from '../../../tools/admin/src/commands/simulate.js';
 
-const ADMIN = fileURLToPath(new URL('../src/admin.ts', import.meta.url));
+const ADMIN = fileURLToPath(new URL('../../../tools/admin/src/main.ts', import.meta.url));
 const exec = promisify(execFile);
 const SEED = 'c0ffee'.repeat(8);
 

@@ -15,7 +15,7 @@ import { PlayersConfigSchema } from '../src/config.js';
 import { playersService } from '../src/service.js';
 import { createOtherApp, dbClient, loginBody, newEmail, register } from './support/players.js';
 
-const ADMIN = fileURLToPath(new URL('../src/admin.ts', import.meta.url));
+const ADMIN = fileURLToPath(new URL('../../../tools/admin/src/main.ts', import.meta.url));
 const run = promisify(execFile);
 const ctx = () => ({ requestId: randomUUID() });
 

@@ -5,7 +5,7 @@
  */
 import { connect, type NatsConnection } from 'nats';
 import { BaseConfigSchema, Bus, createLogger, loadConfig, natsAuthOptions, startGrantsKeeper, type BaseConfig } from '@ccs/shared';
-import { runAdmin } from './admin/cli.js';
+import { runAdmin } from './cli.js';
 
 async function main(): Promise<number> {
   let config;

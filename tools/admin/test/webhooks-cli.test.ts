@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { AdminCreateApp, type Logger } from '@ccs/shared';
-import { startStack, type TestStack } from '../support/stack.js';
-import { runAdminIn } from '../../services/players/test/support/run-admin.js';
-import { WebhookSender } from '../../services/egress/src/webhooks/sender.js';
-import { EgressConfigSchema } from '../../services/egress/src/config.js';
+import { startStack, type TestStack } from '../../../test/support/stack.js';
+import { runAdminIn } from './support/run-admin.js';
+import { WebhookSender } from '../../../services/egress/src/webhooks/sender.js';
+import { EgressConfigSchema } from '../../../services/egress/src/config.js';
 
 /** Webhooks from the admin command line (`npm run admin -- webhooks …`), and how long deliveries are kept. */
 describe('webhooks: admin command line and retention', () => {

@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONTENT_PATH, readContentFile, ResolveApiKey } from '@ccs/shared';
+import pg from 'pg';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { holdLock } from '../../../test/resilience/support/held-lock.js';
-import { runAdmin } from '../src/admin/cli.js';
-import { dbClient } from './support/players.js';
+import { runAdmin } from '../src/cli.js';
 
-const ADMIN = fileURLToPath(new URL('../src/admin.ts', import.meta.url));
+const ADMIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const exec = promisify(execFile);
 
 /** What one admin command printed and returned. */
@@ -112,7 +112,8 @@ describe('admin command line (npm run admin)', () => {
     expect(await resolves(app.secretKey)).toBe(true);
     const res = await stack.inject({ method: 'GET', url: '/api/v1/chests', headers: jsonApiHeaders(second) });
     expect(res.statusCode, res.body).toBe(200);
-    const db = await dbClient(stack);
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
     try {
       const { rows } = await db.query(
         'SELECT extract(epoch FROM revoked_at - now())::int AS left FROM players.api_keys WHERE app_id = $1 AND revoked_at IS NOT NULL',

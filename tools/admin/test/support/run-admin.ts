@@ -1,5 +1,5 @@
 import type { TestStack } from '../../../../test/support/stack.js';
-import { runAdmin } from '../../src/admin/cli.js';
+import { runAdmin } from '../../src/cli.js';
 
 /** One admin command line run in this process against the test stack: its exit code, stdout and stderr. */
 export async function runAdminIn(stack: TestStack, argv: string[]): Promise<{ code: number; out: string; err: string }> {
