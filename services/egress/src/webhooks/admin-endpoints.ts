@@ -16,7 +16,8 @@ import {
 } from '@ccs/shared';
 import type { NatsConnection } from 'nats';
 import { checkWebhookUrl, type Resolver } from '../destination.js';
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, retryDelivery, updateEndpoint } from './endpoints-repo.js';
+import { listDeliveries, retryDelivery } from '../repositories/webhook-deliveries-repo.js';
+import { createEndpoint, deleteEndpoint, enabledEventFilters, listEndpoints, updateEndpoint } from '../repositories/webhook-endpoints-repo.js';
 
 /** How registration checks a URL: WEBHOOK_ALLOW_TARGETS and the resolver (tests may pass their own). */
 export interface UrlGuard {
@@ -71,9 +72,8 @@ export function webhookAdminEndpoints(pool: Pool, wake: () => void, nc: NatsConn
       return {};
     }),
     endpoint(WebhookInterest, async ({ appId }) => {
-      const r = await pool.query<{ events: string[] }>('SELECT events FROM webhook_endpoints WHERE app_id = $1 AND enabled', [appId]);
-      const types = r.rows.some((e) => e.events.length === 0) ? [...WEBHOOK_EVENT_TYPES] : [...new Set(r.rows.flatMap((e) => e.events))];
-      return { types: types as (typeof WEBHOOK_EVENT_TYPES)[number][] };
+      const filters = await enabledEventFilters(pool, appId);
+      return { types: filters.some((events) => events.length === 0) ? [...WEBHOOK_EVENT_TYPES] : [...new Set(filters.flat())] };
     }),
     endpoint(AdminListWebhookDeliveries, async (q) => listDeliveries(pool, q)),
     endpoint(AdminRetryWebhookDelivery, async ({ appId, endpointId, deliveryId }) => {

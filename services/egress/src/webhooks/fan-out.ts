@@ -10,16 +10,9 @@ import {
   type WebhookEventType,
 } from '@ccs/shared';
 import type { z } from 'zod';
+import { storeEventsWithDeliveries, type WebhookEvent } from '../repositories/webhook-events-repo.js';
 
-/** An event as the webhooks send it: its row, and the body every endpoint receives. */
-export interface WebhookEvent {
-  id: string;
-  appId: string;
-  type: WebhookEventType;
-  playerId: string | null;
-  occurredAt: string;
-  body: string;
-}
+export type { WebhookEvent };
 
 /** The body of a webhook request: `{id, type, created_at, app_id, data}` (docs/webhooks.md). */
 function bodyOf(id: string, type: WebhookEventType, appId: string, occurredAt: string, data: unknown): string {
@@ -57,49 +50,6 @@ export function fromOpening(g: z.infer<typeof OpeningGranted.payload>): WebhookE
   };
 }
 
-/**
- * ONE statement: stores the events that at least one enabled endpoint of their app wants (its
- * filter empty or naming the type) and creates a delivery per such endpoint and event. Keyed by
- * event id and (endpoint, event): a re-delivered message adds nothing. An app without endpoints
- * costs one indexed lookup per batch and stores nothing. Returns the ids of the events stored.
- */
-export async function fanOut(db: Queryable, events: WebhookEvent[]): Promise<Set<string>> {
-  if (events.length === 0) return new Set();
-  const r = await db.query<{ id: string }>(
-    `WITH ev AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[], $6::text[])
-         AS t(id, app_id, type, player_id, occurred_at, body)
-     ),
-     targets AS (
-       SELECT e.id AS endpoint_id, ev.id AS event_id
-         FROM ev JOIN webhook_endpoints e ON e.app_id = ev.app_id
-        WHERE e.enabled AND (cardinality(e.events) = 0 OR ev.type = ANY (e.events))
-     ),
-     stored AS (
-       INSERT INTO webhook_events (id, app_id, type, player_id, occurred_at, body)
-       SELECT ev.id, ev.app_id, ev.type, ev.player_id, ev.occurred_at, ev.body FROM ev
-        WHERE EXISTS (SELECT 1 FROM targets t WHERE t.event_id = ev.id)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id
-     ),
-     created AS (
-       INSERT INTO webhook_deliveries (endpoint_id, event_id)
-       SELECT t.endpoint_id, t.event_id FROM targets t JOIN stored s ON s.id = t.event_id
-       ON CONFLICT (endpoint_id, event_id) DO NOTHING
-     )
-     SELECT id FROM stored`,
-    [
-      events.map((e) => e.id),
-      events.map((e) => e.appId),
-      events.map((e) => e.type),
-      events.map((e) => e.playerId),
-      events.map((e) => e.occurredAt),
-      events.map((e) => e.body),
-    ],
-  );
-  return new Set(r.rows.map((row) => row.id));
-}
-
 /** De-duplicates a batch by event id (a message and its re-publish may be pulled together). */
 function unique(events: WebhookEvent[]): WebhookEvent[] {
   return [...new Map(events.map((e) => [e.id, e])).values()];
@@ -112,7 +62,7 @@ function unique(events: WebhookEvent[]): WebhookEvent[] {
  */
 export function webhookConsumers(wake: () => void) {
   const apply = async (db: Queryable, events: WebhookEvent[]) => {
-    const stored = await fanOut(db, unique(events));
+    const stored = await storeEventsWithDeliveries(db, unique(events));
     if (stored.size) wake();
     return stored;
   };

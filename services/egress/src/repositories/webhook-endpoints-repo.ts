@@ -5,7 +5,6 @@ import {
   withTransaction,
   type Pool,
   type Queryable,
-  type WebhookDeliveryView,
   type WebhookEndpointView,
   type WebhookEventType,
 } from '@ccs/shared';
@@ -46,16 +45,19 @@ const endpointView = (r: EndpointRow): WebhookEndpointView => ({
   deliveries: { pending: r.pending, delivered: r.delivered, parked: r.parked },
 });
 
-const notFound = () => AppError.notFound('webhook_not_found', 'No such webhook endpoint in this app.', { parameter: 'id' });
+/** 404 webhook_not_found: the endpoint is not the app's (or does not exist). */
+export const endpointNotFound = () => AppError.notFound('webhook_not_found', 'No such webhook endpoint in this app.', { parameter: 'id' });
 
+/** The app's endpoints with their delivery counts, oldest first. */
 export async function listEndpoints(db: Queryable, appId: string): Promise<WebhookEndpointView[]> {
   const r = await db.query<EndpointRow>(`${ENDPOINT_SELECT} WHERE e.app_id = $1 GROUP BY e.id ORDER BY e.created_at, e.id`, [appId]);
   return r.rows.map(endpointView);
 }
 
+/** One endpoint of the app (404 when it is not the app's). */
 export async function getEndpoint(db: Queryable, appId: string, endpointId: string): Promise<WebhookEndpointView> {
   const r = await db.query<EndpointRow>(`${ENDPOINT_SELECT} WHERE e.app_id = $1 AND e.id = $2 GROUP BY e.id`, [appId, endpointId]);
-  if (!r.rows[0]) throw notFound();
+  if (!r.rows[0]) throw endpointNotFound();
   return endpointView(r.rows[0]);
 }
 
@@ -111,90 +113,24 @@ export async function updateEndpoint(
       WHERE app_id = $1 AND id = $2`,
     [appId, endpointId, c.url ?? null, c.description ?? null, canonical(c.events) ?? null, c.enabled ?? null, secret ?? null],
   );
-  if (r.rowCount === 0) throw notFound();
+  if (r.rowCount === 0) throw endpointNotFound();
   return { endpoint: await getEndpoint(pool, appId, endpointId), ...(secret ? { secret } : {}) };
 }
 
+/** Removes an endpoint of the app, with its deliveries (404 when it is not the app's). */
 export async function deleteEndpoint(pool: Pool, appId: string, endpointId: string): Promise<void> {
   const r = await pool.query('DELETE FROM webhook_endpoints WHERE app_id = $1 AND id = $2', [appId, endpointId]);
-  if (r.rowCount === 0) throw notFound();
+  if (r.rowCount === 0) throw endpointNotFound();
 }
 
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: WebhookEventType;
-  player_id: string | null;
-  status: 'pending' | 'delivered' | 'parked';
-  attempts: number;
-  created_at: Date;
-  next_attempt_at: Date;
-  last_attempt_at: Date | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  delivered_at: Date | null;
-  body: string;
+/** Whether the app has an endpoint with this id. */
+export async function endpointExists(db: Queryable, appId: string, endpointId: string): Promise<boolean> {
+  const r = await db.query('SELECT 1 FROM webhook_endpoints WHERE app_id = $1 AND id = $2', [appId, endpointId]);
+  return (r.rowCount ?? 0) > 0;
 }
 
-const DELIVERY_SELECT = `
-  SELECT d.id, d.endpoint_id, d.event_id, ev.type AS event_type, ev.player_id, d.status, d.attempts, d.created_at,
-         d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, d.delivered_at, ev.body
-    FROM webhook_deliveries d
-    JOIN webhook_events ev ON ev.id = d.event_id
-    JOIN webhook_endpoints e ON e.id = d.endpoint_id`;
-
-const deliveryView = (r: DeliveryRow): WebhookDeliveryView => ({
-  id: r.id,
-  endpointId: r.endpoint_id,
-  eventId: r.event_id,
-  eventType: r.event_type,
-  playerId: r.player_id,
-  status: r.status,
-  attempts: r.attempts,
-  createdAt: r.created_at.toISOString(),
-  nextAttemptAt: r.status === 'pending' ? r.next_attempt_at.toISOString() : null,
-  lastAttemptAt: r.last_attempt_at?.toISOString() ?? null,
-  lastStatusCode: r.last_status_code,
-  lastError: r.last_error,
-  deliveredAt: r.delivered_at?.toISOString() ?? null,
-  body: r.body,
-});
-
-/** An endpoint's deliveries, newest first (404 when the endpoint is not the app's). */
-export async function listDeliveries(
-  pool: Pool,
-  q: { appId: string; endpointId: string; status?: string; page: { limit: number; offset: number } },
-): Promise<{ deliveries: WebhookDeliveryView[]; total: number }> {
-  const owned = await pool.query('SELECT 1 FROM webhook_endpoints WHERE app_id = $1 AND id = $2', [q.appId, q.endpointId]);
-  if (owned.rowCount === 0) throw notFound();
-  const where = 'WHERE e.app_id = $1 AND d.endpoint_id = $2 AND ($3::text IS NULL OR d.status = $3)';
-  const args = [q.appId, q.endpointId, q.status ?? null];
-  const [rows, count] = await Promise.all([
-    pool.query<DeliveryRow>(`${DELIVERY_SELECT} ${where} ORDER BY d.created_at DESC, d.id LIMIT $4 OFFSET $5`, [
-      ...args,
-      q.page.limit,
-      q.page.offset,
-    ]),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id ${where}`, args),
-  ]);
-  return { deliveries: rows.rows.map(deliveryView), total: count.rows[0]!.n };
-}
-
-/**
- * Due now, with a new retry window: a parked or delivered delivery is sent again, a pending one
- * is brought forward. 404 when the endpoint or the delivery is not the app's.
- */
-export async function retryDelivery(pool: Pool, appId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {
-  const r = await pool.query(
-    `UPDATE webhook_deliveries d
-        SET status = 'pending', next_attempt_at = now(), window_start = now(), claimed_until = NULL
-       FROM webhook_endpoints e
-      WHERE d.id = $3 AND d.endpoint_id = $2 AND e.id = d.endpoint_id AND e.app_id = $1`,
-    [appId, endpointId, deliveryId],
-  );
-  if (r.rowCount === 0)
-    throw AppError.notFound('webhook_delivery_not_found', 'No such delivery of this webhook endpoint.', { parameter: 'delivery_id' });
-  const row = await pool.query<DeliveryRow>(`${DELIVERY_SELECT} WHERE d.id = $1`, [deliveryId]);
-  return deliveryView(row.rows[0]!);
+/** The event filters of the app's enabled endpoints (an empty filter takes every type). */
+export async function enabledEventFilters(db: Queryable, appId: string): Promise<WebhookEventType[][]> {
+  const r = await db.query<{ events: WebhookEventType[] }>('SELECT events FROM webhook_endpoints WHERE app_id = $1 AND enabled', [appId]);
+  return r.rows.map((e) => e.events);
 }
