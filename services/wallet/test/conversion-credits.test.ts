@@ -1,29 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListCurrencies, WalletCreditGrant } from '@ccs/shared';
-import { startStack, type TestStack } from '../../../test/support/stack.js';
-import { ledgerTotals, loadContent, publishEvent, walletPool } from './support/fixtures.js';
+import { ledgerTotals, loadContent, startWalletTier, walletPool, type WalletTier } from './support/fixtures.js';
 
 /**
  * Credits of converted duplicates (collections' saga step): one ledger row per converted item,
  * referenced by opening and slot, and never twice for one reference, whatever message carries it.
  */
 describe('wallet: duplicate conversion credits', () => {
-  let stack: TestStack;
+  let tier: WalletTier;
   const appId = randomUUID();
   let coins: string;
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['wallet'] });
-    await loadContent(stack, appId, 1);
-    const r = await stack.bus.request(ListCurrencies, {}, { requestId: randomUUID(), appId });
+    tier = await startWalletTier();
+    await loadContent(tier, appId, 1);
+    const r = await tier.bus.request(ListCurrencies, {}, { requestId: randomUUID(), appId });
     coins = r.currencies.find((c) => c.code === 'coins')!.id;
   });
-  afterAll(async () => stack?.close());
+  afterAll(async () => tier?.close());
 
   const rowsOf = async (playerId: string) =>
     (
-      await walletPool(stack).query<{ reason: string; reference: string; delta: string }>(
+      await walletPool(tier).query<{ reason: string; reference: string; delta: string }>(
         'SELECT reason, reference, delta::text FROM ledger WHERE app_id = $1 AND player_id = $2 ORDER BY id',
         [appId, playerId],
       )
@@ -37,14 +36,12 @@ describe('wallet: duplicate conversion credits', () => {
       { currency: 'coins', amount: '60', reference: `opening:${opening}:slot:2` },
     ];
     const payload = { appId, playerId, reason: 'duplicate_conversion' as const, credits };
-    await publishEvent(stack, WalletCreditGrant, randomUUID(), payload, { appId });
+    await tier.publishApplied(WalletCreditGrant, payload, { appId });
     // The same credits under another message id (a re-publish the stream cannot recognise).
-    await publishEvent(stack, WalletCreditGrant, randomUUID(), payload, { appId });
+    await tier.publishApplied(WalletCreditGrant, payload, { appId });
     // One more slot with an earlier one: only the new slot is credited.
-    await publishEvent(
-      stack,
+    await tier.publishApplied(
       WalletCreditGrant,
-      randomUUID(),
       { ...payload, credits: [credits[0]!, { currency: 'coins', amount: '20', reference: `opening:${opening}:slot:4` }] },
       { appId },
     );
@@ -53,7 +50,7 @@ describe('wallet: duplicate conversion credits', () => {
       { reason: 'duplicate_conversion', reference: `opening:${opening}:slot:2`, delta: '60.00' },
       { reason: 'duplicate_conversion', reference: `opening:${opening}:slot:4`, delta: '20.00' },
     ]);
-    const totals = await ledgerTotals(walletPool(stack), appId, playerId, coins);
+    const totals = await ledgerTotals(walletPool(tier), appId, playerId, coins);
     expect(totals).toMatchObject({ sum: '100.00', balance: '100.00', rows: 3 });
   });
 
@@ -62,19 +59,17 @@ describe('wallet: duplicate conversion credits', () => {
     const opening = randomUUID();
     const credits = Array.from({ length: 5 }, (_, slot) => ({ currency: 'coins', amount: '20', reference: `opening:${opening}:slot:${slot}` }));
     const payload = { appId, playerId, reason: 'duplicate_conversion' as const, credits };
-    await Promise.all(Array.from({ length: 6 }, () => publishEvent(stack, WalletCreditGrant, randomUUID(), payload, { appId })));
+    await Promise.all(Array.from({ length: 6 }, () => tier.publishApplied(WalletCreditGrant, payload, { appId })));
     const rows = await rowsOf(playerId);
     expect(rows.map((r) => r.reference).sort()).toEqual(credits.map((c) => c.reference).sort());
-    expect(await ledgerTotals(walletPool(stack), appId, playerId, coins)).toMatchObject({ sum: '100.00', balance: '100.00', rows: 5 });
+    expect(await ledgerTotals(walletPool(tier), appId, playerId, coins)).toMatchObject({ sum: '100.00', balance: '100.00', rows: 5 });
   });
 
   it('still sums credits without a reference into one row per currency under the message id', async () => {
     const playerId = randomUUID();
     const id = randomUUID();
-    await publishEvent(
-      stack,
+    await tier.publishApplied(
       WalletCreditGrant,
-      id,
       {
         appId,
         playerId,
@@ -84,7 +79,7 @@ describe('wallet: duplicate conversion credits', () => {
           { currency: 'coins', amount: '7' },
         ],
       },
-      { appId },
+      { id, appId },
     );
     expect(await rowsOf(playerId)).toEqual([{ reason: 'admin', reference: id, delta: '12.00' }]);
   });

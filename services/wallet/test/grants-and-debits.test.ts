@@ -11,9 +11,8 @@ import {
   type AppContent,
   type CallContext,
 } from '@ccs/shared';
-import { startStack, type TestStack } from '../../../test/support/stack.js';
 import { creditGrantsConsumer } from '../src/consumers/credit-grants.js';
-import { grantCredits, ledgerTotals, loadContent, walletPool } from './support/fixtures.js';
+import { grantCredits, ledgerTotals, loadContent, startWalletTier, walletPool, type WalletTier } from './support/fixtures.js';
 
 /** A content version that sells nothing for gems and lists only `currencies`. */
 function withoutGems(content: AppContent, currencies: AppContent['currencies']): AppContent {
@@ -48,54 +47,54 @@ function withoutGems(content: AppContent, currencies: AppContent['currencies']):
 const ctxOf = (appId: string, playerId?: string): CallContext => ({ requestId: randomUUID(), appId, playerId });
 
 describe('wallet over NATS: content, grants, debits and refunds', () => {
-  let stack: TestStack;
+  let tier: WalletTier;
   const appId = randomUUID();
   const otherAppId = randomUUID();
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['wallet'] });
-    await loadContent(stack, appId, 1);
-    await loadContent(stack, otherAppId, 1);
+    tier = await startWalletTier();
+    await loadContent(tier, appId, 1);
+    await loadContent(tier, otherAppId, 1);
   });
-  afterAll(async () => stack?.close());
+  afterAll(async () => tier?.close());
 
   const balances = async (app: string, playerId: string) => {
-    const r = await stack.bus.request(GetBalances, { playerId }, ctxOf(app));
+    const r = await tier.bus.request(GetBalances, { playerId }, ctxOf(app));
     return Object.fromEntries(r.balances.map((b) => [b.code, b.amount]));
   };
   const currencyId = async (app: string, code: string) => {
-    const r = await stack.bus.request(ListCurrencies, {}, ctxOf(app));
+    const r = await tier.bus.request(ListCurrencies, {}, ctxOf(app));
     return r.currencies.find((c) => c.code === code)!.id;
   };
   const debit = (app: string, playerId: string, amount: string, reference: string = randomUUID(), currency = 'coins') =>
-    stack.bus.request(DebitCurrency, { playerId, currency, amount, reference }, ctxOf(app));
+    tier.bus.request(DebitCurrency, { playerId, currency, amount, reference }, ctxOf(app));
 
   it('lists the currencies of loaded content with UUID ids, without balances when no player asks', async () => {
-    const r = await stack.bus.request(ListCurrencies, {}, ctxOf(appId));
+    const r = await tier.bus.request(ListCurrencies, {}, ctxOf(appId));
     expect(r.currencies.map((c) => [c.code, c.name])).toEqual(readContentFile().currencies.map((c) => [c.code, c.name]));
     for (const c of r.currencies) {
       expect(c.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(c.balance).toBeUndefined();
     }
-    const other = await stack.bus.request(ListCurrencies, {}, ctxOf(otherAppId));
+    const other = await tier.bus.request(ListCurrencies, {}, ctxOf(otherAppId));
     expect(other.currencies.map((c) => c.id)).not.toContain(r.currencies[0]!.id);
   });
 
   it('applies a credit grant, one ledger row per currency, and answers balances with 0.00 for the rest', async () => {
     const player = randomUUID();
-    await grantCredits(stack, appId, player, [
+    await grantCredits(tier, appId, player, [
       { currency: 'coins', amount: '100' },
       { currency: 'coins', amount: '0.50' },
     ]);
     expect(await balances(appId, player)).toEqual({ coins: '100.50', gems: '0.00', vault_key: '0.00' });
-    const coins = await ledgerTotals(walletPool(stack), appId, player, await currencyId(appId, 'coins'));
+    const coins = await ledgerTotals(walletPool(tier), appId, player, await currencyId(appId, 'coins'));
     expect(coins).toEqual({ sum: '100.50', rows: 1, balance: '100.50' });
   });
 
   it('applies a redelivered grant (same message id) only once, even concurrently', async () => {
     const player = randomUUID();
-    const id = await grantCredits(stack, appId, player, [{ currency: 'gems', amount: '5' }]);
-    const consumer = creditGrantsConsumer(walletPool(stack));
+    const id = await grantCredits(tier, appId, player, [{ currency: 'gems', amount: '5' }]);
+    const consumer = creditGrantsConsumer(walletPool(tier));
     const payload = { appId, playerId: player, reason: 'welcome_bonus' as const, credits: [{ currency: 'gems', amount: '5' }] };
     await Promise.all(Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: id, ctx: ctxOf(appId), deliveryCount: 2 })));
     expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '5.00', vault_key: '0.00' });
@@ -103,7 +102,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     const fresh = randomUUID();
     await Promise.all(Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: fresh, ctx: ctxOf(appId), deliveryCount: 1 })));
     expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '10.00', vault_key: '0.00' });
-    const gems = await ledgerTotals(walletPool(stack), appId, player, await currencyId(appId, 'gems'));
+    const gems = await ledgerTotals(walletPool(tier), appId, player, await currencyId(appId, 'gems'));
     expect(gems).toEqual({ sum: '10.00', rows: 2, balance: '10.00' });
   });
 
@@ -111,11 +110,11 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     const lateApp = randomUUID();
     const player = randomUUID();
     const grantId = randomUUID();
-    const watch = watchApplied(stack.nc, stack.env.NATS_PREFIX!, [grantId]);
-    await grantCredits(stack, lateApp, player, [{ currency: 'coins', amount: '1000' }], { id: grantId, wait: false });
+    const watch = watchApplied(tier.nc, tier.config.NATS_PREFIX, [grantId]);
+    await grantCredits(tier, lateApp, player, [{ currency: 'coins', amount: '1000' }], { id: grantId, wait: false });
     await new Promise((r) => setTimeout(r, 300));
     expect(await balances(lateApp, player)).toEqual({});
-    await loadContent(stack, lateApp, 1);
+    await loadContent(tier, lateApp, 1);
     expect((await watch.done(20_000)).has(grantId)).toBe(true);
     expect(await balances(lateApp, player)).toEqual({ coins: '1000.00', gems: '0.00', vault_key: '0.00' });
   });
@@ -123,21 +122,21 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
   it('takes a newer content version (renames, new maximum, retired currency) and never loses balances', async () => {
     const app = randomUUID();
     const player = randomUUID();
-    await loadContent(stack, app, 1);
+    await loadContent(tier, app, 1);
     const coinsId = await currencyId(app, 'coins');
     const gemsId = await currencyId(app, 'gems');
-    await grantCredits(stack, app, player, [{ currency: 'gems', amount: '7' }]);
+    await grantCredits(tier, app, player, [{ currency: 'gems', amount: '7' }]);
     const base = readContentFile();
-    await loadContent(stack, app, 2, withoutGems(base, [{ code: 'coins', name: 'Gold', max_credit: '50' }]));
-    const v2 = await stack.bus.request(ListCurrencies, {}, ctxOf(app, player));
+    await loadContent(tier, app, 2, withoutGems(base, [{ code: 'coins', name: 'Gold', max_credit: '50' }]));
+    const v2 = await tier.bus.request(ListCurrencies, {}, ctxOf(app, player));
     expect(v2.currencies).toEqual([{ id: coinsId, code: 'coins', name: 'Gold', balance: '0.00' }]);
     // An older version delivered late changes nothing.
-    await loadContent(stack, app, 1);
-    expect((await stack.bus.request(ListCurrencies, {}, ctxOf(app))).currencies.map((c) => c.name)).toEqual(['Gold']);
+    await loadContent(tier, app, 1);
+    expect((await tier.bus.request(ListCurrencies, {}, ctxOf(app))).currencies.map((c) => c.name)).toEqual(['Gold']);
     // The retired currency's balance is kept and comes back with it.
-    expect(await ledgerTotals(walletPool(stack), app, player, gemsId)).toMatchObject({ balance: '7.00' });
-    await loadContent(stack, app, 3, base);
-    const v3 = await stack.bus.request(ListCurrencies, {}, ctxOf(app, player));
+    expect(await ledgerTotals(walletPool(tier), app, player, gemsId)).toMatchObject({ balance: '7.00' });
+    await loadContent(tier, app, 3, base);
+    const v3 = await tier.bus.request(ListCurrencies, {}, ctxOf(app, player));
     expect(v3.currencies.slice(0, 2)).toEqual([
       { id: coinsId, code: 'coins', name: 'Coins', balance: '0.00' },
       { id: gemsId, code: 'gems', name: 'Gems', balance: '7.00' },
@@ -147,7 +146,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
 
   it('never debits below zero: 20 concurrent debits of 100 from 1000 leave exactly 10 successes', async () => {
     const player = randomUUID();
-    await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '1000' }]);
+    await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '1000' }]);
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => debit(appId, player, '100')));
     const ok = results.filter((r) => r.status === 'fulfilled');
     const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
@@ -158,13 +157,13 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
       expect(e).toMatchObject({ status: 409, code: 'insufficient_funds' });
     }
     expect(await balances(appId, player)).toMatchObject({ coins: '0.00' });
-    const totals = await ledgerTotals(walletPool(stack), appId, player, await currencyId(appId, 'coins'));
+    const totals = await ledgerTotals(walletPool(tier), appId, player, await currencyId(appId, 'coins'));
     expect(totals).toEqual({ sum: '0.00', rows: 11, balance: '0.00' });
   });
 
   it('is idempotent on the debit reference, also under concurrency, and refuses a reused reference', async () => {
     const player = randomUUID();
-    await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '300' }]);
+    await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '300' }]);
     const reference = `purchase-${randomUUID()}`;
     const replies = await Promise.all(Array.from({ length: 5 }, () => debit(appId, player, '120', reference)));
     for (const r of replies) expect(r).toMatchObject({ currency: 'coins', balance: '180.00' });
@@ -174,41 +173,41 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     // An insufficient debit leaves nothing behind: the same reference can succeed later.
     const big = randomUUID();
     await expect(debit(appId, player, '500', big)).rejects.toMatchObject({ status: 409, code: 'insufficient_funds' });
-    await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '400' }]);
+    await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '400' }]);
     expect(await debit(appId, player, '500', big)).toMatchObject({ balance: '80.00' });
   });
 
   it('refunds a debit exactly once, even when compensations race', async () => {
     const player = randomUUID();
-    await grantCredits(stack, appId, player, [{ currency: 'gems', amount: '50' }]);
+    await grantCredits(tier, appId, player, [{ currency: 'gems', amount: '50' }]);
     const reference = randomUUID();
     await debit(appId, player, '20', reference, 'gems');
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => stack.bus.request(RefundDebit, { reference }, ctxOf(appId))));
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => tier.bus.request(RefundDebit, { reference }, ctxOf(appId))));
     expect(outcomes.filter((o) => o.outcome === 'refunded')).toEqual([{ outcome: 'refunded', balance: '50.00' }]);
     expect(outcomes.filter((o) => o.outcome === 'already_refunded')).toHaveLength(4);
     expect(await balances(appId, player)).toMatchObject({ gems: '50.00' });
-    expect(await stack.bus.request(RefundDebit, { reference: 'never-debited' }, ctxOf(appId))).toEqual({ outcome: 'unknown_reference' });
+    expect(await tier.bus.request(RefundDebit, { reference: 'never-debited' }, ctxOf(appId))).toEqual({ outcome: 'unknown_reference' });
     // Another app cannot refund (or even see) this app's debit.
-    expect(await stack.bus.request(RefundDebit, { reference }, ctxOf(otherAppId))).toEqual({ outcome: 'unknown_reference' });
-    const totals = await ledgerTotals(walletPool(stack), appId, player, await currencyId(appId, 'gems'));
+    expect(await tier.bus.request(RefundDebit, { reference }, ctxOf(otherAppId))).toEqual({ outcome: 'unknown_reference' });
+    const totals = await ledgerTotals(walletPool(tier), appId, player, await currencyId(appId, 'gems'));
     expect(totals).toEqual({ sum: '50.00', rows: 3, balance: '50.00' });
   });
 
   it('refuses a debit that arrives after its refund (a purchase given up), so no money is lost', async () => {
     const player = randomUUID();
-    await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '100' }]);
+    await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '100' }]);
     const reference = randomUUID();
-    expect(await stack.bus.request(RefundDebit, { reference }, ctxOf(appId))).toEqual({ outcome: 'unknown_reference' });
+    expect(await tier.bus.request(RefundDebit, { reference }, ctxOf(appId))).toEqual({ outcome: 'unknown_reference' });
     await expect(debit(appId, player, '40', reference)).rejects.toMatchObject({ status: 409, code: 'reference_voided' });
     expect(await balances(appId, player)).toMatchObject({ coins: '100.00' });
     // The void is per app: the same reference still debits in another app.
-    await grantCredits(stack, otherAppId, player, [{ currency: 'coins', amount: '100' }]);
+    await grantCredits(tier, otherAppId, player, [{ currency: 'coins', amount: '100' }]);
     expect(await debit(otherAppId, player, '40', reference)).toMatchObject({ balance: '60.00' });
   });
 
   it('keeps each app apart: a balance in one app is not spendable in another', async () => {
     const player = randomUUID();
-    await grantCredits(stack, appId, player, [{ currency: 'coins', amount: '10' }]);
+    await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '10' }]);
     await expect(debit(otherAppId, player, '5')).rejects.toMatchObject({ status: 409, code: 'insufficient_funds' });
     expect(await balances(otherAppId, player)).toEqual({ coins: '0.00', gems: '0.00', vault_key: '0.00' });
     expect(await balances(appId, player)).toMatchObject({ coins: '10.00' });
@@ -218,14 +217,14 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     const player = randomUUID();
     await expect(debit(appId, player, '1', randomUUID(), 'rubies')).rejects.toMatchObject({ status: 404, code: 'currency_not_found' });
     await expect(debit(appId, player, '0.00')).rejects.toMatchObject({ status: 422, code: 'amount_not_positive' });
-    await expect(stack.bus.request(GetBalances, { playerId: player }, { requestId: randomUUID() })).rejects.toMatchObject({
+    await expect(tier.bus.request(GetBalances, { playerId: player }, { requestId: randomUUID() })).rejects.toMatchObject({
       status: 400,
       code: 'missing_app',
     });
   });
 
   it('refuses to update, delete or truncate ledger rows', async () => {
-    const pool = walletPool(stack);
+    const pool = walletPool(tier);
     await expect(pool.query('UPDATE ledger SET delta = 1000000 WHERE app_id = $1', [appId])).rejects.toThrow(/append-only/);
     await expect(pool.query('DELETE FROM ledger WHERE app_id = $1', [appId])).rejects.toThrow(/append-only/);
     await expect(pool.query('TRUNCATE ledger CASCADE')).rejects.toThrow(/append-only/);

@@ -1,8 +1,10 @@
 import { connect, headers as natsHeaders, type NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import type { BaseConfig } from '../config/config.js';
-import type { SubjectContract } from '../contracts/subject.js';
+import type { z } from 'zod';
+import type { EventContract, SubjectContract } from '../contracts/subject.js';
 import { AppError, toAppError } from '../errors/app-error.js';
+import { watchApplied } from '../messaging/processed.js';
 import { Bus, ERROR_HEADER } from '../runtime/bus.js';
 import { contextFromHeaders, decodeJson, encodeJson } from '../runtime/codec.js';
 import type { Endpoint } from '../runtime/endpoint.js';
@@ -18,8 +20,21 @@ export interface ReceivedCall {
   playerId?: string;
 }
 
+/** The message id and the app header of a published message. */
+export interface PublishOptions {
+  id?: string;
+  appId?: string;
+}
+
+/** A published message: its id, and whether the stream dropped it as a duplicate. */
+export interface Published {
+  id: string;
+  duplicate: boolean;
+}
+
 /** One service under test, the bus to call it, and what its stand-in neighbours were asked. */
 export interface ServiceTier<C extends BaseConfig> {
+  /** The running service (a new one after `startService`). */
   service: RunningService<C>;
   config: C;
   /** Calls the service as the gateway or another service would. */
@@ -27,8 +42,18 @@ export interface ServiceTier<C extends BaseConfig> {
   nc: NatsConnection;
   /** Every request the responders answered, in order. */
   calls: ReceivedCall[];
-  /** Publishes a durable message on the stream, as another service's outbox relay would. */
-  publish(contract: { subject: string }, payload: unknown): Promise<void>;
+  /**
+   * Publishes a durable message on the stream, as another service's outbox relay would
+   * (Nats-Msg-Id = `opts.id`, default a fresh one), validated by the event's schema; answers the id
+   * and whether the stream dropped it as a duplicate of that id.
+   */
+  publish<P extends z.ZodType>(event: EventContract<P>, payload: z.infer<P>, opts?: PublishOptions): Promise<Published>;
+  /** As `publish`, then waits until the service applied the message (fails the test after `timeoutMs`). */
+  publishApplied<P extends z.ZodType>(event: EventContract<P>, payload: z.infer<P>, opts?: PublishOptions & { timeoutMs?: number }): Promise<string>;
+  /** Stops the service (drained, as on SIGTERM); the bus, stream and database stay. */
+  stopService(): Promise<void>;
+  /** Starts the service again over the same database and prefix, as a restart does. */
+  startService(): Promise<RunningService<C>>;
   close(): Promise<void>;
 }
 
@@ -50,29 +75,59 @@ export async function startServiceTier<C extends BaseConfig>(
   const nc = await connect({ servers: infra.natsUrl });
   const calls: ReceivedCall[] = [];
   for (const ep of opts.responders ?? []) respond(nc, config.NATS_PREFIX, ep, calls);
-  const service = await startService(def, config);
+  let running: RunningService<C> | undefined = await startService(def, config);
   // The caller waits longer than the service waits for its neighbours, so a neighbour that does
   // not answer shows as the service's own answer to that, not as the caller's timeout.
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS + 5000);
-  return {
-    service,
+  const tier: ServiceTier<C> = {
+    service: running,
     config,
     bus,
     nc,
     calls,
-    async publish(contract, payload) {
-      const h = natsHeaders();
-      h.set('ccs-request-id', randomUUID());
-      await nc.jetstream().publish(prefixed(config.NATS_PREFIX, contract.subject), encodeJson(payload), { msgID: randomUUID(), headers: h });
+    publish: (event, payload, o) => publishDurable(nc, config.NATS_PREFIX, event, payload, o),
+    async publishApplied(event, payload, o = {}) {
+      const id = o.id ?? randomUUID();
+      const watch = watchApplied(nc, config.NATS_PREFIX, [id]);
+      await publishDurable(nc, config.NATS_PREFIX, event, payload, { ...o, id });
+      const seen = await watch.done(o.timeoutMs ?? 10_000);
+      if (!seen.has(id)) throw new Error(`${config.NATS_PREFIX}: message ${id} on ${event.subject} was not applied in time`);
+      return id;
+    },
+    async stopService() {
+      await running?.stop();
+      running = undefined;
+    },
+    async startService() {
+      running = await startService(def, config);
+      tier.service = running;
+      return running;
     },
     async close() {
-      await service.stop();
+      await running?.stop();
       await nc.close();
       await deleteTestStreams(infra.natsUrl, config.NATS_PREFIX);
       await deleteRedisKeys(infra.redisUrl, config.REDIS_PREFIX);
       await db.drop();
     },
   };
+  return tier;
+}
+
+/** Publishes one durable message as an outbox relay would. */
+async function publishDurable<P extends z.ZodType>(
+  nc: NatsConnection,
+  prefix: string,
+  event: EventContract<P>,
+  payload: z.infer<P>,
+  opts: PublishOptions = {},
+): Promise<Published> {
+  const id = opts.id ?? randomUUID();
+  const h = natsHeaders();
+  h.set('ccs-request-id', randomUUID());
+  if (opts.appId) h.set('ccs-app-id', opts.appId);
+  const ack = await nc.jetstream().publish(prefixed(prefix, event.subject), encodeJson(event.payload.parse(payload)), { msgID: id, headers: h });
+  return { id, duplicate: ack.duplicate };
 }
 
 /** Answers one contract's subject like a real service's endpoint would. */

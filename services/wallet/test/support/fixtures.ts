@@ -1,72 +1,41 @@
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders } from 'nats';
-import { expect } from 'vitest';
-import {
-  AppContentLoaded,
-  encodeJson,
-  prefixed,
-  readContentFile,
-  watchApplied,
-  WalletCreditGrant,
-  type AppContent,
-  type EventContract,
-  type Pool,
-} from '@ccs/shared';
-import type { z } from 'zod';
-import { type TestStack } from '../../../../test/support/stack.js';
-import { registerThroughGateway } from '../../../../test/support/register.js';
+import { WalletCreditGrant, type AppContent, type Pool } from '@ccs/shared';
+import { creditGrantFactory, loadedApp, startServiceTier, webhookInterestStandIn, type ServiceTier } from '@ccs/shared/testing';
+import { WalletConfigSchema, type WalletConfig } from '../../src/config.js';
+import { walletService } from '../../src/service.js';
 
-/** The wallet's own database pool in a running stack (for ledger assertions). */
-export function walletPool(stack: TestStack): Pool {
-  const svc = stack.services.wallet;
-  if (!svc) throw new Error('wallet service is not running');
-  return svc.deps.pool;
-}
+/** The wallet's service tier: the wallet alone over its own database and NATS prefix. */
+export type WalletTier = ServiceTier<WalletConfig>;
 
 /**
- * Publishes a durable message as another service's outbox relay would (Nats-Msg-Id = id) and,
- * unless told not to, waits until the wallet applied it.
+ * Starts the wallet alone, with egress (which it asks whether an app's webhooks take
+ * currency.credited) answered by a contract-bound stand-in: no app takes webhook events.
  */
-export async function publishEvent<P extends z.ZodType>(
-  stack: TestStack,
-  event: EventContract<P>,
-  id: string,
-  payload: z.infer<P>,
-  opts: { wait?: boolean; appId?: string } = {},
-): Promise<void> {
-  const watch = watchApplied(stack.nc, stack.env.NATS_PREFIX!, [id]);
-  const h = natsHeaders();
-  h.set('ccs-request-id', randomUUID());
-  if (opts.appId) h.set('ccs-app-id', opts.appId);
-  await stack.nc.jetstream().publish(prefixed(stack.env.NATS_PREFIX!, event.subject), encodeJson(event.payload.parse(payload)), {
-    msgID: id,
-    headers: h,
-  });
-  const seen = await watch.done(opts.wait === false ? 0 : 10_000);
-  if (opts.wait !== false) expect(seen.has(id), `message ${id} applied`).toBe(true);
+export function startWalletTier(env: Record<string, string> = {}): Promise<WalletTier> {
+  return startServiceTier(walletService, (e) => WalletConfigSchema.parse(e), { responders: [webhookInterestStandIn()], env });
 }
 
-/** Loads content (default: the project's default file) into an app the test names itself. */
-export async function loadContent(stack: TestStack, appId: string, version: number, content: AppContent = readContentFile()): Promise<void> {
-  await publishEvent(stack, AppContentLoaded, randomUUID(), { appId, version, content });
+/** The wallet's own database pool (for ledger assertions). */
+export const walletPool = (tier: WalletTier): Pool => tier.service.deps.pool;
+
+/** Loads content (default: the project's default file) into an app the test names itself, applied. */
+export async function loadContent(tier: WalletTier, appId: string, version: number, content?: AppContent): Promise<void> {
+  await loadedApp(tier, { appId, version, content });
 }
 
-/** Grants credits as the registration saga does; returns the message id. */
+/** Grants credits as the registration saga does (applied, unless `wait: false`); answers the message id. */
 export async function grantCredits(
-  stack: TestStack,
+  tier: WalletTier,
   appId: string,
   playerId: string,
   credits: { currency: string; amount: string }[],
   opts: { id?: string; wait?: boolean; reason?: 'initial_currency' | 'welcome_bonus' | 'admin' } = {},
 ): Promise<string> {
+  const payload = creditGrantFactory(appId, { playerId, credits, reason: opts.reason ?? 'admin' });
   const id = opts.id ?? randomUUID();
-  await publishEvent(stack, WalletCreditGrant, id, { appId, playerId, reason: opts.reason ?? 'admin', credits }, { wait: opts.wait });
-  return id;
+  if (opts.wait === false) return (await tier.publish(WalletCreditGrant, payload, { id })).id;
+  return tier.publishApplied(WalletCreditGrant, payload, { id });
 }
-
-/** A registered player of the stack's demo app (or of `apiKey`'s app): id and access token. */
-export const registerPlayer = (stack: TestStack, apiKey = stack.apiKey): Promise<{ id: string; token: string }> =>
-  registerThroughGateway(stack, apiKey);
 
 /** The sum of a player's ledger deltas and the stored balance of one currency. */
 export async function ledgerTotals(pool: Pool, appId: string, playerId: string, currencyId: string) {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminCreateApp, AdminCreditPlayer } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { ledgerTotals, registerPlayer, walletPool } from './support/fixtures.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { ledgerTotals, registerPlayer, walletPool } from './support.js';
 
 /**
  * The studio's grants of currency (POST /api/v1/admin/players/{id}/credits, wallet.v1.admin_credit):

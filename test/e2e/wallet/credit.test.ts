@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminCreateApp, readContentFile } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError } from '../../../test/support/jsonapi-schema.js';
-import { deleteKeysOlderThan } from '../src/repositories/idempotency-repo.js';
-import { ledgerTotals, registerPlayer, walletPool } from './support/fixtures.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError } from '../../support/jsonapi-schema.js';
+import { deleteKeysOlderThan } from '../../../services/wallet/src/repositories/idempotency-repo.js';
+import { ledgerTotals, registerPlayer, walletPool } from './support.js';
 
 type Player = { id: string; token: string };
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminCreateApp, readContentFile } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { registerPlayer } from './support/fixtures.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { registerPlayer } from './support.js';
 
 interface CurrencyDoc {
   data: { type: string; id: string; attributes: { code: string; name: string; balance?: { amount: string } }; relationships: object }[];

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { AppContentLoaded, WalletCreditGrant } from '../contracts/events.js';
+import type { AppContent } from '../contracts/content.js';
+import { readContentFile } from '../contracts/default-content.js';
+import type { z } from 'zod';
+import type { EventContract } from '../contracts/subject.js';
+import type { PublishOptions } from './service-tier.js';
+
+/**
+ * Fixtures as factories (README, "Tests"): each builds or delivers one thing with defaults that
+ * work as they are, and takes overrides for what a test is about.
+ */
+
+/** Whatever can publish durable messages and wait until they are applied (a ServiceTier). */
+export interface Publisher {
+  publishApplied<P extends z.ZodType>(event: EventContract<P>, payload: z.infer<P>, opts?: PublishOptions & { timeoutMs?: number }): Promise<string>;
+}
+
+/** The project's default content, a fresh copy, changed by `edit` when given. */
+export function contentFactory(edit?: (content: AppContent) => AppContent | void): AppContent {
+  const content = structuredClone(readContentFile());
+  return edit?.(content) ?? content;
+}
+
+/**
+ * An app's content delivered as the players service's outbox does (AppContentLoaded), applied:
+ * defaults to a fresh app id, version 1 and the default content. Answers the app id.
+ */
+export async function loadedApp(tier: Publisher, overrides: { appId?: string; version?: number; content?: AppContent } = {}): Promise<string> {
+  const appId = overrides.appId ?? randomUUID();
+  await tier.publishApplied(AppContentLoaded, { appId, version: overrides.version ?? 1, content: overrides.content ?? contentFactory() });
+  return appId;
+}
+
+/** The payload of a credit grant: defaults to 100 coins for a fresh player, reason `admin`. */
+export function creditGrantFactory(
+  appId: string,
+  overrides: Partial<z.infer<(typeof WalletCreditGrant)['payload']>> = {},
+): z.infer<(typeof WalletCreditGrant)['payload']> {
+  return { appId, playerId: randomUUID(), reason: 'admin', credits: [{ currency: 'coins', amount: '100' }], ...overrides };
+}
