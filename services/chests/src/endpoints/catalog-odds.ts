@@ -2,7 +2,7 @@ import { appOf, effectiveOdds, endpoint, GetChestOdds, tableOdds, type ReplyOf }
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
-import { pityGroupOf } from '../opening/consume-chest.js';
+import { pityGroupOf } from '../opening/roll-openings.js';
 import type { ResolvedChestType } from '../opening/drop-tables.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { catalogVersion } from '../cache/content-version.js';

@@ -19,7 +19,7 @@ import {
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
-import { pityGroupOf } from '../opening/consume-chest.js';
+import { pityGroupOf } from '../opening/roll-openings.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { findOpening } from '../repositories/openings-repo.js';
 import { catalogPityTypes, pityCounters } from '../repositories/pity-repo.js';

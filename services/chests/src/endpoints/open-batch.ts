@@ -1,11 +1,11 @@
 import { appOf, callerOf, DURABLE, endpoint, OpenChests, publishAndAwait, recordSagaOutcome } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
-import { openBatch } from '../opening/open-batch.js';
+import { openChests } from '../opening/open-chests.js';
 
 /**
- * chests.v1.open_batch: the opening saga for up to 50 chests at once (see openBatch): one
- * transaction, then every grant published at once and the answer sent when collections applied
+ * chests.v1.open_batch: the opening saga for up to 50 chests at once (see openChests): one
+ * statement, then every grant published at once and the answer sent when collections applied
  * them (read-your-writes), bounded by GRANT_WAIT_MS as for a single opening. Each opening
  * confirmed in time carries the duplicate conversions collections' notice reported.
  */
@@ -13,9 +13,9 @@ export function openBatchEndpoint(deps: ChestsDeps) {
   return endpoint(OpenChests, async (req, ctx) => {
     const appId = appOf(ctx);
     const playerId = callerOf(ctx);
-    const result = await openBatch(
+    const result = await openChests(
       deps,
-      { appId, playerId, chestIds: req.chestIds, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
+      { appId, playerId, chestIds: req.chestIds, kind: 'batch', idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
       ctx,
     );
     if (result.replayed) return { openings: await withStoredConversions(deps.bus, deps.log, result.openings, ctx), replayed: true, granted: true };

@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { appOf, callerOf, DURABLE, endpoint, OpenChest, publishAndAwait, recordSagaOutcome } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
-import { chestErrors } from '../errors.js';
-import { consumeChest } from '../opening/consume-chest.js';
-import { findOpeningByKey } from '../repositories/openings-repo.js';
+import { openChests } from '../opening/open-chests.js';
 
 /**
- * chests.v1.open: the opening saga.
- * 1. Consume the chest, record the opening and its grant in one statement (see consumeChest).
+ * chests.v1.open: the opening saga, a batch of one.
+ * 1. Consume the chest, record the opening and its grant in one statement (see openChests).
  * 2. Publish the grant at once, from memory, and wait for the stream's acknowledgement (the outbox
  *    relay publishes it later if this fails).
  * 3. Answer once collections has applied it (read-your-writes: the collection read right after
@@ -21,26 +18,15 @@ import { findOpeningByKey } from '../repositories/openings-repo.js';
  */
 export function openChestEndpoint(deps: ChestsDeps) {
   return endpoint(OpenChest, async (req, ctx) => {
-    const appId = appOf(ctx);
-    const playerId = callerOf(ctx);
-    if (req.idempotencyKey) {
-      const first = await findOpeningByKey(deps.pool, appId, playerId, req.idempotencyKey);
-      if (first && first.chestId !== req.chestId) throw chestErrors.idempotencyKeyReused();
-      if (first) return { ...(await withStoredConversions(deps.bus, deps.log, [first], ctx))[0]!, replayed: true, granted: true };
-    }
-    const openingId = randomUUID();
-    const consumed = await consumeChest(
-      deps,
-      { appId, playerId, chestId: req.chestId, openingId, idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
-      ctx,
-    );
-    if (consumed.replayed)
-      return { ...(await withStoredConversions(deps.bus, deps.log, [consumed.opening], ctx))[0]!, replayed: true, granted: true };
+    const cmd = { appId: appOf(ctx), playerId: callerOf(ctx), chestIds: [req.chestId], kind: 'one' as const, notify: deps.notices.subject };
+    const result = await openChests(deps, { ...cmd, idempotencyKey: req.idempotencyKey }, ctx);
+    if (result.replayed) return { ...(await withStoredConversions(deps.bus, deps.log, result.openings, ctx))[0]!, replayed: true, granted: true };
+    const opening = result.openings[0]!;
     recordSagaOutcome('opening', 'opened');
-    deps.faults.afterOpenCommit?.(openingId);
-    const seen = await publishAndAwait(deps, [consumed.grant], { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });
-    recordSagaOutcome('opening', seen.has(openingId) ? 'granted' : 'grant_pending');
-    if (!seen.has(openingId)) return { ...consumed.opening, replayed: false, granted: false };
-    return { ...withNoticedConversions(consumed.opening, seen.get(openingId)), replayed: false, granted: true };
+    deps.faults.afterOpenCommit?.(opening.openingId);
+    const seen = await publishAndAwait(deps, result.grants, { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });
+    recordSagaOutcome('opening', seen.has(opening.openingId) ? 'granted' : 'grant_pending');
+    if (!seen.has(opening.openingId)) return { ...opening, replayed: false, granted: false };
+    return { ...withNoticedConversions(opening, seen.get(opening.openingId)), replayed: false, granted: true };
   });
 }

@@ -158,7 +158,7 @@ export interface ChestToOpen {
   opened: boolean;
 }
 
-/** A chest of the app with its type's rules version (read without a lock; `recordOpening` decides). */
+/** A chest of the app with its type's rules version (read without a lock; `recordOpenings` decides). */
 export async function findChestToOpen(db: Queryable, appId: string, chestId: string): Promise<ChestToOpen | undefined> {
   const r = await db.query<{ id: string; player_id: string; chest_type_id: string; content_version: number; opened: boolean }>(
     `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened

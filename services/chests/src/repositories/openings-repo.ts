@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OpenedItemSchema, OpeningPitySchema, OUTBOX_COLUMNS, outboxParams, type OpeningView, type OutboxMessage, type Queryable } from '@ccs/shared';
+import { OpenedItemSchema, OpeningPitySchema, OUTBOX_COLUMNS, type OpeningView, type OutboxMessage, type Queryable } from '@ccs/shared';
 
 interface OpeningRow {
   id: string;
@@ -35,79 +35,111 @@ const toView = (r: OpeningRow): OpeningView => ({
     : {}),
 });
 
-/** What an opening used besides its rules: its seed pair and nonce, and its pity rule's bound. */
-export interface OpeningInputs {
+/** Whose openings these are, the seed pair and first nonce they used, and the Idempotency-Key that made them. */
+export interface OpeningsOwner {
+  appId: string;
+  playerId: string;
   seedId: string;
+  /** The pair's nonce the first opening used; the others follow it, one each. */
   nonce: number;
-  /** Present when the chest has pity: the counter row to write. */
-  pityHard?: number;
+  /** A single open's key, stored on its opening (`openings_idempotency`). */
+  openingKey?: string;
+  /** A batch's key, stored with its chests and openings in `opening_batches`. */
+  batchKey?: string;
+}
+
+/** A pity group's counter after the openings, with the rule that moved it. */
+export interface PityCounter {
+  group: string;
+  opensSince: number;
+  rarity: string;
+  hard: number;
 }
 
 /**
- * Step 1 of the opening saga as ONE atomic statement, no transaction around it:
- * - advances the seed pair's nonce only if it is still the nonce the roll used, the pair is still
- *   active and the chest still unopened (compare-and-set: the first UPDATE takes the pair's row
- *   lock, so a concurrent opening of the same player waits, then finds the nonce moved and writes
- *   nothing);
- * - then, only if it did: consumes the chest, records the opening, writes its grant to the outbox
- *   and stores the pity counter after it.
- * Returns whether the opening was recorded; when not, nothing was written (the caller reads the
- * state again: the chest was opened meanwhile, or the player's pair moved on).
+ * Step 1 of the opening saga for n chests (one for a single open) as ONE atomic statement, no
+ * transaction around it:
+ * - advances the seed pair's nonce from `owner.nonce` by n, only if it is still that nonce, the
+ *   pair is still active and all n chests are still unopened (compare-and-set: the first UPDATE
+ *   takes the pair's row lock, so a concurrent opening of the same player waits, then finds the
+ *   nonce moved and writes nothing; every opening advances the nonce, so chests found unopened
+ *   under an unchanged nonce are still unopened);
+ * - then, only if it did: consumes the chests, records the openings, writes their grants to the
+ *   outbox, stores each pity group's counter after them, and a batch's Idempotency-Key.
+ * Returns whether the openings were recorded; when not, nothing was written (the caller reads the
+ * state again: a chest was opened meanwhile, or the player's pair moved on).
  */
-export async function recordOpening(
+export async function recordOpenings(
   db: Queryable,
-  o: OpeningView & { appId: string; playerId: string; idempotencyKey?: string },
-  inputs: OpeningInputs,
-  grant: OutboxMessage,
+  owner: OpeningsOwner,
+  openings: OpeningView[],
+  grants: OutboxMessage[],
+  counters: PityCounter[],
 ): Promise<boolean> {
-  const pity = o.pity;
+  const rows = openings.map((o) => ({
+    id: o.openingId,
+    chest_id: o.chestId,
+    chest_type_id: o.chestTypeId,
+    content_version: o.rulesVersion,
+    opened_at: o.openedAt,
+    items: o.items,
+    experience: o.experience,
+    nonce: o.fairness!.nonce,
+    pity: o.pity ?? null,
+  }));
+  const pity = counters.map((c) => ({ pity_group: c.group, opens_since: c.opensSince, rarity: c.rarity, hard: c.hard }));
   const r = await db.query<{ n: number }>(
     `WITH nonced AS (
-       UPDATE player_seeds SET next_nonce = $16 + 1
-        WHERE id = $15 AND next_nonce = $16 AND revealed_at IS NULL
-          AND EXISTS (SELECT 1 FROM inventory_chests WHERE app_id = $2 AND id = $4 AND player_id = $3 AND opened_at IS NULL)
+       UPDATE player_seeds SET next_nonce = $4::int + $5::int
+        WHERE id = $3 AND app_id = $1 AND player_id = $2 AND next_nonce = $4::int AND revealed_at IS NULL
+          AND (SELECT count(*) FROM inventory_chests WHERE app_id = $1 AND player_id = $2 AND id = ANY($6::uuid[]) AND opened_at IS NULL) = $5::int
         RETURNING id
      ), consumed AS (
-       UPDATE inventory_chests SET opened_at = $7
-        WHERE app_id = $2 AND id = $4 AND player_id = $3 AND opened_at IS NULL AND EXISTS (SELECT 1 FROM nonced)
-        RETURNING id
+       UPDATE inventory_chests c SET opened_at = r.opened_at
+         FROM jsonb_to_recordset($7::jsonb) AS r(chest_id uuid, opened_at timestamptz)
+        WHERE c.app_id = $1 AND c.player_id = $2 AND c.id = r.chest_id AND c.opened_at IS NULL AND EXISTS (SELECT 1 FROM nonced)
+        RETURNING c.id
      ), recorded AS (
        INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, idempotency_key,
                              seed_id, nonce, pity)
-       SELECT $1, $2, $3, id, $5, $6, $7, $8, $9, $10, $15, $16, $17 FROM consumed
+       SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $8::text, $3, r.nonce, r.pity
+         FROM jsonb_to_recordset($7::jsonb) AS r(id uuid, chest_id uuid, chest_type_id uuid, content_version integer, opened_at timestamptz,
+                                                  items jsonb, experience integer, nonce integer, pity jsonb)
+        WHERE r.chest_id IN (SELECT id FROM consumed)
        RETURNING id
      ), announced AS (
-       INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT $11, $12, $13, $14 FROM recorded
+       INSERT INTO outbox (${OUTBOX_COLUMNS})
+       SELECT g.id, g.subject, g.payload, g.headers FROM jsonb_to_recordset($9::jsonb) AS g(id uuid, subject text, payload jsonb, headers jsonb)
+        WHERE g.id IN (SELECT id FROM recorded)
        RETURNING id
      ), pitied AS (
        INSERT INTO pity_counters (app_id, player_id, pity_group, opens_since, rarity, hard)
-       SELECT $2, $3, $18, $19, $20, $21 FROM recorded WHERE $18::text IS NOT NULL
+       SELECT $1, $2, p.pity_group, p.opens_since, p.rarity, p.hard
+         FROM jsonb_to_recordset($10::jsonb) AS p(pity_group text, opens_since integer, rarity text, hard integer)
+        WHERE EXISTS (SELECT 1 FROM recorded)
        ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET
          opens_since = EXCLUDED.opens_since, rarity = EXCLUDED.rarity, hard = EXCLUDED.hard, updated_at = now()
+     ), batched AS (
+       INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids)
+       SELECT $1, $2, $11::text, $6::uuid[], $12::uuid[] WHERE $11::text IS NOT NULL AND EXISTS (SELECT 1 FROM recorded)
      )
      SELECT count(*)::int AS n FROM announced`,
     [
-      o.openingId,
-      o.appId,
-      o.playerId,
-      o.chestId,
-      o.chestTypeId,
-      o.rulesVersion,
-      o.openedAt,
-      JSON.stringify(o.items),
-      o.experience,
-      o.idempotencyKey ?? null,
-      ...outboxParams(grant),
-      inputs.seedId,
-      inputs.nonce,
-      pity ? JSON.stringify(pity) : null,
-      pity?.group ?? null,
-      pity?.opensSinceAfter ?? null,
-      pity?.rarity ?? null,
-      inputs.pityHard ?? null,
+      owner.appId,
+      owner.playerId,
+      owner.seedId,
+      owner.nonce,
+      openings.length,
+      openings.map((o) => o.chestId),
+      JSON.stringify(rows),
+      owner.openingKey ?? null,
+      JSON.stringify(grants),
+      JSON.stringify(pity),
+      owner.batchKey ?? null,
+      openings.map((o) => o.openingId),
     ],
   );
-  return r.rows[0]!.n === 1;
+  return r.rows[0]!.n === openings.length;
 }
 
 /** The opening a player made with an Idempotency-Key, if any. */

@@ -1,0 +1,60 @@
+import type { CallContext, Queryable } from '@ccs/shared';
+import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
+import { moveChestDebit, type RequiredKey } from '../repositories/chest-debits-repo.js';
+import { debitKey, keyErrors, refundKey, type DebitTools } from './chest-debit-saga.js';
+import type { Pointer } from './pointer.js';
+
+/** A chest of an opening that needs a key, at its place in the request. */
+export interface KeyedChest {
+  index: number;
+  chestId: string;
+  requiresKey: RequiredKey;
+}
+
+/**
+ * The keys of one opening's key-required chests (docs/architecture.md, "Key-required opening"):
+ * each chest's key is its own chest debit, taken once and kept across the opening's retries;
+ * completed in the opening's transaction, or refunded when the opening does not happen.
+ */
+export class ChestKeys {
+  /** Debit ids by chest id, in the order taken. */
+  private readonly taken = new Map<string, string>();
+
+  constructor(
+    private readonly tools: DebitTools & GateDeps,
+    private readonly cmd: { appId: string; playerId: string },
+    private readonly ctx: CallContext,
+    private readonly point: Pointer,
+  ) {}
+
+  /** Whether any key was taken (the opening then writes in a transaction that completes them). */
+  get any(): boolean {
+    return this.taken.size > 0;
+  }
+
+  /**
+   * Takes the keys not taken yet: first the compliance gate of every paid key (nothing is debited
+   * when one is refused), then one debit per chest (no key → 409 `key_required`, naming the chest).
+   */
+  async take(chests: KeyedChest[]): Promise<void> {
+    const due = chests.filter((c) => !this.taken.has(c.chestId));
+    for (const c of due) await this.point(c.index, () => checkPaidUseNow(this.tools, this.cmd.appId, c.requiresKey.currency, 'key', this.ctx));
+    for (const c of due) {
+      const key = { appId: this.cmd.appId, playerId: this.cmd.playerId, chestId: c.chestId, ...c.requiresKey };
+      this.taken.set(c.chestId, await this.point(c.index, () => debitKey(this.tools, key, this.ctx)));
+    }
+  }
+
+  /**
+   * In the opening's transaction: every debit pending → completed. One that is not pending any
+   * more (a sweeper found it stale and refunds it) → 503 `opening_interrupted`: no opening.
+   */
+  async complete(tx: Queryable): Promise<void> {
+    for (const id of this.taken.values()) if (!(await moveChestDebit(tx, id, ['pending'], 'completed'))) throw keyErrors.interrupted();
+  }
+
+  /** The opening did not happen: every key goes back (a no-op for one completed or refunded already). */
+  async refund(): Promise<void> {
+    for (const id of this.taken.values()) await refundKey(this.tools, id, this.ctx);
+  }
+}

@@ -1,0 +1,237 @@
+import {
+  AppError,
+  isUniqueViolation,
+  withTransaction,
+  type CallContext,
+  type OpeningView,
+  type OutboxMessage,
+  type Pool,
+  type Queryable,
+} from '@ccs/shared';
+import { checkPaidUseNow } from '../compliance/gate.js';
+import type { ChestsDeps, ChestsFaults } from '../deps.js';
+import { chestErrors } from '../errors.js';
+import type { SeedCipher } from '../fairness/seed-cipher.js';
+import { recordOpenings } from '../repositories/openings-repo.js';
+import { readOpeningState, type ChestState, type OpeningState } from '../repositories/opening-state-repo.js';
+import { defaultClientSeed, holdSeed, insertSeed } from '../repositories/seeds-repo.js';
+import type { DebitTools } from './chest-debit-saga.js';
+import { ChestKeys, type KeyedChest } from './chest-keys.js';
+import type { DropTables } from './drop-tables.js';
+import type { OneAtATime } from './one-at-a-time.js';
+import { pointedAt, pointInBatch, pointInPath, type Pointer } from './pointer.js';
+import { replayOf } from './replay.js';
+import { grantOf, rollOpenings, type ChestToRoll } from './roll-openings.js';
+
+/** Who opens which chests: one (a single open, `GET|POST /chests/{id}/open`) or a batch of them. */
+export interface OpenCommand {
+  appId: string;
+  playerId: string;
+  /** The chests, in the order they roll; a single open lists one. */
+  chestIds: string[];
+  /** `one`: a single open (errors name the path's chest, its key is stored on the opening); `batch`: errors point at `/data/<i>/id`. */
+  kind: 'one' | 'batch';
+  idempotencyKey?: string;
+  /** Where the grants' consumers announce that they applied them (an AppliedNotices subject). */
+  notify?: string;
+}
+
+/** What an opening needs besides the command. */
+export interface OpeningTools extends DebitTools, Pick<ChestsDeps, 'cache'> {
+  pool: Pool;
+  drops: DropTables;
+  cipher: SeedCipher;
+  /** Queues one player's openings in this process (see OneAtATime). */
+  perPlayer: OneAtATime;
+  faults: Pick<ChestsFaults, 'beforeOpeningWrite'>;
+}
+
+/** What step 1 produced: the openings and their grants to publish, or earlier openings replayed. */
+export type Opened = { openings: OpeningView[]; replayed: true } | { openings: OpeningView[]; replayed: false; grants: OutboxMessage[] };
+
+/** How often an opening reads and tries again when the player's pair moved on under it. */
+const MAX_ATTEMPTS = 20;
+/**
+ * Tries without a lock before an opening locks the player's pair for its turn. Only replicas race
+ * (a process queues a player's openings), but with no lock the loser of each race can keep losing
+ * to another replica's queue: a burst of 60 openings over two replicas once lost 20 times in a row.
+ */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/**
+ * THE opening pipeline, for one chest or a batch of them (docs/architecture.md, "Opening a chest"):
+ * 1. an Idempotency-Key that opened these chests before answers with those openings (`replayed`);
+ * 2. `readOpeningState` reads the chests, the caller's seed pair and pity counters, without a lock:
+ *    404 unknown, 403 not owned, already opened (or the keyed twin's replay), locked, in order;
+ * 3. the keys of key-required chests are taken (the compliance gate first, one debit per chest);
+ * 4. ONE roll of all chests (`rollOpenings`), ONE write (`recordOpenings`: nonce compare-and-set,
+ *    chests consumed, openings, grants in the outbox, pity counters, in one statement).
+ * If the nonce moved (another replica's opening, or a seed rotation) nothing was written: read
+ * again and retry. After OPTIMISTIC_ATTEMPTS lost compare-and-sets the try locks the pair first
+ * (holdSeed), so it cannot lose again. Of concurrent openings of one chest exactly one wins.
+ */
+export async function openChests(tools: OpeningTools, cmd: OpenCommand, ctx: CallContext): Promise<Opened> {
+  const point = cmd.kind === 'batch' ? pointInBatch : pointInPath;
+  refuseDuplicates(cmd.chestIds);
+  const first = cmd.idempotencyKey ? await replayOf(tools.pool, cmd) : undefined;
+  if (first) return first;
+  await tools.cipher.ready();
+  const keys = new ChestKeys(tools, cmd, ctx, point);
+  let outcome: Written | { opened: number };
+  try {
+    outcome = await tools.perPlayer.run(`${cmd.appId}:${cmd.playerId}`, () => turns(tools, cmd, keys, point, ctx));
+  } catch (err) {
+    // Whatever failed after a key was taken, the keys go back (a no-op once refunded).
+    await keys.refund();
+    // The key opened other chests (concurrently, or before): nothing was written.
+    if (cmd.idempotencyKey && (isUniqueViolation(err, 'openings_idempotency') || isUniqueViolation(err, 'opening_batches_pkey'))) {
+      const replayed = await replayOf(tools.pool, cmd);
+      if (replayed) return replayed;
+      throw cmd.kind === 'batch' ? chestErrors.batchKeyReused() : chestErrors.idempotencyKeyReused();
+    }
+    throw err;
+  }
+  if ('grants' in outcome) return { ...outcome, replayed: false };
+  // A chest opened meanwhile (maybe by a keyed twin queued just before): its replay, else 403.
+  await keys.refund();
+  const replayed = cmd.idempotencyKey ? await replayOf(tools.pool, cmd) : undefined;
+  if (replayed) return replayed;
+  return point(outcome.opened, () => Promise.reject(chestErrors.chestAlreadyOpened()));
+}
+
+/** Openings written, with their grants. */
+interface Written {
+  openings: OpeningView[];
+  grants: OutboxMessage[];
+}
+
+/** 422 `duplicate_chest` when a chest is listed twice (ids arrive lower-cased by the contract). */
+function refuseDuplicates(chestIds: string[]): void {
+  const seen = new Map<string, number>();
+  chestIds.forEach((id, i) => {
+    if (seen.has(id)) throw pointedAt(i, AppError.unprocessable('duplicate_chest', `This chest is listed twice (also at ${seen.get(id)}).`));
+    seen.set(id, i);
+  });
+}
+
+/**
+ * The one retry loop: read, check, take the keys, roll and write, until written or a chest is found
+ * opened (`{ opened: index }`); 503 `opening_contended` after MAX_ATTEMPTS.
+ */
+async function turns(
+  tools: OpeningTools,
+  cmd: OpenCommand,
+  keys: ChestKeys,
+  point: Pointer,
+  ctx: CallContext,
+): Promise<Written | { opened: number }> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const state = await readOpeningState(tools.pool, cmd.appId, cmd.playerId, cmd.chestIds);
+    const checked = await checkChests(tools, cmd, state, point, ctx);
+    if ('opened' in checked) return checked;
+    await keys.take(checked.keyed);
+    if (!state.seed) {
+      // The player's first use of a seed pair: commit one, then read again.
+      await insertSeed(tools.pool, tools.cipher, cmd.appId, cmd.playerId, defaultClientSeed());
+      continue;
+    }
+    // Drop tables resolved here, from memory or the pool, with no connection held (nor under the lock).
+    const chests: ChestToRoll[] = [];
+    for (const c of checked.chests)
+      chests.push({ chestId: c.chestId, resolved: await tools.drops.resolveType(cmd.appId, c.chestTypeId, c.contentVersion) });
+    if (tools.faults.beforeOpeningWrite) await tools.faults.beforeOpeningWrite(cmd.playerId, attempt);
+    const done = await writeTurn(tools, cmd, keys, { state: { ...state, seed: state.seed }, chests, locking: attempt > OPTIMISTIC_ATTEMPTS }, ctx);
+    if (done) return done;
+  }
+  throw chestErrors.openingContended();
+}
+
+/**
+ * The checks of every chest, in the request's order: 404 unknown, 403 not the caller's, opened
+ * (answered by the caller: replay or 403), 403 locked. Returns the chests in order and those
+ * that need a key. A batch with a key-required chest is refused (422 `key_chest_in_batch`), after
+ * the compliance gate of its key (a gated player hears the gate's 403, as on a single open).
+ */
+async function checkChests(
+  tools: OpeningTools,
+  cmd: OpenCommand,
+  state: OpeningState,
+  point: Pointer,
+  ctx: CallContext,
+): Promise<{ chests: ChestState[]; keyed: KeyedChest[] } | { opened: number }> {
+  const chests: ChestState[] = [];
+  const keyed: KeyedChest[] = [];
+  for (const [index, chestId] of cmd.chestIds.entries()) {
+    const c = state.chests.get(chestId);
+    if (!c) return point(index, () => Promise.reject(chestErrors.chestNotFound()));
+    if (c.playerId !== cmd.playerId) return point(index, () => Promise.reject(chestErrors.chestNotOwned()));
+    if (c.requiresKey && cmd.kind === 'batch') {
+      await point(index, () => checkPaidUseNow(tools, cmd.appId, c.requiresKey!.currency, 'key', ctx));
+      throw pointedAt(
+        index,
+        AppError.unprocessable('key_chest_in_batch', 'Chests that need a key open one at a time (POST /api/v1/chests/{id}/open).'),
+      );
+    }
+    if (c.opened) return { opened: index };
+    if (c.locked) return point(index, () => Promise.reject(chestErrors.chestLocked(c.locked!.unlocksAt)));
+    chests.push(c);
+    if (c.requiresKey) keyed.push({ index, chestId, requiresKey: c.requiresKey });
+  }
+  return { chests, keyed };
+}
+
+/** What one try writes from: the state read, the chests to roll, and whether it takes the lock. */
+interface Turn {
+  state: OpeningState & { seed: NonNullable<OpeningState['seed']> };
+  chests: ChestToRoll[];
+  locking: boolean;
+}
+
+/**
+ * One try of the write: rolls from the state and records it (recordOpenings), or undefined when the
+ * pair moved on (nothing written). Without keys or the lock it is the one statement alone; else one
+ * transaction: the keys' debits completed (only while still pending), and after OPTIMISTIC_ATTEMPTS
+ * lost compare-and-sets the pair locked first and the state read again, so this try cannot lose.
+ */
+async function writeTurn(tools: OpeningTools, cmd: OpenCommand, keys: ChestKeys, turn: Turn, ctx: CallContext): Promise<Written | undefined> {
+  const serverSeed = await tools.cipher.decrypt(turn.state.seed.serverSeedEncrypted);
+  const write = async (db: Queryable, state: Turn['state']): Promise<Written | undefined> => {
+    const rolled = rollOpenings(turn.chests, state.seed, serverSeed, state.counters);
+    const grants = rolled.openings.map((o) => grantOf(o, cmd, ctx));
+    const owner = { appId: cmd.appId, playerId: cmd.playerId, seedId: state.seed.id, nonce: state.seed.nextNonce };
+    const keyed = cmd.kind === 'batch' ? { batchKey: cmd.idempotencyKey } : { openingKey: cmd.idempotencyKey };
+    return (await recordOpenings(db, { ...owner, ...keyed }, rolled.openings, grants, rolled.counters))
+      ? { openings: rolled.openings, grants }
+      : undefined;
+  };
+  if (!keys.any && !turn.locking) return write(tools.pool, turn.state);
+  return withTransaction(tools.pool, async (tx) => {
+    await keys.complete(tx);
+    const at = turn.locking ? await lockedState(tx, cmd, turn.state) : turn.state;
+    const done = at && (await write(tx, at));
+    if (!done) throw new RetryOpening();
+    return done;
+  }).catch((err) => {
+    if (err instanceof RetryOpening) return undefined;
+    throw err;
+  });
+}
+
+/**
+ * The opening's state read again under the lock of the pair read before (holdSeed), or undefined
+ * when the pair was rotated, a chest opened, or a chest's rules changed meanwhile: then read afresh.
+ */
+async function lockedState(tx: Queryable, cmd: OpenCommand, before: Turn['state']): Promise<Turn['state'] | undefined> {
+  if (!(await holdSeed(tx, before.seed.id))) return undefined;
+  const now = await readOpeningState(tx, cmd.appId, cmd.playerId, cmd.chestIds);
+  if (now.seed?.id !== before.seed.id) return undefined;
+  for (const [id, was] of before.chests) {
+    const c = now.chests.get(id);
+    if (!c || c.opened || c.playerId !== cmd.playerId || c.chestTypeId !== was.chestTypeId || c.contentVersion !== was.contentVersion)
+      return undefined;
+  }
+  return { ...now, seed: now.seed };
+}
+
+/** Rolls a try's transaction back to read and try again (the nonce moved). */
+class RetryOpening extends Error {}
