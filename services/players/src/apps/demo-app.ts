@@ -1,7 +1,7 @@
 import { readContentFile, SHIPPED_PLACEHOLDERS, withTransaction, type Logger, type Pool } from '@ccs/shared';
 import { randomUUID } from 'node:crypto';
 import { apiKeyExists, insertApiKey, revokeRawKeys } from '../repositories/api-keys-repository.js';
-import { findDemoAppId } from '../repositories/apps-repository.js';
+import { findDemoAppId, lockDemoAppCreation } from '../repositories/apps-repository.js';
 import { createApp } from './create-app.js';
 
 /**
@@ -15,7 +15,7 @@ import { createApp } from './create-app.js';
 export async function ensureDemoApp(pool: Pool, demoKey: string | undefined, log: Logger, demoSecretKey?: string): Promise<boolean> {
   const ctx = { requestId: randomUUID() };
   return withTransaction(pool, async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('players.demo_app'))");
+    await lockDemoAppCreation(tx);
     // A key this repository once shipped as a default (compose, the dev overlay) opens nothing,
     // even in a database created while it was in use.
     const revoked = await revokeRawKeys(tx, SHIPPED_PLACEHOLDERS);

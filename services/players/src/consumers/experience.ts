@@ -1,4 +1,5 @@
 import { consumer, DURABLE, OpeningGranted } from '@ccs/shared';
+import { addExperience } from '../repositories/players-repository.js';
 
 /** Durable name of the experience consumer (`applied.<opening id>.players-experience`). */
 export const EXPERIENCE_CONSUMER = DURABLE.playersExperience;
@@ -25,15 +26,8 @@ export function experienceConsumer() {
         gains.set(key, at);
       }
       const rows = [...gains.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-      const r = await tx.query<{ id: string }>(
-        `UPDATE players p SET experience = p.experience + g.xp
-           FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS t(app_id, id, xp)) g
-          WHERE p.app_id = g.app_id AND p.id = g.id
-          RETURNING p.id`,
-        [rows.map((g) => g.appId), rows.map((g) => g.playerId), rows.map((g) => g.xp)],
-      );
-      if (r.rowCount !== rows.length) {
-        const found = new Set(r.rows.map((row) => row.id));
+      const found = await addExperience(tx, rows);
+      if (found.size !== rows.length) {
         const missing = rows.filter((g) => !found.has(g.playerId)).map((g) => `${g.playerId} in app ${g.appId}`);
         throw new Error(`openings for unknown players: ${missing.join(', ')}`);
       }

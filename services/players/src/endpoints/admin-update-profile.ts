@@ -1,7 +1,7 @@
 import { AdminUpdatePlayerProfile, AppError, endpoint, withTransaction } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
-import { lockDeclaredProfile, writeDeclaredProfile } from '../profile/declared-profile.js';
+import { lockDeclaredProfile, writeDeclaredProfile } from '../repositories/declared-profile-repository.js';
 
 /**
  * players.v1.admin_update_profile: the studio sets (or, with null, clears) a player's declared

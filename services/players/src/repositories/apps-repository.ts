@@ -48,3 +48,20 @@ export async function listContents(q: Queryable, appId: string): Promise<{ versi
   );
   return r.rows.map((row) => ({ version: row.version, loadedAt: row.loaded_at, content: row.content }));
 }
+
+/** The app's current content version; undefined for an unknown app. */
+export async function contentVersionOf(q: Queryable, appId: string): Promise<number | undefined> {
+  const r = await q.query<{ content_version: number }>('SELECT content_version FROM apps WHERE id = $1', [appId]);
+  return r.rows[0]?.content_version;
+}
+
+/** Locks the app's row for the transaction (false: no such app); changes to one app's keys run one after the other. */
+export async function lockApp(tx: Queryable, appId: string): Promise<boolean> {
+  const { rowCount } = await tx.query('SELECT 1 FROM apps WHERE id = $1 FOR UPDATE', [appId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Takes the transaction's lock on creating the demo app, so replicas starting together never make two. */
+export async function lockDemoAppCreation(tx: Queryable): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('players.demo_app'))");
+}

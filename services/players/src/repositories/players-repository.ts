@@ -128,3 +128,18 @@ export async function updateSettings(q: Queryable, appId: string, id: string, s:
   ]);
   return rows[0] && toRecord(rows[0]);
 }
+
+/**
+ * Adds experience to players, one row per (app, player) given, in the order given (callers sort,
+ * so concurrent batches lock players in the same order). Returns the ids of the players found.
+ */
+export async function addExperience(tx: Queryable, gains: { appId: string; playerId: string; xp: number }[]): Promise<Set<string>> {
+  const r = await tx.query<{ id: string }>(
+    `UPDATE players p SET experience = p.experience + g.xp
+       FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS t(app_id, id, xp)) g
+      WHERE p.app_id = g.app_id AND p.id = g.id
+      RETURNING p.id`,
+    [gains.map((g) => g.appId), gains.map((g) => g.playerId), gains.map((g) => g.xp)],
+  );
+  return new Set(r.rows.map((row) => row.id));
+}

@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { ConfigError, withTransaction, type Logger, type Pool } from '@ccs/shared';
+import { insertSigningKey, listSigningKeys, lockSigningKeys } from '../repositories/signing-keys-repository.js';
 
 /** An ES256 key pair and its key id (the `kid` header of every token it signs). */
 export interface SigningKey {
@@ -45,12 +46,6 @@ function generateKey(): SigningKey {
   return { kid: keyId(publicPem), privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicPem };
 }
 
-interface KeyRow {
-  kid: string;
-  private_pem: string;
-  public_pem: string;
-}
-
 /**
  * The signing keys: the configured JWT_PRIVATE_KEY when set, else the newest key stored in the
  * schema, generated on first start under an advisory lock so every replica signs with the same key.
@@ -58,11 +53,11 @@ interface KeyRow {
  */
 export async function loadKeyRing(pool: Pool, configured: { privatePem?: string; publicPem?: string }, log: Logger): Promise<KeyRing> {
   const stored = await withTransaction(pool, async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('players.signing_keys'))");
-    const { rows } = await tx.query<KeyRow>('SELECT kid, private_pem, public_pem FROM signing_keys ORDER BY created_at DESC, kid');
+    await lockSigningKeys(tx);
+    const rows = await listSigningKeys(tx);
     if (rows.length > 0 || configured.privatePem) return rows;
     const key = generateKey();
-    await tx.query('INSERT INTO signing_keys (kid, private_pem, public_pem) VALUES ($1, $2, $3)', [key.kid, key.privatePem, key.publicPem]);
+    await insertSigningKey(tx, key);
     log.info({ kid: key.kid }, 'generated an ES256 signing key for access tokens (set JWT_PRIVATE_KEY to manage it yourself)');
     return [{ kid: key.kid, private_pem: key.privatePem, public_pem: key.publicPem }];
   });
