@@ -5,34 +5,15 @@ import {
   type OutboxMessage,
   type OutboxRelay,
   type Pool,
-  type Queryable,
   type WebhookInterestCache,
 } from '@ccs/shared';
 import { walletErrors } from '../errors.js';
 import { addToBalance } from '../repositories/balances-repo.js';
+import { checkAmountAgainstCurrency } from '../repositories/currencies-repo.js';
+import { claimGrantReference, setGrantBalance, storedGrant, type StoredGrant } from '../repositories/studio-grants-repo.js';
 
 /** Where the studio grant's attributes are in the admin API's body (errors point there). */
 const AMOUNT = '/data/attributes/amount';
-
-/** A grant already made under a reference: whom, what, and the balance it answered. */
-interface StoredGrant {
-  playerId: string;
-  currency: string;
-  /** The stored amount equals this request's (compared as numbers: "10" and "10.00" are one amount). */
-  same: boolean;
-  balance: string | null;
-}
-
-/** The grant under (app, reference), if any, compared with this request. */
-async function storedGrant(q: Queryable, appId: string, reference: string, amount: string): Promise<StoredGrant | undefined> {
-  const r = await q.query<StoredGrant>(
-    `SELECT g.player_id AS "playerId", c.code AS currency, g.amount = $3::numeric AS same, g.balance_after::text AS balance
-       FROM studio_grants g JOIN currencies c ON c.id = g.currency_id
-      WHERE g.app_id = $1 AND g.reference = $2`,
-    [appId, reference, amount],
-  );
-  return r.rows[0];
-}
 
 /**
  * wallet.v1.admin_credit: the studio's grant of any currency (paid ones included) to a player of
@@ -55,21 +36,18 @@ export function adminCreditEndpoint(pool: Pool, relay: OutboxRelay, interest?: W
     const answer = await withTransaction(pool, async (tx) => {
       const earlier = await storedGrant(tx, appId, req.reference, req.amount);
       if (earlier) return replay(earlier);
-      const c = await tx.query<{ id: string; maxCredit: string; positive: boolean; withinMax: boolean }>(
-        `SELECT id, max_credit::text AS "maxCredit", $3::numeric > 0 AS positive, $3::numeric <= max_credit AS "withinMax"
-           FROM currencies WHERE app_id = $1 AND code = $2 AND retired_at IS NULL`,
-        [appId, req.currency, req.amount],
-      );
-      const currency = c.rows[0];
+      const currency = await checkAmountAgainstCurrency(tx, appId, req.currency, req.amount);
       if (!currency) throw walletErrors.grantCurrencyUnknown();
       if (!currency.positive) throw walletErrors.amountNotPositive(AMOUNT);
       if (!currency.withinMax) throw walletErrors.amountAboveMaximum(currency.maxCredit, AMOUNT);
-      const claim = await tx.query(
-        `INSERT INTO studio_grants (app_id, reference, player_id, currency_id, amount, request_id)
-         VALUES ($1, $2, $3, $4, $5::numeric, $6) ON CONFLICT (app_id, reference) DO NOTHING`,
-        [appId, req.reference, playerId, currency.id, req.amount, ctx.requestId],
-      );
-      if (claim.rowCount === 0) {
+      const claimed = await claimGrantReference(tx, appId, {
+        reference: req.reference,
+        playerId,
+        currencyId: currency.id,
+        amount: req.amount,
+        requestId: ctx.requestId,
+      });
+      if (!claimed) {
         // A concurrent grant of this reference committed while this one waited on the key.
         const first = await storedGrant(tx, appId, req.reference, req.amount);
         if (!first) throw walletErrors.grantReferenceReused();
@@ -85,11 +63,7 @@ export function adminCreditEndpoint(pool: Pool, relay: OutboxRelay, interest?: W
         requestId: ctx.requestId,
         emitEvent,
       });
-      await tx.query('UPDATE studio_grants SET balance_after = $3::numeric WHERE app_id = $1 AND reference = $2', [
-        appId,
-        req.reference,
-        credited.balance,
-      ]);
+      await setGrantBalance(tx, appId, req.reference, credited.balance);
       events.push(...credited.events);
       return { currency: req.currency, balance: credited.balance, replayed: false };
     });

@@ -56,3 +56,21 @@ export async function currencyIdsByCode(q: Queryable, appId: string, codes: stri
   );
   return new Map(r.rows.map((row) => [row.code, row.id]));
 }
+
+/**
+ * The app's live currency with this code, and how an amount compares with it (above zero, within
+ * its maximum credit); undefined when the app has no such live currency.
+ */
+export async function checkAmountAgainstCurrency(
+  q: Queryable,
+  appId: string,
+  code: string,
+  amount: string,
+): Promise<{ id: string; maxCredit: string; positive: boolean; withinMax: boolean } | undefined> {
+  const c = await q.query<{ id: string; maxCredit: string; positive: boolean; withinMax: boolean }>(
+    `SELECT id, max_credit::text AS "maxCredit", $3::numeric > 0 AS positive, $3::numeric <= max_credit AS "withinMax"
+       FROM currencies WHERE app_id = $1 AND code = $2 AND retired_at IS NULL`,
+    [appId, code, amount],
+  );
+  return c.rows[0];
+}
