@@ -1,7 +1,8 @@
 /**
  * NATS users and permissions (packages/shared/src/ops/nats-permissions.ts):
- * - statically: every contract subject has a responder and callers, admin subjects are the admin
- *   CLI's alone, every subject a process's source calls or publishes is allowed to its role, and
+ * - statically: every contract subject has a responder and the callers its contract declares (and
+ *   no one else), admin subjects are the admin CLI's and the admin API's alone, every subject a
+ *   process's source calls or publishes is allowed to its role, and
  *   the shipped files (deploy/nats/nats-server.conf, values-production.yaml) are what the
  *   generator writes; compose and the Kubernetes manifests give every process its user;
  * - for real: a private nats-server (its own port and JetStream directory, killed at the end) runs
@@ -22,7 +23,6 @@ import * as shared from '@ccs/shared';
 import { BaseConfigSchema, createLogger, inboxPrefixOf, startGrantsKeeper, startService, type BaseConfig, type RunningService } from '@ccs/shared';
 import { createTestDatabase, freePort, testInfra } from '@ccs/shared/testing';
 import {
-  ADMIN_ALSO_CALLS,
   DURABLE_CONSUMERS,
   callersOf,
   eventSubjects,
@@ -33,6 +33,7 @@ import {
   NOTICES,
   passwordVariable,
   renderServerConf,
+  requestContracts,
   requestSubjects,
   responderOf,
   SERVICE_ROLES,
@@ -90,7 +91,7 @@ const CONTRACTS = new Map(
 describe('NATS permissions derived from the contracts', () => {
   const perms = natsPermissions();
 
-  it('classifies every request subject: a service answers it, someone may call it, admin subjects only the admin CLI (and the admin API the ones it reads)', () => {
+  it('classifies every request subject: a service answers it, exactly the callers its contract declares may call it, admin subjects only the admin CLI and the admin API', () => {
     const subjects = requestSubjects();
     expect(subjects.length).toBeGreaterThan(30);
     for (const s of subjects) {
@@ -98,26 +99,39 @@ describe('NATS permissions derived from the contracts', () => {
       expect(SERVICE_ROLES as readonly string[], s).toContain(responder);
       expect(allows(perms[responder].subscribe, s), `${responder} subscribes ${s}`).toBe(true);
       const callers = NATS_ROLES.filter((r) => allows(perms[r].publish, s));
+      const declared = requestContracts().find((c) => c.subject === s)!.callers;
+      expect(declared.length, `${s} declares its callers`).toBeGreaterThan(0);
+      expect(callers, s).toEqual(NATS_ROLES.filter((r) => (declared as readonly string[]).includes(r)));
       expect(callers, s).toEqual([...callersOf(s)]);
-      if (isAdminSubject(s)) expect(callers, s).toEqual(ADMIN_ALSO_CALLS[s] ? [...ADMIN_ALSO_CALLS[s]] : ['admin']);
+      // The operator's subjects: the admin CLI and the gateway's admin API (studio scope), never a service.
+      const services = callers.filter((r) => r !== 'admin' && r !== 'gateway');
+      if (isAdminSubject(s)) expect(services, s).toEqual([]);
       // Nobody else answers it.
       for (const r of NATS_ROLES.filter((r) => r !== responder)) expect(allows(perms[r].subscribe, s), `${r} subscribes ${s}`).toBe(false);
     }
   });
 
-  it("never lets the gateway reach an admin subject (but the admin API's reads), a grant, JetStream or a service's internal subject", () => {
+  it("never lets the gateway reach an admin subject (but the admin API's), a grant, JetStream or a service's internal subject", () => {
     const gw = perms.gateway;
-    expect(
-      Object.keys(ADMIN_ALSO_CALLS)
-        .filter((s) => isAdminSubject(s) && s.includes('.admin_'))
-        .every((s) =>
-          /admin_(stats|find_player|list_openings|record_audit|list_audit|content_versions|get_content_version|load_content|drop_inputs|chest_drops|player_ledger|credit|update_profile|(list|create|update|delete)_webhook|list_webhooks|list_webhook_deliveries|retry_webhook_delivery)$/.test(
-            s,
-          ),
-        ),
-    ).toBe(true);
+    // An admin subject the gateway may call is one its admin API uses (its contract appears in the
+    // gateway's source): declaring the gateway a caller of any other is refused here.
+    const gatewaySource = filesOf('gateway')
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    const nameOf = new Map([...CONTRACTS].map(([name, c]) => [c.subject, name]));
+    const adminApi = requestSubjects().filter((s) => isAdminSubject(s) && allows(gw.publish, s));
+    expect(adminApi.length).toBeGreaterThan(0);
+    for (const s of adminApi) expect(new RegExp(`\\b${nameOf.get(s)}\\b`).test(gatewaySource), `the gateway's source uses ${s}`).toBe(true);
     for (const s of requestSubjects().filter(
-      (s) => (isAdminSubject(s) && !ADMIN_ALSO_CALLS[s]) || ['wallet.v1.debit', 'wallet.v1.refund', 'players.v1.inventory_access'].includes(s),
+      (s) =>
+        (isAdminSubject(s) && !callersOf(s).includes('gateway')) ||
+        [
+          'wallet.v1.debit',
+          'wallet.v1.refund',
+          'players.v1.inventory_access',
+          'players.v1.admin_create_app',
+          'players.v1.admin_rotate_keys',
+        ].includes(s),
     )) {
       expect(allows(gw.publish, s), s).toBe(false);
     }

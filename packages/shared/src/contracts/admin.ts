@@ -30,6 +30,7 @@ export const AdminRotateKeys = defineSubject(
     /** The keys being retired and when each stops working (ISO 8601 UTC). */
     retired: z.array(z.object({ kind: ApiKeyKindSchema, createdAt: z.string(), revokedAt: z.string() })),
   }),
+  { callers: ['admin'] },
 );
 
 /** One app as an operator lists it. */
@@ -47,7 +48,9 @@ export const AdminAppSummarySchema = z.object({
 export type AdminAppSummary = z.infer<typeof AdminAppSummarySchema>;
 
 /** Every app, oldest first. */
-export const AdminListApps = defineQuery('players.v1.admin_list_apps', z.object({}), z.object({ apps: z.array(AdminAppSummarySchema) }));
+export const AdminListApps = defineQuery('players.v1.admin_list_apps', z.object({}), z.object({ apps: z.array(AdminAppSummarySchema) }), {
+  callers: ['admin'],
+});
 
 /** A count for the app asked about, and for the whole service (every app). */
 const AppAndTotalSchema = z.object({ app: z.number().int().min(0), total: z.number().int().min(0) });
@@ -80,6 +83,7 @@ export const AdminPlayersStats = defineQuery(
     app: z.object({ name: z.string(), isDemo: z.boolean(), createdAt: z.string() }),
     players: z.object({ total: z.number().int(), registered: z.number().int(), guests: z.number().int() }),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** wallet: balance totals per currency of the app. */
@@ -92,6 +96,7 @@ export const AdminWalletStats = defineQuery(
     /** Sources and sinks of the last 24 hours: per currency and ledger reason, what came in and what went out. */
     flows: z.array(z.object({ code: z.string(), reason: z.string(), credited: DecimalSchema, debited: DecimalSchema })).default([]),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** wallet: a player's latest ledger rows, newest first (every credit and debit with its reason and reference). */
@@ -112,6 +117,7 @@ export const AdminPlayerLedger = defineQuery(
       }),
     ),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** chests: chests owned and opened, recent openings, purchases. */
@@ -126,6 +132,7 @@ export const AdminChestsStats = defineQuery(
     /** The last 24 hours, hour by hour (oldest first, the current hour last): openings and completed purchases. */
     hourly: z.array(z.object({ hour: z.string(), openings: z.number().int(), purchases: z.number().int() })).default([]),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** collections: items granted from openings. */
@@ -138,6 +145,7 @@ export const AdminCollectionsStats = defineQuery(
     openingsGranted: z.number().int(),
     collectors: z.number().int(),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** A chest type named by id or by slug (the content's chest id), not both. */
@@ -165,6 +173,7 @@ export const AdminDropInputs = defineQuery(
     rarities: z.array(z.object({ id: z.string(), name: z.string(), drop_rate: z.number(), rank: z.number().int() })),
     collectibles: z.array(z.object({ id: z.string(), name: z.string(), collectionId: z.string(), rarity: z.string() })),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /**
@@ -188,6 +197,7 @@ export const AdminChestDrops = defineQuery(
     rarities: z.array(z.object({ rarity: z.string(), disclosed: z.number().min(0), observed: z.number().min(0), count: z.number().int().min(0) })),
     chiSquarePValue: z.number().nullable(),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** The services that apply an app's content from the AppContentLoaded message. */
@@ -199,6 +209,7 @@ export const adminContentVersion = (service: string) =>
     `${service}.v1.admin_content_version`,
     z.object({ appId: UuidSchema }),
     z.object({ service: z.string(), contentVersion: z.number().int().nullable() }),
+    { callers: ['admin'] },
   );
 
 /** players: one player of an app, by id or by email (404 player_not_found). */
@@ -208,6 +219,7 @@ export const AdminFindPlayer = defineQuery(
     .object({ appId: UuidSchema, playerId: UuidSchema.optional(), email: z.string().min(1).max(320).optional() })
     .refine((r) => (r.playerId === undefined) !== (r.email === undefined), { message: 'give playerId or email, not both' }),
   z.object({ playerId: UuidSchema, email: z.string().nullable(), isAnonymous: z.boolean(), createdAt: z.string() }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** chests: a player's openings, newest first, for an operator (the audit of every roll). */
@@ -219,6 +231,7 @@ export const AdminListOpenings = defineQuery(
     page: z.object({ limit: z.number().int().min(1).max(1000), offset: z.number().int().min(0) }),
   }),
   z.object({ openings: z.array(OpeningViewSchema), total: z.number().int().min(0) }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /**
@@ -242,6 +255,7 @@ export const AdminGrantChests = defineSubject(
       .optional(),
   }),
   z.object({ playerId: UuidSchema, chests: z.array(UuidSchema) }),
+  { callers: ['admin'] },
 );
 
 /** One entry of the admin API's audit log: who did what, to what, when, and how it ended. */
@@ -263,6 +277,7 @@ export const AdminRecordAudit = defineSubject(
   'players.v1.admin_record_audit',
   AuditEntrySchema.omit({ at: true }).extend({ appId: UuidSchema }),
   z.object({}),
+  { callers: ['gateway'] },
 );
 
 /** players: the app's audit log, newest first. */
@@ -270,6 +285,7 @@ export const AdminListAudit = defineQuery(
   'players.v1.admin_list_audit',
   z.object({ appId: UuidSchema, page: z.object({ limit: z.number().int().min(1).max(100), offset: z.number().int().min(0) }) }),
   z.object({ entries: z.array(AuditEntrySchema), total: z.number().int().min(0) }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** players: the app's stored content versions, newest first (versions loaded before storage began are absent). */
@@ -292,6 +308,7 @@ export const AdminListContentVersions = defineQuery(
       }),
     ),
   }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** players: one stored content version of the app, as loaded (404 content_version_not_found). */
@@ -299,4 +316,5 @@ export const AdminGetContentVersion = defineQuery(
   'players.v1.admin_get_content_version',
   z.object({ appId: UuidSchema, version: z.number().int().min(1) }),
   z.object({ version: z.number().int().min(1), loadedAt: z.string(), content: AppContentSchema }),
+  { callers: ['gateway', 'admin'] },
 );

@@ -34,10 +34,13 @@ export const ListChestTypes = defineQuery(
   'chests.v1.list_chest_types',
   z.object({ filter: FilterNodeSchema.optional(), sort: SortSchema.default([]), page: PageSchema }),
   z.object({ chests: z.array(ChestTypeViewSchema), total: z.number().int().min(0) }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** One catalog chest type (404 chest_not_found when unknown in ctx.appId). */
-export const GetChestType = defineQuery('chests.v1.get_chest_type', z.object({ chestTypeId: UuidSchema }), ChestTypeViewSchema);
+export const GetChestType = defineQuery('chests.v1.get_chest_type', z.object({ chestTypeId: UuidSchema }), ChestTypeViewSchema, {
+  callers: ['gateway'],
+});
 
 /**
  * The exact odds of one chest type, from the rules the roll uses: those of the current content
@@ -54,6 +57,7 @@ export const GetChestOdds = defineQuery(
     rarities: z.array(z.object({ rarity: z.string(), probability: z.number(), expectedCount: z.number() })),
     collectibles: z.array(z.object({ id: z.string(), rarity: z.string(), probability: z.number() })),
   }),
+  { callers: ['gateway'] },
 );
 
 /** Where an inventory chest came from (the spec's chest_types counters). */
@@ -109,6 +113,7 @@ export const GetInventory = defineQuery(
     estimatedValue: z.record(z.string(), z.number().int()).optional(),
     capacity: z.number().int().min(0).optional(),
   }),
+  { callers: ['gateway'] },
 );
 
 /** One item of an opening with the collectible's presentation at the time of opening. */
@@ -172,6 +177,7 @@ export const OpenChest = defineSubject(
     /** Whether collections confirmed the grant before the answer (else it lands shortly). */
     granted: z.boolean(),
   }),
+  { callers: ['gateway'] },
 );
 
 /** ctx.playerId's openings, newest first. */
@@ -179,6 +185,7 @@ export const ListOpenings = defineQuery(
   'chests.v1.list_openings',
   z.object({ page: PageSchema }),
   z.object({ openings: z.array(OpeningViewSchema), total: z.number().int().min(0) }),
+  { callers: ['gateway'] },
 );
 
 /**
@@ -204,4 +211,5 @@ export const PurchaseChests = defineSubject(
     /** An answer given before to the same Idempotency-Key. */
     replayed: z.boolean().default(false),
   }),
+  { callers: ['gateway'] },
 );

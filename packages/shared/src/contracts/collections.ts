@@ -75,6 +75,7 @@ export const ListCollections = defineQuery(
     /** With a caller: when they completed each collection they completed (id → ISO 8601 UTC); never cached. */
     completedAt: z.record(z.string(), z.string()).optional(),
   }),
+  { callers: ['gateway'] },
 );
 
 /** One collection (404 collection_not_found), its collectibles when asked, and the caller's completeness. */
@@ -86,6 +87,7 @@ export const GetCollection = defineQuery(
     collectibles: z.array(CollectibleViewSchema).optional(),
     completeness: CompletenessSchema,
   }),
+  { callers: ['gateway'] },
 );
 
 /** The collectibles of one collection (404 collection_not_found), with the caller's completion. */
@@ -93,6 +95,7 @@ export const ListCollectionCollectibles = defineQuery(
   'collections.v1.list_collection_collectibles',
   z.object({ collectionId: ContentIdSchema, sort: sortOf(COLLECTIBLE_SORT_FIELDS) }),
   z.object({ collection: CollectionViewSchema, collectibles: z.array(CollectibleViewSchema), completeness: CompletenessSchema }),
+  { callers: ['gateway'] },
 );
 
 /** Lists the app's collectibles: filter on collection_id and rarity (and/or/not allowed), paginated. */
@@ -100,6 +103,7 @@ export const ListCollectibles = defineQuery(
   'collections.v1.list_collectibles',
   z.object({ filter: FilterNodeSchema.optional(), page: PageRequestSchema, sort: sortOf(COLLECTIBLE_SORT_FIELDS) }),
   z.object({ total: z.number().int().min(0), collectibles: z.array(CollectibleViewSchema) }),
+  { callers: ['gateway'] },
 );
 
 /** What the calling player has of one collectible and of its collection. */
@@ -127,6 +131,7 @@ export const GetCollectible = defineQuery(
     collection: CollectionViewSchema.optional(),
     ownership: CollectibleOwnershipSchema.optional(),
   }),
+  { callers: ['gateway'] },
 );
 
 /** One collectible the calling player owns: how many copies and since when. */
@@ -151,6 +156,7 @@ export const GetPlayerCollection = defineQuery(
     items: z.array(OwnedCollectibleSchema),
     collections: z.array(z.object({ collection: CollectionViewSchema, completeness: CompletenessSchema })),
   }),
+  { callers: ['gateway'] },
 );
 
 /** One granted item converted as a duplicate: its slot, and the currency and amount it became instead. */
@@ -177,4 +183,5 @@ export const OpeningConversions = defineQuery(
   'collections.v1.opening_conversions',
   z.object({ openingIds: z.array(UuidSchema).max(1000) }),
   z.object({ openings: z.array(z.object({ openingId: UuidSchema, converted: z.array(ConvertedSlotSchema) })) }),
+  { callers: ['chests'] },
 );

@@ -16,7 +16,7 @@ export const ComplianceProfileSchema = z.object({
  * The calling player's (ctx.playerId) country and birth year, for the chests service's purchase
  * gates (internal: chests asks players, which owns them). Unknown player → 404 player_not_found.
  */
-export const GetComplianceProfile = defineQuery('players.v1.compliance_profile', z.object({}), ComplianceProfileSchema);
+export const GetComplianceProfile = defineQuery('players.v1.compliance_profile', z.object({}), ComplianceProfileSchema, { callers: ['chests'] });
 
 /** Codes of a refused purchase with a paid currency (docs/content.md, "Compliance"). */
 export const ComplianceCodeSchema = z.enum(['blocked_in_region', 'age_restricted']);
@@ -30,6 +30,7 @@ export const GetPurchaseRestrictions = defineQuery(
   'chests.v1.purchase_restrictions',
   z.object({}),
   z.object({ refused: z.record(z.string(), ComplianceCodeSchema) }),
+  { callers: ['gateway'] },
 );
 
 /**
@@ -54,4 +55,5 @@ export const AdminUpdatePlayerProfile = defineSubject(
     /** When the player last changed a declared country themselves (ISO 8601 UTC), null when never. */
     countryChangedAt: z.string().nullable(),
   }),
+  { callers: ['gateway'] },
 );

@@ -129,6 +129,7 @@ export const AdminListWebhooks = defineQuery(
   'egress.v1.admin_list_webhooks',
   z.object({ appId: UuidSchema }),
   z.object({ endpoints: z.array(WebhookEndpointViewSchema) }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** Most endpoints an app may have. */
@@ -139,6 +140,7 @@ export const AdminCreateWebhook = defineSubject(
   'egress.v1.admin_create_webhook',
   WebhookChanges.extend({ appId: UuidSchema, url: WebhookUrlSchema }),
   z.object({ endpoint: WebhookEndpointViewSchema, secret: z.string() }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** Changes an endpoint of the app (404 webhook_not_found otherwise); `rotateSecret` issues a new secret, answered once. */
@@ -146,6 +148,7 @@ export const AdminUpdateWebhook = defineSubject(
   'egress.v1.admin_update_webhook',
   WebhookChanges.extend({ appId: UuidSchema, endpointId: UuidSchema, rotateSecret: z.boolean().optional() }),
   z.object({ endpoint: WebhookEndpointViewSchema, secret: z.string().optional() }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /** Removes an endpoint of the app and its deliveries (404 webhook_not_found otherwise). */
@@ -153,6 +156,7 @@ export const AdminDeleteWebhook = defineSubject(
   'egress.v1.admin_delete_webhook',
   z.object({ appId: UuidSchema, endpointId: UuidSchema }),
   z.object({}),
+  { callers: ['gateway', 'admin'] },
 );
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'parked'] as const;
@@ -187,6 +191,7 @@ export const AdminListWebhookDeliveries = defineQuery(
     page: z.object({ limit: z.number().int().min(1).max(100), offset: z.number().int().min(0) }),
   }),
   z.object({ deliveries: z.array(WebhookDeliveryViewSchema), total: z.number().int().min(0) }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /**
@@ -198,6 +203,7 @@ export const AdminRetryWebhookDelivery = defineSubject(
   'egress.v1.admin_retry_webhook_delivery',
   z.object({ appId: UuidSchema, endpointId: UuidSchema, deliveryId: UuidSchema }),
   z.object({ delivery: WebhookDeliveryViewSchema }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /**
@@ -209,6 +215,7 @@ export const WebhookInterest = defineQuery(
   'egress.v1.webhook_interest',
   z.object({ appId: UuidSchema }),
   z.object({ types: z.array(WebhookEventTypeSchema) }),
+  { callers: ['wallet'] },
 );
 
 /** Core-NATS notice from egress: an app's webhook endpoints changed (created, changed, removed). */

@@ -25,7 +25,7 @@ export const RevealedSeedSchema = z.object({
 });
 
 /** ctx.playerId's active seed pair (one is committed on first use). */
-export const GetFairness = defineQuery('chests.v1.get_fairness', z.object({}), FairnessViewSchema);
+export const GetFairness = defineQuery('chests.v1.get_fairness', z.object({}), FairnessViewSchema, { callers: ['gateway'] });
 
 /**
  * Reveals ctx.playerId's active pair and commits a new server seed, with `clientSeed` when given
@@ -35,6 +35,7 @@ export const RotateSeed = defineSubject(
   'chests.v1.rotate_seed',
   z.object({ clientSeed: ClientSeedSchema.optional() }),
   z.object({ fairness: FairnessViewSchema, revealed: RevealedSeedSchema }),
+  { callers: ['gateway'] },
 );
 
 /** The pity rule of a chest type as disclosed, with its group. */
@@ -75,6 +76,7 @@ export const GetPlayerOdds = defineQuery(
     guaranteedWithin: z.number().int().min(1).nullable(),
     rarities: z.array(RarityShareSchema),
   }),
+  { callers: ['gateway'] },
 );
 
 /** ctx.playerId's pity counters, one per group of the current catalog's pity chests. */
@@ -93,6 +95,7 @@ export const ListPity = defineQuery(
       }),
     ),
   }),
+  { callers: ['gateway'] },
 );
 
 /**
@@ -117,4 +120,5 @@ export const VerifyOpening = defineQuery(
     recomputed: z.array(z.object({ slot: z.number().int(), collectibleId: z.string(), rarity: z.string() })),
     matches: z.boolean(),
   }),
+  { callers: ['gateway'] },
 );

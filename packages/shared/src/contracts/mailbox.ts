@@ -29,10 +29,13 @@ export const ListMailbox = defineQuery(
     capacity: z.number().int().min(0),
     used: z.number().int().min(0),
   }),
+  { callers: ['gateway'] },
 );
 
 /**
  * Moves one of ctx.playerId's mailbox items into the inventory: 404 mailbox_item_not_found (unknown,
  * another player's, expired), 409 mailbox_item_claimed (claimed before), 409 inventory_full.
  */
-export const ClaimMailboxItem = defineSubject('chests.v1.claim_mailbox_item', z.object({ itemId: UuidSchema }), InventoryChestViewSchema);
+export const ClaimMailboxItem = defineSubject('chests.v1.claim_mailbox_item', z.object({ itemId: UuidSchema }), InventoryChestViewSchema, {
+  callers: ['gateway'],
+});

@@ -14,4 +14,5 @@ export const InventoryAccess = defineQuery(
     access: z.enum(['full', 'counts', 'denied']),
     code: z.enum(['profile_private', 'friends_only', 'guest_forbidden']).optional(),
   }),
+  { callers: ['chests'] },
 );

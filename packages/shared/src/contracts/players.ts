@@ -12,6 +12,7 @@ export const ResolveApiKey = defineQuery(
     /** `publishable` keys come from game clients; `secret` keys from the studio's servers. */
     keyKind: z.enum(['publishable', 'secret']),
   }),
+  { callers: ['gateway'] },
 );
 
 /** The public keys that verify access tokens (JWK set), for the gateway. */
@@ -22,6 +23,7 @@ export const GetJwks = defineQuery(
     issuer: z.string(),
     keys: z.array(z.object({ kid: z.string(), alg: z.literal('ES256'), publicKeyPem: z.string() })).min(1),
   }),
+  { callers: ['gateway'] },
 );
 
 /** Who may see a player's inventory: everyone (counts only), nobody else, or confirmed friends. */
@@ -95,6 +97,7 @@ export const RegisterPlayer = defineSubject(
     idempotencyKey: z.string().min(1).max(255).optional(),
   }),
   SessionSchema.extend({ replayed: z.boolean().optional() }),
+  { callers: ['gateway'] },
 );
 
 /** Logs in with email and password (one generic 401 for any mismatch). */
@@ -102,10 +105,13 @@ export const LoginPlayer = defineSubject(
   'players.v1.login',
   z.object({ email: z.string().max(10_000), password: z.string().max(10_000) }),
   SessionSchema,
+  { callers: ['gateway'] },
 );
 
 /** Exchanges a refresh token for a new session; the old token is rotated out. */
-export const RefreshSession = defineSubject('players.v1.refresh', z.object({ refreshToken: z.string().max(1000) }), SessionSchema);
+export const RefreshSession = defineSubject('players.v1.refresh', z.object({ refreshToken: z.string().max(1000) }), SessionSchema, {
+  callers: ['gateway'],
+});
 
 /**
  * Revokes ctx.playerId's refresh token families: the one of the access token's session (`sessionId`)
@@ -115,6 +121,7 @@ export const LogoutPlayer = defineSubject(
   'players.v1.logout',
   z.object({ sessionId: UuidSchema.optional(), refreshToken: z.string().max(1000).optional() }),
   z.object({ revokedFamilies: z.number().int().min(0) }),
+  { callers: ['gateway'] },
 );
 
 /**
@@ -126,10 +133,11 @@ export const CreateGuest = defineSubject(
   'players.v1.create_guest',
   z.object({ idempotencyKey: z.string().min(1).max(255).optional() }),
   SessionSchema.extend({ replayed: z.boolean().optional() }),
+  { callers: ['gateway'] },
 );
 
 /** The calling player (ctx.playerId). */
-export const GetMe = defineQuery('players.v1.get_me', z.object({}), PlayerViewSchema);
+export const GetMe = defineQuery('players.v1.get_me', z.object({}), PlayerViewSchema, { callers: ['gateway'] });
 
 /**
  * Changes the calling player's settings: privacy, country, birth year (those given). A birth year,
@@ -139,6 +147,7 @@ export const UpdateMe = defineSubject(
   'players.v1.update_me',
   z.object({ privacy: PrivacySchema.optional(), ...ComplianceAttributes }),
   PlayerViewSchema,
+  { callers: ['gateway'] },
 );
 
 /** One friendship as seen by the calling player. */
@@ -156,13 +165,18 @@ export const AddFriend = defineSubject(
   'players.v1.add_friend',
   z.object({ playerId: UuidSchema }),
   z.object({ friend: FriendViewSchema, created: z.boolean() }),
+  { callers: ['gateway'] },
 );
 
 /** Lists the calling player's friends and pending requests. */
-export const ListFriends = defineQuery('players.v1.list_friends', z.object({}), z.object({ friends: z.array(FriendViewSchema) }));
+export const ListFriends = defineQuery('players.v1.list_friends', z.object({}), z.object({ friends: z.array(FriendViewSchema) }), {
+  callers: ['gateway'],
+});
 
 /** Removes a friendship or a pending request in either direction. */
-export const RemoveFriend = defineSubject('players.v1.remove_friend', z.object({ playerId: UuidSchema }), z.object({ removed: z.boolean() }));
+export const RemoveFriend = defineSubject('players.v1.remove_friend', z.object({ playerId: UuidSchema }), z.object({ removed: z.boolean() }), {
+  callers: ['gateway'],
+});
 
 /** Operator command: creates an app with its content (default content when none is given). */
 export const AdminCreateApp = defineSubject(
@@ -174,6 +188,7 @@ export const AdminCreateApp = defineSubject(
     content: AppContentSchema.optional(),
   }),
   z.object({ appId: UuidSchema, publishableKey: z.string(), secretKey: z.string(), contentVersion: z.number().int().min(1) }),
+  { callers: ['admin'] },
 );
 
 /** Operator command: loads a new content version into an app and announces it to every service. */
@@ -181,6 +196,7 @@ export const AdminLoadContent = defineSubject(
   'players.v1.admin_load_content',
   z.object({ appId: UuidSchema, content: AppContentSchema }),
   z.object({ version: z.number().int().min(1) }),
+  { callers: ['gateway', 'admin'] },
 );
 
 /**

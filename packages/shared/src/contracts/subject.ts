@@ -1,10 +1,27 @@
 import type { z } from 'zod';
 
-/** One NATS request-reply subject: its unprefixed name and the zod schemas of both directions. */
+/**
+ * Who may call a subject: `gateway` (an HTTP route, or readiness), `admin` (the operator's command
+ * line, tools/admin) or one of the services. Each is a NATS user of its own (deploy/nats).
+ */
+export type Caller = 'gateway' | 'admin' | 'players' | 'wallet' | 'chests' | 'collections' | 'egress';
+
+/** What a subject declares besides its schemas: who calls it. */
+export interface SubjectOptions {
+  /**
+   * The processes that call this subject. The NATS permissions are generated from it
+   * (packages/shared/src/ops/nats-permissions.ts): no other user may publish to the subject.
+   */
+  readonly callers: readonly [Caller, ...Caller[]];
+}
+
+/** One NATS request-reply subject: its unprefixed name, the zod schemas of both directions and its callers. */
 export interface SubjectContract<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
   readonly subject: string;
   readonly request: Req;
   readonly reply: Res;
+  /** The processes allowed to call it (SubjectOptions.callers). */
+  readonly callers: readonly Caller[];
   /**
    * True for a call that changes nothing (defineQuery): callers bound it by the shorter read
    * timeout (NATS_READ_TIMEOUT_MS), because retrying it is always safe. Writes keep the longer
@@ -16,15 +33,29 @@ export interface SubjectContract<Req extends z.ZodType = z.ZodType, Res extends 
 export type RequestOf<C extends SubjectContract> = z.infer<C['request']>;
 export type ReplyOf<C extends SubjectContract> = z.infer<C['reply']>;
 
-/** Declares a subject contract; the subject is versioned, e.g. `wallet.v1.credit`. */
-export function defineSubject<Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): SubjectContract<Req, Res> {
+/**
+ * Declares a subject contract; the subject is versioned, e.g. `wallet.v1.credit`, and names its
+ * callers, e.g. `{ callers: ['gateway'] }`.
+ */
+export function defineSubject<Req extends z.ZodType, Res extends z.ZodType>(
+  subject: string,
+  request: Req,
+  reply: Res,
+  { callers }: SubjectOptions,
+): SubjectContract<Req, Res> {
   if (!/^[a-z]+\.v\d+\.[a-zA-Z0-9_.-]+$/.test(subject)) throw new Error(`subject "${subject}" must be <service>.v<N>.<name>`);
-  return { subject, request, reply };
+  if (new Set(callers).size !== callers.length) throw new Error(`subject "${subject}" lists a caller twice`);
+  return { subject, request, reply, callers };
 }
 
 /** Declares a read-only subject contract: one that changes nothing, bounded by the read timeout. */
-export function defineQuery<Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): SubjectContract<Req, Res> {
-  return { ...defineSubject(subject, request, reply), readOnly: true };
+export function defineQuery<Req extends z.ZodType, Res extends z.ZodType>(
+  subject: string,
+  request: Req,
+  reply: Res,
+  options: SubjectOptions,
+): SubjectContract<Req, Res> {
+  return { ...defineSubject(subject, request, reply, options), readOnly: true };
 }
 
 /** One durable JetStream message kind: subject (under the grants stream) and payload schema. */

@@ -20,4 +20,5 @@ export const UnlockChest = defineSubject(
     /** What this call charged to skip the timer; absent when nothing was charged. */
     charged: z.object({ currency: z.string(), amount: z.number().int().min(1), balance: DecimalSchema }).optional(),
   }),
+  { callers: ['gateway'] },
 );

@@ -17,7 +17,9 @@ export const CurrencyViewSchema = z.object({
 export type CurrencyView = z.infer<typeof CurrencyViewSchema>;
 
 /** Lists the app's currencies (ctx.appId), with ctx.playerId's balances when a player calls. */
-export const ListCurrencies = defineQuery('wallet.v1.list_currencies', z.object({}), z.object({ currencies: z.array(CurrencyViewSchema) }));
+export const ListCurrencies = defineQuery('wallet.v1.list_currencies', z.object({}), z.object({ currencies: z.array(CurrencyViewSchema) }), {
+  callers: ['gateway'],
+});
 
 /**
  * Credits ctx.playerId's balance of one currency (the spec's credit endpoint). `keyKind` is the
@@ -37,6 +39,7 @@ export const CreditCurrency = defineSubject(
     /** True when this is a stored answer to an earlier request with the same Idempotency-Key. */
     replayed: z.boolean(),
   }),
+  { callers: ['gateway'] },
 );
 
 /** A debit's reference: the caller's id of it (e.g. `purchase:<uuid>`), printable ASCII. */
@@ -53,6 +56,7 @@ export const DebitCurrency = defineSubject(
     reference: DebitReferenceSchema,
   }),
   z.object({ currencyId: UuidSchema, currency: CurrencyCodeSchema, balance: DecimalSchema }),
+  { callers: ['chests'] },
 );
 
 /** Compensation of a debit: credits back exactly the debit with `reference`, at most once. */
@@ -64,6 +68,7 @@ export const RefundDebit = defineSubject(
     /** The balance after the refund, when this call refunded. */
     balance: DecimalSchema.optional(),
   }),
+  { callers: ['chests'] },
 );
 
 /** A player's balance of every currency of the app ("0.00" where nothing was ever credited). */
@@ -71,6 +76,7 @@ export const GetBalances = defineQuery(
   'wallet.v1.balances',
   z.object({ playerId: UuidSchema }),
   z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: DecimalSchema })) }),
+  { callers: ['chests', 'gateway'] },
 );
 
 /** A studio grant's reference: the studio's id of it (a store receipt, an order id), 1 to 200 characters. */
@@ -98,4 +104,5 @@ export const AdminCreditPlayer = defineSubject(
     balance: DecimalSchema,
     replayed: z.boolean(),
   }),
+  { callers: ['gateway'] },
 );

@@ -1,7 +1,8 @@
 /**
  * Who may publish and subscribe to what on NATS: one user per process kind (the five services,
- * the gateway, the admin CLI, the grants stream's keeper), each with allow-lists derived from the subject contracts in
- * `../contracts` and from what the runtime really does (the Service API, JetStream, notices).
+ * the gateway, the admin CLI, the grants stream's keeper), each with allow-lists derived from the
+ * subject contracts in `../contracts` (each declares its callers: `defineSubject(…, { callers })`)
+ * and from what the runtime really does (the Service API, JetStream, notices).
  *
  * `scripts/nats-permissions.ts` writes them as `deploy/nats/nats-server.conf` (compose, the dev
  * cluster) and as the `authorization` block of `deploy/nats/values-production.yaml` (the Helm
@@ -13,6 +14,7 @@
 import * as contracts from '../contracts/index.js';
 import type { EventContract, SubjectContract } from '../contracts/subject.js';
 import { inboxPrefixOf } from '../runtime/nats-auth.js';
+import { healthSubject } from '../runtime/service.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 
 export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections', 'egress'] as const;
@@ -23,57 +25,6 @@ export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections', 'egr
 export const NATS_ROLES = [...SERVICE_ROLES, 'gateway', 'admin', 'streams'] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export type NatsRole = (typeof NATS_ROLES)[number];
-
-/**
- * Request-reply subjects one service calls on another (never the gateway): the purchase saga's
- * wallet steps, the inventory privacy check, the compliance profile of the purchase gates and the
- * duplicate conversions of openings (the openings audit), all asked by chests.
- */
-export const INTERNAL_SUBJECTS: Readonly<Record<string, readonly ServiceRole[]>> = {
-  'wallet.v1.debit': ['chests'],
-  'wallet.v1.refund': ['chests'],
-  'wallet.v1.balances': ['chests'],
-  'players.v1.inventory_access': ['chests'],
-  'players.v1.compliance_profile': ['chests'],
-  'collections.v1.opening_conversions': ['chests'],
-  // Whether an app's webhooks take currency.credited (the wallet writes it only then).
-  'egress.v1.webhook_interest': ['wallet'],
-};
-
-/**
- * Subjects called by both the gateway and the admin CLI: the catalog (grant-chests resolves a chest
- * by slug), and what the gateway's admin API (the studio scope, secret key only, its app only)
- * reads and records.
- */
-export const ADMIN_ALSO_CALLS: Readonly<Record<string, readonly NatsRole[]>> = {
-  'chests.v1.list_chest_types': ['gateway', 'admin'],
-  'players.v1.admin_stats': ['gateway', 'admin'],
-  'wallet.v1.admin_stats': ['gateway', 'admin'],
-  'chests.v1.admin_stats': ['gateway', 'admin'],
-  'collections.v1.admin_stats': ['gateway', 'admin'],
-  'players.v1.admin_find_player': ['gateway', 'admin'],
-  'players.v1.admin_update_profile': ['gateway'],
-  'chests.v1.admin_list_openings': ['gateway', 'admin'],
-  'players.v1.admin_record_audit': ['gateway'],
-  'players.v1.admin_list_audit': ['gateway', 'admin'],
-  'players.v1.admin_content_versions': ['gateway', 'admin'],
-  'players.v1.admin_get_content_version': ['gateway', 'admin'],
-  'players.v1.admin_load_content': ['gateway', 'admin'],
-  'chests.v1.admin_drop_inputs': ['gateway', 'admin'],
-  'chests.v1.admin_chest_drops': ['gateway', 'admin'],
-  'wallet.v1.admin_player_ledger': ['gateway', 'admin'],
-  // Webhook endpoints and deliveries: the admin API and `npm run admin -- webhooks`.
-  'egress.v1.admin_list_webhooks': ['gateway', 'admin'],
-  'egress.v1.admin_create_webhook': ['gateway', 'admin'],
-  'egress.v1.admin_update_webhook': ['gateway', 'admin'],
-  'egress.v1.admin_delete_webhook': ['gateway', 'admin'],
-  'egress.v1.admin_list_webhook_deliveries': ['gateway', 'admin'],
-  'egress.v1.admin_retry_webhook_delivery': ['gateway', 'admin'],
-  // chests, and the admin API (a player's balances).
-  'wallet.v1.balances': ['chests', 'gateway'],
-  // The studio's grants of currency (POST /api/v1/admin/players/{id}/credits): the admin API only.
-  'wallet.v1.admin_credit': ['gateway'],
-};
 
 /** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes). */
 export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> = {
@@ -103,25 +54,30 @@ export const GRANT_CONSUMERS: readonly ServiceRole[] = ['players', 'wallet', 'ch
 /** The service that answers a subject (`<service>.v1.<name>`). */
 export const responderOf = (subject: string): string => subject.split('.')[0]!;
 
-/** Admin subjects: `<service>.v<N>.admin_*`, for the operator's CLI only. */
+/** Admin subjects (`<service>.v<N>.admin_*`): the operator's, called by the admin CLI or the gateway's admin API only. */
 export const isAdminSubject = (subject: string): boolean => /^[a-z]+\.v\d+\.admin_/.test(subject);
 
 const isSubjectContract = (v: unknown): v is SubjectContract =>
-  typeof v === 'object' && v !== null && 'subject' in v && 'request' in v && 'reply' in v;
+  typeof v === 'object' && v !== null && 'subject' in v && 'request' in v && 'reply' in v && 'callers' in v;
 const isEventContract = (v: unknown): v is EventContract =>
   typeof v === 'object' && v !== null && 'subject' in v && 'payload' in v && !('request' in v);
 
 /**
- * Every request-reply subject the stack answers: the contracts exported by `../contracts`, each
- * service's health subject and the admin content-version subject of the content services.
+ * Every request-reply contract the stack answers, by subject: the contracts exported by
+ * `../contracts`, each service's health subject (the runtime's) and the admin content-version
+ * subject of the content services.
  */
-export function requestSubjects(): string[] {
-  const all = new Set<string>();
-  for (const v of Object.values(contracts)) if (isSubjectContract(v)) all.add(v.subject);
-  for (const s of SERVICE_ROLES) all.add(`${s}.v1.health`);
-  for (const s of contracts.CONTENT_SERVICES) all.add(contracts.adminContentVersion(s).subject);
-  return [...all].sort();
+export function requestContracts(): SubjectContract[] {
+  const all = new Map<string, SubjectContract>();
+  const add = (c: SubjectContract) => all.set(c.subject, c);
+  for (const v of Object.values(contracts)) if (isSubjectContract(v)) add(v);
+  for (const s of SERVICE_ROLES) add(healthSubject(s));
+  for (const s of contracts.CONTENT_SERVICES) add(contracts.adminContentVersion(s));
+  return [...all.values()].sort((a, b) => (a.subject < b.subject ? -1 : 1));
 }
+
+/** Every request-reply subject the stack answers, sorted. */
+export const requestSubjects = (): string[] => requestContracts().map((c) => c.subject);
 
 /** Every event contract exported by `../contracts` (grants and notices). */
 export function eventSubjects(): string[] {
@@ -129,11 +85,11 @@ export function eventSubjects(): string[] {
   return [...new Set(events.map((e) => e.subject))].sort();
 }
 
-/** Who may call a request subject: admin subjects the admin CLI, internal ones their services, the rest the gateway. */
+/** Who may call a request subject: the callers its contract declares, in NATS_ROLES order. */
 export function callersOf(subject: string): readonly NatsRole[] {
-  if (ADMIN_ALSO_CALLS[subject]) return ADMIN_ALSO_CALLS[subject];
-  if (isAdminSubject(subject)) return ['admin'];
-  return INTERNAL_SUBJECTS[subject] ?? ['gateway'];
+  const contract = requestContracts().find((c) => c.subject === subject);
+  if (!contract) throw new Error(`no contract declares ${subject}`);
+  return NATS_ROLES.filter((r) => (contract.callers as readonly string[]).includes(r));
 }
 
 /** One user's allow-lists (subjects as NATS sees them, prefix applied). */
@@ -223,7 +179,8 @@ const uniq = (xs: string[]) => [...new Set(xs)];
 export function natsPermissions(prefix = ''): Record<NatsRole, RolePermissions> {
   const p = (s: string) => prefixed(prefix, s);
   const subjects = requestSubjects();
-  const calls = (role: NatsRole) => subjects.filter((s) => callersOf(s).includes(role)).map(p);
+  const callable = requestContracts();
+  const calls = (role: NatsRole) => callable.filter((c) => (c.callers as readonly string[]).includes(role)).map((c) => p(c.subject));
   const notices = (role: NatsRole, side: 'publishers' | 'listeners') =>
     Object.entries(NOTICES)
       .filter(([, n]) => (n[side] as readonly string[]).includes(role))

@@ -63,7 +63,7 @@ export interface ServiceDefinition<C extends BaseConfig = BaseConfig> {
 
 /** Health subject every service answers; the gateway's /readyz asks each one. */
 export const healthSubject = (service: string) =>
-  defineQuery(`${service}.v1.health`, z.object({}).passthrough(), z.object({ service: z.string(), ok: z.boolean() }));
+  defineQuery(`${service}.v1.health`, z.object({}).passthrough(), z.object({ service: z.string(), ok: z.boolean() }), { callers: ['gateway'] });
 
 const MESSAGING_MIGRATIONS = fileURLToPath(new URL('../../migrations/messaging', import.meta.url));
 
