@@ -1,4 +1,4 @@
-import { connect, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import type { JetStreamClient, JetStreamManager, NatsConnection } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type pg from 'pg';
@@ -8,7 +8,8 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { defineQuery } from '../contracts/subject.js';
 import { createPool } from '../db/pool.js';
 import { migrateSchema } from '../db/migrate.js';
-import { ensureGrantsStream, GrantsJanitor } from '../messaging/stream.js';
+import { pingDatabase } from '../db/probes.js';
+import { GrantsJanitor } from '../messaging/stream.js';
 import { startConsumer, type RunningConsumer } from '../messaging/consumer.js';
 import type { ConsumerDef } from '../messaging/consumer-def.js';
 import { OutboxRelay } from '../messaging/outbox.js';
@@ -17,7 +18,8 @@ import { runInScope } from '../observability/scope.js';
 import { initTracing, shutdownTracing } from '../observability/tracing.js';
 import { addEndpoint } from './add-endpoint.js';
 import { Bus } from './bus.js';
-import { natsAuthOptions } from './nats-auth.js';
+import { connectNats, openDatabase, prepareJetStream } from './connect-infra.js';
+import { stopGracefully } from './stop-service.js';
 import type { Endpoint } from './endpoint.js';
 import { describeInfraError, InfraError } from './infra-errors.js';
 import { fileURLToPath } from 'node:url';
@@ -88,59 +90,11 @@ export interface RunningService<C extends BaseConfig = BaseConfig> {
  */
 export async function startService<C extends BaseConfig>(def: ServiceDefinition<C>, config: C, logger?: Logger): Promise<RunningService<C>> {
   const log = logger ?? createLogger(def.name, config.LOG_LEVEL);
-  const pool = createPool(config.DATABASE_URL, def.schema, config.PG_POOL_MAX, config.PG_SEARCH_PATH);
-  let searchPath: string;
-  try {
-    searchPath = (await pool.query<{ p: string }>("SELECT current_setting('search_path') AS p")).rows[0]!.p;
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    throw new InfraError(describeInfraError('Postgres', config.DATABASE_URL, err));
-  }
-  const first = searchPath
-    .split(',')[0]!
-    .trim()
-    .replace(/^"(.*)"$/, '$1');
-  if (config.PG_SEARCH_PATH === 'role' && first !== def.schema) {
-    await pool.end().catch(() => undefined);
-    throw new InfraError(
-      `PG_SEARCH_PATH=role, but the role in DATABASE_URL has search_path "${searchPath}", not "${def.schema}" first: ` +
-        `run ALTER ROLE <role> SET search_path = ${def.schema}, or unset PG_SEARCH_PATH.`,
-    );
-  }
-  let nc: NatsConnection;
-  let auth: ReturnType<typeof natsAuthOptions>;
-  try {
-    auth = natsAuthOptions(config); // NATS_USER, NATS_CREDS, NATS_TLS_*…: {} when none is set
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    throw err;
-  }
-  try {
-    // noAsyncTraces: no Error object (and stack capture) per request; our errors carry the subject.
-    nc = await connect({
-      ...auth,
-      servers: config.NATS_URL,
-      name: `${config.NATS_PREFIX}${def.name}`,
-      maxReconnectAttempts: -1,
-      noAsyncTraces: true,
-    });
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
-  }
+  const pool = await openDatabase(def.schema, config);
+  const link = await connectNats(def.name, config, pool);
+  const nc = link.nc;
   await migrateService(def, config.DATABASE_URL);
-  const jsm = await nc.jetstreamManager().catch((err) => {
-    throw new InfraError(`NATS at ${config.NATS_URL} has no JetStream (${String(err)}): start nats-server with -js.`);
-  });
-  // With NATS users each service may only create the grants stream (deploy/nats): changing it and
-  // purging it are the grants keeper's (`npm run admin -- keep-grants`, the `streams` user).
-  const ownStreamUser = Boolean(auth.user || auth.token || auth.authenticator);
-  if (!(await ensureGrantsStream(jsm, config.NATS_PREFIX, config.JETSTREAM_REPLICAS, { update: !ownStreamUser }))) {
-    log.warn(
-      { replicas: config.JETSTREAM_REPLICAS },
-      'the grants stream differs from JETSTREAM_REPLICAS (or has an age limit): the grants keeper (npm run admin -- keep-grants) brings it in line',
-    );
-  }
+  const jsm = await prepareJetStream(link, config, log);
   const js = nc.jetstream();
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS, { readTimeoutMs: config.NATS_READ_TIMEOUT_MS });
   const metrics = new ServiceMetrics(def.name);
@@ -150,6 +104,44 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   metrics.observeOutbox((parts.workers ?? []).filter((w): w is OutboxRelay => w instanceof OutboxRelay));
 
   const inFlight = new Set<Promise<unknown>>();
+  const { service, count } = await addServiceEndpoints(def, deps, parts, inFlight);
+  const consumers = await startBackground(deps, parts, link.ownStreamUser);
+  const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, nc, parts, metrics, log) : undefined;
+  log.info({ endpoints: count, consumers: consumers.length }, `${def.name} service started`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    deps,
+    parts,
+    stop() {
+      stopping ??= stopGracefully({
+        name: def.name,
+        log,
+        markNotReady: () => (parts.ready = async () => false),
+        endpoints: service,
+        inFlight,
+        consumers,
+        workers: parts.workers ?? [],
+        nc,
+        pool,
+        healthServer,
+      });
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Adds the service to NATS' Service API (one queue group per service) with every endpoint of
+ * `parts` and the health subject; each handler's promise is kept in `inFlight` while it runs.
+ */
+async function addServiceEndpoints<C extends BaseConfig>(
+  def: ServiceDefinition<C>,
+  deps: ServiceDeps<C>,
+  parts: ServiceParts,
+  inFlight: Set<Promise<unknown>>,
+) {
+  const { config, nc, pool, log, metrics } = deps;
   const service = await nc.services.add({
     name: (config.NATS_PREFIX ? `${config.NATS_PREFIX}-` : '') + def.name,
     version: def.version,
@@ -162,7 +154,12 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   const all: Endpoint[] = [...parts.endpoints, { contract: health, handle: async () => ({ service: def.name, ok: await isReady(pool, nc, parts) }) }];
   for (const ep of all)
     addEndpoint(service, ep, { service: def.name, prefix: config.NATS_PREFIX, log, metrics, inFlight, traced: ep.contract !== health });
+  return { service, count: all.length };
+}
 
+/** Starts the durable consumers and the workers (with the grants janitor where this service may purge). */
+async function startBackground(deps: ServiceDeps, parts: ServiceParts, ownStreamUser: boolean): Promise<RunningConsumer[]> {
+  const { config, nc, js, jsm, pool, log, metrics } = deps;
   const consumers: RunningConsumer[] = [];
   for (const c of parts.consumers ?? []) consumers.push(await startConsumer(c, { nc, js, jsm, pool, prefix: config.NATS_PREFIX, log, metrics }));
   // Without NATS users every service sweeps the grants stream of what all consumers acknowledged
@@ -173,40 +170,7 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   ];
   // Timers a worker starts keep this scope, so what its passes record lands in this service's metrics.
   for (const w of parts.workers) runInScope({ metrics }, () => w.start());
-  const healthServer = config.HEALTH_PORT ? startHealthServer(config.HEALTH_PORT, pool, nc, parts, metrics, log) : undefined;
-  log.info({ endpoints: all.length, consumers: consumers.length }, `${def.name} service started`);
-
-  let stopping: Promise<void> | undefined;
-  return {
-    deps,
-    parts,
-    stop() {
-      stopping ??= (async () => {
-        const began = Date.now();
-        // 1. Not ready from now on (HTTP /readyz and the health subject), so probes and the
-        //    gateway's /readyz stop counting on this replica while it drains.
-        parts.ready = async () => false;
-        // 2. Drain the endpoint subscriptions: the server routes new requests to the other
-        //    replicas of the queue group at once, and every message already delivered here still
-        //    reaches its handler (the Service API's stop drains its subscriptions, it drops nothing).
-        await service.stop().catch((err) => log.warn({ err: String(err) }, 'endpoint drain failed'));
-        // 3. The requests in hand answer before anything they use goes away.
-        const handlers = inFlight.size;
-        await Promise.allSettled([...inFlight]);
-        // 4. Consumers stop pulling and finish the messages already pulled; a message never acked
-        //    (a crash) is redelivered by JetStream to another replica after its ack wait.
-        await Promise.all(consumers.map((c) => c.stop()));
-        // 5. Workers (outbox relays, sweepers) finish their pass; rows left are another replica's.
-        await Promise.all((parts.workers ?? []).map((w) => w.stop()));
-        // 6. Flush what is still buffered for NATS (replies, acks), then close.
-        await nc.drain().catch(() => undefined);
-        await pool.end().catch(() => undefined);
-        healthServer?.close();
-        log.info({ handlersFinished: handlers, ms: Date.now() - began }, `${def.name} service stopped`);
-      })();
-      return stopping;
-    },
-  };
+  return consumers;
 }
 
 /**
@@ -217,7 +181,7 @@ async function isReady(pool: pg.Pool, nc: NatsConnection, parts: ServiceParts): 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('readiness timed out')), 1000)));
   try {
-    await Promise.race([Promise.all([pool.query('SELECT 1'), nc.isClosed() ? Promise.reject(new Error('NATS closed')) : nc.flush()]), timeout]);
+    await Promise.race([Promise.all([pingDatabase(pool), nc.isClosed() ? Promise.reject(new Error('NATS closed')) : nc.flush()]), timeout]);
     return parts.ready ? await parts.ready() : true;
   } catch {
     return false;
@@ -318,7 +282,7 @@ async function migrateOnly<C extends BaseConfig>(def: ServiceDefinition<C>, load
     const config = loadServiceConfig();
     const pool = createPool(config.DATABASE_URL, def.schema, 1);
     try {
-      await pool.query('SELECT 1');
+      await pingDatabase(pool);
     } catch (err) {
       throw new InfraError(describeInfraError('Postgres', config.DATABASE_URL, err));
     } finally {
