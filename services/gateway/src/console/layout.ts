@@ -96,3 +96,19 @@ export function chart(
     <figcaption>${caption}</figcaption>
   </figure>`;
 }
+
+/** A failure's lines as an error notice. */
+export function errorBody(lines: string[]): SafeHtml {
+  return notice(
+    'error',
+    html`<ul>
+      ${lines.map((l) => html`<li>${l}</li>`)}
+    </ul>`,
+  );
+}
+
+/** An ISO 8601 time as `YYYY-MM-DD HH:MM:SS` (UTC), or a dash. */
+export const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) : '—');
+
+/** A share (0-1) in percent with two decimals. */
+export const pct = (x: number) => Math.round(x * 10_000) / 100;
