@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import type { Schemas } from '../admin-client.js';
+import { html, type SafeHtml } from '../html.js';
+import { notice, table } from '../layout.js';
+import { signedIn } from '../signed-in.js';
+import { chestOddsRoutes } from './chest-odds.js';
+
+/** The catalog, each chest linked to its odds page. */
+export function chestsBody(chests: Schemas['CatalogChest'][]): SafeHtml {
+  if (chests.length === 0) return notice('empty', 'The app has no chest types in its catalog: load content with chests (Content).');
+  return table(
+    ['Chest', 'Description', 'Price', ''],
+    chests.map((c) => [
+      c.attributes.name,
+      c.attributes.description,
+      Object.entries(c.meta.price)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ') || '—',
+      html`<a href="/console/chests/${c.id}">Odds and simulation</a>`,
+    ]),
+    'chests',
+  );
+}
+
+/** The chests pages: the catalog, then each chest's odds (chest-odds.ts). */
+export function chestsRoutes(app: FastifyInstance) {
+  app.get(
+    '/chests',
+    signedIn(async (p) => {
+      const a = await p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' });
+      if (!a.ok) return p.failed('Chests', '/console/chests', a);
+      return p.view('Chests', '/console/chests', chestsBody(a.doc.data));
+    }),
+  );
+  chestOddsRoutes(app);
+}
