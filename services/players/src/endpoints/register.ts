@@ -17,7 +17,14 @@ import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { applyOwnChange } from '../profile/declared-profile.js';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf, type PlayerRules } from '../repositories/apps-repository.js';
-import { findPlayer, findPlayerByEmail, insertPlayer, upgradeToRegistered, type PlayerRecord } from '../repositories/players-repository.js';
+import {
+  findPlayer,
+  findPlayerByEmail,
+  insertPlayer,
+  upgradeToRegistered,
+  type ComplianceAttributes,
+  type PlayerRecord,
+} from '../repositories/players-repository.js';
 import { findRegistrationKey, insertRegistrationKey, type RegistrationKeyRecord } from '../repositories/registration-keys-repository.js';
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
 import { withWelcomeGrants } from '../saga/with-welcome-grants.js';
@@ -50,102 +57,115 @@ const keyReused = () =>
  * is 409 `idempotency_key_reused`. Without a key, a registered email stays 409 `email_taken`.
  */
 export function registerEndpoint(d: PlayersDeps) {
-  const ttlHours = d.config.IDEMPOTENCY_KEY_TTL_HOURS;
-
-  /**
-   * The player of the keyed registration `first` when `req` is its retry, else undefined. The
-   * password is always verified, so the answer takes as long whichever part differs. In a slot.
-   */
-  async function retriedPlayer(pw: PasswordChecks, appId: string, first: RegistrationKeyRecord, req: Request, ctx: CallContext) {
-    const player = await findPlayer(d.pool, appId, first.playerId);
-    let passwordMatches = false;
-    if (player?.passwordHash) passwordMatches = await pw.verify(player.passwordHash, req.password);
-    else await pw.verifyAgainstNothing(req.password);
-    return passwordMatches && first.email === req.email && first.callerId === (optionalCallerOf(ctx) ?? null) ? player : undefined;
-  }
-
-  /** The answer to a retry: the first registration's player and grants, with a new session (a new refresh-token family). */
-  async function replay(appId: string, player: PlayerRecord, grants: RegistrationKeyRecord['grants']): Promise<Reply> {
-    const rules = await playerRulesOf(d.pool, appId);
-    const session = await withTransaction(d.pool, (tx) => issueSession(tx, d.signer, player, rules));
-    return { ...session, grants, replayed: true };
-  }
-
-  /** After a conflict at commit: the keyed registration that won the race, if this is its retry; else `conflict`. */
-  async function replayWinner(appId: string, key: string, req: Request, ctx: CallContext, conflict: AppError): Promise<Reply> {
-    const first = await findRegistrationKey(d.pool, appId, key, ttlHours);
-    if (!first) throw conflict;
-    const player = await d.hasher.withSlot((pw) => retriedPlayer(pw, appId, first, req, ctx));
-    if (!player) throw keyReused();
-    return replay(appId, player, first.grants);
-  }
-
   return endpoint(RegisterPlayer, async (req, ctx) => {
     const appId = appOf(ctx);
     const profile = checkComplianceAttributes(req);
     const errors = [...registrationRuleErrors(req), ...profile.errors];
     if (errors.length) throw AppError.many(errors);
-    const { attributes } = profile;
-    const key = req.idempotencyKey;
-    const checked = await d.hasher.withSlot(async (pw): Promise<Checked> => {
-      /** The keyed registration this request retries, if any. */
-      const retryOfKey = async (): Promise<Checked | undefined> => {
-        const first = key ? await findRegistrationKey(d.pool, appId, key, ttlHours) : undefined;
-        if (!first) return undefined;
-        const player = await retriedPlayer(pw, appId, first, req, ctx);
-        if (!player) throw keyReused();
-        return { retryOf: { player, grants: first.grants } };
-      };
-      const retry = await retryOfKey();
-      if (retry) return retry;
-      const caller = optionalCallerOf(ctx);
-      const guest = caller ? await findPlayer(d.pool, appId, caller) : undefined;
-      if (caller && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
-      if (guest && !guest.isAnonymous) throw alreadyRegistered();
-      // Checked first to spare the hashing; the unique index still decides races.
-      // A keyed twin that committed between the key lookup above and this check: this is its retry.
-      if (await findPlayerByEmail(d.pool, appId, req.email)) {
-        const late = await retryOfKey();
-        if (late) return late;
-        throw emailTaken();
-      }
-      const rules = await playerRulesOf(d.pool, appId);
-      return { guest, rules, passwordHash: await pw.hash(req.password) };
-    });
-    if ('retryOf' in checked) return replay(appId, checked.retryOf.player, checked.retryOf.grants);
-
-    const { guest, rules, passwordHash } = checked;
-    const playerId = guest?.id ?? randomUUID();
-    const starterChestId = guest?.starterChestId ?? randomUUID();
-    // An upgraded guest got its initial currency when it was created; it is reported, not granted again.
-    const grants = { initialCurrency: rules.initial_currency, welcomeBonus: rules.welcome_bonus, starterChestId };
-    const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId, email: req.email });
-    try {
-      const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
-        // A guest's declared profile follows a player's rules (profile/declared-profile.ts): upgrading
-        // cannot move a locked country or an earlier birth year.
-        if (guest) await applyOwnChange(d, tx, appId, playerId, attributes);
-        const player = guest
-          ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash })
-          : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...attributes });
-        if (!player) throw alreadyRegistered();
-        if (key)
-          await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: optionalCallerOf(ctx) ?? null, grants }, ttlHours);
-        return issueSession(tx, d.signer, player, rules);
-      });
-      return { ...session, grants };
-    } catch (err) {
-      const conflict = isUniqueViolation(err, 'players_app_email')
-        ? emailTaken()
-        : isUniqueViolation(err, 'registration_keys_pkey')
-          ? keyReused()
-          : err instanceof AppError && err.code === 'already_registered'
-            ? err
-            : undefined;
-      if (!conflict) throw err;
-      // A concurrent request with the same key committed first: this may be its retry.
-      if (key) return replayWinner(appId, key, req, ctx, conflict);
-      throw conflict;
-    }
+    const checked = await d.hasher.withSlot((pw) => checkInSlot(d, pw, appId, req, ctx));
+    if ('retryOf' in checked) return replay(d, appId, checked.retryOf.player, checked.retryOf.grants);
+    return createOrUpgrade(d, appId, req, ctx, { ...checked, attributes: profile.attributes });
   });
+}
+
+/**
+ * The player of the keyed registration `first` when `req` is its retry, else undefined. The
+ * password is always verified, so the answer takes as long whichever part differs. In a slot.
+ */
+async function retriedPlayer(d: PlayersDeps, pw: PasswordChecks, appId: string, first: RegistrationKeyRecord, req: Request, ctx: CallContext) {
+  const player = await findPlayer(d.pool, appId, first.playerId);
+  let passwordMatches = false;
+  if (player?.passwordHash) passwordMatches = await pw.verify(player.passwordHash, req.password);
+  else await pw.verifyAgainstNothing(req.password);
+  return passwordMatches && first.email === req.email && first.callerId === (optionalCallerOf(ctx) ?? null) ? player : undefined;
+}
+
+/** The answer to a retry: the first registration's player and grants, with a new session (a new refresh-token family). */
+async function replay(d: PlayersDeps, appId: string, player: PlayerRecord, grants: RegistrationKeyRecord['grants']): Promise<Reply> {
+  const rules = await playerRulesOf(d.pool, appId);
+  const session = await withTransaction(d.pool, (tx) => issueSession(tx, d.signer, player, rules));
+  return { ...session, grants, replayed: true };
+}
+
+/** After a conflict at commit: the keyed registration that won the race, if this is its retry; else `conflict`. */
+async function replayWinner(d: PlayersDeps, appId: string, key: string, req: Request, ctx: CallContext, conflict: AppError): Promise<Reply> {
+  const first = await findRegistrationKey(d.pool, appId, key, d.config.IDEMPOTENCY_KEY_TTL_HOURS);
+  if (!first) throw conflict;
+  const player = await d.hasher.withSlot((pw) => retriedPlayer(d, pw, appId, first, req, ctx));
+  if (!player) throw keyReused();
+  return replay(d, appId, player, first.grants);
+}
+
+/** The keyed registration this request retries, if any (409 when the key was used otherwise). In a slot. */
+async function retryOfKey(d: PlayersDeps, pw: PasswordChecks, appId: string, req: Request, ctx: CallContext): Promise<Checked | undefined> {
+  const key = req.idempotencyKey;
+  const first = key ? await findRegistrationKey(d.pool, appId, key, d.config.IDEMPOTENCY_KEY_TTL_HOURS) : undefined;
+  if (!first) return undefined;
+  const player = await retriedPlayer(d, pw, appId, first, req, ctx);
+  if (!player) throw keyReused();
+  return { retryOf: { player, grants: first.grants } };
+}
+
+/** In a password slot: a retry of a keyed registration, or the guest, rules and hash a new one needs. */
+async function checkInSlot(d: PlayersDeps, pw: PasswordChecks, appId: string, req: Request, ctx: CallContext): Promise<Checked> {
+  const retry = await retryOfKey(d, pw, appId, req, ctx);
+  if (retry) return retry;
+  const caller = optionalCallerOf(ctx);
+  const guest = caller ? await findPlayer(d.pool, appId, caller) : undefined;
+  if (caller && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
+  if (guest && !guest.isAnonymous) throw alreadyRegistered();
+  // Checked first to spare the hashing; the unique index still decides races.
+  // A keyed twin that committed between the key lookup above and this check: this is its retry.
+  if (await findPlayerByEmail(d.pool, appId, req.email)) {
+    const late = await retryOfKey(d, pw, appId, req, ctx);
+    if (late) return late;
+    throw emailTaken();
+  }
+  const rules = await playerRulesOf(d.pool, appId);
+  return { guest, rules, passwordHash: await pw.hash(req.password) };
+}
+
+/** The conflict a failed commit means to the caller (email taken, key reused, already registered), or undefined. */
+function conflictOf(err: unknown): AppError | undefined {
+  if (isUniqueViolation(err, 'players_app_email')) return emailTaken();
+  if (isUniqueViolation(err, 'registration_keys_pkey')) return keyReused();
+  return err instanceof AppError && err.code === 'already_registered' ? err : undefined;
+}
+
+/** A new player (or the calling guest upgraded) with the welcome grants, its session, and the grants reported. */
+async function createOrUpgrade(
+  d: PlayersDeps,
+  appId: string,
+  req: Request,
+  ctx: CallContext,
+  checked: Exclude<Checked, { retryOf: unknown }> & { attributes: ComplianceAttributes },
+): Promise<Reply> {
+  const { guest, rules, passwordHash, attributes } = checked;
+  const key = req.idempotencyKey;
+  const ttlHours = d.config.IDEMPOTENCY_KEY_TTL_HOURS;
+  const playerId = guest?.id ?? randomUUID();
+  const starterChestId = guest?.starterChestId ?? randomUUID();
+  // An upgraded guest got its initial currency when it was created; it is reported, not granted again.
+  const grants = { initialCurrency: rules.initial_currency, welcomeBonus: rules.welcome_bonus, starterChestId };
+  const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId, email: req.email });
+  try {
+    const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
+      // A guest's declared profile follows a player's rules (profile/declared-profile.ts): upgrading
+      // cannot move a locked country or an earlier birth year.
+      if (guest) await applyOwnChange(d, tx, appId, playerId, attributes);
+      const player = guest
+        ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash })
+        : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...attributes });
+      if (!player) throw alreadyRegistered();
+      if (key) await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: optionalCallerOf(ctx) ?? null, grants }, ttlHours);
+      return issueSession(tx, d.signer, player, rules);
+    });
+    return { ...session, grants };
+  } catch (err) {
+    const conflict = conflictOf(err);
+    if (!conflict) throw err;
+    // A concurrent request with the same key committed first: this may be its retry.
+    if (key) return replayWinner(d, appId, key, req, ctx, conflict);
+    throw conflict;
+  }
 }
