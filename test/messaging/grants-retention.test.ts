@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledgedByAll, createLogger, encodeJson, ensureGrantsStream, GrantsJanitor, grantsStream, OpeningGranted } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
-import { appIdOf, collectionsDb, openingGrant, registerPlayer, waitForContent } from '../../services/collections/test/support.js';
+import { appIdOf, collectionsDb, openingGrant, registerPlayer, waitForContent } from '../e2e/collections/support.js';
 
 const log = createLogger('test', 'silent');
 

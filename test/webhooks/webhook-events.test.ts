@@ -4,7 +4,7 @@ import { verifyWebhook } from '@ccs/client/webhooks';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
 import { catalogIds, createApp, open, purchase, registerPlayer, sql, type Player } from '../../services/chests/test/support/chests.js';
-import { grantAndWait, openingGrant } from '../../services/collections/test/support.js';
+import { grantAndWait, openingGrant } from '../e2e/collections/support.js';
 
 /**
  * Every event type, from a real player's life through the gateway (register, buy, credit, open,

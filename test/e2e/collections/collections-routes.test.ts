@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContentFile } from '@ccs/shared';
-import { startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
+import { startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
 import { get, seedRelicsOwner, waitForContent, type TestPlayer } from './support.js';
 
 const content = readContentFile();

@@ -11,13 +11,13 @@ import {
   type BaseConfig,
   type RunningService,
 } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { createApp } from '../../chests/test/support/chests.js';
-import { CollectionsConfigSchema } from '../src/config.js';
-import { collectionsService } from '../src/service.js';
-import { completionReference, settleCompletions } from '../src/completion/rewards.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { createApp } from '../../../services/chests/test/support/chests.js';
+import { CollectionsConfigSchema } from '../../../services/collections/src/config.js';
+import { collectionsService } from '../../../services/collections/src/service.js';
+import { completionReference, settleCompletions } from '../../../services/collections/src/completion/rewards.js';
 import { collectionsDb, get, grantAndWait, openingGrant, registerPlayer, waitForContent, type Grant, type TestPlayer } from './support.js';
-import { OPENINGS_CONSUMER } from '../src/consumers/opening-granted.js';
+import { OPENINGS_CONSUMER } from '../../../services/collections/src/consumers/opening-granted.js';
 
 /**
  * Collection rewards (docs/content.md, "Collection rewards"): granted once, when a player first

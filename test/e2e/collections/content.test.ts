@@ -11,8 +11,8 @@ import {
   watchApplied,
   type AppContent,
 } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
 import { appIdOf, collectionsDb, get, grantAndWait, openingGrant, registerPlayer, waitForContent, type TestPlayer } from './support.js';
 
 const defaults = readContentFile();

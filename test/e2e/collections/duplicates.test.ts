@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpeningConversions } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import {
   coinRules,
   createDupesApp,
@@ -12,7 +12,7 @@ import {
   publishGrants,
   slotReference,
   sql,
-} from '../../../test/duplicates/support.js';
+} from '../../duplicates/support.js';
 
 /**
  * Collections' duplicate step (docs/content.md, "Duplicates"): which granted items are past

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectJsonApi } from '../../../test/support/jsonapi-schema.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectJsonApi } from '../../support/jsonapi-schema.js';
 import { get, waitForContent } from './support.js';
 
 interface OpenedItem {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { expect } from 'vitest';
-import type { z } from 'zod';
 import { encodeJson, OpeningGranted, ResolveApiKey, watchApplied } from '@ccs/shared';
-import { eventually, jsonApiHeaders, type TestStack } from '../../../test/support/stack.js';
-import { OPENINGS_CONSUMER } from '../src/consumers/opening-granted.js';
-import { registerThroughGateway } from '../../../test/support/register.js';
+import { openingGrant, type Grant } from '../../../services/collections/test/support/collections-tier.js';
+import { eventually, jsonApiHeaders, type TestStack } from '../../support/stack.js';
+import { OPENINGS_CONSUMER } from '../../../services/collections/src/consumers/opening-granted.js';
+import { registerThroughGateway } from '../../support/register.js';
 
 /** A registered player of one app: id and access token. */
 export interface TestPlayer {
@@ -30,26 +30,7 @@ export async function waitForContent(stack: TestStack, apiKey = stack.apiKey, co
   }, 20_000);
 }
 
-/** The payload of an OpeningGranted message. */
-export type Grant = z.infer<typeof OpeningGranted.payload>;
-
-/** An OpeningGranted payload as the chests service would publish it. */
-export function openingGrant(
-  appId: string,
-  playerId: string,
-  items: { collectibleId: string; collectionId: string; rarity?: string }[],
-  openedAt = new Date().toISOString(),
-): Grant {
-  return {
-    openingId: randomUUID(),
-    appId,
-    playerId,
-    chestTypeId: 'wooden-chest',
-    openedAt,
-    experience: items.length * 10,
-    items: items.map((it, slot) => ({ slot, collectibleId: it.collectibleId, collectionId: it.collectionId, rarity: it.rarity ?? 'common' })),
-  };
-}
+export { openingGrant, type Grant } from '../../../services/collections/test/support/collections-tier.js';
 
 /** Publishes a grant to JetStream with Nats-Msg-Id = opening id, as the chests relay does. */
 export async function publishGrant(stack: TestStack, grant: Grant) {

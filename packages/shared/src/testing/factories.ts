@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppContentLoaded, WalletCreditGrant } from '../contracts/events.js';
+import { AppContentLoaded, OpeningGranted, WalletCreditGrant } from '../contracts/events.js';
 import type { AppContent } from '../contracts/content.js';
 import { readContentFile } from '../contracts/default-content.js';
 import type { z } from 'zod';
@@ -38,4 +38,25 @@ export function creditGrantFactory(
   overrides: Partial<z.infer<(typeof WalletCreditGrant)['payload']>> = {},
 ): z.infer<(typeof WalletCreditGrant)['payload']> {
   return { appId, playerId: randomUUID(), reason: 'admin', credits: [{ currency: 'coins', amount: '100' }], ...overrides };
+}
+
+/**
+ * The payload of an opening's grant as the chests relay publishes it: defaults to a fresh opening
+ * now, one common item of the default content's ancient relics, 10 experience.
+ */
+export function openingGrantFactory(
+  appId: string,
+  playerId: string,
+  overrides: Partial<z.infer<(typeof OpeningGranted)['payload']>> = {},
+): z.infer<(typeof OpeningGranted)['payload']> {
+  return {
+    openingId: randomUUID(),
+    appId,
+    playerId,
+    chestTypeId: 'wooden-chest',
+    openedAt: new Date().toISOString(),
+    experience: 10,
+    items: [{ slot: 0, collectibleId: 'ancient-clay-amulet', collectionId: 'ancient-relics', rarity: 'common' }],
+    ...overrides,
+  };
 }
