@@ -133,13 +133,21 @@ describe('every paid path to random content is gated', () => {
     });
   }
 
-  it('lets an allowed player take every paid path', async () => {
+  it('lets an allowed player take every paid path, a batch with a paid key chest included', async () => {
     const { p, vault, hourglass, ids } = await equipped(P.key, { country: 'DE', birth_year: 1990 });
     ok(await purchase(p, ids['Silver Chest']!, 'gems'), 201);
     const skipped = ok(await skip(p, hourglass));
     expect(skipped.meta.price_paid).toEqual({ gems: 60 });
     expect(ok(await open(p, vault)).data.chest_id).toBe(vault);
     ok(await open(p, hourglass));
+    // A batch may hold a paid key chest: its key is debited with the others' openings.
+    const another = await buyWithCoins(p, ids['Vault Chest']!);
+    const opened = ok(await batch(p, [p.starterChest, another])).data as { chest_id: string }[];
+    expect(opened.map((d) => d.chest_id)).toEqual([p.starterChest, another]);
+    const keys = ok(await call(stack, 'GET', '/api/v1/currencies', p)).data.find(
+      (c: { attributes: { code: string } }) => c.attributes.code === 'vault_key',
+    );
+    expect(keys.attributes.balance.amount).toBe('1.00');
   });
 
   it('does not gate a free key currency: a player in a blocked region opens the demo Vault Chest with a free vault_key', async () => {

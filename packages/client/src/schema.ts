@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Open several chests at once
-         * @description Opens up to 50 of the calling player's chests, in the order given, all or nothing: if one cannot be opened, the answer is that chest's error (`source.pointer` `/data/<index>/id`) and none is opened. One transaction and one grant per opening, so a batch costs less than as many single opens; each opening is recorded, verifiable and pity-counted as a single one is. Never cached.
+         * @description Opens up to 50 of the calling player's chests, in the order given, all or nothing: if one cannot be opened, the answer is that chest's error (`source.pointer` `/data/<index>/id`) and none is opened. One write and one grant per opening, so a batch costs less than as many single opens; each opening is recorded, verifiable and pity-counted as a single one is. A key-required chest takes its own key, debited with the batch and refunded if the batch does not open. Never cached.
          */
         post: operations["openChests"];
         delete?: never;
@@ -7180,7 +7180,7 @@ export interface operations {
             /**
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at
-             *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited, pointed at (a chest that needs a key the player may use is refused with 422 `key_chest_in_batch`)
+             *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited, pointed at
              */
             403: {
                 headers: {
@@ -7220,6 +7220,7 @@ export interface operations {
             /**
              * @description Conflict:
              *     - the Idempotency-Key was used to open other chests (`idempotency_key_reused`)
+             *     - a key-required chest and too few keys (`key_required`), pointed at; keys taken for the batch are refunded
              */
             409: {
                 headers: {
@@ -7260,7 +7261,6 @@ export interface operations {
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
              *     - no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}` (ids in any case), or a chest listed twice (`duplicate_chest`)
-             *     - a chest that needs a key (`key_chest_in_batch`): those open one at a time
              */
             422: {
                 headers: {

@@ -123,20 +123,35 @@ describe('key-required chests', () => {
     expect(await keysOf(player)).toBe(0);
   });
 
-  it('refuses a key-required chest in a batch, naming it', async () => {
-    const { player, chests } = await playerWithVaults(1, 1);
-    const res = await stack.inject({
-      method: 'POST',
-      url: '/api/v1/chests/open',
-      headers: jsonApiHeaders(player.apiKey, player.token),
-      payload: {
-        data: [
-          { type: 'chest', id: player.starterChestId },
-          { type: 'chest', id: chests[0] },
-        ],
-      },
-    });
-    expect(expectError(res, 422, 'key_chest_in_batch')[0]!.source).toEqual({ pointer: '/data/1/id' });
+  it('opens key-required chests in a batch, one key each; short of a key, opens nothing, names the chest and refunds the keys taken', async () => {
+    const { player, chests } = await playerWithVaults(2, 1);
+    const all = [player.starterChestId, ...chests];
+    const openAll = () =>
+      stack.inject({
+        method: 'POST',
+        url: '/api/v1/chests/open',
+        headers: jsonApiHeaders(player.apiKey, player.token),
+        payload: { data: all.map((id) => ({ type: 'chest', id })) },
+      });
+    const [short] = expectError(await openAll(), 409, 'key_required');
+    expect(short!.source).toEqual({ pointer: '/data/2/id' });
+    expect((short as { meta?: unknown }).meta).toEqual({ currency: 'vault_key', amount: 1 });
+    expect(await openedCount(all)).toBe(0);
     expect(await keysOf(player)).toBe(1);
+
+    await credit(stack, player, (await wallet(stack, player)).vault_key!.id, '1');
+    const res = await openAll();
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.map((d: { chest_id: string }) => d.chest_id)).toEqual(all);
+    expect(await openedCount(all)).toBe(3);
+    expect(await keysOf(player)).toBe(0);
+    const debits = await sql<{ chest_id: string; status: string }>(
+      stack,
+      'SELECT chest_id, status FROM chests.chest_debits WHERE chest_id = ANY($1::uuid[]) ORDER BY created_at',
+      [chests],
+    );
+    // The short batch took the first key and was refused the second (both refunded); the second batch took one each.
+    expect(debits.filter((d) => d.status === 'completed').map((d) => d.chest_id)).toEqual(chests);
+    expect(debits.filter((d) => d.status === 'refunded').map((d) => d.chest_id)).toEqual(chests);
   });
 });

@@ -8,7 +8,6 @@ import {
   type Pool,
   type Queryable,
 } from '@ccs/shared';
-import { checkPaidUseNow } from '../compliance/gate.js';
 import type { ChestsDeps, ChestsFaults } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import type { SeedCipher } from '../fairness/seed-cipher.js';
@@ -127,7 +126,7 @@ async function turns(
 ): Promise<Written | { opened: number }> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const state = await readOpeningState(tools.pool, cmd.appId, cmd.playerId, cmd.chestIds);
-    const checked = await checkChests(tools, cmd, state, point, ctx);
+    const checked = await checkChests(cmd, state, point);
     if ('opened' in checked) return checked;
     await keys.take(checked.keyed);
     if (!state.seed) {
@@ -149,15 +148,12 @@ async function turns(
 /**
  * The checks of every chest, in the request's order: 404 unknown, 403 not the caller's, opened
  * (answered by the caller: replay or 403), 403 locked. Returns the chests in order and those
- * that need a key. A batch with a key-required chest is refused (422 `key_chest_in_batch`), after
- * the compliance gate of its key (a gated player hears the gate's 403, as on a single open).
+ * that need a key (a batch may hold several: each takes its own key).
  */
 async function checkChests(
-  tools: OpeningTools,
   cmd: OpenCommand,
   state: OpeningState,
   point: Pointer,
-  ctx: CallContext,
 ): Promise<{ chests: ChestState[]; keyed: KeyedChest[] } | { opened: number }> {
   const chests: ChestState[] = [];
   const keyed: KeyedChest[] = [];
@@ -165,13 +161,6 @@ async function checkChests(
     const c = state.chests.get(chestId);
     if (!c) return point(index, () => Promise.reject(chestErrors.chestNotFound()));
     if (c.playerId !== cmd.playerId) return point(index, () => Promise.reject(chestErrors.chestNotOwned()));
-    if (c.requiresKey && cmd.kind === 'batch') {
-      await point(index, () => checkPaidUseNow(tools, cmd.appId, c.requiresKey!.currency, 'key', ctx));
-      throw pointedAt(
-        index,
-        AppError.unprocessable('key_chest_in_batch', 'Chests that need a key open one at a time (POST /api/v1/chests/{id}/open).'),
-      );
-    }
     if (c.opened) return { opened: index };
     if (c.locked) return point(index, () => Promise.reject(chestErrors.chestLocked(c.locked!.unlocksAt)));
     chests.push(c);

@@ -110,7 +110,7 @@ export const openChests: OperationDoc = {
   summary: 'Open several chests at once',
   description:
     "Opens up to 50 of the calling player's chests, in the order given, all or nothing: if one cannot be opened, the answer is that chest's error (`source.pointer` `/data/<index>/id`) and none is opened. " +
-    'One transaction and one grant per opening, so a batch costs less than as many single opens; each opening is recorded, verifiable and pity-counted as a single one is. Never cached.',
+    'One write and one grant per opening, so a batch costs less than as many single opens; each opening is recorded, verifiable and pity-counted as a single one is. A key-required chest takes its own key, debited with the batch and refunded if the batch does not open. Never cached.',
   token: 'required',
   headers: idempotencyKeyHeader('the first batch (the same chests in the same order)'),
   bodyExample: {
@@ -131,13 +131,15 @@ export const openChests: OperationDoc = {
     400: [INVALID_IDEMPOTENCY_KEY],
     403: [
       'a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at',
-      `${PAID_GATE_403('a key-required chest whose key is paid for')}, pointed at (a chest that needs a key the player may use is refused with 422 \`key_chest_in_batch\`)`,
+      `${PAID_GATE_403('a key-required chest whose key is paid for')}, pointed at`,
     ],
     404: ['no such chest in this app (`chest_not_found`), pointed at'],
-    409: ['the Idempotency-Key was used to open other chests (`idempotency_key_reused`)'],
+    409: [
+      'the Idempotency-Key was used to open other chests (`idempotency_key_reused`)',
+      'a key-required chest and too few keys (`key_required`), pointed at; keys taken for the batch are refunded',
+    ],
     422: [
       'no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}` (ids in any case), or a chest listed twice (`duplicate_chest`)',
-      'a chest that needs a key (`key_chest_in_batch`): those open one at a time',
     ],
     503: ["the player's openings changed too fast to record this batch (`opening_contended`); retry with the same Idempotency-Key"],
   },
