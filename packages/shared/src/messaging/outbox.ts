@@ -75,6 +75,17 @@ export async function enqueue<P extends z.ZodType>(
   return message;
 }
 
+/** Writes built messages (`outboxMessage`) to the outbox in the caller's transaction, in one statement. */
+export async function insertOutboxMessages(tx: Queryable, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[])`, [
+    messages.map((m) => m.id),
+    messages.map((m) => m.subject),
+    messages.map((m) => JSON.stringify(m.payload)),
+    messages.map((m) => JSON.stringify(m.headers)),
+  ]);
+}
+
 /** How long a pass's claim on the rows it publishes lasts (another replica may take them after). */
 const CLAIM_MS = 30_000;
 /** Rows younger than this are left to the request that wrote them (it publishes them itself). */

@@ -3,7 +3,7 @@ import {
   domainEventId,
   DomainEventPublished,
   outboxMessage,
-  OUTBOX_COLUMNS,
+  insertOutboxMessages,
   withTransaction,
   type CallContext,
   type OutboxMessage,
@@ -57,12 +57,7 @@ export async function grantPurchasedChests(
       purchaseId: input.purchaseId,
     });
     const events = added.map((c) => purchasedEvent(input, c));
-    await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[])`, [
-      events.map((m) => m.id),
-      events.map((m) => m.subject),
-      events.map((m) => JSON.stringify(m.payload)),
-      events.map((m) => JSON.stringify(m.headers)),
-    ]);
+    await insertOutboxMessages(tx, events);
     await transition(tx, input.purchaseId, ['debited'], 'completed');
     if (input.answer) await storePurchaseAnswer(tx, input.purchaseId, input.answer(added));
     return { added, events };

@@ -1,4 +1,5 @@
 import { periodicWorker, type Logger, type Pool, type Worker } from '@ccs/shared';
+import { deleteOpeningsBatchOlderThan } from '../repositories/openings-retention-repo.js';
 
 const BATCH = 5000;
 
@@ -6,13 +7,9 @@ const BATCH = 5000;
 export async function deleteOpeningsOlderThan(pool: Pool, days: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const r = await pool.query(
-      `DELETE FROM openings WHERE id IN (
-         SELECT id FROM openings WHERE opened_at < now() - make_interval(days => $1) LIMIT $2)`,
-      [days, BATCH],
-    );
-    total += r.rowCount ?? 0;
-    if ((r.rowCount ?? 0) < BATCH) return total;
+    const deleted = await deleteOpeningsBatchOlderThan(pool, days, BATCH);
+    total += deleted;
+    if (deleted < BATCH) return total;
   }
 }
 
