@@ -13,7 +13,8 @@ import { endSpan, remoteParent, SpanKind, startSpan, withTraceContext, type Span
 import { isNoticeSubject, noticeOptions } from './applied-notices.js';
 import type { ConsumerDef, Delivery } from './consumer-def.js';
 import { NOTIFY_HEADER } from './outbox.js';
-import { appliedSubject, deliveryState } from './processed.js';
+import { parkMessage } from './parked-messages.js';
+import { appliedSubject, deliveryState, markProcessedBatch } from './processed.js';
 
 const encoder = new TextEncoder();
 
@@ -31,28 +32,21 @@ export interface RunningConsumer {
  */
 export const ACK_WAIT_MS = 4_000;
 
+type ConsumerDeps = {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  pool: Pool;
+  prefix: string;
+  log: Logger;
+  metrics: ServiceMetrics;
+};
+
 /** Starts a durable pull consumer on the grants stream for one message kind. */
-export async function startConsumer(
-  def: ConsumerDef,
-  deps: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager; pool: Pool; prefix: string; log: Logger; metrics: ServiceMetrics },
-): Promise<RunningConsumer> {
+export async function startConsumer(def: ConsumerDef, deps: ConsumerDeps): Promise<RunningConsumer> {
   const stream = grantsStream(deps.prefix);
   const durable = streamName(deps.prefix, def.durable);
-  const settings = { ack_wait: ACK_WAIT_MS * 1e6, max_ack_pending: 1000 };
-  try {
-    await deps.jsm.consumers.add(stream, {
-      durable_name: durable,
-      filter_subject: prefixed(deps.prefix, def.event.subject),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ...settings,
-    });
-  } catch (err) {
-    // A durable made by an earlier version with other settings: bring it to these.
-    const existing = await deps.jsm.consumers.info(stream, durable).catch(() => undefined);
-    if (!existing) throw err;
-    await deps.jsm.consumers.update(stream, durable, settings);
-  }
+  await ensureDurable(def, deps, stream, durable);
   const c = await deps.js.consumers.get(stream, durable);
   // Messages arrive in a buffer; one loop applies what has arrived, a batch (or one) at a time.
   const buffer: JsMsg[] = [];
@@ -99,6 +93,24 @@ export async function startConsumer(
   };
 }
 
+/** Creates the durable consumer, or brings one made by an earlier version with other settings to these. */
+async function ensureDurable(def: ConsumerDef, deps: ConsumerDeps, stream: string, durable: string): Promise<void> {
+  const settings = { ack_wait: ACK_WAIT_MS * 1e6, max_ack_pending: 1000 };
+  try {
+    await deps.jsm.consumers.add(stream, {
+      durable_name: durable,
+      filter_subject: prefixed(deps.prefix, def.event.subject),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ...settings,
+    });
+  } catch (err) {
+    const existing = await deps.jsm.consumers.info(stream, durable).catch(() => undefined);
+    if (!existing) throw err;
+    await deps.jsm.consumers.update(stream, durable, settings);
+  }
+}
+
 type DeliveryDeps = { nc: NatsConnection; pool: Pool; prefix: string; log: Logger; metrics: ServiceMetrics };
 
 /** A pulled message, parsed, with its CONSUMER span (continuing the trace it was written in). */
@@ -117,34 +129,10 @@ interface Pulled {
  * in `ccs_consumer_messages_total`.
  */
 async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number, deps: DeliveryDeps): Promise<void> {
-  const valid: (Pulled & { payload: unknown })[] = [];
+  const valid: Valid[] = [];
   for (const m of msgs) {
-    const messageId = m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`;
-    const ctx = contextFromHeaders(m.headers);
-    const { span, context } = startSpan(`process ${def.event.subject}`, SpanKind.CONSUMER, remoteParent(m.headers), {
-      'messaging.system': 'nats',
-      'messaging.destination.name': def.event.subject,
-      'messaging.consumer.group.name': def.durable,
-      'messaging.message.id': messageId,
-      'ccs.delivery_count': m.info.deliveryCount,
-    });
-    const parsed = def.event.payload.safeParse(decodeJson(m.data));
-    if (parsed.success) {
-      valid.push({ m, messageId, ctx, span, context, payload: parsed.data });
-      continue;
-    }
-    const reason = `invalid payload: ${parsed.error.issues.map((i) => i.message).join('; ')}`;
-    try {
-      await park(deps.pool, def, m, messageId, reason);
-    } catch (e) {
-      deps.log.error({ err: String(e), messageId }, 'could not park an invalid message; it will be retried');
-      m.nak(5_000);
-      finish(def, { m, messageId, ctx, span, context }, 'retried', deps);
-      continue;
-    }
-    deps.log.error({ consumer: def.durable, messageId, requestId: ctx.requestId }, 'durable message has an invalid payload; parked');
-    m.ack();
-    finish(def, { m, messageId, ctx, span, context }, 'parked', deps);
+    const v = await pull(def, m, deps);
+    if (v) valid.push(v);
   }
   if (valid.length === 0) return;
   if (def.handle) {
@@ -180,6 +168,40 @@ async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: number,
   });
 }
 
+/** A pulled message whose payload parsed. */
+type Valid = Pulled & { payload: unknown };
+
+/**
+ * One pulled message: its CONSUMER span started and its payload parsed. An invalid payload is
+ * parked (or retried when parking fails) and undefined returned.
+ */
+async function pull(def: ConsumerDef, m: JsMsg, deps: DeliveryDeps): Promise<Valid | undefined> {
+  const messageId = m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`;
+  const ctx = contextFromHeaders(m.headers);
+  const { span, context } = startSpan(`process ${def.event.subject}`, SpanKind.CONSUMER, remoteParent(m.headers), {
+    'messaging.system': 'nats',
+    'messaging.destination.name': def.event.subject,
+    'messaging.consumer.group.name': def.durable,
+    'messaging.message.id': messageId,
+    'ccs.delivery_count': m.info.deliveryCount,
+  });
+  const parsed = def.event.payload.safeParse(decodeJson(m.data));
+  if (parsed.success) return { m, messageId, ctx, span, context, payload: parsed.data };
+  const reason = `invalid payload: ${parsed.error.issues.map((i) => i.message).join('; ')}`;
+  try {
+    await park(deps.pool, def, m, messageId, reason);
+  } catch (e) {
+    deps.log.error({ err: String(e), messageId }, 'could not park an invalid message; it will be retried');
+    m.nak(5_000);
+    finish(def, { m, messageId, ctx, span, context }, 'retried', deps);
+    return undefined;
+  }
+  deps.log.error({ consumer: def.durable, messageId, requestId: ctx.requestId }, 'durable message has an invalid payload; parked');
+  m.ack();
+  finish(def, { m, messageId, ctx, span, context }, 'parked', deps);
+  return undefined;
+}
+
 /** In the caller's transaction: marks the batch's ids processed, applies the ones that were not. */
 async function applyTogether(
   def: ConsumerDef,
@@ -189,12 +211,7 @@ async function applyTogether(
 ): Promise<Set<string>> {
   const keyOf = (v: Pulled & { payload: unknown }) => (def.processedId ? def.processedId(v.payload) : v.messageId);
   const ids = [...new Set(valid.map(keyOf))];
-  const r = await tx.query<{ message_id: string }>(
-    `INSERT INTO processed_messages (message_id, consumer) SELECT unnest($1::text[]), $2
-     ON CONFLICT (message_id) DO NOTHING RETURNING message_id`,
-    [ids, def.durable],
-  );
-  const fresh = new Set(r.rows.map((row) => row.message_id));
+  const fresh = await markProcessedBatch(tx, ids, def.durable);
   const todo = new Set(fresh);
   const batch = deliveries.filter((_, i) => todo.delete(keyOf(valid[i]!)));
   if (batch.length) {
@@ -286,12 +303,6 @@ function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, deps: Del
   );
 }
 
-async function park(pool: Pool, def: ConsumerDef, m: JsMsg, messageId: string, error: string): Promise<void> {
-  await pool.query('INSERT INTO parked_messages (message_id, consumer, subject, payload, error) VALUES ($1, $2, $3, $4, $5)', [
-    messageId,
-    def.durable,
-    m.subject,
-    decodeJson(m.data) ?? null,
-    error.slice(0, 2000),
-  ]);
+function park(pool: Pool, def: ConsumerDef, m: JsMsg, messageId: string, error: string): Promise<void> {
+  return parkMessage(pool, { messageId, consumer: def.durable, subject: m.subject, payload: decodeJson(m.data) ?? null, error });
 }

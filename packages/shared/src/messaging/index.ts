@@ -5,5 +5,6 @@ export * from './messaging-stats.js';
 export * from './applied-notices.js';
 export * from './consumer-def.js';
 export * from './processed.js';
+export * from './parked-messages.js';
 export * from './read-your-writes.js';
 export * from './webhook-interest.js';

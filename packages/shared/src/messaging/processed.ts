@@ -22,6 +22,19 @@ export async function markProcessed(tx: Queryable, messageId: string, consumerNa
 }
 
 /**
+ * Records a batch's message ids as processed by `consumerName` inside the caller's transaction;
+ * returns the ids that were not processed before (only those may be applied).
+ */
+export async function markProcessedBatch(tx: Queryable, messageIds: string[], consumerName: string): Promise<Set<string>> {
+  const r = await tx.query<{ message_id: string }>(
+    `INSERT INTO processed_messages (message_id, consumer) SELECT unnest($1::text[]), $2
+     ON CONFLICT (message_id) DO NOTHING RETURNING message_id`,
+    [messageIds, consumerName],
+  );
+  return new Set(r.rows.map((row) => row.message_id));
+}
+
+/**
  * Subject on which a consumer announces that it applied a durable message:
  * `applied.<message id>.<durable>`, so a waiter can wait for one consumer or any.
  */
