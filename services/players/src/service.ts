@@ -7,12 +7,8 @@ import { PasswordHasher } from './credentials/passwords.js';
 import type { PlayersDeps } from './deps.js';
 import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/admin.js';
 import { adminListAppsEndpoint } from './endpoints/admin-list-apps.js';
-import {
-  adminGetContentVersionEndpoint,
-  adminListAuditEndpoint,
-  adminListContentVersionsEndpoint,
-  adminRecordAuditEndpoint,
-} from './endpoints/admin-audit.js';
+import { adminListAuditEndpoint, adminListContentVersionsEndpoint, adminRecordAuditEndpoint } from './endpoints/admin-audit.js';
+import { adminContentDiffEndpoint } from './endpoints/admin-content-diff.js';
 import { adminGrantChestsEndpoint } from './endpoints/admin-grant-chests.js';
 import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
@@ -86,7 +82,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminRecordAuditEndpoint(d.pool),
         adminListAuditEndpoint(d.pool),
         adminListContentVersionsEndpoint(d.pool),
-        adminGetContentVersionEndpoint(d.pool),
+        adminContentDiffEndpoint(d.pool),
         adminListAppsEndpoint(d),
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffContent, readContentFile, stableJson } from '../src/index.js';
+import { readContentFile } from '@ccs/shared';
+import { diffContent, stableJson } from '../src/content/content-diff.js';
 
 describe('content diff', () => {
   const content = readContentFile();

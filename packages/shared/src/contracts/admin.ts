@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppContentSchema, ChestRulesSchema } from './content.js';
+import { ChestRulesSchema } from './content.js';
 import { OpeningViewSchema } from './chests.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 import { defineQuery, defineSubject } from './subject.js';
@@ -311,10 +311,34 @@ export const AdminListContentVersions = defineQuery(
   { callers: ['gateway', 'admin'] },
 );
 
-/** players: one stored content version of the app, as loaded (404 content_version_not_found). */
-export const AdminGetContentVersion = defineQuery(
-  'players.v1.admin_get_content_version',
+/** The sections of a content file a diff compares. */
+export const ContentSectionSchema = z.enum([
+  'currencies',
+  'rarities',
+  'collections',
+  'collectibles',
+  'chests',
+  'players',
+  'duplicates',
+  'compliance',
+]);
+
+/** What changed in one section of a content file between two versions (ids; `(rules)` for a section that is one item). */
+export const ContentSectionDiffSchema = z.object({
+  section: ContentSectionSchema,
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+});
+export type ContentSectionDiff = z.infer<typeof ContentSectionDiffSchema>;
+
+/**
+ * players: what the app's current content changed from a stored version, section by section
+ * (sections without a change left out); 404 content_version_not_found when either version is not stored.
+ */
+export const AdminContentDiff = defineQuery(
+  'players.v1.admin_content_diff',
   z.object({ appId: UuidSchema, version: z.number().int().min(1) }),
-  z.object({ version: z.number().int().min(1), loadedAt: z.string(), content: AppContentSchema }),
-  { callers: ['gateway', 'admin'] },
+  z.object({ fromVersion: z.number().int().min(1), toVersion: z.number().int().min(1), sections: z.array(ContentSectionDiffSchema) }),
+  { callers: ['gateway'] },
 );

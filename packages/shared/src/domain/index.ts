@@ -7,5 +7,4 @@ export * from './fair-random.js';
 export * from './simulate.js';
 export * from './countries.js';
 export * from './compliance.js';
-export * from './content-diff.js';
 export * from './webhook-signature.js';

@@ -1,12 +1,4 @@
-import type { AppContent } from '../contracts/content.js';
-
-/** What changed in one section of a content file between two versions. */
-export interface ContentSectionDiff {
-  section: 'currencies' | 'rarities' | 'collections' | 'collectibles' | 'chests' | 'players' | 'duplicates' | 'compliance';
-  added: string[];
-  removed: string[];
-  changed: string[];
-}
+import type { AppContent, ContentSectionDiff } from '@ccs/shared';
 
 /** JSON with object keys sorted, so two equal values stored differently (jsonb reorders keys) compare equal. */
 export function stableJson(value: unknown): string {

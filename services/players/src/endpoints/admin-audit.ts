@@ -1,4 +1,4 @@
-import { AdminGetContentVersion, AdminListAudit, AdminListContentVersions, AdminRecordAudit, AppError, endpoint, type Pool } from '@ccs/shared';
+import { AdminListAudit, AdminListContentVersions, AdminRecordAudit, AppError, endpoint, type Pool } from '@ccs/shared';
 import { appendAuditEntry, listAuditEntries } from '../repositories/admin-audit-repository.js';
 import { contentVersionOf, listContents } from '../repositories/apps-repository.js';
 
@@ -34,15 +34,5 @@ export function adminListContentVersionsEndpoint(pool: Pool) {
         },
       })),
     };
-  });
-}
-
-/** players.v1.admin_get_content_version: one stored content version, as loaded. */
-export function adminGetContentVersionEndpoint(pool: Pool) {
-  return endpoint(AdminGetContentVersion, async ({ appId, version }) => {
-    const found = (await listContents(pool, appId)).find((v) => v.version === version);
-    if (!found)
-      throw AppError.notFound('content_version_not_found', `App ${appId} has no stored content version ${version}.`, { parameter: 'version' });
-    return { version, loadedAt: found.loadedAt.toISOString(), content: found.content };
   });
 }

@@ -6,12 +6,11 @@ import {
   AdminCollectionsStats,
   AdminDropInputs,
   AdminFindPlayer,
-  AdminGetContentVersion,
+  AdminContentDiff,
   AdminListAudit,
   AdminListContentVersions,
   AdminLoadContent,
   AppContentSchema,
-  diffContent,
   AdminListOpenings,
   AdminPlayersStats,
   AdminRecordAudit,
@@ -187,7 +186,7 @@ async function contentVersions(request: FastifyRequest, reply: FastifyReply) {
 
 const VersionSchema = z.coerce.number().int().min(1).max(2_147_483_647);
 
-/** GET /api/v1/admin/content/{version}/diff: what the current content changed from that version. */
+/** GET /api/v1/admin/content/{version}/diff: what the current content changed from that version (players computes it). */
 async function contentDiff(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const raw = (request.params as Record<string, string>).version;
@@ -195,19 +194,13 @@ async function contentDiff(request: FastifyRequest, reply: FastifyReply) {
   if (!parsed.success || !/^\d+$/.test(raw ?? ''))
     // Only a version number can exist; anything else is not found, as an unknown number is.
     throw AppError.notFound('content_version_not_found', 'No stored content of that version.', { parameter: 'version' });
-  const appId = request.tenant!.appId;
-  const bus = request.server.bus;
-  const list = await bus.request(AdminListContentVersions, { appId }, studioCall(request));
-  const [from, to] = await Promise.all([
-    bus.request(AdminGetContentVersion, { appId, version: parsed.data }, studioCall(request)),
-    bus.request(AdminGetContentVersion, { appId, version: list.current }, studioCall(request)),
-  ]);
+  const d = await request.server.bus.request(AdminContentDiff, { appId: request.tenant!.appId, version: parsed.data }, studioCall(request));
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
     data: {
       type: 'content_diff',
-      id: `${from.version}..${to.version}`,
-      attributes: { from_version: from.version, to_version: to.version, sections: diffContent(from.content, to.content) },
+      id: `${d.fromVersion}..${d.toVersion}`,
+      attributes: { from_version: d.fromVersion, to_version: d.toVersion, sections: d.sections },
     },
   });
 }
