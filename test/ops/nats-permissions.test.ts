@@ -150,12 +150,21 @@ describe('NATS permissions derived from the contracts', () => {
     expect(allows(perms.admin.publish, 'players.v1.login')).toBe(false);
   });
 
-  it('lets only the producers publish each grant, and narrows JetStream to the grants stream', () => {
+  it('lets only the producers its contract declares publish each grant, and each notice only its publishers and listeners; narrows JetStream to the grants stream', () => {
+    const declared = (s: string) => [...CONTRACTS.values()].find((c) => c.subject === s) as { publishers?: string[]; listeners?: string[] };
+    const publishing = (s: string) => NATS_ROLES.filter((r) => allows(perms[r].publish, s));
     for (const s of eventSubjects().filter((s) => s.startsWith('grants.'))) {
+      expect(declared(s).publishers?.length, `${s} declares its publishers`).toBeGreaterThan(0);
       expect(GRANT_PRODUCERS[s], `${s} has producers`).toBeDefined();
-      expect(NATS_ROLES.filter((r) => allows(perms[r].publish, s))).toEqual([...GRANT_PRODUCERS[s]!]);
+      expect(publishing(s), s).toEqual([...GRANT_PRODUCERS[s]!]);
+      expect(publishing(s), s).toEqual(NATS_ROLES.filter((r) => declared(s).publishers!.includes(r)));
     }
-    for (const s of eventSubjects().filter((s) => !s.startsWith('grants.'))) expect(NOTICES[s], `${s} is a known notice`).toBeDefined();
+    for (const s of eventSubjects().filter((s) => !s.startsWith('grants.'))) {
+      expect(NOTICES[s], `${s} is a known notice`).toBeDefined();
+      expect(publishing(s), s).toEqual(NATS_ROLES.filter((r) => declared(s).publishers!.includes(r)));
+      const listening = NATS_ROLES.filter((r) => allows(perms[r].subscribe, s));
+      expect(listening, s).toEqual(NATS_ROLES.filter((r) => (declared(s).listeners ?? []).includes(r)));
+    }
     for (const r of NATS_ROLES) {
       expect(allows(perms[r].publish, '$JS.API.STREAM.DELETE.GRANTS'), r).toBe(false);
       expect(allows(perms[r].publish, '$JS.API.STREAM.CREATE.OTHER'), r).toBe(false);

@@ -63,6 +63,8 @@ export const DomainEventPublished = defineEvent(
     eventOf('collection.completed'),
     eventOf('currency.credited'),
   ]),
+  // Each service writes the facts it commits; egress fans them out to webhooks.
+  { publishers: ['players', 'wallet', 'chests', 'collections'] },
 );
 export type DomainEvent = z.infer<typeof DomainEventPublished.payload>;
 
@@ -219,4 +221,7 @@ export const WebhookInterest = defineQuery(
 );
 
 /** Core-NATS notice from egress: an app's webhook endpoints changed (created, changed, removed). */
-export const WebhooksChanged = defineEvent('events.apps.webhooks_changed', z.object({ appId: UuidSchema }));
+export const WebhooksChanged = defineEvent('events.apps.webhooks_changed', z.object({ appId: UuidSchema }), {
+  publishers: ['egress'],
+  listeners: ['wallet'],
+});

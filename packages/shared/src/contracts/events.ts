@@ -31,6 +31,8 @@ export const WalletCreditGrant = defineEvent(
       )
       .min(1),
   }),
+  // players: registration's currency; collections: the credits of converted duplicates and rewards.
+  { publishers: ['players', 'collections'] },
 );
 
 /** A chest granted into a player's inventory with an id chosen by the sender (idempotent on it). */
@@ -44,12 +46,15 @@ export const ChestGrant = defineEvent(
     chestTypeId: z.string().optional(),
     source: z.enum(['purchased', 'earned', 'welcome', 'special']),
   }),
+  // players: the starter chest and studio grants; collections: the chests of collection rewards.
+  { publishers: ['players', 'collections'] },
 );
 
 /** An app's content, loaded as a new version; each service keeps the part it owns. */
 export const AppContentLoaded = defineEvent(
   'grants.apps.content',
   z.object({ appId: UuidSchema, version: z.number().int().min(1), content: AppContentSchema }),
+  { publishers: ['players'] },
 );
 
 /**
@@ -69,4 +74,5 @@ export const OpeningGranted = defineEvent(
     rulesVersion: z.number().int().min(1).optional(),
     items: z.array(z.object({ slot: z.number().int().min(0), collectibleId: z.string(), collectionId: z.string(), rarity: z.string() })).min(1),
   }),
+  { publishers: ['chests'] },
 );

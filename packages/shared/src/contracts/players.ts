@@ -203,7 +203,10 @@ export const AdminLoadContent = defineSubject(
  * Core NATS notification (not durable) that an app's API keys changed: gateways drop their cached
  * answers for that app at once instead of waiting for APIKEY_CACHE_TTL_MS.
  */
-export const ApiKeysChanged = defineEvent('events.apps.keys_changed', z.object({ appId: UuidSchema }));
+export const ApiKeysChanged = defineEvent('events.apps.keys_changed', z.object({ appId: UuidSchema }), {
+  publishers: ['players'],
+  listeners: ['gateway'],
+});
 
 /**
  * Core NATS notification (not durable) that a service committed a new content version of an app:
@@ -215,4 +218,5 @@ export const ApiKeysChanged = defineEvent('events.apps.keys_changed', z.object({
 export const ContentChanged = defineEvent(
   'events.apps.content_changed',
   z.object({ appId: UuidSchema, version: z.number().int().min(1), service: z.enum(['chests', 'collections']) }),
+  { publishers: ['chests', 'collections'], listeners: ['chests', 'collections', 'gateway'] },
 );

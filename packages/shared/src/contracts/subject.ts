@@ -4,7 +4,10 @@ import type { z } from 'zod';
  * Who may call a subject: `gateway` (an HTTP route, or readiness), `admin` (the operator's command
  * line, tools/admin) or one of the services. Each is a NATS user of its own (deploy/nats).
  */
-export type Caller = 'gateway' | 'admin' | 'players' | 'wallet' | 'chests' | 'collections' | 'egress';
+export type Caller = 'gateway' | 'admin' | ServiceName;
+
+/** The backend services (each answers its own `<service>.v1.*` subjects). */
+export type ServiceName = 'players' | 'wallet' | 'chests' | 'collections' | 'egress';
 
 /** What a subject declares besides its schemas: who calls it. */
 export interface SubjectOptions {
@@ -58,13 +61,32 @@ export function defineQuery<Req extends z.ZodType, Res extends z.ZodType>(
   return { ...defineSubject(subject, request, reply, options), readOnly: true };
 }
 
-/** One durable JetStream message kind: subject (under the grants stream) and payload schema. */
+/** Who publishes a message kind and, for a core-NATS notice, who listens to it. */
+export interface EventOptions {
+  /**
+   * The services that publish it: a grant (`grants.…`) from their outboxes, a notice (`events.…`)
+   * directly. The NATS permissions are generated from it: no other user may publish it.
+   */
+  readonly publishers: readonly [ServiceName, ...ServiceName[]];
+  /** A notice's subscribers (grants are read through durable consumers instead). */
+  readonly listeners?: readonly Caller[];
+}
+
+/**
+ * One message kind: a durable JetStream message (under the grants stream) or a core-NATS notice,
+ * its payload schema and, for the stack's own kinds, who publishes and listens (EventOptions).
+ */
 export interface EventContract<P extends z.ZodType = z.ZodType> {
   readonly subject: string;
   readonly payload: P;
+  readonly publishers?: readonly ServiceName[];
+  readonly listeners?: readonly Caller[];
 }
 
-/** Declares a durable message kind. */
-export function defineEvent<P extends z.ZodType>(subject: string, payload: P): EventContract<P> {
-  return { subject, payload };
+/**
+ * Declares a message kind. The contracts of the stack declare their publishers (and a notice its
+ * listeners); a test's own message kind may leave them out.
+ */
+export function defineEvent<P extends z.ZodType>(subject: string, payload: P, options?: EventOptions): EventContract<P> {
+  return { subject, payload, ...options };
 }

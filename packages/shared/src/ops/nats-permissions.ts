@@ -1,8 +1,9 @@
 /**
  * Who may publish and subscribe to what on NATS: one user per process kind (the five services,
  * the gateway, the admin CLI, the grants stream's keeper), each with allow-lists derived from the
- * subject contracts in `../contracts` (each declares its callers: `defineSubject(…, { callers })`)
- * and from what the runtime really does (the Service API, JetStream, notices).
+ * contracts in `../contracts` (each subject declares its callers, `defineSubject(…, { callers })`;
+ * each grant and notice its publishers and listeners, `defineEvent(…, { publishers, listeners })`)
+ * and from what the runtime really does (health subjects, the Service API, inboxes, JetStream).
  *
  * `scripts/nats-permissions.ts` writes them as `deploy/nats/nats-server.conf` (compose, the dev
  * cluster) and as the `authorization` block of `deploy/nats/values-production.yaml` (the Helm
@@ -25,25 +26,6 @@ export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections', 'egr
 export const NATS_ROLES = [...SERVICE_ROLES, 'gateway', 'admin', 'streams'] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export type NatsRole = (typeof NATS_ROLES)[number];
-
-/** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes). */
-export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> = {
-  'grants.apps.content': ['players'],
-  // players: registration's currency; collections: the credits of converted duplicates.
-  'grants.wallet.credit': ['players', 'collections'],
-  // players: the starter chest; collections: the chests of collection rewards.
-  'grants.chests.grant': ['players', 'collections'],
-  'grants.openings.granted': ['chests'],
-  // Domain events for webhooks: each service writes the facts it commits (egress fans them out).
-  'grants.events': ['players', 'wallet', 'chests', 'collections'],
-};
-
-/** Core-NATS notices (`events.`, not durable): who publishes and who listens. */
-export const NOTICES: Readonly<Record<string, { publishers: readonly ServiceRole[]; listeners: readonly NatsRole[] }>> = {
-  'events.apps.keys_changed': { publishers: ['players'], listeners: ['gateway'] },
-  'events.apps.webhooks_changed': { publishers: ['egress'], listeners: ['wallet'] },
-  'events.apps.content_changed': { publishers: ['chests', 'collections'], listeners: ['chests', 'collections', 'gateway'] },
-};
 
 /** Services that wait for their own grants to be applied (an AppliedNotices subscription). */
 export const NOTICE_WAITERS: readonly ServiceRole[] = ['players', 'chests'];
@@ -79,17 +61,45 @@ export function requestContracts(): SubjectContract[] {
 /** Every request-reply subject the stack answers, sorted. */
 export const requestSubjects = (): string[] => requestContracts().map((c) => c.subject);
 
-/** Every event contract exported by `../contracts` (grants and notices). */
-export function eventSubjects(): string[] {
-  const events: EventContract[] = Object.values(contracts as Record<string, unknown>).filter(isEventContract);
-  return [...new Set(events.map((e) => e.subject))].sort();
+/** Every message kind exported by `../contracts` (grants and notices), one per subject, sorted. */
+function eventContracts(): EventContract[] {
+  const all = new Map<string, EventContract>();
+  for (const v of Object.values(contracts as Record<string, unknown>)) if (isEventContract(v)) all.set(v.subject, v);
+  return [...all.values()].sort((a, b) => (a.subject < b.subject ? -1 : 1));
 }
+
+/** Every event contract's subject (grants and notices), sorted. */
+export const eventSubjects = (): string[] => eventContracts().map((e) => e.subject);
+
+/** The roles of `among` that `declared` names, in the order of `among`. */
+const inRoleOrder = <R extends NatsRole>(declared: readonly string[] | undefined, among: readonly R[]): R[] =>
+  among.filter((r) => (declared ?? []).includes(r));
+
+/** Who publishes a message kind, as its contract declares; a contract of the stack without publishers is refused. */
+function publishersOf(e: EventContract): ServiceRole[] {
+  if (!e.publishers?.length) throw new Error(`${e.subject} declares no publishers: defineEvent(subject, payload, { publishers })`);
+  return inRoleOrder(e.publishers, SERVICE_ROLES);
+}
+
+/** Durable grants (JetStream, under `grants.`): which services publish each (their outboxes), from the contracts. */
+export const GRANT_PRODUCERS: Readonly<Record<string, readonly ServiceRole[]>> = Object.fromEntries(
+  eventContracts()
+    .filter((e) => e.subject.startsWith('grants.'))
+    .map((e) => [e.subject, publishersOf(e)]),
+);
+
+/** Core-NATS notices (`events.`, not durable): who publishes and who listens, from the contracts. */
+export const NOTICES: Readonly<Record<string, { publishers: readonly ServiceRole[]; listeners: readonly NatsRole[] }>> = Object.fromEntries(
+  eventContracts()
+    .filter((e) => e.subject.startsWith('events.'))
+    .map((e) => [e.subject, { publishers: publishersOf(e), listeners: inRoleOrder(e.listeners, NATS_ROLES) }]),
+);
 
 /** Who may call a request subject: the callers its contract declares, in NATS_ROLES order. */
 export function callersOf(subject: string): readonly NatsRole[] {
   const contract = requestContracts().find((c) => c.subject === subject);
   if (!contract) throw new Error(`no contract declares ${subject}`);
-  return NATS_ROLES.filter((r) => (contract.callers as readonly string[]).includes(r));
+  return inRoleOrder(contract.callers, NATS_ROLES);
 }
 
 /** One user's allow-lists (subjects as NATS sees them, prefix applied). */
