@@ -56,6 +56,43 @@ export interface PityCounter {
   hard: number;
 }
 
+/** recordOpenings' one statement: $1 app, $2 player, $3 seed pair, $4 its nonce, $5 n, $6 chest ids, $7 openings, $8 a single open's key, $9 grants, $10 pity counters, $11 a batch's key, $12 opening ids. */
+const RECORD_OPENINGS = `WITH nonced AS (
+    UPDATE player_seeds SET next_nonce = $4::int + $5::int
+     WHERE id = $3 AND app_id = $1 AND player_id = $2 AND next_nonce = $4::int AND revealed_at IS NULL
+       AND (SELECT count(*) FROM inventory_chests WHERE app_id = $1 AND player_id = $2 AND id = ANY($6::uuid[]) AND opened_at IS NULL) = $5::int
+     RETURNING id
+  ), consumed AS (
+    UPDATE inventory_chests c SET opened_at = r.opened_at
+      FROM jsonb_to_recordset($7::jsonb) AS r(chest_id uuid, opened_at timestamptz)
+     WHERE c.app_id = $1 AND c.player_id = $2 AND c.id = r.chest_id AND c.opened_at IS NULL AND EXISTS (SELECT 1 FROM nonced)
+     RETURNING c.id
+  ), recorded AS (
+    INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, idempotency_key,
+                          seed_id, nonce, pity)
+    SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $8::text, $3, r.nonce, r.pity
+      FROM jsonb_to_recordset($7::jsonb) AS r(id uuid, chest_id uuid, chest_type_id uuid, content_version integer, opened_at timestamptz,
+                                               items jsonb, experience integer, nonce integer, pity jsonb)
+     WHERE r.chest_id IN (SELECT id FROM consumed)
+    RETURNING id
+  ), announced AS (
+    INSERT INTO outbox (${OUTBOX_COLUMNS})
+    SELECT g.id, g.subject, g.payload, g.headers FROM jsonb_to_recordset($9::jsonb) AS g(id uuid, subject text, payload jsonb, headers jsonb)
+     WHERE g.id IN (SELECT id FROM recorded)
+    RETURNING id
+  ), pitied AS (
+    INSERT INTO pity_counters (app_id, player_id, pity_group, opens_since, rarity, hard)
+    SELECT $1, $2, p.pity_group, p.opens_since, p.rarity, p.hard
+      FROM jsonb_to_recordset($10::jsonb) AS p(pity_group text, opens_since integer, rarity text, hard integer)
+     WHERE EXISTS (SELECT 1 FROM recorded)
+    ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET
+      opens_since = EXCLUDED.opens_since, rarity = EXCLUDED.rarity, hard = EXCLUDED.hard, updated_at = now()
+  ), batched AS (
+    INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids)
+    SELECT $1, $2, $11::text, $6::uuid[], $12::uuid[] WHERE $11::text IS NOT NULL AND EXISTS (SELECT 1 FROM recorded)
+  )
+  SELECT count(*)::int AS n FROM announced`;
+
 /**
  * Step 1 of the opening saga for n chests (one for a single open) as ONE atomic statement, no
  * transaction around it:
@@ -88,57 +125,20 @@ export async function recordOpenings(
     pity: o.pity ?? null,
   }));
   const pity = counters.map((c) => ({ pity_group: c.group, opens_since: c.opensSince, rarity: c.rarity, hard: c.hard }));
-  const r = await db.query<{ n: number }>(
-    `WITH nonced AS (
-       UPDATE player_seeds SET next_nonce = $4::int + $5::int
-        WHERE id = $3 AND app_id = $1 AND player_id = $2 AND next_nonce = $4::int AND revealed_at IS NULL
-          AND (SELECT count(*) FROM inventory_chests WHERE app_id = $1 AND player_id = $2 AND id = ANY($6::uuid[]) AND opened_at IS NULL) = $5::int
-        RETURNING id
-     ), consumed AS (
-       UPDATE inventory_chests c SET opened_at = r.opened_at
-         FROM jsonb_to_recordset($7::jsonb) AS r(chest_id uuid, opened_at timestamptz)
-        WHERE c.app_id = $1 AND c.player_id = $2 AND c.id = r.chest_id AND c.opened_at IS NULL AND EXISTS (SELECT 1 FROM nonced)
-        RETURNING c.id
-     ), recorded AS (
-       INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, idempotency_key,
-                             seed_id, nonce, pity)
-       SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $8::text, $3, r.nonce, r.pity
-         FROM jsonb_to_recordset($7::jsonb) AS r(id uuid, chest_id uuid, chest_type_id uuid, content_version integer, opened_at timestamptz,
-                                                  items jsonb, experience integer, nonce integer, pity jsonb)
-        WHERE r.chest_id IN (SELECT id FROM consumed)
-       RETURNING id
-     ), announced AS (
-       INSERT INTO outbox (${OUTBOX_COLUMNS})
-       SELECT g.id, g.subject, g.payload, g.headers FROM jsonb_to_recordset($9::jsonb) AS g(id uuid, subject text, payload jsonb, headers jsonb)
-        WHERE g.id IN (SELECT id FROM recorded)
-       RETURNING id
-     ), pitied AS (
-       INSERT INTO pity_counters (app_id, player_id, pity_group, opens_since, rarity, hard)
-       SELECT $1, $2, p.pity_group, p.opens_since, p.rarity, p.hard
-         FROM jsonb_to_recordset($10::jsonb) AS p(pity_group text, opens_since integer, rarity text, hard integer)
-        WHERE EXISTS (SELECT 1 FROM recorded)
-       ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET
-         opens_since = EXCLUDED.opens_since, rarity = EXCLUDED.rarity, hard = EXCLUDED.hard, updated_at = now()
-     ), batched AS (
-       INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids)
-       SELECT $1, $2, $11::text, $6::uuid[], $12::uuid[] WHERE $11::text IS NOT NULL AND EXISTS (SELECT 1 FROM recorded)
-     )
-     SELECT count(*)::int AS n FROM announced`,
-    [
-      owner.appId,
-      owner.playerId,
-      owner.seedId,
-      owner.nonce,
-      openings.length,
-      openings.map((o) => o.chestId),
-      JSON.stringify(rows),
-      owner.openingKey ?? null,
-      JSON.stringify(grants),
-      JSON.stringify(pity),
-      owner.batchKey ?? null,
-      openings.map((o) => o.openingId),
-    ],
-  );
+  const r = await db.query<{ n: number }>(RECORD_OPENINGS, [
+    owner.appId,
+    owner.playerId,
+    owner.seedId,
+    owner.nonce,
+    openings.length,
+    openings.map((o) => o.chestId),
+    JSON.stringify(rows),
+    owner.openingKey ?? null,
+    JSON.stringify(grants),
+    JSON.stringify(pity),
+    owner.batchKey ?? null,
+    openings.map((o) => o.openingId),
+  ]);
   return r.rows[0]!.n === openings.length;
 }
 
