@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
-import { GENERATED_NOTE, helmAuthorization, renderServerConf } from '../packages/shared/src/ops/nats-permissions.js';
+import { GENERATED_NOTE, helmAuthorization, renderServerConf } from '../packages/shared/src/ops/nats-server-conf.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CONF_FILE = `${ROOT}deploy/nats/nats-server.conf`;

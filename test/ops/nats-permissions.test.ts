@@ -32,13 +32,13 @@ import {
   natsPermissions,
   NOTICES,
   passwordVariable,
-  renderServerConf,
   requestContracts,
   requestSubjects,
   responderOf,
   SERVICE_ROLES,
   type NatsRole,
 } from '../../packages/shared/src/ops/nats-permissions.js';
+import { renderServerConf } from '../../packages/shared/src/ops/nats-server-conf.js';
 import { CONF_FILE, DEV_CONFIGMAP_FILE, devConfigMap, VALUES_FILE, withHelmAuthorization } from '../../scripts/nats-permissions.js';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/server.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
