@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { AdminCreateApp } from '@ccs/shared';
-import { jsonApiHeaders, type TestStack } from '../../../../test/support/stack.js';
-import { expectJsonApi } from '../../../../test/support/jsonapi-schema.js';
+import { jsonApiHeaders, type TestStack } from '../../support/stack.js';
+import { expectJsonApi } from '../../support/jsonapi-schema.js';
 
 /** A password that satisfies every registration rule. */
 export const STRONG_PASSWORD = 'Str0ng!pass';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeJson, OpeningGranted, prefixed } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { balances, createGuest, loginBody, newEmail, register, registrationBody } from './support/players.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { balances, createGuest, loginBody, newEmail, register, registrationBody } from './support.js';
 
 describe('guests and /players/me', () => {
   let stack: TestStack;

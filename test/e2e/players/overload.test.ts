@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { balances, createOtherApp, dbClient, loginBody, newEmail, register, registrationBody, STRONG_PASSWORD } from './support/players.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { balances, createOtherApp, dbClient, loginBody, newEmail, register, registrationBody, STRONG_PASSWORD } from './support.js';
 
 /**
  * Bursts against a players service with one password slot and a short queue, at the real

@@ -6,9 +6,9 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { createGuest, loginBody, newEmail, register, registrationBody, STRONG_PASSWORD, type TestPlayer } from './support/players.js';
+import { jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { createGuest, loginBody, newEmail, register, registrationBody, STRONG_PASSWORD, type TestPlayer } from './support.js';
 
 const THIS_YEAR = new Date().getUTCFullYear();
 

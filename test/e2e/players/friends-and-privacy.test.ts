@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InventoryAccess } from '@ccs/shared';
-import { jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { createGuest, createOtherApp, register, type TestPlayer } from './support/players.js';
+import { jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { createGuest, createOtherApp, register, type TestPlayer } from './support.js';
 
 describe('friends and inventory privacy', () => {
   let stack: TestStack;

@@ -1,10 +1,10 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { keyId } from '../src/tokens/signing-keys.js';
-import { createOtherApp, dbClient, loginBody, newEmail, refreshBody, register, STRONG_PASSWORD, type TestPlayer } from './support/players.js';
+import { jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { keyId } from '../../../services/players/src/tokens/signing-keys.js';
+import { createOtherApp, dbClient, loginBody, newEmail, refreshBody, register, STRONG_PASSWORD, type TestPlayer } from './support.js';
 
 function p256() {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
