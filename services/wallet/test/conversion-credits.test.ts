@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListCurrencies, WalletCreditGrant } from '@ccs/shared';
-import { ledgerTotals, loadContent, startWalletTier, walletPool, type WalletTier } from './support/fixtures.js';
+import { ledgerTotals, loadContent, startWalletTier, walletPool, type WalletTier } from './support/wallet-tier.js';
 
 /**
  * Credits of converted duplicates (collections' saga step): one ledger row per converted item,

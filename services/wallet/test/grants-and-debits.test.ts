@@ -12,7 +12,7 @@ import {
   type CallContext,
 } from '@ccs/shared';
 import { creditGrantsConsumer } from '../src/consumers/credit-grants.js';
-import { grantCredits, ledgerTotals, loadContent, startWalletTier, walletPool, type WalletTier } from './support/fixtures.js';
+import { grantCredits, ledgerTotals, loadContent, startWalletTier, walletPool, type WalletTier } from './support/wallet-tier.js';
 
 /** A content version that sells nothing for gems and lists only `currencies`. */
 function withoutGems(content: AppContent, currencies: AppContent['currencies']): AppContent {

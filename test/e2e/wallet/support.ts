@@ -2,7 +2,7 @@ import type { Pool } from '@ccs/shared';
 import { type TestStack } from '../../support/stack.js';
 import { registerThroughGateway } from '../../support/register.js';
 
-export { ledgerTotals } from '../../../services/wallet/test/support/fixtures.js';
+export { ledgerTotals } from '../../../services/wallet/test/support/wallet-tier.js';
 
 /** The wallet's own database pool in a running stack (for ledger assertions). */
 export function walletPool(stack: TestStack): Pool {
