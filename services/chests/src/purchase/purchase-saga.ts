@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, isUniqueViolation, PurchaseChests, recordSagaOutcome, type CallContext, type ReplyOf } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
-import { findChestType } from '../repositories/chest-types-repo.js';
+import { findChestType, type ChestTypeRecord } from '../repositories/chest-types-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { findPurchaseByKey, insertPurchase, transition } from '../repositories/purchases-repo.js';
 import { checkCapacity } from './check-capacity.js';
@@ -31,6 +31,29 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
     const first = await replayOf(deps, cmd);
     if (first) return first;
   }
+  // (1) Nothing is recorded or debited before these pass.
+  const offer = await checkOffer(deps, cmd, ctx);
+  await checkCapacity(deps.pool, { ...cmd, capacity: offer.capacity });
+  const purchaseId = randomUUID();
+  const amount = String(offer.unitPrice * cmd.quantity);
+  await recordPending(deps, { id: purchaseId, ...cmd, amount });
+  // (2) The debit; (3) the chests, or the debit compensated.
+  const debit = await debitOrSettle(deps, purchaseId, cmd, amount, ctx);
+  await transition(deps.pool, purchaseId, ['pending'], 'debited');
+  const added = await grantOrCompensate(deps, { purchaseId, cmd, offer, amount, balance: debit.balance }, ctx);
+  recordSagaOutcome('purchase', 'completed');
+  return { purchaseId, chests: chestViews(offer.type, added), amount, balance: debit.balance, replayed: false };
+}
+
+/** What is bought and on what terms: the catalog chest type, its unit price in the currency, the inventory capacity. */
+interface Offer {
+  type: ChestTypeRecord;
+  unitPrice: number;
+  capacity: number;
+}
+
+/** The chest type on sale at a price in the command's currency, with the app's content; the region and age gates of paid currencies passed. */
+async function checkOffer(deps: ChestsDeps, cmd: PurchaseCommand, ctx: CallContext): Promise<Offer> {
   const [type, version] = await Promise.all([
     findChestType(deps.pool, cmd.appId, cmd.chestTypeId, { catalogOnly: true }),
     catalogVersion(deps, cmd.appId),
@@ -42,22 +65,24 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   if (!content) throw chestErrors.contentUnavailable();
   // Region and age gates of paid currencies: refused before anything is recorded or debited.
   await checkPaidUse(deps, content.compliance, cmd.currency, 'purchase', ctx);
-  const capacity = content.inventoryCapacity;
+  return { type, unitPrice, capacity: content.inventoryCapacity };
+}
 
-  await checkCapacity(deps.pool, { ...cmd, capacity });
-  const purchaseId = randomUUID();
-  const amount = String(unitPrice * cmd.quantity);
+/** Records the purchase as pending (its id is the debit's reference); 409 when a concurrent request holds its key. */
+async function recordPending(deps: ChestsDeps, purchase: PurchaseCommand & { id: string; amount: string }): Promise<void> {
   try {
-    await insertPurchase(deps.pool, { id: purchaseId, ...cmd, amount });
+    await insertPurchase(deps.pool, purchase);
   } catch (err) {
     // A concurrent request with the same key recorded its purchase first.
     if (isUniqueViolation(err, 'purchases_idempotency')) throw chestErrors.purchaseKeyBusy();
     throw err;
   }
+}
 
-  let debit;
+/** The wallet debit; a refusal settles the purchase as failed, no answer leaves it to compensation. */
+async function debitOrSettle(deps: ChestsDeps, purchaseId: string, cmd: PurchaseCommand, amount: string, ctx: CallContext) {
   try {
-    debit = await debitStep.invoke(deps.bus, { purchaseId, playerId: cmd.playerId, currency: cmd.currency, amount }, ctx);
+    return await debitStep.invoke(deps.bus, { purchaseId, playerId: cmd.playerId, currency: cmd.currency, amount }, ctx);
   } catch (err) {
     if (err instanceof AppError && err.status < 500) {
       await transition(deps.pool, purchaseId, ['pending'], 'failed', err.code);
@@ -68,34 +93,38 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
     await compensate(deps, purchaseId, ['pending'], ctx);
     throw chestErrors.purchaseInterrupted();
   }
-  await transition(deps.pool, purchaseId, ['pending'], 'debited');
+}
 
-  let added: { id: string; acquiredAt: string }[];
+/** Adds the bought chests (and publishes their events); when that fails the debit is compensated. */
+async function grantOrCompensate(
+  deps: ChestsDeps,
+  p: { purchaseId: string; cmd: PurchaseCommand; offer: Offer; amount: string; balance: string },
+  ctx: CallContext,
+): Promise<{ id: string; acquiredAt: string }[]> {
+  const { purchaseId, cmd, offer } = p;
   try {
-    let events;
-    ({ added, events } = await grantPurchasedChests(deps.pool, {
+    const { added, events } = await grantPurchasedChests(deps.pool, {
       purchaseId,
-      price: { currency: cmd.currency, amount: String(unitPrice) },
+      price: { currency: cmd.currency, amount: String(offer.unitPrice) },
       ctx,
       appId: cmd.appId,
       playerId: cmd.playerId,
-      chestTypeId: type.id,
+      chestTypeId: offer.type.id,
       quantity: cmd.quantity,
-      capacity,
+      capacity: offer.capacity,
       fault: deps.faults.inPurchaseGrant,
       // Kept with the completed purchase for a retry with its Idempotency-Key.
-      answer: cmd.idempotencyKey ? (ids) => ({ purchaseId, chests: chestViews(type, ids), amount, balance: debit.balance }) : undefined,
-    }));
+      answer: cmd.idempotencyKey ? (ids) => ({ purchaseId, chests: chestViews(offer.type, ids), amount: p.amount, balance: p.balance }) : undefined,
+    });
     // The purchase's events go out now rather than at the relay's next pass (it publishes them if this fails).
     void deps.relay.publishNow(events).catch(() => undefined);
+    return added;
   } catch (err) {
     await compensate(deps, purchaseId, ['debited'], ctx);
     if (err instanceof AppError) throw err;
     deps.log.error({ err, purchaseId }, 'purchase grant failed; debit refunded');
     throw chestErrors.purchaseInterrupted();
   }
-  recordSagaOutcome('purchase', 'completed');
-  return { purchaseId, chests: chestViews(type, added), amount, balance: debit.balance, replayed: false };
 }
 
 /** The answer's chests, from what is known: the type's presentation and the rows just added. */
