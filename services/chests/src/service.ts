@@ -6,7 +6,9 @@ import {
   ContentChanged,
   contentVersionEndpoint,
   OutboxRelay,
+  type Endpoint,
   type ServiceDefinition,
+  type ServiceDeps,
   type Worker,
 } from '@ccs/shared';
 import type { ChestsConfig } from './config.js';
@@ -55,6 +57,55 @@ function followContentChanges({ bus, cache }: ChestsDeps): Worker {
   };
 }
 
+/** The chests service's dependencies, built once from the runtime's (Redis cache, outbox relay, notices, drop tables, seed cipher). */
+async function chestsDeps(base: ServiceDeps<ChestsConfig>, faults: ChestsFaults): Promise<{ deps: ChestsDeps; redisCloser: Worker }> {
+  const { config, log, pool, bus, nc, js } = base;
+  const { redis, worker: redisCloser } = await connectCacheRedis(config.REDIS_URL, log, 'the catalog and odds');
+  const deps: ChestsDeps = {
+    config,
+    log,
+    pool,
+    bus,
+    nc,
+    relay: new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS),
+    notices: new AppliedNotices(nc, config.NATS_PREFIX),
+    cache: new ContentCache({ redis, namespace: 'chests', prefix: config.REDIS_PREFIX, ttlSeconds: config.CATALOG_CACHE_TTL_SECONDS, log }),
+    drops: new DropTables(pool),
+    cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),
+    perPlayer: new OneAtATime(),
+    faults,
+  };
+  return { deps, redisCloser };
+}
+
+/** Every endpoint the chests service answers. */
+function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
+  return [
+    listChestTypesEndpoint(deps),
+    getChestTypeEndpoint(deps),
+    getChestOddsEndpoint(deps),
+    getFairnessEndpoint(deps),
+    rotateSeedEndpoint(deps),
+    listPityEndpoint(deps),
+    playerOddsEndpoint(deps),
+    verifyOpeningEndpoint(deps),
+    inventoryEndpoint(deps),
+    openChestEndpoint(deps),
+    openBatchEndpoint(deps),
+    unlockChestEndpoint(deps),
+    listOpeningsEndpoint(deps),
+    listMailboxEndpoint(deps),
+    claimMailboxItemEndpoint(deps),
+    purchaseChestsEndpoint(deps),
+    purchaseRestrictionsEndpoint(deps),
+    adminStatsEndpoint(deps.pool),
+    adminListOpeningsEndpoint(deps),
+    contentVersionEndpoint('chests', deps.pool),
+    adminDropInputsEndpoint(deps),
+    adminChestDropsEndpoint(deps),
+  ];
+}
+
 /**
  * The chests service: catalog, inventories, the opening saga and purchases. `faults` are test
  * seams (ChestsFaults); the deployed service (`chestsService`) has none.
@@ -66,49 +117,10 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
     schema: 'chests',
     migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
     async build(base) {
-      const { config, log, pool, bus, nc, js } = base;
-      const { redis, worker: redisCloser } = await connectCacheRedis(config.REDIS_URL, log, 'the catalog and odds');
-      const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
-      const notices = new AppliedNotices(nc, config.NATS_PREFIX);
-      const deps: ChestsDeps = {
-        config,
-        log,
-        pool,
-        bus,
-        nc,
-        relay,
-        notices,
-        cache: new ContentCache({ redis, namespace: 'chests', prefix: config.REDIS_PREFIX, ttlSeconds: config.CATALOG_CACHE_TTL_SECONDS, log }),
-        drops: new DropTables(pool),
-        cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),
-        perPlayer: new OneAtATime(),
-        faults,
-      };
+      const { deps, redisCloser } = await chestsDeps(base, faults);
+      const { config, log, pool, relay, notices } = deps;
       return {
-        endpoints: [
-          listChestTypesEndpoint(deps),
-          getChestTypeEndpoint(deps),
-          getChestOddsEndpoint(deps),
-          getFairnessEndpoint(deps),
-          rotateSeedEndpoint(deps),
-          listPityEndpoint(deps),
-          playerOddsEndpoint(deps),
-          verifyOpeningEndpoint(deps),
-          inventoryEndpoint(deps),
-          openChestEndpoint(deps),
-          openBatchEndpoint(deps),
-          unlockChestEndpoint(deps),
-          listOpeningsEndpoint(deps),
-          listMailboxEndpoint(deps),
-          claimMailboxItemEndpoint(deps),
-          purchaseChestsEndpoint(deps),
-          purchaseRestrictionsEndpoint(deps),
-          adminStatsEndpoint(pool),
-          adminListOpeningsEndpoint(deps),
-          contentVersionEndpoint('chests', pool),
-          adminDropInputsEndpoint(deps),
-          adminChestDropsEndpoint(deps),
-        ],
+        endpoints: chestsEndpoints(deps),
         consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
         workers: [
           relay,
