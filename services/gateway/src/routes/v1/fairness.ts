@@ -33,6 +33,37 @@ const rotationDocument = (r: Rotation) => ({
   },
 });
 
+/** The caller's pity counters, one resource per pity group. */
+const pityDocument = (r: ReplyOf<typeof ListPity>) => ({
+  data: r.groups.map((g) =>
+    resource('pity', g.group, {
+      rarity: g.rarity,
+      opens_since: g.opensSince,
+      hard: g.hard,
+      guaranteed_within: g.guaranteedWithin,
+      chest_type_ids: g.chestTypeIds,
+    }),
+  ),
+  meta: { total_count: r.groups.length },
+});
+
+/** An opening's verification: its inputs, the recomputed items and whether they match. */
+const verificationDocument = (v: ReplyOf<typeof VerifyOpening>) => ({
+  data: resource('opening_verification', v.openingId, {
+    chest_type_id: v.chestTypeId,
+    rules_version: v.rulesVersion,
+    algorithm: v.algorithm,
+    server_seed: v.serverSeed,
+    server_seed_hash: v.serverSeedHash,
+    client_seed: v.clientSeed,
+    nonce: v.nonce,
+    opens_since_before: v.opensSinceBefore,
+    rules: v.rules,
+    recomputed: v.recomputed.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
+    matches: v.matches,
+  }),
+});
+
 /**
  * Verifiable randomness (docs/fairness.md) and pity: the caller's seed pair, its rotation, the
  * caller's pity counters and the verification of one of their openings. Never cached: each answer
@@ -74,18 +105,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
     jsonApiQuery(request, NO_QUERY);
     const r = await app.bus.request(ListPity, {}, callContext(request));
     reply.header('cache-control', 'no-store');
-    return sendDocument(reply, 200, {
-      data: r.groups.map((g) =>
-        resource('pity', g.group, {
-          rarity: g.rarity,
-          opens_since: g.opensSince,
-          hard: g.hard,
-          guaranteed_within: g.guaranteedWithin,
-          chest_type_ids: g.chestTypeIds,
-        }),
-      ),
-      meta: { total_count: r.groups.length },
-    });
+    return sendDocument(reply, 200, pityDocument(r));
   });
 
   app.get(
@@ -96,21 +116,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
       jsonApiQuery(request, NO_QUERY);
       const v = await app.bus.request(VerifyOpening, { openingId }, callContext(request));
       reply.header('cache-control', 'no-store');
-      return sendDocument(reply, 200, {
-        data: resource('opening_verification', v.openingId, {
-          chest_type_id: v.chestTypeId,
-          rules_version: v.rulesVersion,
-          algorithm: v.algorithm,
-          server_seed: v.serverSeed,
-          server_seed_hash: v.serverSeedHash,
-          client_seed: v.clientSeed,
-          nonce: v.nonce,
-          opens_since_before: v.opensSinceBefore,
-          rules: v.rules,
-          recomputed: v.recomputed.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
-          matches: v.matches,
-        }),
-      });
+      return sendDocument(reply, 200, verificationDocument(v));
     },
   );
 }
