@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { runAdminIn } from '../../../tools/admin/test/support/run-admin.js';
-import { register } from '../../../test/e2e/players/support.js';
+import { register } from '../players/support.js';
 
 /** `npm run admin -- openings`: an operator lists a player's openings, the audit of every roll. */
 describe('admin openings', () => {

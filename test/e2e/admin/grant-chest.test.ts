@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContentFile, type AppContent } from '@ccs/shared';
-import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
+import { eventually, startStack, type TestStack } from '../../support/stack.js';
 import { runAdminIn } from '../../../tools/admin/test/support/run-admin.js';
-import { appIdOf, createApp, defaultCatalogIds, get, inventory, registerPlayer, type Player } from '../../chests/test/support/chests.js';
+import { appIdOf, createApp, defaultCatalogIds, get, inventory, registerPlayer, type Player } from '../../../services/chests/test/support/chests.js';
 
 /**
  * `npm run admin -- grant-chest` (the singular spelling of grant-chests): exactly-once studio

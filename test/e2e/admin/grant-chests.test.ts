@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContentFile, type AppContent } from '@ccs/shared';
-import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
+import { eventually, startStack, type TestStack } from '../../support/stack.js';
 import { runAdminIn } from '../../../tools/admin/test/support/run-admin.js';
-import { appIdOf, createApp, get, inventory, registerPlayer, type Player } from '../../chests/test/support/chests.js';
+import { appIdOf, createApp, get, inventory, registerPlayer, type Player } from '../../../services/chests/test/support/chests.js';
 
 /** `npm run admin -- grant-chests`: studio grants, in process against the real stack. */
 describe('admin grant-chests', () => {

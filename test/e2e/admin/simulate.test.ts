@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminDropInputs, GetChestOdds } from '@ccs/shared';
-import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
+import { eventually, startStack, type TestStack } from '../../support/stack.js';
 import { runAdminIn } from '../../../tools/admin/test/support/run-admin.js';
 import type { SimulationDocument } from '../../../tools/admin/src/commands/simulate.js';
 
