@@ -1,5 +1,6 @@
 export * from './stream.js';
 export * from './outbox.js';
+export * from './outbox-repo.js';
 export * from './consumer.js';
 export * from './messaging-stats.js';
 export * from './applied-notices.js';

@@ -6,16 +6,19 @@ import type { EventContract } from '../contracts/subject.js';
 import type { z } from 'zod';
 import { encodeJson } from '../runtime/codec.js';
 import { prefixed } from '../runtime/subjects.js';
-import type { Pool, Queryable } from '../db/pool.js';
-import { activeTraceContext, endSpan, injectTraceContext, remoteParent, SpanKind, startSpan } from '../observability/trace-context.js';
 
-/** A durable message as the outbox holds it. */
-export interface OutboxMessage {
-  id: string;
-  subject: string;
-  payload: unknown;
-  headers: Record<string, string>;
-}
+export type { OutboxMessage };
+import type { Pool, Queryable } from '../db/pool.js';
+import {
+  claimUnpublished,
+  countUnpublished,
+  insertOutboxMessage,
+  markOutboxPublished,
+  releaseOutboxClaims,
+  unpublishedStats,
+  type OutboxMessage,
+} from './outbox-repo.js';
+import { activeTraceContext, endSpan, injectTraceContext, remoteParent, SpanKind, startSpan } from '../observability/trace-context.js';
 
 /** Header naming the subject on which the consumers announce that they applied the message. */
 export const NOTIFY_HEADER = 'ccs-notify';
@@ -50,14 +53,6 @@ export function outboxMessage<P extends z.ZodType>(
   return { id, subject: event.subject, payload: body, headers: h };
 }
 
-/** Columns of an outbox row, in the order `outboxParams` gives them. */
-export const OUTBOX_COLUMNS = 'id, subject, payload, headers';
-
-/** Parameters of an outbox row for `INSERT INTO outbox (OUTBOX_COLUMNS)`. */
-export function outboxParams(m: OutboxMessage): [string, string, unknown, Record<string, string>] {
-  return [m.id, m.subject, m.payload, m.headers];
-}
-
 /**
  * Writes a durable message in the caller's transaction and returns it, so that the caller can
  * publish it right after its commit (`OutboxRelay.publishNow`); the relay publishes it otherwise.
@@ -71,19 +66,8 @@ export async function enqueue<P extends z.ZodType>(
   opts: { notify?: string } = {},
 ): Promise<OutboxMessage> {
   const message = outboxMessage(event, id, payload, ctx, opts);
-  await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4)`, outboxParams(message));
+  await insertOutboxMessage(tx, message);
   return message;
-}
-
-/** Writes built messages (`outboxMessage`) to the outbox in the caller's transaction, in one statement. */
-export async function insertOutboxMessages(tx: Queryable, messages: OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[])`, [
-    messages.map((m) => m.id),
-    messages.map((m) => m.subject),
-    messages.map((m) => JSON.stringify(m.payload)),
-    messages.map((m) => JSON.stringify(m.headers)),
-  ]);
 }
 
 /** How long a pass's claim on the rows it publishes lasts (another replica may take them after). */
@@ -172,17 +156,12 @@ export class OutboxRelay {
 
   /** Number of messages not yet confirmed by the stream (for metrics and tests). */
   async backlog(): Promise<number> {
-    const r = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
-    return r.rows[0]!.n;
+    return countUnpublished(this.pool);
   }
 
   /** Backlog and age of the oldest unpublished message, in one query on the partial index (for /metrics). */
   async pendingStats(): Promise<{ count: number; oldestAgeSeconds: number }> {
-    const r = await this.pool.query<{ n: number; age: number }>(
-      `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
-       FROM outbox WHERE published_at IS NULL`,
-    );
-    return { count: r.rows[0]!.n, oldestAgeSeconds: Math.max(0, r.rows[0]!.age) };
+    return unpublishedStats(this.pool);
   }
 
   /**
@@ -226,24 +205,15 @@ export class OutboxRelay {
    * no transaction left open), publishes them concurrently and marks them. Returns how many.
    */
   private async publishBatch(limit: number, freshMs: number): Promise<number> {
-    const { rows } = await this.pool.query<OutboxMessage>(
-      `UPDATE outbox SET claimed_until = now() + make_interval(secs => $2::float8 / 1000)
-        WHERE id IN (SELECT id FROM outbox
-                      WHERE published_at IS NULL AND created_at <= now() - make_interval(secs => $3::float8 / 1000)
-                        AND (claimed_until IS NULL OR claimed_until < now())
-                      ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, subject, payload, headers`,
-      [limit, CLAIM_MS, freshMs],
-    );
+    const rows = await claimUnpublished(this.pool, limit, CLAIM_MS, freshMs);
     if (rows.length === 0) return 0;
     const results = await Promise.allSettled(rows.map((row) => this.publishRow(row)));
     const published = rows.filter((_, i) => results[i]!.status === 'fulfilled').map((r) => r.id);
     const failed = rows.filter((_, i) => results[i]!.status === 'rejected').map((r) => r.id);
-    if (published.length)
-      await this.pool.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[])', [published]);
+    if (published.length) await markOutboxPublished(this.pool, published);
     if (failed.length) {
       // Not published (NATS away): release the claim, so the next pass tries again instead of after CLAIM_MS.
-      await this.pool.query('UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [failed]);
+      await releaseOutboxClaims(this.pool, failed);
       throw (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
     }
     return rows.length;
@@ -265,10 +235,7 @@ export class OutboxRelay {
     if (this.marks.length === 0) return;
     const ids = this.marks;
     this.marks = [];
-    this.marking = this.pool
-      .query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [ids])
-      .then(() => undefined)
-      .finally(() => (this.marking = undefined));
+    this.marking = markOutboxPublished(this.pool, ids).finally(() => (this.marking = undefined));
     await this.marking;
   }
 }

@@ -1,15 +1,10 @@
 import type { z } from 'zod';
 import { adminContentVersion, type CONTENT_SERVICES } from '../contracts/admin.js';
 import type { ReplyOf, SubjectContract } from '../contracts/subject.js';
-import type { Pool, Queryable } from '../db/pool.js';
+import { appliedContentVersion } from '../db/applied-content-version.js';
+import type { Pool } from '../db/pool.js';
 import { messagingStats } from '../messaging/messaging-stats.js';
 import { endpoint } from './endpoint.js';
-
-/** The content version of an app a content service has applied (its `apps` row; null before any). */
-export async function appliedContentVersion(q: Queryable, appId: string): Promise<number | null> {
-  const { rows } = await q.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1', [appId]);
-  return rows[0]?.content_version ?? null;
-}
 
 /**
  * The operator command every content service answers: which content version of an app it has

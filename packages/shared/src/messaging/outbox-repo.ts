@@ -1,0 +1,81 @@
+import type { Queryable } from '../db/pool.js';
+
+/**
+ * The outbox table of every service's schema (shared/migrations/messaging): rows written in the
+ * writer's transaction, claimed, published and marked by the relay (outbox.ts). Not scoped by app:
+ * the relay publishes every app's messages.
+ */
+
+/** A durable message as the outbox holds it. */
+export interface OutboxMessage {
+  id: string;
+  subject: string;
+  payload: unknown;
+  headers: Record<string, string>;
+}
+
+/** Columns of an outbox row, in the order `outboxParams` gives them. */
+export const OUTBOX_COLUMNS = 'id, subject, payload, headers';
+
+/** Parameters of an outbox row for `INSERT INTO outbox (OUTBOX_COLUMNS)`. */
+export function outboxParams(m: OutboxMessage): [string, string, unknown, Record<string, string>] {
+  return [m.id, m.subject, m.payload, m.headers];
+}
+
+/** Writes one durable message in the caller's transaction. */
+export async function insertOutboxMessage(tx: Queryable, message: OutboxMessage): Promise<void> {
+  await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) VALUES ($1, $2, $3, $4)`, outboxParams(message));
+}
+
+/** Writes built messages (`outboxMessage`) to the outbox in the caller's transaction, in one statement. */
+export async function insertOutboxMessages(tx: Queryable, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await tx.query(`INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::jsonb[])`, [
+    messages.map((m) => m.id),
+    messages.map((m) => m.subject),
+    messages.map((m) => JSON.stringify(m.payload)),
+    messages.map((m) => JSON.stringify(m.headers)),
+  ]);
+}
+
+/** Number of messages not yet confirmed by the stream. */
+export async function countUnpublished(q: Queryable): Promise<number> {
+  const r = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+  return r.rows[0]!.n;
+}
+
+/** Backlog and age of the oldest unpublished message, in one query on the partial index. */
+export async function unpublishedStats(q: Queryable): Promise<{ count: number; oldestAgeSeconds: number }> {
+  const r = await q.query<{ n: number; age: number }>(
+    `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+     FROM outbox WHERE published_at IS NULL`,
+  );
+  return { count: r.rows[0]!.n, oldestAgeSeconds: Math.max(0, r.rows[0]!.age) };
+}
+
+/**
+ * Claims for `claimMs` up to `limit` unpublished rows older than `freshMs` that no pass holds,
+ * oldest first, in one statement (`FOR UPDATE SKIP LOCKED`: replicas share the work).
+ */
+export async function claimUnpublished(q: Queryable, limit: number, claimMs: number, freshMs: number): Promise<OutboxMessage[]> {
+  const { rows } = await q.query<OutboxMessage>(
+    `UPDATE outbox SET claimed_until = now() + make_interval(secs => $2::float8 / 1000)
+      WHERE id IN (SELECT id FROM outbox
+                    WHERE published_at IS NULL AND created_at <= now() - make_interval(secs => $3::float8 / 1000)
+                      AND (claimed_until IS NULL OR claimed_until < now())
+                    ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+      RETURNING id, subject, payload, headers`,
+    [limit, claimMs, freshMs],
+  );
+  return rows;
+}
+
+/** Marks rows published (a row already marked keeps its first time). */
+export async function markOutboxPublished(q: Queryable, ids: string[]): Promise<void> {
+  await q.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [ids]);
+}
+
+/** Releases the claim on rows that could not be published, so the next pass tries them at once. */
+export async function releaseOutboxClaims(q: Queryable, ids: string[]): Promise<void> {
+  await q.query('UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [ids]);
+}
