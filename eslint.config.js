@@ -21,6 +21,18 @@ export default tseslint.config(
     },
   },
   {
+    // A long function is a concept without a name yet (STYLE.md): none over 60 lines here. Scoped to
+    // the folders already within the limit; widen it as the others get there.
+    files: [
+      'services/egress/src/**/*.ts',
+      'services/wallet/src/**/*.ts',
+      'services/collections/src/**/*.ts',
+      'services/players/src/{endpoints,tokens,apps,saga,workers,repositories}/**/*.ts',
+      'packages/shared/src/{runtime,messaging,db}/**/*.ts',
+    ],
+    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }] },
+  },
+  {
     // Tests, the benchmark and the chaos suite read untyped JSON answers; `any` is allowed there.
     files: ['**/test/**', 'test/**', 'bench/**', 'scripts/chaos/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
