@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminCreditPlayer, AdminFindPlayer, AppError, CurrencyCodeSchema } from '@ccs/shared';
 import { z } from 'zod';
+import type { Schemas } from './studio-call.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-credits.js';
@@ -71,7 +72,7 @@ async function grant(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, r.replayed ? 200 : 201, {
     data: { type: 'balance', id: r.currency, attributes: { currency: r.currency, amount: r.balance } },
     meta: { replayed: r.replayed, player_id: playerId },
-  });
+  } satisfies Schemas['StudioCreditDocument']);
 }
 
 /** Registers the grant route in the studio scope (called by studioRoutes, so it shares its audit hook). */

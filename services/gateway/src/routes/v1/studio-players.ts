@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminUpdatePlayerProfile } from '@ccs/shared';
 import { z } from 'zod';
+import type { Schemas } from './studio-call.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-players.js';
@@ -52,7 +53,7 @@ async function updatePlayer(request: FastifyRequest, reply: FastifyReply) {
       id: r.playerId,
       attributes: { country: r.country, birth_year: r.birthYear, country_changed_at: r.countryChangedAt },
     },
-  });
+  } satisfies Schemas['StudioPlayerProfileDocument']);
 }
 
 /** Registers the route in the studio scope (called by studioRoutes, so it shares its audit hook). */

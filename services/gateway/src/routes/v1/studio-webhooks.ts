@@ -17,6 +17,7 @@ import {
   type WebhookEndpointView,
 } from '@ccs/shared';
 import { z } from 'zod';
+import type { Schemas } from './studio-call.js';
 import { baseUrl, jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/webhooks.js';
@@ -69,7 +70,8 @@ function endpointIdOf(request: FastifyRequest): string {
   return id.toLowerCase();
 }
 
-function endpointResource(e: WebhookEndpointView, secret?: string) {
+/** An endpoint as the OpenAPI document's WebhookEndpoint. */
+function endpointResource(e: WebhookEndpointView, secret?: string): Schemas['WebhookEndpoint'] {
   return {
     type: 'webhook_endpoint',
     id: e.id,
@@ -87,7 +89,8 @@ function endpointResource(e: WebhookEndpointView, secret?: string) {
   };
 }
 
-function deliveryResource(d: WebhookDeliveryView) {
+/** A delivery as the OpenAPI document's WebhookDelivery. */
+function deliveryResource(d: WebhookDeliveryView): Schemas['WebhookDelivery'] {
   return {
     type: 'webhook_delivery',
     id: d.id,
@@ -122,7 +125,10 @@ async function list(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const r = await request.server.bus.request(AdminListWebhooks, { appId: request.tenant!.appId }, ctxOf(request));
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, { data: r.endpoints.map((e) => endpointResource(e)), meta: { total_count: r.endpoints.length } });
+  return sendDocument(reply, 200, {
+    data: r.endpoints.map((e) => endpointResource(e)),
+    meta: { total_count: r.endpoints.length },
+  } satisfies Schemas['WebhookEndpointListDocument']);
 }
 
 async function create(request: FastifyRequest, reply: FastifyReply) {
@@ -134,7 +140,7 @@ async function create(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 201, {
     data: endpointResource(r.endpoint, r.secret),
     meta: { message: 'Keep the secret now: it is shown only in this answer (PATCH with rotate_secret issues a new one).' },
-  });
+  } satisfies Schemas['WebhookEndpointDocument']);
 }
 
 async function update(request: FastifyRequest, reply: FastifyReply) {
@@ -147,7 +153,7 @@ async function update(request: FastifyRequest, reply: FastifyReply) {
     ctxOf(request),
   );
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, { data: endpointResource(r.endpoint, r.secret) });
+  return sendDocument(reply, 200, { data: endpointResource(r.endpoint, r.secret) } satisfies Schemas['WebhookEndpointDocument']);
 }
 
 async function remove(request: FastifyRequest, reply: FastifyReply) {
@@ -173,7 +179,7 @@ async function deliveries(request: FastifyRequest, reply: FastifyReply) {
     data: r.deliveries.map(deliveryResource),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(base, `/api/v1/admin/webhooks/${endpointId}/deliveries`, rest, q.page, r.total),
-  });
+  } satisfies Omit<Schemas['WebhookDeliveryListDocument'], 'links'> & { links: ReturnType<typeof paginationLinks> });
 }
 
 async function retry(request: FastifyRequest, reply: FastifyReply) {
@@ -191,7 +197,7 @@ async function retry(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 202, {
     data: deliveryResource(r.delivery),
     meta: { message: 'The delivery is due now; its status shows how it went.' },
-  });
+  } satisfies Schemas['WebhookDeliveryDocument']);
 }
 
 /** Registers the webhook routes in the studio scope (called by studioRoutes, so they share its audit hook). */
