@@ -74,7 +74,7 @@ export async function startServiceTier<C extends BaseConfig>(
   const config = parse(isolatedConfig(infra, db.url, opts.env));
   const nc = await connect({ servers: infra.natsUrl });
   const calls: ReceivedCall[] = [];
-  for (const ep of opts.responders ?? []) respond(nc, config.NATS_PREFIX, ep, calls);
+  for (const ep of opts.responders ?? []) serveStandIn(nc, config.NATS_PREFIX, ep, calls);
   let running: RunningService<C> | undefined = await startService(def, config);
   // The caller waits longer than the service waits for its neighbours, so a neighbour that does
   // not answer shows as the service's own answer to that, not as the caller's timeout.
@@ -130,8 +130,12 @@ async function publishDurable<P extends z.ZodType>(
   return { id, duplicate: ack.duplicate };
 }
 
-/** Answers one contract's subject like a real service's endpoint would. */
-function respond(nc: NatsConnection, prefix: string, ep: Endpoint<SubjectContract>, calls: ReceivedCall[]): void {
+/**
+ * Answers one contract's subject like a real service's endpoint would: the request is parsed by
+ * the contract (400 invalid_message otherwise), the stand-in's reply too (a reply the contract
+ * refuses answers the caller with a 500, so a stand-in cannot drift from the contract unseen).
+ */
+export function serveStandIn(nc: NatsConnection, prefix: string, ep: Endpoint<SubjectContract>, calls: ReceivedCall[] = []): void {
   nc.subscribe(prefixed(prefix, ep.contract.subject), {
     callback: (_err, msg) => {
       const ctx = contextFromHeaders(msg.headers);
