@@ -50,16 +50,25 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
     if (refusal) return Promise.resolve({ ok: false, status: null, error: 'destination_forbidden', refusal });
   }
   const payload = Buffer.from(body, 'utf8');
-  const options: RequestOptions = {
+  return send(u, requestOptions(u, headers, payload.length, allowed ? undefined : opts.resolve), payload, opts.timeoutMs);
+}
+
+/** The request's options: a fresh connection, no compression, and the lookup guarded by `guardWith` (none: allow-listed). */
+function requestOptions(u: URL, headers: Record<string, string>, length: number, guardWith: Resolver | undefined): RequestOptions {
+  return {
     method: 'POST',
     host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: portOf(u),
     path: `${u.pathname}${u.search}`,
     // A fresh connection per request: nothing pooled outlives the attempt.
     agent: false,
-    headers: { ...headers, 'accept-encoding': 'identity', 'content-length': String(payload.length), connection: 'close' },
-    ...(allowed ? {} : { lookup: guardedLookup(opts.resolve) as unknown as RequestOptions['lookup'] }),
+    headers: { ...headers, 'accept-encoding': 'identity', 'content-length': String(length), connection: 'close' },
+    ...(guardWith ? { lookup: guardedLookup(guardWith) as unknown as RequestOptions['lookup'] } : {}),
   };
+}
+
+/** Sends the request and settles on the first of: 1 KiB of the answer (or its end), an error, the deadline. Never rejects. */
+function send(u: URL, options: RequestOptions, payload: Buffer, timeoutMs: number): Promise<PostOutcome> {
   return new Promise<PostOutcome>((resolve) => {
     let settled = false;
     // Once the status line is in, that is the outcome, even if the body then stalls.
@@ -84,7 +93,7 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
       res.on('end', () => done(outcome));
       res.on('error', () => done(outcome));
     });
-    const deadline = setTimeout(() => done(answered ?? { ok: false, status: null, error: 'timeout' }), opts.timeoutMs);
+    const deadline = setTimeout(() => done(answered ?? { ok: false, status: null, error: 'timeout' }), timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) =>
       done(
         answered ?? {
