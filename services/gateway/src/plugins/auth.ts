@@ -150,53 +150,59 @@ export default fp(
       },
     });
     app.decorateRequest('player', undefined);
-
-    /** The request's player from verified claims: the token's app must be the apikey's app. */
-    const admit = (request: FastifyRequest, appId: string, claims: Claims) => {
-      if (claims.app !== appId) throw invalid('The access token belongs to another app.');
-      request.player = { id: claims.sub, anonymous: claims.anon === true };
-    };
-
-    async function verify(request: FastifyRequest, token: string, appId: string): Promise<void> {
-      let claims: Claims;
-      try {
-        claims = await request.jwtVerify<Claims>();
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED') {
-          throw AppError.unauthorized('token_expired', 'The access token has expired; refresh it or log in again.');
-        }
-        throw invalid('The access token is not valid.');
-      }
-      verified.set(token, claims);
-      admit(request, appId, claims);
-    }
-
-    // Callback style: a token verified recently (the common case) costs no promise.
-    const verifyToken: onRequestHookHandler = (request, _reply, done) => {
-      const header = request.headers.authorization;
-      if (header === undefined || !request.tenant) return done();
-      if (!BEARER.test(header)) return done(invalid('Use Authorization: Bearer <access token>.'));
-      const token = header.slice(7);
-      const claims = verified.get(token);
-      if (claims === undefined) {
-        verify(request, token, request.tenant.appId).then(() => done(), done);
-        return;
-      }
-      try {
-        request.user = claims;
-        admit(request, request.tenant.appId, claims);
-      } catch (err) {
-        return done(err as AppError);
-      }
-      done();
-    };
-    const requirePlayer: onRequestHookHandler = (request, _reply, done) => {
-      if (!request.player) return done(AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'));
-      done();
-    };
-    app.decorate('verifyToken', verifyToken);
+    app.decorate('verifyToken', verifyTokenHook(verified));
     app.decorate('requirePlayer', requirePlayer);
   },
   { name: 'auth', dependencies: ['tenancy'] },
 );
+
+/** The request's player from verified claims: the token's app must be the apikey's app. */
+function admit(request: FastifyRequest, appId: string, claims: Claims): void {
+  if (claims.app !== appId) throw invalid('The access token belongs to another app.');
+  request.player = { id: claims.sub, anonymous: claims.anon === true };
+}
+
+/** Verifies the token (401 token_expired or invalid_token), remembers its claims, admits its player. */
+async function verify(request: FastifyRequest, token: string, appId: string, verified: VerifiedTokenCache): Promise<void> {
+  let claims: Claims;
+  try {
+    claims = await request.jwtVerify<Claims>();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED') {
+      throw AppError.unauthorized('token_expired', 'The access token has expired; refresh it or log in again.');
+    }
+    throw invalid('The access token is not valid.');
+  }
+  verified.set(token, claims);
+  admit(request, appId, claims);
+}
+
+/** The app and player scopes' hook: a Bearer token, when sent, is verified (or its claims reused). */
+function verifyTokenHook(verified: VerifiedTokenCache): onRequestHookHandler {
+  // Callback style: a token verified recently (the common case) costs no promise.
+  return (request, _reply, done) => {
+    const header = request.headers.authorization;
+    if (header === undefined || !request.tenant) return done();
+    if (!BEARER.test(header)) return done(invalid('Use Authorization: Bearer <access token>.'));
+    const token = header.slice(7);
+    const claims = verified.get(token);
+    if (claims === undefined) {
+      verify(request, token, request.tenant.appId, verified).then(() => done(), done);
+      return;
+    }
+    try {
+      request.user = claims;
+      admit(request, request.tenant.appId, claims);
+    } catch (err) {
+      return done(err as AppError);
+    }
+    done();
+  };
+}
+
+/** The player scope's hook: no verified player → 401 missing_token. */
+const requirePlayer: onRequestHookHandler = (request, _reply, done) => {
+  if (!request.player) return done(AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'));
+  done();
+};
