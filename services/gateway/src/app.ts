@@ -75,9 +75,30 @@ function parseQueryString(s: string): Record<string, unknown> {
 
 /** Builds the gateway app (no port); the server and the tests share it. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = createFastify(deps);
+  // Every payload the gateway sends is built from input its routes validated (path, query and body,
+  // against bounds at least as tight as the contracts'), and every service parses what arrives:
+  // the Bus's own parse of each request would be a third check (see "Where payloads are validated"
+  // in packages/shared/src/runtime/bus.ts).
+  const bus = deps.bus.withOptions({ validateRequests: false });
+  app.decorate('bus', bus);
+  app.decorate('gatewayConfig', deps.config);
+  addSimulations(app, deps);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
+  await registerPlugins(app, deps, bus);
+  await app.register(v1Routes);
+  await registerConsole(app, deps);
+  return app;
+}
+
+/** The Fastify instance with the gateway's logger, request ids, limits and router options. */
+function createFastify(deps: GatewayDeps): FastifyInstance {
   // Fastify types the instance with pino's Logger when given one; every plugin takes the default
   // FastifyInstance, whose logger interface pino satisfies, hence the one cast below.
-  const app = Fastify({
+  return Fastify({
     loggerInstance: deps.logger,
     genReqId: genRequestId,
     requestIdHeader: false,
@@ -93,14 +114,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       ignoreTrailingSlash: true,
     },
   }) as unknown as FastifyInstance;
-  // Every payload the gateway sends is built from input its routes validated (path, query and body,
-  // against bounds at least as tight as the contracts'), and every service parses what arrives:
-  // the Bus's own parse of each request would be a third check (see "Where payloads are validated"
-  // in packages/shared/src/runtime/bus.ts).
-  const bus = deps.bus.withOptions({ validateRequests: false });
-  app.decorate('bus', bus);
-  app.decorate('gatewayConfig', deps.config);
-  // Odds simulations: in worker threads, one per app at a time (a lock in Redis), a few at once.
+}
+
+/** Odds simulations: in worker threads, one per app at a time (a lock in Redis), a few at once. */
+function addSimulations(app: FastifyInstance, deps: GatewayDeps): void {
   const simulations = new Simulations(deps.redis, deps.config.REDIS_PREFIX, {
     maxConcurrent: deps.config.SIMULATION_MAX_CONCURRENT,
     queueWaitMs: deps.config.SIMULATION_QUEUE_WAIT_MS,
@@ -109,11 +126,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
   app.decorate('simulations', simulations);
   app.addHook('onClose', () => simulations.close());
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    done(null, payload);
-  });
+}
 
+/** The plugins every route runs behind, in order (errors, observability, negotiation, tenancy, auth, caches, limits, docs, health). */
+async function registerPlugins(app: FastifyInstance, deps: GatewayDeps, bus: FastifyInstance['bus']): Promise<void> {
   // The error handler before any route: a route keeps the handler set when it was registered
   // (observability's /metrics too). It adds no hooks, so observability's still run first.
   await app.register(errors);
@@ -134,8 +150,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // Before every route it documents: it collects them as they are registered.
   await app.register(apiDocs, { publicBaseUrl: deps.config.PUBLIC_BASE_URL });
   await app.register(healthRoutes, { bus, redis: deps.redis, timeoutMs: deps.config.READY_TIMEOUT_MS });
-  await app.register(v1Routes);
-  // The studio console (docs/console.md): HTML pages over the admin API, signed in with a secret key.
+}
+
+/** The studio console (docs/console.md): HTML pages over the admin API, signed in with a secret key. */
+async function registerConsole(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   if (!deps.config.CONSOLE_SESSION_KEY)
     app.log.warn('CONSOLE_SESSION_KEY is unset: console sessions use a key of this process (they end at a restart and hold on one replica only)');
   await app.register(consoleRoutes, {
@@ -146,5 +164,4 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     sessionKey: deps.config.CONSOLE_SESSION_KEY ? createHash('sha256').update(deps.config.CONSOLE_SESSION_KEY).digest() : randomBytes(32),
     sessionSeconds: deps.config.CONSOLE_SESSION_HOURS * 3600,
   });
-  return app;
 }
