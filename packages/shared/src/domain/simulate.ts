@@ -222,12 +222,6 @@ export class OddsSimulation {
       else kinds.natural += at.hits;
     }
     for (const g of gaps) g.share = hits ? g.hits / hits : 0;
-    const quantile = (q: number) => {
-      const rank = Math.max(1, Math.ceil(q * hits));
-      let seen = 0;
-      for (const g of gaps) if ((seen += g.hits) >= rank) return g.openings;
-      return 0;
-    };
     const observedGaps = gaps.filter((g) => g.hits > 0);
     const expectedGuaranteedShare = gaps.slice(pity.hard - 1).reduce((s, g) => s + g.expectedShare, 0);
     return {
@@ -241,8 +235,8 @@ export class OddsSimulation {
       expectedGuaranteedShare,
       gap: {
         min: observedGaps[0]?.openings ?? 0,
-        median: quantile(0.5),
-        p90: quantile(0.9),
+        median: gapQuantile(gaps, hits, 0.5),
+        p90: gapQuantile(gaps, hits, 0.9),
         max: this.maxGap,
         mean: hits ? gaps.reduce((s, g) => s + g.openings * g.hits, 0) / hits : 0,
         expectedMean,
@@ -252,6 +246,14 @@ export class OddsSimulation {
       openSinceLastHit: this.counter,
     };
   }
+}
+
+/** The gap (openings until a pity hit) at quantile `q` of the `hits` observed. */
+function gapQuantile(gaps: PitySummary['gaps'], hits: number, q: number): number {
+  const rank = Math.max(1, Math.ceil(q * hits));
+  let seen = 0;
+  for (const g of gaps) if ((seen += g.hits) >= rank) return g.openings;
+  return 0;
 }
 
 /** Runs `opens` openings of `table` (see OddsSimulation) and reports them. */
