@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DecimalSchema } from './context.js';
 import { isCountryCode } from '../domain/countries.js';
+import { checkReferences } from './content-references.js';
 
 /**
  * The content of one app, as loaded from a content file. Each service stores the part it owns.
@@ -219,96 +220,3 @@ export type ChestTypeContent = z.infer<typeof ChestTypeContentSchema>;
 export type ChestRules = z.infer<typeof ChestRulesSchema>;
 export type RarityContent = z.infer<typeof RarityContentSchema>;
 export type CollectionContent = z.infer<typeof CollectionContentSchema>;
-
-/** Whether a chest's pool holds a collectible ranked at or above `rarity`. */
-function poolReaches(
-  c: { rarities: { id: string; rank: number }[]; collections: CollectionContent[] },
-  ch: ChestTypeContent,
-  rarity: string,
-): boolean {
-  const rank = new Map(c.rarities.map((r) => [r.id, r.rank]));
-  const min = rank.get(rarity) ?? Number.POSITIVE_INFINITY;
-  const listed = new Set(ch.rules.pools.flatMap((p) => ('collectibles' in p ? p.collectibles : [])));
-  const whole = new Set(ch.rules.pools.flatMap((p) => ('collection' in p ? [p.collection] : [])));
-  return c.collections.some((col) => col.collectibles.some((it) => (whole.has(col.id) || listed.has(it.id)) && (rank.get(it.rarity) ?? 0) >= min));
-}
-
-/** Cross-references a content file must satisfy: every id it points at exists and is unique. */
-function checkReferences(
-  c: {
-    rarities: { id: string; rank: number }[];
-    collections: CollectionContent[];
-    chests: ChestTypeContent[];
-    currencies: { code: string; max_credit?: string }[];
-    players: { starter_chest_type: string };
-    duplicates?: DuplicatesRules;
-    compliance?: ComplianceRules;
-  },
-  ctx: z.RefinementCtx,
-): void {
-  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-  const rarities = new Set(c.rarities.map((r) => r.id));
-  const currencies = new Set(c.currencies.map((x) => x.code));
-  const collections = new Set<string>();
-  const collectibles = new Set<string>();
-  c.collections.forEach((col, i) => {
-    if (collections.has(col.id)) issue(['collections', i, 'id'], `duplicate collection ${col.id}`);
-    collections.add(col.id);
-    col.collectibles.forEach((it, j) => {
-      if (collectibles.has(it.id)) issue(['collections', i, 'collectibles', j, 'id'], `duplicate collectible ${it.id}`);
-      collectibles.add(it.id);
-      if (!rarities.has(it.rarity)) issue(['collections', i, 'collectibles', j, 'rarity'], `unknown rarity ${it.rarity}`);
-    });
-    for (const [code, amount] of Object.entries(col.completion_reward?.currencies ?? {})) {
-      const currency = c.currencies.find((x) => x.code === code);
-      if (!currency) issue(['collections', i, 'completion_reward', 'currencies', code], `unknown currency ${code}`);
-      // The wallet refuses a credit past the currency's max_credit: the reward could never be paid.
-      else if (currency.max_credit !== undefined && Number(amount) > Number(currency.max_credit))
-        issue(['collections', i, 'completion_reward', 'currencies', code], `${amount} exceeds the max_credit ${currency.max_credit} of ${code}`);
-    }
-  });
-  const chestSlugs = new Set(c.chests.map((ch) => ch.id));
-  c.collections.forEach((col, i) =>
-    (col.completion_reward?.chests ?? []).forEach((slug, j) => {
-      if (!chestSlugs.has(slug)) issue(['collections', i, 'completion_reward', 'chests', j], `unknown chest ${slug}`);
-    }),
-  );
-  const chestIds = new Set<string>();
-  c.chests.forEach((ch, i) => {
-    if (chestIds.has(ch.id)) issue(['chests', i, 'id'], `duplicate chest ${ch.id}`);
-    chestIds.add(ch.id);
-    for (const code of Object.keys(ch.price)) if (!currencies.has(code)) issue(['chests', i, 'price', code], `unknown currency ${code}`);
-    if (ch.requires_key && !currencies.has(ch.requires_key.currency))
-      issue(['chests', i, 'requires_key', 'currency'], `unknown currency ${ch.requires_key.currency}`);
-    const skip = ch.unlock?.skip;
-    if (skip && !currencies.has(skip.currency)) issue(['chests', i, 'unlock', 'skip', 'currency'], `unknown currency ${skip.currency}`);
-    const items = ch.rules.items;
-    if ('min' in items && items.min > items.max) issue(['chests', i, 'rules', 'items'], 'min is above max');
-    ch.rules.pools.forEach((p, j) => {
-      if ('collection' in p && !collections.has(p.collection)) issue(['chests', i, 'rules', 'pools', j], `unknown collection ${p.collection}`);
-      if ('collectibles' in p)
-        for (const id of p.collectibles) if (!collectibles.has(id)) issue(['chests', i, 'rules', 'pools', j], `unknown collectible ${id}`);
-    });
-    for (const r of Object.keys(ch.rules.rarity_weights ?? {}))
-      if (!rarities.has(r)) issue(['chests', i, 'rules', 'rarity_weights', r], `unknown rarity ${r}`);
-    for (const g of [...ch.rules.guarantees, ...ch.rules.bonus])
-      if (!rarities.has(g.min_rarity)) issue(['chests', i, 'rules'], `unknown rarity ${g.min_rarity}`);
-    if (ch.rules.pity && !rarities.has(ch.rules.pity.rarity))
-      issue(['chests', i, 'rules', 'pity', 'rarity'], `unknown rarity ${ch.rules.pity.rarity}`);
-    else if (ch.rules.pity && !poolReaches(c, ch, ch.rules.pity.rarity)) {
-      // The guarantee could never be honoured and the counter never reset.
-      issue(['chests', i, 'rules', 'pity', 'rarity'], `the pool has no collectible of rarity ${ch.rules.pity.rarity} or better`);
-    }
-  });
-  if (c.duplicates) {
-    const { currency, by_rarity } = c.duplicates.convert;
-    if (!currencies.has(currency)) issue(['duplicates', 'convert', 'currency'], `unknown currency ${currency}`);
-    for (const r of Object.keys(by_rarity)) if (!rarities.has(r)) issue(['duplicates', 'convert', 'by_rarity', r], `unknown rarity ${r}`);
-  }
-  c.compliance?.paid_currencies.forEach((code, i) => {
-    if (!currencies.has(code)) issue(['compliance', 'paid_currencies', i], `unknown currency ${code}`);
-  });
-  if (c.chests.length && !chestIds.has(c.players.starter_chest_type)) {
-    issue(['players', 'starter_chest_type'], `unknown chest type ${c.players.starter_chest_type}`);
-  }
-}

@@ -1,0 +1,134 @@
+import type { z } from 'zod';
+import type { ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules } from './content.js';
+
+/** The parts of a content file whose cross-references AppContentSchema checks. */
+interface ReferencedContent {
+  rarities: { id: string; rank: number }[];
+  collections: CollectionContent[];
+  chests: ChestTypeContent[];
+  currencies: { code: string; max_credit?: string }[];
+  players: { starter_chest_type: string };
+  duplicates?: DuplicatesRules;
+  compliance?: ComplianceRules;
+}
+
+type Issue = (path: (string | number)[], message: string) => void;
+
+/** The ids a content file declares, for checking what points at them. */
+interface Known {
+  rarities: Set<string>;
+  currencies: Set<string>;
+  collections: Set<string>;
+  collectibles: Set<string>;
+}
+
+/** Whether a chest's pool holds a collectible ranked at or above `rarity`. */
+function poolReaches(
+  c: { rarities: { id: string; rank: number }[]; collections: CollectionContent[] },
+  ch: ChestTypeContent,
+  rarity: string,
+): boolean {
+  const rank = new Map(c.rarities.map((r) => [r.id, r.rank]));
+  const min = rank.get(rarity) ?? Number.POSITIVE_INFINITY;
+  const listed = new Set(ch.rules.pools.flatMap((p) => ('collectibles' in p ? p.collectibles : [])));
+  const whole = new Set(ch.rules.pools.flatMap((p) => ('collection' in p ? [p.collection] : [])));
+  return c.collections.some((col) => col.collectibles.some((it) => (whole.has(col.id) || listed.has(it.id)) && (rank.get(it.rarity) ?? 0) >= min));
+}
+
+/** Collections and collectibles: unique ids, known rarities, payable completion rewards. Fills `known`. */
+function checkCollections(c: ReferencedContent, known: Known, issue: Issue): void {
+  const { collections, collectibles, rarities } = known;
+  c.collections.forEach((col, i) => {
+    if (collections.has(col.id)) issue(['collections', i, 'id'], `duplicate collection ${col.id}`);
+    collections.add(col.id);
+    col.collectibles.forEach((it, j) => {
+      if (collectibles.has(it.id)) issue(['collections', i, 'collectibles', j, 'id'], `duplicate collectible ${it.id}`);
+      collectibles.add(it.id);
+      if (!rarities.has(it.rarity)) issue(['collections', i, 'collectibles', j, 'rarity'], `unknown rarity ${it.rarity}`);
+    });
+    for (const [code, amount] of Object.entries(col.completion_reward?.currencies ?? {})) {
+      const currency = c.currencies.find((x) => x.code === code);
+      if (!currency) issue(['collections', i, 'completion_reward', 'currencies', code], `unknown currency ${code}`);
+      // The wallet refuses a credit past the currency's max_credit: the reward could never be paid.
+      else if (currency.max_credit !== undefined && Number(amount) > Number(currency.max_credit))
+        issue(['collections', i, 'completion_reward', 'currencies', code], `${amount} exceeds the max_credit ${currency.max_credit} of ${code}`);
+    }
+  });
+  const chestSlugs = new Set(c.chests.map((ch) => ch.id));
+  c.collections.forEach((col, i) =>
+    (col.completion_reward?.chests ?? []).forEach((slug, j) => {
+      if (!chestSlugs.has(slug)) issue(['collections', i, 'completion_reward', 'chests', j], `unknown chest ${slug}`);
+    }),
+  );
+}
+
+/** The currencies a chest is priced, keyed and skipped in. */
+function checkChestCurrencies(ch: ChestTypeContent, i: number, { currencies }: Known, issue: Issue): void {
+  for (const code of Object.keys(ch.price)) if (!currencies.has(code)) issue(['chests', i, 'price', code], `unknown currency ${code}`);
+  if (ch.requires_key && !currencies.has(ch.requires_key.currency))
+    issue(['chests', i, 'requires_key', 'currency'], `unknown currency ${ch.requires_key.currency}`);
+  const skip = ch.unlock?.skip;
+  if (skip && !currencies.has(skip.currency)) issue(['chests', i, 'unlock', 'skip', 'currency'], `unknown currency ${skip.currency}`);
+}
+
+/** A chest's drop rules: item range, pools, rarities named, and a pity its pool can honour. */
+function checkChestRules(c: ReferencedContent, ch: ChestTypeContent, i: number, known: Known, issue: Issue): void {
+  const { rarities, collections, collectibles } = known;
+  const items = ch.rules.items;
+  if ('min' in items && items.min > items.max) issue(['chests', i, 'rules', 'items'], 'min is above max');
+  ch.rules.pools.forEach((p, j) => {
+    if ('collection' in p && !collections.has(p.collection)) issue(['chests', i, 'rules', 'pools', j], `unknown collection ${p.collection}`);
+    if ('collectibles' in p)
+      for (const id of p.collectibles) if (!collectibles.has(id)) issue(['chests', i, 'rules', 'pools', j], `unknown collectible ${id}`);
+  });
+  for (const r of Object.keys(ch.rules.rarity_weights ?? {}))
+    if (!rarities.has(r)) issue(['chests', i, 'rules', 'rarity_weights', r], `unknown rarity ${r}`);
+  for (const g of [...ch.rules.guarantees, ...ch.rules.bonus])
+    if (!rarities.has(g.min_rarity)) issue(['chests', i, 'rules'], `unknown rarity ${g.min_rarity}`);
+  if (ch.rules.pity && !rarities.has(ch.rules.pity.rarity)) issue(['chests', i, 'rules', 'pity', 'rarity'], `unknown rarity ${ch.rules.pity.rarity}`);
+  else if (ch.rules.pity && !poolReaches(c, ch, ch.rules.pity.rarity)) {
+    // The guarantee could never be honoured and the counter never reset.
+    issue(['chests', i, 'rules', 'pity', 'rarity'], `the pool has no collectible of rarity ${ch.rules.pity.rarity} or better`);
+  }
+}
+
+/** Chest types: unique ids, then each one's currencies and rules. Returns the chest ids. */
+function checkChests(c: ReferencedContent, known: Known, issue: Issue): Set<string> {
+  const chestIds = new Set<string>();
+  c.chests.forEach((ch, i) => {
+    if (chestIds.has(ch.id)) issue(['chests', i, 'id'], `duplicate chest ${ch.id}`);
+    chestIds.add(ch.id);
+    checkChestCurrencies(ch, i, known, issue);
+    checkChestRules(c, ch, i, known, issue);
+  });
+  return chestIds;
+}
+
+/** Duplicate conversion, paid currencies and the starter chest. */
+function checkRules(c: ReferencedContent, { currencies, rarities }: Known, chestIds: Set<string>, issue: Issue): void {
+  if (c.duplicates) {
+    const { currency, by_rarity } = c.duplicates.convert;
+    if (!currencies.has(currency)) issue(['duplicates', 'convert', 'currency'], `unknown currency ${currency}`);
+    for (const r of Object.keys(by_rarity)) if (!rarities.has(r)) issue(['duplicates', 'convert', 'by_rarity', r], `unknown rarity ${r}`);
+  }
+  c.compliance?.paid_currencies.forEach((code, i) => {
+    if (!currencies.has(code)) issue(['compliance', 'paid_currencies', i], `unknown currency ${code}`);
+  });
+  if (c.chests.length && !chestIds.has(c.players.starter_chest_type)) {
+    issue(['players', 'starter_chest_type'], `unknown chest type ${c.players.starter_chest_type}`);
+  }
+}
+
+/** Cross-references a content file must satisfy: every id it points at exists and is unique. */
+export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): void {
+  const issue: Issue = (path, message) => ctx.addIssue({ code: 'custom', path, message });
+  const known: Known = {
+    rarities: new Set(c.rarities.map((r) => r.id)),
+    currencies: new Set(c.currencies.map((x) => x.code)),
+    collections: new Set<string>(),
+    collectibles: new Set<string>(),
+  };
+  checkCollections(c, known, issue);
+  const chestIds = checkChests(c, known, issue);
+  checkRules(c, known, chestIds, issue);
+}
