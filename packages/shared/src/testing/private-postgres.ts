@@ -101,20 +101,19 @@ function run(as: RunAs, bin: string, args: string[], timeoutMs: number): Promise
   });
 }
 
-/** Creates (initdb) and starts a private cluster; throws with the reason when the machine cannot. */
-export async function startPrivatePostgres(opts: { settings?: Record<string, string>; timeoutMs?: number } = {}): Promise<PrivatePostgres> {
-  const reason = privatePostgresUnavailable();
-  if (reason) throw new Error(`cannot start a private Postgres: ${reason}`);
-  const bin = findPostgresBinDir()!;
-  const as = runAs() as RunAs;
-  const timeoutMs = opts.timeoutMs ?? 60_000;
-  const seconds = String(Math.ceil(timeoutMs / 1000));
-  const dir = mkdtempSync(join(tmpdir(), 'ccs-pg-'));
-  if (as.uid !== undefined) chownSync(dir, as.uid, as.gid!);
-  const data = join(dir, 'data');
-  const logFile = join(dir, 'postgres.log');
-  const pgCtl = join(bin, 'pg_ctl');
+/** Where a private cluster lives and how its commands run. */
+interface ClusterPlace {
+  as: RunAs;
+  pgCtl: string;
+  dir: string;
+  data: string;
+  logFile: string;
+  timeoutMs: number;
+}
 
+/** The cluster's controls over pg_ctl; the process's exit stops it unless destroy() did. */
+function clusterControls({ as, pgCtl, dir, data, logFile, timeoutMs }: ClusterPlace): PrivatePostgres {
+  const seconds = String(Math.ceil(timeoutMs / 1000));
   let destroyed = false;
   // A test process that dies without destroy() must not leave a server running.
   const onExit = () => {
@@ -124,7 +123,7 @@ export async function startPrivatePostgres(opts: { settings?: Record<string, str
   };
   process.once('exit', onExit);
 
-  const cluster: PrivatePostgres = {
+  return {
     url: '',
     port: 0,
     dir,
@@ -153,17 +152,41 @@ export async function startPrivatePostgres(opts: { settings?: Record<string, str
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
 
+/** initdb, then this cluster's settings (a free port, the socket in its directory) in postgresql.conf; returns the port. */
+async function initialise(bin: string, { as, dir, data, timeoutMs }: ClusterPlace, extra: Record<string, string> | undefined): Promise<number> {
+  await run(as, join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], timeoutMs);
+  const port = await freePort();
+  const settings = { ...SETTINGS, port: String(port), unix_socket_directories: `'${dir}'`, ...extra };
+  appendFileSync(
+    join(data, 'postgresql.conf'),
+    `\n# private test cluster\n${Object.entries(settings)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join('\n')}\n`,
+  );
+  return port;
+}
+
+/** Creates (initdb) and starts a private cluster; throws with the reason when the machine cannot. */
+export async function startPrivatePostgres(opts: { settings?: Record<string, string>; timeoutMs?: number } = {}): Promise<PrivatePostgres> {
+  const reason = privatePostgresUnavailable();
+  if (reason) throw new Error(`cannot start a private Postgres: ${reason}`);
+  const bin = findPostgresBinDir()!;
+  const as = runAs() as RunAs;
+  const dir = mkdtempSync(join(tmpdir(), 'ccs-pg-'));
+  if (as.uid !== undefined) chownSync(dir, as.uid, as.gid!);
+  const place: ClusterPlace = {
+    as,
+    pgCtl: join(bin, 'pg_ctl'),
+    dir,
+    data: join(dir, 'data'),
+    logFile: join(dir, 'postgres.log'),
+    timeoutMs: opts.timeoutMs ?? 60_000,
+  };
+  const cluster = clusterControls(place);
   try {
-    await run(as, join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], timeoutMs);
-    const port = await freePort();
-    const settings = { ...SETTINGS, port: String(port), unix_socket_directories: `'${dir}'`, ...opts.settings };
-    appendFileSync(
-      join(data, 'postgresql.conf'),
-      `\n# private test cluster\n${Object.entries(settings)
-        .map(([k, v]) => `${k} = ${v}`)
-        .join('\n')}\n`,
-    );
+    const port = await initialise(bin, place, opts.settings);
     await cluster.start();
     return Object.assign(cluster, { port, url: `postgres://postgres@127.0.0.1:${port}/postgres` });
   } catch (err) {
