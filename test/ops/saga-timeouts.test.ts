@@ -85,7 +85,7 @@ describe('the sagas never answer 504 after their work completed', () => {
     expect(gatewayBoundOf({}, OpenChest)).toBe(5000);
     expect(gatewayBoundOf({ NATS_REQUEST_TIMEOUT_MS: '7000', NATS_READ_TIMEOUT_MS: '1000' }, OpenChests)).toBe(7000);
     // The gateway's routes call both with the Bus's own bound (no per-call timeoutMs).
-    const routes = read('services/gateway/src/routes/v1/chests.ts');
+    const routes = read('services/gateway/src/routes/v1/chest-opening.ts');
     const calls = routes.match(/bus\.request\(OpenChests?\b[^;]*;/g) ?? [];
     expect(calls).toHaveLength(2);
     for (const call of calls) expect(call).not.toMatch(/timeoutMs/);

@@ -1,0 +1,63 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError, GetChestOdds, GetPlayerOdds, resource } from '@ccs/shared';
+import { callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
+import { contentRead } from '../../plugins/reply-cache.js';
+
+/** Query members of the odds: an earlier content version's rules may be asked for. */
+export const ODDS_QUERY = { extra: ['rules_version'] };
+const RulesVersionSchema = z.coerce.number().int().min(1).max(2_147_483_647);
+
+const shares = (list: { rarity: string; probability: number; expectedCount: number }[]) =>
+  list.map((r) => ({ rarity: r.rarity, probability: exact(r.probability), expected_count: exact(r.expectedCount) }));
+
+/**
+ * GET /api/v1/chests/{id}/odds: the exact odds of a catalog chest, computed from its rules, with
+ * the rules themselves, pity and duplicates disclosed; with a Bearer token, `meta.player` adds the
+ * caller's odds for their next opening (pity applied), read fresh for each caller.
+ */
+export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
+  const chestTypeId = uuidParam(request, 'id');
+  jsonApiQuery(request, ODDS_QUERY);
+  const raw = (request.query as Record<string, unknown> | undefined)?.rules_version;
+  let rulesVersion: number | undefined;
+  if (raw !== undefined) {
+    const parsed = RulesVersionSchema.safeParse(raw);
+    if (!parsed.success || typeof raw !== 'string') {
+      throw AppError.badRequest('invalid_parameter', 'rules_version must be a content version number (1 or more).', { parameter: 'rules_version' });
+    }
+    rulesVersion = parsed.data;
+  }
+  const o = await contentRead(request, GetChestOdds, { chestTypeId, rulesVersion });
+  const mine =
+    request.player && rulesVersion === undefined ? await request.server.bus.request(GetPlayerOdds, { chestTypeId }, callContext(request)) : undefined;
+  if (request.player) reply.header('cache-control', 'private, no-store');
+  return sendDocument(reply, 200, {
+    data: resource('chest_odds', o.chestTypeId, {
+      items_per_open: { ...o.itemsPerOpen, expected: exact(o.itemsPerOpen.expected) },
+      rarities: shares(o.rarities),
+      collectibles: o.collectibles.map((c) => ({ ...c, probability: exact(c.probability) })),
+      rules_version: o.rulesVersion,
+      rules: o.rules,
+      rule_inputs: o.ruleInputs,
+      pity: o.pity && {
+        rarity: o.pity.rarity,
+        hard: o.pity.hard,
+        soft_start: o.pity.softStart,
+        soft_step: o.pity.softStep,
+        group: o.pity.group,
+        effective_rarities: shares(o.pity.effectiveRarities),
+      },
+      duplicates: o.duplicates,
+    }),
+    ...(mine
+      ? { meta: { player: { opens_since_pity: mine.opensSincePity, guaranteed_within: mine.guaranteedWithin, rarities: shares(mine.rarities) } } }
+      : {}),
+  });
+}
+
+/**
+ * Drops binary floating-point noise (0.48750000000000004 → 0.4875) from a disclosed figure: 15
+ * significant digits are beyond what any rule expresses and keep every sum at 1 within 1e-13.
+ */
+const exact = (x: number): number => Number(x.toPrecision(15));

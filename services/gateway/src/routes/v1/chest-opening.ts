@@ -1,0 +1,91 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { MAX_BATCH_OPEN, OpenChest, OpenChests } from '@ccs/shared';
+import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
+import { NO_QUERY } from '../../openapi/route-doc.js';
+import { conversionsOf } from './conversions-render.js';
+import { fairnessOf, pityOf } from './fairness-render.js';
+import { openingData } from './chest-resources.js';
+
+/** GET or POST /api/v1/chests/{id}/open: consumes the chest and answers the chest-opening result. */
+export async function openChest(request: FastifyRequest, reply: FastifyReply) {
+  const chestId = uuidParam(request, 'id');
+  const idempotencyKey = idempotencyKeyOf(request);
+  jsonApiQuery(request, NO_QUERY);
+  const o = await request.server.bus.request(OpenChest, { chestId, idempotencyKey }, callContext(request));
+  const data = openingData(o);
+  // Known once collections confirmed the grant; omitted (not known) otherwise.
+  const conversions = conversionsOf(o);
+  const summary = Object.entries(data.statistics.rarity_breakdown)
+    .map(([rarity, n]) => `${n} ${rarity}`)
+    .join(', ');
+  const converted = o.items.filter((it) => it.converted).length;
+  const where = o.granted ? 'added to your collection' : 'on their way to your collection';
+  const duplicates =
+    converted && conversions
+      ? `; ${converted} of them ${converted === 1 ? 'was a duplicate' : 'were duplicates'}, converted into ${Object.entries(conversions)
+          .map(([c, n]) => `${n} ${c}`)
+          .join(', ')}`
+      : '';
+  reply.header('cache-control', 'no-store');
+  if (o.replayed) reply.header('idempotent-replayed', 'true');
+  return sendDocument(reply, 200, {
+    data,
+    meta: {
+      chest_consumed: true,
+      experience_gained: o.experience,
+      message: `Chest opened: ${o.items.length} collectible${o.items.length === 1 ? '' : 's'} (${summary}) ${where}${duplicates}.`,
+      opening_id: o.openingId,
+      pity: pityOf(o),
+      fairness: fairnessOf(o),
+      ...(conversions ? { conversions } : {}),
+    },
+  });
+}
+
+/** POST /chests/open: the chests to open, in order, as resource identifiers. */
+export const OpenChestsBodySchema = z.object({
+  data: z
+    .array(
+      z.object({
+        type: z.literal('chest', { error: 'type must be "chest".' }),
+        id: z.string().uuid({ error: 'id must be the UUID of an inventory chest.' }),
+      }),
+    )
+    .min(1, { error: 'Name at least one chest.' })
+    .max(MAX_BATCH_OPEN, { error: `At most ${MAX_BATCH_OPEN} chests per request.` }),
+});
+
+/**
+ * POST /api/v1/chests/open: opens up to 50 of the caller's chests at once, in order, all or
+ * nothing. `data` holds one chest-opening result per chest (its `data` members plus its `meta`);
+ * the document's meta sums them up.
+ */
+export async function openMany(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const idempotencyKey = idempotencyKeyOf(request);
+  const chestIds = parseBody(OpenChestsBodySchema, request.body).data.map((d) => d.id);
+  const r = await request.server.bus.request(OpenChests, { chestIds, idempotencyKey }, callContext(request));
+  const items = r.openings.reduce((n, o) => n + o.items.length, 0);
+  reply.header('cache-control', 'no-store');
+  if (r.replayed) reply.header('idempotent-replayed', 'true');
+  return sendDocument(reply, 200, {
+    data: r.openings.map((o) => ({
+      ...openingData(o),
+      meta: {
+        chest_consumed: true,
+        experience_gained: o.experience,
+        opening_id: o.openingId,
+        pity: pityOf(o),
+        fairness: fairnessOf(o),
+        // As for one opening: known once collections confirmed that opening's grant.
+        ...(conversionsOf(o) ? { conversions: conversionsOf(o) } : {}),
+      },
+    })),
+    meta: {
+      chests_consumed: r.openings.length,
+      experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
+      message: `${r.openings.length} chest${r.openings.length === 1 ? '' : 's'} opened: ${items} collectibles ${r.granted ? 'added to your collection' : 'on their way to your collection'}.`,
+    },
+  });
+}
