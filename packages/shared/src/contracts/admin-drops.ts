@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { ChestRulesSchema } from './content.js';
+import { UuidSchema } from './context.js';
+import { defineQuery } from './subject.js';
+
+// Operator subjects about a chest type's odds: the simulator's inputs and the observed drops.
+
+/** A chest type named by id or by slug (the content's chest id), not both. */
+const ChestNamedSchema = z
+  .object({ appId: UuidSchema, chestTypeId: UuidSchema.optional(), slug: z.string().min(1).max(200).optional() })
+  .refine((r) => (r.chestTypeId === undefined) !== (r.slug === undefined), { message: 'give chestTypeId or slug, not both' });
+
+/**
+ * chests: what the odds simulator (`npm run admin -- simulate`) needs to roll a chest type exactly
+ * as openings do: its rules and the rarities and collectibles of the content version they belong
+ * to. The type is named by id or by slug (the content's chest id); retired types are included.
+ * 404 chest_not_found when the app has no such type (or no content yet).
+ */
+export const AdminDropInputs = defineQuery(
+  'chests.v1.admin_drop_inputs',
+  ChestNamedSchema,
+  z.object({
+    chestTypeId: UuidSchema,
+    slug: z.string(),
+    name: z.string(),
+    inCatalog: z.boolean(),
+    /** The content version the rules (and the rarities and collectibles below) belong to. */
+    contentVersion: z.number().int(),
+    rules: ChestRulesSchema,
+    rarities: z.array(z.object({ id: z.string(), name: z.string(), drop_rate: z.number(), rank: z.number().int() })),
+    collectibles: z.array(z.object({ id: z.string(), name: z.string(), collectionId: z.string(), rarity: z.string() })),
+  }),
+  { callers: ['gateway', 'admin'] },
+);
+
+/**
+ * chests: a chest type's observed drops against its disclosed odds. What real openings of the type
+ * drew (its openings kept for OPENINGS_RETENTION_DAYS), items per rarity, against the long-run
+ * share of each rarity under its current rules (pity included), with a chi-square p-value (null
+ * before any item). The type is named by id or slug; 404 chest_not_found when the app has none.
+ */
+export const AdminChestDrops = defineQuery(
+  'chests.v1.admin_chest_drops',
+  ChestNamedSchema,
+  z.object({
+    chestTypeId: UuidSchema,
+    chest: z.object({ slug: z.string(), name: z.string(), rulesVersion: z.number().int() }),
+    openings: z.number().int().min(0),
+    /** Items the openings drew. */
+    items: z.number().int().min(0),
+    /** The oldest opening counted (ISO 8601 UTC), null without any. */
+    since: z.string().nullable(),
+    /** Per rarity of the current rules, then any drawn that they no longer have (disclosed 0). */
+    rarities: z.array(z.object({ rarity: z.string(), disclosed: z.number().min(0), observed: z.number().min(0), count: z.number().int().min(0) })),
+    chiSquarePValue: z.number().nullable(),
+  }),
+  { callers: ['gateway', 'admin'] },
+);
