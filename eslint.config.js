@@ -21,16 +21,21 @@ export default tseslint.config(
     },
   },
   {
-    // A long function is a concept without a name yet (STYLE.md): none over 60 lines here. Scoped to
-    // the folders already within the limit; widen it as the others get there.
-    files: [
-      'services/egress/src/**/*.ts',
-      'services/wallet/src/**/*.ts',
-      'services/collections/src/**/*.ts',
-      'services/players/src/{endpoints,tokens,apps,saga,workers,repositories}/**/*.ts',
-      'packages/shared/src/{runtime,messaging,db}/**/*.ts',
-    ],
-    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }] },
+    // Hand-written source: a long function is a concept without a name yet, a long file holds more
+    // than one purpose, and `any` hides what a value is. The client's schema.ts is generated from
+    // the OpenAPI document (npm run client:generate).
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'tools/*/src/**/*.ts'],
+    ignores: ['packages/client/src/schema.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    // The gateway's OpenAPI schema tables are one table per resource, however long it is.
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'tools/*/src/**/*.ts'],
+    ignores: ['packages/client/src/schema.ts', 'services/gateway/src/openapi/schemas/**'],
+    rules: { 'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }] },
   },
   {
     // Tests, the benchmark and the chaos suite read untyped JSON answers; `any` is allowed there.
