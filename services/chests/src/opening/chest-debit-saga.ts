@@ -1,5 +1,7 @@
-import { AppError, DebitCurrency, RefundDebit, type Bus, type CallContext, type Logger, type Pool } from '@ccs/shared';
+import { AppError, type Bus, type CallContext, type Logger, type Pool } from '@ccs/shared';
 import { debitReference, insertChestDebit, moveChestDebit, type DebitPurpose, type RequiredKey } from '../repositories/chest-debits-repo.js';
+import { compensateStep, runStep } from '../saga/runner.js';
+import { debitWallet } from '../saga/steps/debit-wallet.js';
 
 /** What the chest-debit sagas (keys, timer skips) need from the service. */
 export interface DebitTools {
@@ -33,7 +35,7 @@ export const keyErrors = {
 
 /**
  * Step 1 of a chest-debit saga: records the debit (`pending`, so a crash from here on is settled
- * by the chest-debit sweeper), then asks the wallet to debit it (reference `key:<id>` or
+ * by the chest-debit sweeper), then runs the `debit-wallet` step (saga/steps/debit-wallet.ts, reference `key:<id>` or
  * `unlock:<id>`). Too low a balance → what `refused(walletError)` returns is thrown, nothing kept.
  * A wallet that does not answer leaves the record pending: the sweeper refunds it, or voids the
  * reference if the debit never happened. Returns the debit's id and the balance after it.
@@ -45,20 +47,15 @@ export async function takeChestDebit(
   refused: (walletError: AppError) => AppError,
 ): Promise<{ id: string; balance: string }> {
   const id = await insertChestDebit(t.pool, d);
-  try {
-    const r = await t.bus.request(
-      DebitCurrency,
-      { playerId: d.playerId, currency: d.currency, amount: String(d.amount), reference: debitReference(d.purpose, id) },
-      ctx,
-    );
-    return { id, balance: r.balance };
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'insufficient_funds') {
-      await moveChestDebit(t.pool, id, ['pending'], 'refunded');
-      throw refused(err);
-    }
-    throw err;
+  const debit = { playerId: d.playerId, currency: d.currency, amount: String(d.amount), reference: debitReference(d.purpose, id) };
+  const r = await runStep(debitWallet(t.bus), debit, ctx);
+  if (r.ok) return { id, balance: r.value.balance };
+  // A refusal for funds settles the record; any other failure leaves it pending for the sweeper.
+  if (r.kind === 'permanent' && r.error instanceof AppError && r.error.code === 'insufficient_funds') {
+    await moveChestDebit(t.pool, id, ['pending'], 'refunded');
+    throw refused(r.error);
   }
+  throw r.error;
 }
 
 /**
@@ -69,7 +66,7 @@ export async function takeChestDebit(
 export async function refundChestDebit(t: DebitTools, purpose: DebitPurpose, id: string, ctx: CallContext): Promise<void> {
   if (!(await moveChestDebit(t.pool, id, ['pending'], 'refunding'))) return;
   try {
-    await t.bus.request(RefundDebit, { reference: debitReference(purpose, id) }, ctx);
+    await compensateStep(debitWallet(t.bus), { reference: debitReference(purpose, id) }, ctx);
     await moveChestDebit(t.pool, id, ['refunding'], 'refunded');
   } catch (err) {
     t.log.warn({ err: String(err), chestDebit: id, purpose }, 'refund of a chest debit failed; the chest-debit sweeper will retry');

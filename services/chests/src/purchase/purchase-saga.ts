@@ -7,7 +7,8 @@ import { catalogVersion } from '../cache/content-version.js';
 import { findPurchaseByKey, insertPurchase, transition } from '../repositories/purchases-repo.js';
 import { checkCapacity } from './check-capacity.js';
 import { checkPaidUse } from '../compliance/gate.js';
-import { debitStep } from './debit-step.js';
+import { compensateStep, runStep } from '../saga/runner.js';
+import { debitWallet } from '../saga/steps/debit-wallet.js';
 import { grantPurchasedChests } from './grant-step.js';
 
 /** A purchase request of one player. */
@@ -79,20 +80,18 @@ async function recordPending(deps: ChestsDeps, purchase: PurchaseCommand & { id:
   }
 }
 
-/** The wallet debit; a refusal settles the purchase as failed, no answer leaves it to compensation. */
+/** The wallet debit (step `debit-wallet`); a permanent failure (a refusal) settles the purchase as failed, a retryable one (no answer) leaves it to compensation. */
 async function debitOrSettle(deps: ChestsDeps, purchaseId: string, cmd: PurchaseCommand, amount: string, ctx: CallContext) {
-  try {
-    return await debitStep.invoke(deps.bus, { purchaseId, playerId: cmd.playerId, currency: cmd.currency, amount }, ctx);
-  } catch (err) {
-    if (err instanceof AppError && err.status < 500) {
-      await transition(deps.pool, purchaseId, ['pending'], 'failed', err.code);
-      recordSagaOutcome('purchase', 'failed');
-      throw err;
-    }
-    // The wallet did not answer: the debit may have happened. Refund now, or leave it to the sweeper.
-    await compensate(deps, purchaseId, ['pending'], ctx);
-    throw chestErrors.purchaseInterrupted();
+  const debit = await runStep(debitWallet(deps.bus), { playerId: cmd.playerId, currency: cmd.currency, amount, reference: purchaseId }, ctx);
+  if (debit.ok) return debit.value;
+  if (debit.kind === 'permanent') {
+    await transition(deps.pool, purchaseId, ['pending'], 'failed', debit.error instanceof AppError ? debit.error.code : undefined);
+    recordSagaOutcome('purchase', 'failed');
+    throw debit.error;
   }
+  // The wallet did not answer: the debit may have happened. Refund now, or leave it to the sweeper.
+  await compensate(deps, purchaseId, ['pending'], ctx);
+  throw chestErrors.purchaseInterrupted();
 }
 
 /** Adds the bought chests (and publishes their events); when that fails the debit is compensated. */
@@ -162,7 +161,7 @@ async function replayOf(deps: ChestsDeps, cmd: PurchaseCommand): Promise<ReplyOf
 async function compensate(deps: ChestsDeps, purchaseId: string, from: ('pending' | 'debited')[], ctx: CallContext): Promise<void> {
   if (!(await transition(deps.pool, purchaseId, from, 'compensating'))) return;
   try {
-    const outcome = await debitStep.compensate(deps.bus, purchaseId, ctx);
+    const outcome = await compensateStep(debitWallet(deps.bus), { reference: purchaseId }, ctx);
     await transition(deps.pool, purchaseId, ['compensating'], outcome === 'refunded' ? 'refunded' : 'failed');
     recordSagaOutcome('purchase', outcome === 'refunded' ? 'compensated' : 'failed');
   } catch (err) {

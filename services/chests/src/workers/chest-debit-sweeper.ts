@@ -1,6 +1,8 @@
-import { periodicWorker, RefundDebit, type Worker } from '@ccs/shared';
+import { periodicWorker, type Worker } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { claimStaleChestDebits, debitReference, moveChestDebit } from '../repositories/chest-debits-repo.js';
+import { compensateStep } from '../saga/runner.js';
+import { debitWallet } from '../saga/steps/debit-wallet.js';
 
 /**
  * Settles chest debits (keys, timer skips) a crash left half-done (`pending` or `refunding` longer
@@ -19,7 +21,7 @@ export function chestDebitSweeper(deps: Pick<ChestsDeps, 'pool' | 'bus' | 'log' 
       for (const d of await claimStaleChestDebits(deps.pool, deps.config.PURCHASE_STALE_MS, 50)) {
         try {
           const ctx = { requestId: `debit-sweep-${d.id}`, appId: d.appId, playerId: d.playerId };
-          await deps.bus.request(RefundDebit, { reference: debitReference(d.purpose, d.id) }, ctx);
+          await compensateStep(debitWallet(deps.bus), { reference: debitReference(d.purpose, d.id) }, ctx);
           await moveChestDebit(deps.pool, d.id, ['refunding'], 'refunded');
           settled += 1;
         } catch (err) {

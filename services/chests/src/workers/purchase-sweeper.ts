@@ -1,6 +1,7 @@
 import { recordSagaOutcome, type Worker } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { debitStep } from '../purchase/debit-step.js';
+import { compensateStep } from '../saga/runner.js';
+import { debitWallet } from '../saga/steps/debit-wallet.js';
 import { claimStalePurchases, transition } from '../repositories/purchases-repo.js';
 
 /**
@@ -34,7 +35,8 @@ export class PurchaseSweeper implements Worker {
     let settled = 0;
     for (const p of stale) {
       try {
-        const outcome = await debitStep.compensate(this.deps.bus, p.id, { requestId: `sweep-${p.id}`, appId: p.appId, playerId: p.playerId });
+        const ctx = { requestId: `sweep-${p.id}`, appId: p.appId, playerId: p.playerId };
+        const outcome = await compensateStep(debitWallet(this.deps.bus), { reference: p.id }, ctx);
         await transition(this.deps.pool, p.id, ['compensating'], outcome === 'refunded' ? 'refunded' : 'failed', 'interrupted');
         recordSagaOutcome('purchase', outcome === 'refunded' ? 'compensated' : 'failed');
         settled += 1;
