@@ -16,6 +16,8 @@ import {
 import { startServiceTier, type ServiceTier } from '@ccs/shared/testing';
 import { chestTypeId } from '../../src/chest-type-id.js';
 import { ChestsConfigSchema, type ChestsConfig } from '../../src/config.js';
+import { compensateStep, runStep } from '../../src/saga/runner.js';
+import { debitWallet } from '../../src/saga/steps/debit-wallet.js';
 import { chestsService } from '../../src/service.js';
 
 /**
@@ -101,5 +103,22 @@ describe('chests, service tier: the purchase saga against a stand-in wallet', ()
     const purchaseId = (debit?.payload as { reference: string }).reference;
     expect(refunded).toContain(purchaseId);
     expect(await inventory(player)).toBe(0);
+  });
+
+  it('runs the debit-wallet step: a refusal fails permanent, silence retryable; its compensation needs only the reference', async () => {
+    const [poor, silent, rich] = [randomUUID(), randomUUID(), randomUUID()];
+    balances.set(poor, 1);
+    balances.set(rich, 100);
+    unanswered.add(silent);
+    const step = debitWallet(tier.bus);
+    const debit = (playerId: string) =>
+      runStep(step, { playerId, currency: 'coins', amount: '10', reference: `key:${randomUUID()}` }, ctxOf(playerId));
+    expect(await debit(poor)).toMatchObject({ ok: false, kind: 'permanent', error: { errors: [{ code: 'insufficient_funds' }] } });
+    expect(await debit(silent)).toMatchObject({ ok: false, kind: 'retryable', error: { errors: [{ status: 504 }] } });
+    expect(await debit(rich)).toMatchObject({ ok: true, value: { currency: 'coins', balance: '90.00' } });
+    const reference = `unlock:${randomUUID()}`;
+    // The stand-in wallet knows no reference: the compensation of a debit that never happened voids it.
+    expect(await compensateStep(step, { reference }, ctxOf(rich))).toBe('nothing_debited');
+    expect(refunded).toContain(reference);
   });
 });
