@@ -1,10 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The files that boot services in-process (startStack, startServiceTier) run without per-file
+ * module isolation: each worker imports the services once and reuses them for every such file,
+ * which halves their import time. They share no module state that matters: every file has its
+ * own database, NATS prefix and Redis prefix, sets no globals and restores any process listener
+ * or fake timer it installs. Everything else keeps vitest's default isolation.
+ */
+const SHARED_MODULES = ['test/e2e/**/*.test.ts', 'services/*/test/**/*.test.ts'];
+
 export default defineConfig({
   resolve: { conditions: ['development'] },
   ssr: { resolve: { conditions: ['development'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'tools/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     // Postgres, NATS and Redis for the whole run, by TEST_INFRA (auto | local | containers).
     globalSetup: ['test/support/global-infra.ts'],
     testTimeout: 30_000,
@@ -12,5 +20,16 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 3,
     reporters: process.env.CI ? ['default'] : ['default'],
+    projects: [
+      { extends: true, test: { name: 'services', include: SHARED_MODULES, isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['packages/*/test/**/*.test.ts', 'tools/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...SHARED_MODULES],
+        },
+      },
+    ],
   },
 });
