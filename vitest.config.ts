@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
  * own database, NATS prefix and Redis prefix, sets no globals and restores any process listener
  * or fake timer it installs. Everything else keeps vitest's default isolation.
  */
-const SHARED_MODULES = ['test/e2e/**/*.test.ts', 'services/*/test/**/*.test.ts'];
+const SHARED_MODULES = ['test/e2e/**/*.test.ts', 'test/duplicates/**/*.test.ts', 'test/webhooks/**/*.test.ts', 'services/*/test/**/*.test.ts'];
 
 export default defineConfig({
   resolve: { conditions: ['development'] },
