@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContentFile, type AppContent } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../support/stack.js';
@@ -14,7 +15,7 @@ import { createApp, get, inventory, open, registerPlayer } from '../../services/
  * Hostile studio work (DESIGN §6, "The offline verifier checks the commitment" and "Costly studio
  * work is bounded"), through the whole stack: a server that rolled with another seed than the one
  * it committed to is caught by scripts/verify-opening.mjs; a tenant asking for many big
- * simulations at once gets one, run off the gateway's event loop; a guesser of console keys is
+ * simulations at once gets one, run in chests off any event loop; a guesser of console keys is
  * throttled per address.
  */
 
@@ -24,7 +25,7 @@ let stack: TestStack;
 let dir: string;
 
 beforeAll(async () => {
-  // Two simulations at once in this process, so that two apps' runs overlap (the cap itself: services/gateway/test/simulations.test.ts).
+  // Two simulations at once in the chests process, so that two apps' runs overlap (the cap itself: services/chests/test/simulations.test.ts).
   stack = await startStack({ env: { SIMULATION_MAX_CONCURRENT: '2' } });
   dir = await mkdtemp(join(tmpdir(), 'ccs-hostile-studio-'));
 }, 90_000);
@@ -256,6 +257,23 @@ describe('costly studio work is bounded: simulations', () => {
     for (const app of [first, second]) await eventually(async () => expect((await simulate(app.secretKey, 1)).statusCode).toBe(200));
   });
 
+  /** The apps whose simulation lock (a Postgres advisory lock chests holds for a run) is held now. */
+  const locked = async (): Promise<string[]> => {
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ app: string }>(
+        `SELECT a.app FROM unnest($1::text[]) AS a(app)
+           JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted
+            AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended('ccs.simulation:' || a.app, 0)`,
+        [[first.appId, second.appId]],
+      );
+      return rows.map((r) => r.app);
+    } finally {
+      await db.end();
+    }
+  };
+
   const simulate = (secretKey: string, opens: number, chest = 'silver-chest') =>
     stack.inject({
       method: 'POST',
@@ -319,14 +337,14 @@ describe('costly studio work is bounded: simulations', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => simulate(first.secretKey, 100_000)));
     expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 429, 429, 429, 429, 429, 429, 429]);
     for (const r of answers.filter((x) => x.statusCode === 429)) expectError(r, 429, 'simulation_busy');
-    expect(await stack.redis.keys(`${stack.env.REDIS_PREFIX}simulation:*`)).toEqual([]);
+    expect(await locked()).toEqual([]);
   });
 
   it('refuses the publishable key (403), a bad body (422) and an unknown chest (404) before taking any lock', async () => {
     expectError(await simulate(first.publishableKey, 100), 403);
     expectError(await simulate(first.secretKey, 100_001), 422);
     expectError(await simulate(first.secretKey, 100, 'no-such-chest'), 404, 'chest_not_found');
-    expect(await stack.redis.keys(`${stack.env.REDIS_PREFIX}simulation:*`)).toEqual([]);
+    expect(await locked()).toEqual([]);
   });
 });
 

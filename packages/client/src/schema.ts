@@ -57,7 +57,7 @@ export interface paths {
          * Simulate a chest's odds
          * @description Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.
          *
-         *     A simulation runs in a worker thread, off the gateway's event loop, and an app runs one at a time across every gateway replica: another while one runs is answered 429 `simulation_busy` with `Retry-After`. Each gateway process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.
+         *     The chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app runs one at a time across every chests replica: another while one runs is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.
          */
         post: operations["adminSimulate"];
         delete?: never;
@@ -3072,7 +3072,7 @@ export interface operations {
             /**
              * @description Too Many Requests:
              *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
-             *     - a simulation of this app is already running, on this or another gateway replica (`simulation_busy`): nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
+             *     - a simulation of this app is already running, on this or another chests replica (`simulation_busy`): nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             429: {
                 headers: {
@@ -3100,9 +3100,9 @@ export interface operations {
             /**
              * @description Service Unavailable:
              *     - a backing service is not running (`service_unavailable`), answered at once
-             *     - this gateway already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS` (`overloaded`, with `Retry-After`)
+             *     - the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS` (`overloaded`, with `Retry-After`)
              *     - the run took longer than `SIMULATION_TIMEOUT_MS` and was stopped (`simulation_timeout`)
-             *     - Redis, which holds the per-app lock, is not reachable (`service_unavailable`)
+             *     - Postgres, which holds the per-app lock, or the chests service is not reachable (`service_unavailable`)
              */
             503: {
                 headers: {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { BaseConfigSchema } from '@ccs/shared';
 import { z } from 'zod';
 
@@ -19,6 +20,20 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
    * opened twice.
    */
   OPENINGS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  /**
+   * Odds simulations (chests.v1.admin_simulate) running at once in this chests process, across
+   * apps, each in a worker thread (one per app at a time anyway, across replicas). Default: one
+   * less than the CPUs, at least 1, so the event loop keeps a core.
+   */
+  SIMULATION_MAX_CONCURRENT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(Math.max(1, availableParallelism() - 1)),
+  /** How long a simulation waits for its turn before 503 `overloaded` (the gateway waits for the answer this long, and the timeout, at most). */
+  SIMULATION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
+  /** A simulation running longer is stopped: 503 `simulation_timeout`. */
+  SIMULATION_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(60_000),
   /**
    * Key (32 bytes, 64 hex digits or base64) that encrypts players' server seeds at rest, so a
    * reader of the database cannot predict rolls (docs/fairness.md). Unset: a key stored in the

@@ -4,6 +4,7 @@ import type { ChestsConfig } from './config.js';
 import type { SeedCipher } from './fairness/seed-cipher.js';
 import type { DropTables } from './opening/drop-tables.js';
 import type { OneAtATime } from './opening/one-at-a-time.js';
+import type { Simulations } from './simulation/runner.js';
 
 /**
  * Points in the sagas where a test makes a step fail or the process stop, to prove the recovery
@@ -38,6 +39,8 @@ export interface ChestsDeps {
   cipher: SeedCipher;
   /** Queues one player's openings in this process, so a burst holds one pooled connection. */
   perPlayer: OneAtATime;
+  /** Odds simulations in worker threads, one per app at a time across replicas (a Postgres advisory lock). */
+  simulations: Simulations;
   /** Test seams; empty in production. */
   faults: ChestsFaults;
 }

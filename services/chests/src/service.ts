@@ -17,6 +17,7 @@ import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import type { ChestsDeps, ChestsFaults } from './deps.js';
 import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
 import { adminChestDropsEndpoint } from './endpoints/admin-chest-drops.js';
+import { adminSimulateEndpoint } from './endpoints/admin-simulate.js';
 import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
@@ -32,6 +33,7 @@ import { purchaseRestrictionsEndpoint } from './endpoints/purchase-restrictions.
 import { SeedCipher } from './fairness/seed-cipher.js';
 import { DropTables } from './opening/drop-tables.js';
 import { OneAtATime } from './opening/one-at-a-time.js';
+import { Simulations } from './simulation/runner.js';
 import { mailboxSweeper } from './workers/mailbox-sweeper.js';
 import { openingsRetention } from './workers/openings-retention.js';
 import { unlockChestEndpoint } from './endpoints/unlock-chest.js';
@@ -73,6 +75,11 @@ async function chestsDeps(base: ServiceDeps<ChestsConfig>, faults: ChestsFaults)
     drops: new DropTables(pool),
     cipher: new SeedCipher(pool, config.FAIRNESS_SEED_KEY, log),
     perPlayer: new OneAtATime(),
+    simulations: new Simulations(config.DATABASE_URL, {
+      maxConcurrent: config.SIMULATION_MAX_CONCURRENT,
+      queueWaitMs: config.SIMULATION_QUEUE_WAIT_MS,
+      timeoutMs: config.SIMULATION_TIMEOUT_MS,
+    }),
     faults,
   };
   return { deps, redisCloser };
@@ -103,6 +110,7 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     contentVersionEndpoint('chests', deps.pool),
     adminDropInputsEndpoint(deps),
     adminChestDropsEndpoint(deps),
+    adminSimulateEndpoint(deps),
   ];
 }
 
@@ -131,6 +139,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
           redisCloser,
           { start: () => undefined, stop: async () => notices.close() },
           followContentChanges(deps),
+          { start: () => undefined, stop: () => deps.simulations.close() },
         ],
       };
     },

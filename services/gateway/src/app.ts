@@ -16,7 +16,6 @@ import healthRoutes from './routes/health.js';
 import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
 import { consoleRoutes } from './console/index.js';
-import { Simulations } from './simulation/runner.js';
 import { createHash, randomBytes } from 'node:crypto';
 
 /** What the gateway needs from outside: its config, the NATS bus and Redis. */
@@ -83,7 +82,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const bus = deps.bus.withOptions({ validateRequests: false });
   app.decorate('bus', bus);
   app.decorate('gatewayConfig', deps.config);
-  addSimulations(app, deps);
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);
@@ -114,18 +112,6 @@ function createFastify(deps: GatewayDeps): FastifyInstance {
       ignoreTrailingSlash: true,
     },
   }) as unknown as FastifyInstance;
-}
-
-/** Odds simulations: in worker threads, one per app at a time (a lock in Redis), a few at once. */
-function addSimulations(app: FastifyInstance, deps: GatewayDeps): void {
-  const simulations = new Simulations(deps.redis, deps.config.REDIS_PREFIX, {
-    maxConcurrent: deps.config.SIMULATION_MAX_CONCURRENT,
-    queueWaitMs: deps.config.SIMULATION_QUEUE_WAIT_MS,
-    timeoutMs: deps.config.SIMULATION_TIMEOUT_MS,
-    lockTtlMs: 15_000,
-  });
-  app.decorate('simulations', simulations);
-  app.addHook('onClose', () => simulations.close());
 }
 
 /** The plugins every route runs behind, in order (errors, observability, negotiation, tenancy, auth, caches, limits, docs, health). */

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { BaseConfigSchema } from '@ccs/shared';
 
@@ -74,20 +73,6 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
    * Retry-After, to every attempt from that address (a right key too) until the minute is over.
    */
   CONSOLE_SIGNIN_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(10),
-  /**
-   * Odds simulations (POST /api/v1/admin/chests/{id}/simulation) running at once in this gateway
-   * process, across apps, each in a worker thread (one per app at a time anyway, across replicas).
-   * Default: one less than the CPUs, at least 1, so the event loop keeps a core.
-   */
-  SIMULATION_MAX_CONCURRENT: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(Math.max(1, availableParallelism() - 1)),
-  /** How long a simulation waits for its turn before 503 `overloaded`. */
-  SIMULATION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
-  /** A simulation running longer is stopped: 503 `simulation_timeout`. */
-  SIMULATION_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** How long a console sign-in lasts. */
   CONSOLE_SESSION_HOURS: z.coerce
     .number()

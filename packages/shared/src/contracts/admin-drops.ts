@@ -30,7 +30,8 @@ export const AdminDropInputs = defineQuery(
     rarities: z.array(z.object({ id: z.string(), name: z.string(), drop_rate: z.number(), rank: z.number().int() })),
     collectibles: z.array(z.object({ id: z.string(), name: z.string(), collectionId: z.string(), rarity: z.string() })),
   }),
-  { callers: ['gateway', 'admin'] },
+  // The admin CLI's own simulator; the admin API's simulation asks chests.v1.admin_simulate.
+  { callers: ['admin'] },
 );
 
 /**
@@ -53,6 +54,60 @@ export const AdminChestDrops = defineQuery(
     /** Per rarity of the current rules, then any drawn that they no longer have (disclosed 0). */
     rarities: z.array(z.object({ rarity: z.string(), disclosed: z.number().min(0), observed: z.number().min(0), count: z.number().int().min(0) })),
     chiSquarePValue: z.number().nullable(),
+  }),
+  { callers: ['gateway', 'admin'] },
+);
+
+/** Observed against disclosed shares of one rarity in a simulation. */
+const SimulatedRaritySchema = z.object({
+  rarity: z.string(),
+  /** The disclosed long-run share, pity included. */
+  effective: z.number(),
+  observed: z.number(),
+  count: z.number().int().min(0),
+  /** Null where it is infinite (a count where none was expected: JSON has no infinity), as the route rendered it before. */
+  deviation: z.number().nullable(),
+});
+
+/**
+ * chests: the odds simulator on a chest type's current rules (the production roll and pity code):
+ * observed against disclosed shares per rarity, chi-square p-values and what pity did. Runs in a
+ * worker thread of chests, at most one per app at a time across replicas (429 simulation_busy with
+ * meta.retry_after_seconds), a few at once per replica (503 overloaded), stopped after
+ * SIMULATION_TIMEOUT_MS (503 simulation_timeout). 404 chest_not_found as admin_drop_inputs.
+ */
+export const AdminSimulate = defineQuery(
+  'chests.v1.admin_simulate',
+  z
+    .object({
+      appId: UuidSchema,
+      chestTypeId: UuidSchema.optional(),
+      slug: z.string().min(1).max(200).optional(),
+      opens: z.number().int().min(1).max(100_000),
+      /** Hex: the run draws from fairRandom(seed, 'simulate', i) and is reproducible; else from the CSPRNG. */
+      seed: z
+        .string()
+        .regex(/^(?:[0-9a-f]{2}){1,64}$/)
+        .optional(),
+    })
+    .refine((r) => (r.chestTypeId === undefined) !== (r.slug === undefined), { message: 'give chestTypeId or slug, not both' }),
+  z.object({
+    chestTypeId: UuidSchema,
+    chest: z.object({ slug: z.string(), name: z.string(), rulesVersion: z.number().int() }),
+    opens: z.number().int(),
+    items: z.number().int(),
+    rarities: z.array(SimulatedRaritySchema),
+    chiSquarePValue: z.object({ rarities: z.number(), collectibles: z.number() }),
+    pity: z
+      .object({
+        rarity: z.string(),
+        hard: z.number().int(),
+        hits: z.number().int(),
+        guaranteed: z.number().int(),
+        meanGap: z.number(),
+        expectedMeanGap: z.number(),
+      })
+      .nullable(),
   }),
   { callers: ['gateway', 'admin'] },
 );

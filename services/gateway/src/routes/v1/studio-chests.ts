@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminChestDrops, AdminDropInputs, AppError, UuidSchema } from '@ccs/shared';
+import { AdminChestDrops, AdminSimulate, AppError, UuidSchema } from '@ccs/shared';
 import { z } from 'zod';
 import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall, type Schemas } from './studio-call.js';
 
-/** The admin API's chest routes: the odds simulator (a worker thread, ../../simulation) and the observed drops chests computes. */
+/** The admin API's chest routes: the odds simulator and the observed drops, both computed by chests (the owner of the drop tables). */
 
 /** The chest of the path, by catalog id or slug (404 chest_not_found for what cannot name one). */
 function chestNamed(request: FastifyRequest): { chestTypeId: string } | { slug: string } {
@@ -15,10 +15,12 @@ function chestNamed(request: FastifyRequest): { chestTypeId: string } | { slug: 
   return UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
 }
 
-/** The chest of the path with its current rules, as the simulator rolls them. */
-async function chestOf(request: FastifyRequest) {
-  return request.server.bus.request(AdminDropInputs, { appId: request.tenant!.appId, ...chestNamed(request) }, studioCall(request));
-}
+/**
+ * How long the gateway waits for a simulation's answer: chests' longest queue wait
+ * (SIMULATION_QUEUE_WAIT_MS, at most 60 s) and run (SIMULATION_TIMEOUT_MS, at most 600 s), plus
+ * the lookups and the worker's start; chests answers 503 overloaded or simulation_timeout first.
+ */
+export const SIMULATION_ANSWER_TIMEOUT_MS = 675_000;
 
 /** The simulation's body: how many openings (default 10,000, at most 100,000) and an optional seed (hex) to make it reproducible. */
 export const SimulationBody = z.object({
@@ -39,39 +41,44 @@ export const SimulationBody = z.object({
 /**
  * POST /api/v1/admin/chests/{id}/simulation: the odds simulator (docs/content.md, "Odds
  * simulator") on the chest's current rules: observed against disclosed shares per rarity, a
- * chi-square p-value, and what pity did. The same code rolls real openings. It runs in a worker
- * thread, one per app at a time (429 `simulation_busy` otherwise), bounded (../../simulation).
+ * chi-square p-value, and what pity did. The same code rolls real openings. chests runs it in a
+ * worker thread, one per app at a time (429 `simulation_busy` otherwise), bounded
+ * (services/chests/src/simulation); the gateway only routes and renders.
  */
 export async function simulation(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const { opens, seed } = parseBody(SimulationBody, request.body).data.attributes;
-  const inputs = await chestOf(request);
-  const r = await request.server.simulations.run(request.tenant!.appId, {
-    rules: inputs.rules,
-    rarities: inputs.rarities,
-    collectibles: inputs.collectibles,
-    opens,
-    ...(seed ? { seed } : {}),
-  });
+  const r = await request.server.bus.request(
+    AdminSimulate,
+    { appId: request.tenant!.appId, ...chestNamed(request), opens, ...(seed ? { seed } : {}) },
+    studioCall(request),
+    { timeoutMs: SIMULATION_ANSWER_TIMEOUT_MS },
+  );
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
     data: {
       type: 'simulation',
-      id: inputs.chestTypeId,
+      id: r.chestTypeId,
       attributes: {
-        chest: { slug: inputs.slug, name: inputs.name, rules_version: inputs.contentVersion },
+        chest: { slug: r.chest.slug, name: r.chest.name, rules_version: r.chest.rulesVersion },
         opens: r.opens,
         items: r.items,
         seed: seed ?? null,
-        rarities: r.rarities.map((x) => ({ rarity: x.rarity, disclosed: x.effective, observed: x.observed, count: x.count, deviation: x.deviation })),
-        chi_square_p_value: { rarities: r.chiSquare.rarities.pValue, collectibles: r.chiSquare.collectibles.pValue },
+        rarities: r.rarities.map((x) => ({
+          rarity: x.rarity,
+          disclosed: x.effective,
+          observed: x.observed,
+          count: x.count, // null only for an infinite deviation, as JSON rendered it before the move
+          deviation: x.deviation as number,
+        })),
+        chi_square_p_value: r.chiSquarePValue,
         pity: r.pity && {
           rarity: r.pity.rarity,
           hard: r.pity.hard,
           hits: r.pity.hits,
           guaranteed: r.pity.guaranteed,
-          mean_gap: r.pity.gap.mean,
-          expected_mean_gap: r.pity.gap.expectedMean,
+          mean_gap: r.pity.meanGap,
+          expected_mean_gap: r.pity.expectedMeanGap,
         },
       },
     },

@@ -4,7 +4,7 @@ import type { SimulationJob } from './job.js';
 
 /**
  * One odds simulation in a worker thread (./runner.ts starts it): the production roll and pity
- * code on the chest's rules, off the gateway's event loop. Posts the report and ends.
+ * code on the chest's rules, off chests' event loop. Posts the report and ends.
  */
 const job = workerData as SimulationJob;
 const sim = new OddsSimulation(buildDropTable(job.rules, job.rarities, job.collectibles), job.rarities);

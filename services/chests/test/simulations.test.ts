@@ -1,28 +1,36 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, readContentFile } from '@ccs/shared';
 import { testInfra } from '@ccs/shared/testing';
 import { Simulations, type SimulationLimits } from '../src/simulation/runner.js';
 import type { SimulationJob } from '../src/simulation/job.js';
 
-// The bounds of odds simulations (src/simulation/runner.ts) against the real Redis: the cap per
-// process and its queue, the timeout, and the per-app lock shared by two gateway replicas. The
-// whole route (429 simulation_busy through the gateway) is in test/security/hostile-studio.test.ts.
+// The bounds of odds simulations (src/simulation/runner.ts) against the real Postgres: the cap per
+// process and its queue, the timeout, and the per-app advisory lock shared by two chests replicas.
+// The whole route (429 simulation_busy through the gateway) is in test/security/hostile-studio.test.ts.
 
-let redis: Redis;
-const prefix = `tsim${randomBytes(4).toString('hex')}:`;
+let pool: pg.Pool;
+let databaseUrl: string;
 const running: Simulations[] = [];
+/** The apps this file simulated: their locks are the ones it looks at. */
+const apps: string[] = [];
 
 beforeAll(async () => {
-  redis = new Redis((await testInfra()).redisUrl, { maxRetriesPerRequest: 1 });
+  databaseUrl = (await testInfra()).databaseUrl;
+  pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 });
 afterAll(async () => {
   await Promise.all(running.map((s) => s.close()));
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
+  await pool.end();
 });
+
+/** A fresh app id, remembered for locks(). */
+function appId(): string {
+  const id = randomUUID();
+  apps.push(id);
+  return id;
+}
 
 /** A Silver Chest run of the default content, as the route builds it from chests' drop inputs. */
 function job(opens: number, heavy = false): SimulationJob {
@@ -38,7 +46,7 @@ function job(opens: number, heavy = false): SimulationJob {
 }
 
 function simulations(limits: Partial<SimulationLimits> = {}) {
-  const s = new Simulations(redis, prefix, { maxConcurrent: 1, queueWaitMs: 10_000, timeoutMs: 60_000, lockTtlMs: 15_000, ...limits });
+  const s = new Simulations(databaseUrl, { maxConcurrent: 1, queueWaitMs: 10_000, timeoutMs: 60_000, ...limits });
   running.push(s);
   return s;
 }
@@ -53,20 +61,29 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
   return err as AppError;
 }
 
-const locks = () => redis.keys(`${prefix}simulation:*`);
+/** The simulation locks held on this file's apps (Postgres advisory locks, any session). */
+async function locks(): Promise<string[]> {
+  const { rows } = await pool.query<{ app: string }>(
+    `SELECT a.app FROM unnest($1::text[]) AS a(app)
+       JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted
+        AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended('ccs.simulation:' || a.app, 0)`,
+    [apps],
+  );
+  return rows.map((r) => r.app);
+}
 
 describe('bounded simulations', () => {
   it('runs the production roll in a worker thread: the same seed gives the same report', { timeout: 60_000 }, async () => {
     const s = simulations();
-    const [a, b] = [await s.run(randomUUID(), job(2_000)), await s.run(randomUUID(), job(2_000))];
+    const [a, b] = [await s.run(appId(), job(2_000)), await s.run(appId(), job(2_000))];
     expect(a.opens).toBe(2_000);
     expect(a.rarities).toEqual(b.rarities);
     expect(a.rarities.reduce((n, r) => n + r.count, 0)).toBe(a.items);
     expect(await locks()).toEqual([]);
   });
 
-  it('holds one per app across two gateway replicas (the lock is in Redis), Retry-After from its time to live', { timeout: 60_000 }, async () => {
-    const app = randomUUID();
+  it('holds one per app across two chests replicas (a Postgres advisory lock), with Retry-After', { timeout: 60_000 }, async () => {
+    const app = appId();
     const [one, two] = [simulations({ maxConcurrent: 2 }), simulations({ maxConcurrent: 2 })];
     const long = one.run(app, job(30_000, true));
     await expect.poll(locks).toHaveLength(1);
@@ -75,22 +92,29 @@ describe('bounded simulations', () => {
     expect(busy.errors[0]!.meta!.retry_after_seconds).toBeGreaterThanOrEqual(1);
     expect(busy.errors[0]!.meta!.retry_after_seconds).toBeLessThanOrEqual(15);
     // Another app is not held by it.
-    expect((await two.run(randomUUID(), job(10))).opens).toBe(10);
+    expect((await two.run(appId(), job(10))).opens).toBe(10);
     expect((await long).opens).toBe(30_000);
     expect(await locks()).toEqual([]);
     expect((await two.run(app, job(10))).opens).toBe(10);
   });
 
-  it("never frees another holder's lock: a run whose lock expired and was taken leaves the new one", { timeout: 60_000 }, async () => {
-    const app = randomUUID();
-    const s = simulations({ lockTtlMs: 60_000 });
-    const run = s.run(app, job(30_000, true));
-    await expect.poll(locks).toHaveLength(1);
-    // As if the lock had expired and another replica had taken it.
-    await redis.set(`${prefix}simulation:${app}`, 'another-holder', 'PX', 60_000);
-    await run;
-    expect(await redis.get(`${prefix}simulation:${app}`)).toBe('another-holder');
-    await redis.del(`${prefix}simulation:${app}`);
+  it("frees a crashed holder's app: its connection ends, and its lock with it", { timeout: 60_000 }, async () => {
+    const app = appId();
+    // As if another replica held the lock and died: a session of its own takes it.
+    const other = new pg.Client({ connectionString: databaseUrl });
+    await other.connect();
+    await other.query('BEGIN');
+    const { rows } = await other.query<{ pid: number }>(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended('ccs.simulation:' || $1, 0)), pg_backend_pid() AS pid`,
+      [app],
+    );
+    const s = simulations();
+    expect((await failure(s.run(app, job(10)))).code).toBe('simulation_busy');
+    other.on('error', () => undefined);
+    await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await expect.poll(locks).toEqual([]);
+    expect((await s.run(app, job(10))).opens).toBe(10);
+    await other.end().catch(() => undefined);
   });
 
   it(
@@ -99,15 +123,15 @@ describe('bounded simulations', () => {
     async () => {
       const queued = simulations({ maxConcurrent: 1, queueWaitMs: 30_000 });
       const order: string[] = [];
-      const a = queued.run(randomUUID(), job(20_000, true)).then(() => order.push('a'));
-      const b = queued.run(randomUUID(), job(10)).then(() => order.push('b'));
+      const a = queued.run(appId(), job(20_000, true)).then(() => order.push('a'));
+      const b = queued.run(appId(), job(10)).then(() => order.push('b'));
       await Promise.all([a, b]);
       // The small run waited for the big one's turn to end.
       expect(order).toEqual(['a', 'b']);
 
       const impatient = simulations({ maxConcurrent: 1, queueWaitMs: 50 });
-      const long = impatient.run(randomUUID(), job(5_000, true));
-      const refused = await failure(impatient.run(randomUUID(), job(10)));
+      const long = impatient.run(appId(), job(5_000, true));
+      const refused = await failure(impatient.run(appId(), job(10)));
       expect([refused.status, refused.code]).toEqual([503, 'overloaded']);
       expect(refused.errors[0]!.meta!.retry_after_seconds).toBeGreaterThanOrEqual(1);
       await long;
@@ -117,7 +141,7 @@ describe('bounded simulations', () => {
 
   it('stops a run that takes longer than timeoutMs (503 simulation_timeout) and frees its app', { timeout: 60_000 }, async () => {
     const s = simulations({ timeoutMs: 50 });
-    const app = randomUUID();
+    const app = appId();
     const err = await failure(s.run(app, job(30_000, true)));
     expect([err.status, err.code]).toEqual([503, 'simulation_timeout']);
     expect(await locks()).toEqual([]);

@@ -1,0 +1,44 @@
+import pg from 'pg';
+import { simulationErrors } from './errors.js';
+
+/**
+ * One simulation per app at a time across every chests replica: a Postgres advisory lock on a key
+ * derived from the app id, taken with pg_try_advisory_xact_lock in a transaction held open for the
+ * whole run, on a connection of its own (outside the service's pool, so runs never starve openings
+ * of connections), and rolled back when the run ends. A replica that dies mid-run loses that
+ * connection, and Postgres aborts its transaction and the lock with it: nothing stays locked, and
+ * no lease needs renewing. A transaction-level lock (not a session one) also holds through
+ * PgBouncer in transaction mode, which keeps a transaction on one server connection.
+ */
+
+/** The lock's key: a 64-bit hash of the app id under a name of its own. */
+const KEY = "hashtextextended('ccs.simulation:' || $1, 0)";
+
+/** How long a refused caller is asked to wait: the holder runs at most the timeout; the lock does not say since when, so at most 15 s. */
+const retryAfterSeconds = (timeoutMs: number) => Math.min(timeoutMs, 15_000) / 1000;
+
+/** Takes the app's lock or answers 429 simulation_busy; resolves to its release (the transaction's end). */
+export async function lockAppSimulation(databaseUrl: string, appId: string, timeoutMs: number): Promise<() => Promise<void>> {
+  const session = new pg.Client({ connectionString: databaseUrl, application_name: 'chests simulation lock' });
+  // A connection lost mid-run has ended its lock already; the run finishes and end() is a no-op.
+  session.on('error', () => undefined);
+  let taken: boolean;
+  try {
+    await session.connect();
+    await session.query('BEGIN');
+    const { rows } = await session.query<{ taken: boolean }>(`SELECT pg_try_advisory_xact_lock(${KEY}) AS taken`, [appId]);
+    taken = rows[0]!.taken;
+  } catch {
+    await session.end().catch(() => undefined);
+    throw simulationErrors.lockUnavailable();
+  }
+  const release = async () => {
+    await session.query('ROLLBACK').catch(() => undefined);
+    await session.end().catch(() => undefined);
+  };
+  if (!taken) {
+    await release();
+    throw simulationErrors.busy(retryAfterSeconds(timeoutMs));
+  }
+  return release;
+}
