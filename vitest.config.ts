@@ -5,9 +5,19 @@ import { defineConfig } from 'vitest/config';
  * module isolation: each worker imports the services once and reuses them for every such file,
  * which halves their import time. They share no module state that matters: every file has its
  * own database, NATS prefix and Redis prefix, sets no globals and restores any process listener
- * or fake timer it installs. Everything else keeps vitest's default isolation.
+ * or fake timer it installs. Everything else keeps vitest's default isolation: test/observability
+ * among them, since OpenTelemetry's tracer provider is process-wide (logs.test.ts finds lines
+ * without a trace id after another file's stack ran in the same process), and test/resilience,
+ * test/ops, test/chaos, test/console and the packages' and tools' own tests.
  */
-const SHARED_MODULES = ['test/e2e/**/*.test.ts', 'test/duplicates/**/*.test.ts', 'test/webhooks/**/*.test.ts', 'services/*/test/**/*.test.ts'];
+const SHARED_MODULES = [
+  'test/e2e/**/*.test.ts',
+  'test/duplicates/**/*.test.ts',
+  'test/webhooks/**/*.test.ts',
+  'test/security/**/*.test.ts',
+  'test/messaging/**/*.test.ts',
+  'services/*/test/**/*.test.ts',
+];
 
 export default defineConfig({
   resolve: { conditions: ['development'] },
