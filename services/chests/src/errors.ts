@@ -1,4 +1,5 @@
 import { AppError, type ComplianceRefusal } from '@ccs/shared';
+import type { RequiredKey } from './repositories/chest-debits-repo.js';
 
 /** The ways a player spends a paid currency on random content, all behind the one compliance gate (compliance/gate.ts). */
 export type PaidUse = 'purchase' | 'key' | 'skip';
@@ -106,9 +107,26 @@ export const chestErrors = {
       detail: COMPLIANCE_DETAILS[refusal.reason](PAID_USE[use], minAge),
       meta: { reason: refusal.reason, ...(refusal.code === 'age_restricted' && minAge ? { min_age: minAge } : {}) },
     }),
+  duplicateChest: (alsoAt: number | undefined) => AppError.unprocessable('duplicate_chest', `This chest is listed twice (also at ${alsoAt}).`),
+  chestTypeNotLoaded: (named: string, appId: string) =>
+    AppError.notFound('chest_not_found', `No chest type ${named} in app ${appId} (or its content is not loaded yet).`),
   openingContended: () =>
     AppError.unavailable(
       'opening_contended',
       "This player's openings are changing too fast to record this one; retry shortly (with the same Idempotency-Key).",
     ),
+};
+
+/** Errors of the chest-debit sagas (keys). */
+export const keyErrors = {
+  keyRequired: (key: RequiredKey) =>
+    new AppError({
+      status: 409,
+      code: 'key_required',
+      title: 'Conflict',
+      detail: `This chest needs ${key.amount} ${key.currency} to open, and the balance is too low.`,
+      meta: { currency: key.currency, amount: key.amount },
+    }),
+  interrupted: () =>
+    AppError.unavailable('opening_interrupted', 'The opening was interrupted and the key refunded; retry (with the same Idempotency-Key).'),
 };

@@ -1,5 +1,6 @@
-import { AdminDropInputs, AppError, endpoint } from '@ccs/shared';
+import { AdminDropInputs, endpoint } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
+import { chestErrors } from '../errors.js';
 import { findChestType, findChestTypeBySlug, type ChestTypeRecord } from '../repositories/chest-types-repo.js';
 
 /** The app's chest type named by id or by slug, retired ones included (404 chest_not_found). */
@@ -12,7 +13,7 @@ export async function chestTypeNamed(
     : await findChestTypeBySlug(deps.pool, req.appId, req.slug!);
   if (!type) {
     const named = req.chestTypeId ? `id ${req.chestTypeId}` : `"${req.slug}"`;
-    throw AppError.notFound('chest_not_found', `No chest type ${named} in app ${req.appId} (or its content is not loaded yet).`);
+    throw chestErrors.chestTypeNotLoaded(named, req.appId);
   }
   return type;
 }

@@ -1,7 +1,8 @@
 import { AppError, type Bus, type CallContext, type Logger, type Pool } from '@ccs/shared';
-import { debitReference, insertChestDebit, moveChestDebit, type DebitPurpose, type RequiredKey } from '../repositories/chest-debits-repo.js';
+import { debitReference, insertChestDebit, moveChestDebit, type DebitPurpose } from '../repositories/chest-debits-repo.js';
 import { compensateStep, runStep } from '../saga/runner.js';
 import { debitWallet } from '../saga/steps/debit-wallet.js';
+import { keyErrors } from '../errors.js';
 
 /** What the chest-debit sagas (keys, timer skips) need from the service. */
 export interface DebitTools {
@@ -19,19 +20,6 @@ export interface ChestDebit {
   amount: number;
   purpose: DebitPurpose;
 }
-
-export const keyErrors = {
-  keyRequired: (key: RequiredKey) =>
-    new AppError({
-      status: 409,
-      code: 'key_required',
-      title: 'Conflict',
-      detail: `This chest needs ${key.amount} ${key.currency} to open, and the balance is too low.`,
-      meta: { currency: key.currency, amount: key.amount },
-    }),
-  interrupted: () =>
-    AppError.unavailable('opening_interrupted', 'The opening was interrupted and the key refunded; retry (with the same Idempotency-Key).'),
-};
 
 /**
  * Step 1 of a chest-debit saga: records the debit (`pending`, so a crash from here on is settled

@@ -1,7 +1,8 @@
 import type { CallContext, Queryable } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
 import { moveChestDebit, type RequiredKey } from '../repositories/chest-debits-repo.js';
-import { debitKey, keyErrors, refundKey, type DebitTools } from './chest-debit-saga.js';
+import { keyErrors } from '../errors.js';
+import { debitKey, refundKey, type DebitTools } from './chest-debit-saga.js';
 import type { Pointer } from './pointer.js';
 
 /** A chest of an opening that needs a key, at its place in the request. */

@@ -1,13 +1,4 @@
-import {
-  AppError,
-  isUniqueViolation,
-  withTransaction,
-  type CallContext,
-  type OpeningView,
-  type OutboxMessage,
-  type Pool,
-  type Queryable,
-} from '@ccs/shared';
+import { isUniqueViolation, withTransaction, type CallContext, type OpeningView, type OutboxMessage, type Pool, type Queryable } from '@ccs/shared';
 import type { ChestsDeps, ChestsFaults } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import type { SeedCipher } from '../fairness/seed-cipher.js';
@@ -108,7 +99,7 @@ interface Written {
 function refuseDuplicates(chestIds: string[]): void {
   const seen = new Map<string, number>();
   chestIds.forEach((id, i) => {
-    if (seen.has(id)) throw pointedAt(i, AppError.unprocessable('duplicate_chest', `This chest is listed twice (also at ${seen.get(id)}).`));
+    if (seen.has(id)) throw pointedAt(i, chestErrors.duplicateChest(seen.get(id)));
     seen.set(id, i);
   });
 }
