@@ -1,5 +1,6 @@
-import { AppError, appOf, COLLECTIBLE_FILTER_FIELDS, endpoint, ListCollectibles, type FilterNode } from '@ccs/shared';
+import { appOf, COLLECTIBLE_FILTER_FIELDS, endpoint, ListCollectibles, type FilterNode } from '@ccs/shared';
 import type { CatalogReader } from '../catalog/catalog-reader.js';
+import { unfilterableField } from '../errors.js';
 
 const FILTERABLE: readonly string[] = COLLECTIBLE_FILTER_FIELDS;
 
@@ -15,9 +16,7 @@ function filterFields(node: FilterNode): string[] {
 export function listCollectiblesEndpoint(catalog: CatalogReader) {
   return endpoint(ListCollectibles, async (req, ctx) => {
     const bad = req.filter ? filterFields(req.filter).find((f) => !FILTERABLE.includes(f)) : undefined;
-    if (bad !== undefined) {
-      throw AppError.badRequest('invalid_filter', `Cannot filter on "${bad}". Filterable: ${FILTERABLE.join(', ')}.`, { parameter: 'filter' });
-    }
+    if (bad !== undefined) throw unfilterableField(bad, FILTERABLE);
     return catalog.collectiblesPage(appOf(ctx), req.filter, req.page, req.sort);
   });
 }
