@@ -1,5 +1,6 @@
-import { AppError, type Pool, type WebhookDeliveryView, type WebhookEventType } from '@ccs/shared';
-import { endpointExists, endpointNotFound } from './webhook-endpoints-repo.js';
+import { type Pool, type WebhookDeliveryView, type WebhookEventType } from '@ccs/shared';
+import { deliveryNotFound, endpointNotFound } from '../errors.js';
+import { endpointExists } from './webhook-endpoints-repo.js';
 
 interface DeliveryRow {
   id: string;
@@ -73,8 +74,7 @@ export async function retryDelivery(pool: Pool, appId: string, endpointId: strin
       WHERE d.id = $3 AND d.endpoint_id = $2 AND e.id = d.endpoint_id AND e.app_id = $1`,
     [appId, endpointId, deliveryId],
   );
-  if (r.rowCount === 0)
-    throw AppError.notFound('webhook_delivery_not_found', 'No such delivery of this webhook endpoint.', { parameter: 'delivery_id' });
+  if (r.rowCount === 0) throw deliveryNotFound();
   const row = await pool.query<DeliveryRow>(`${DELIVERY_SELECT} WHERE e.app_id = $1 AND d.endpoint_id = $2 AND d.id = $3`, [
     appId,
     endpointId,

@@ -1,13 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  AppError,
-  MAX_WEBHOOK_ENDPOINTS,
-  withTransaction,
-  type Pool,
-  type Queryable,
-  type WebhookEndpointView,
-  type WebhookEventType,
-} from '@ccs/shared';
+import { MAX_WEBHOOK_ENDPOINTS, withTransaction, type Pool, type Queryable, type WebhookEndpointView, type WebhookEventType } from '@ccs/shared';
+import { endpointNotFound, webhookLimitReached } from '../errors.js';
 
 /** A new signing secret: `whsec_` and 32 random bytes. */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -45,9 +38,6 @@ const endpointView = (r: EndpointRow): WebhookEndpointView => ({
   deliveries: { pending: r.pending, delivered: r.delivered, parked: r.parked },
 });
 
-/** 404 webhook_not_found: the endpoint is not the app's (or does not exist). */
-export const endpointNotFound = () => AppError.notFound('webhook_not_found', 'No such webhook endpoint in this app.', { parameter: 'id' });
-
 /** The app's endpoints with their delivery counts, oldest first. */
 export async function listEndpoints(db: Queryable, appId: string): Promise<WebhookEndpointView[]> {
   const r = await db.query<EndpointRow>(`${ENDPOINT_SELECT} WHERE e.app_id = $1 GROUP BY e.id ORDER BY e.created_at, e.id`, [appId]);
@@ -83,8 +73,7 @@ export async function createEndpoint(
     // The app exists: the gateway resolved it from its key (the egress worker keeps no apps).
     await tx.query("SELECT pg_advisory_xact_lock(hashtext('egress.webhooks:' || $1))", [appId]);
     const n = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE app_id = $1', [appId]);
-    if (n.rows[0]!.n >= MAX_WEBHOOK_ENDPOINTS)
-      throw AppError.conflict('webhook_limit_reached', `An app has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; remove one first.`);
+    if (n.rows[0]!.n >= MAX_WEBHOOK_ENDPOINTS) throw webhookLimitReached();
     await tx.query('INSERT INTO webhook_endpoints (id, app_id, url, description, events, enabled, secret) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
       id,
       appId,

@@ -1,6 +1,5 @@
 import {
   AdminCreateWebhook,
-  AppError,
   AdminDeleteWebhook,
   AdminListWebhookDeliveries,
   AdminListWebhooks,
@@ -16,6 +15,7 @@ import {
 } from '@ccs/shared';
 import type { NatsConnection } from 'nats';
 import { checkWebhookUrl, type Resolver } from '../destination.js';
+import { webhookUrlForbidden } from '../errors.js';
 import { listDeliveries, retryDelivery } from '../repositories/webhook-deliveries-repo.js';
 import { createEndpoint, deleteEndpoint, enabledEventFilters, listEndpoints, updateEndpoint } from '../repositories/webhook-endpoints-repo.js';
 
@@ -37,11 +37,7 @@ async function assertAllowed(url: string, guard: UrlGuard): Promise<void> {
     'spelling' in verdict.refusal
       ? 'its host is an IPv4 address written in a non-canonical form (write four decimal parts)'
       : `its host is or resolves to a ${verdict.refusal.range} address`;
-  throw AppError.unprocessable(
-    'webhook_url_forbidden',
-    `url may not lead to a loopback, private, link-local, shared, multicast or reserved address: ${why}. Webhooks go to public addresses only.`,
-    { pointer: '/data/attributes/url' },
-  );
+  throw webhookUrlForbidden(why);
 }
 
 /**
