@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AppContentLoaded, AppError, enqueue, withTransaction, type AppContent, type CallContext, type Pool } from '@ccs/shared';
+import { AppContentLoaded, enqueue, withTransaction, type AppContent, type CallContext, type Pool } from '@ccs/shared';
 import { bumpContentVersion, storeContent } from '../repositories/apps-repository.js';
+import { playerErrors } from '../errors.js';
 
 /**
  * Loads a new content version into an app: stores its player rules and announces the whole content
@@ -9,7 +10,7 @@ import { bumpContentVersion, storeContent } from '../repositories/apps-repositor
 export async function loadContent(pool: Pool, appId: string, content: AppContent, ctx: CallContext): Promise<number> {
   return withTransaction(pool, async (tx) => {
     const version = await bumpContentVersion(tx, appId, content.players);
-    if (version === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+    if (version === undefined) throw playerErrors.noApp(appId);
     await storeContent(tx, appId, version, content);
     await enqueue(tx, AppContentLoaded, randomUUID(), { appId, version, content }, { ...ctx, appId });
     return version;

@@ -1,7 +1,8 @@
-import { AppError, type Queryable, type ReplyOf, type AdminRotateKeys } from '@ccs/shared';
+import { type Queryable, type ReplyOf, type AdminRotateKeys } from '@ccs/shared';
 import { newSecret } from '../credentials/secrets.js';
 import { insertApiKey, liveKeyKinds, retireApiKeys, type KeyKind } from '../repositories/api-keys-repository.js';
 import { lockApp } from '../repositories/apps-repository.js';
+import { playerErrors } from '../errors.js';
 
 /**
  * Rotates an app's keys in the caller's transaction: for each kind (by default every kind the app
@@ -13,7 +14,7 @@ export async function rotateKeys(
   cmd: { appId: string; kinds?: KeyKind[]; graceSeconds: number },
 ): Promise<ReplyOf<typeof AdminRotateKeys>> {
   // Locks the app row: two rotations of one app run one after the other.
-  if (!(await lockApp(tx, cmd.appId))) throw AppError.notFound('app_not_found', `No app ${cmd.appId}.`);
+  if (!(await lockApp(tx, cmd.appId))) throw playerErrors.noApp(cmd.appId);
   const live = await liveKeyKinds(tx, cmd.appId);
   const kinds = cmd.kinds ?? (live.length ? live : (['publishable'] as KeyKind[]));
   const keys: { kind: KeyKind; key: string }[] = [];

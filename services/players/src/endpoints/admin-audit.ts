@@ -1,6 +1,7 @@
-import { AdminListAudit, AdminListContentVersions, AdminRecordAudit, AppError, endpoint, type Pool } from '@ccs/shared';
+import { AdminListAudit, AdminListContentVersions, AdminRecordAudit, endpoint, type Pool } from '@ccs/shared';
 import { appendAuditEntry, listAuditEntries } from '../repositories/admin-audit-repository.js';
 import { contentVersionOf, listContents } from '../repositories/apps-repository.js';
+import { playerErrors } from '../errors.js';
 
 /** players.v1.admin_record_audit: one admin API call, appended to the app's audit log. */
 export function adminRecordAuditEndpoint(pool: Pool) {
@@ -19,7 +20,7 @@ export function adminListAuditEndpoint(pool: Pool) {
 export function adminListContentVersionsEndpoint(pool: Pool) {
   return endpoint(AdminListContentVersions, async ({ appId }) => {
     const [current, versions] = await Promise.all([contentVersionOf(pool, appId), listContents(pool, appId)]);
-    if (current === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+    if (current === undefined) throw playerErrors.noApp(appId);
     return {
       current,
       versions: versions.map((v) => ({

@@ -1,6 +1,7 @@
-import { AdminContentDiff, AppError, endpoint, type Pool } from '@ccs/shared';
+import { AdminContentDiff, endpoint, type Pool } from '@ccs/shared';
 import { diffContent } from '../content/content-diff.js';
 import { contentVersionOf, listContents } from '../repositories/apps-repository.js';
+import { playerErrors } from '../errors.js';
 
 /**
  * players.v1.admin_content_diff: what the app's current content changed from a stored version,
@@ -9,10 +10,10 @@ import { contentVersionOf, listContents } from '../repositories/apps-repository.
 export function adminContentDiffEndpoint(pool: Pool) {
   return endpoint(AdminContentDiff, async ({ appId, version }) => {
     const [current, versions] = await Promise.all([contentVersionOf(pool, appId), listContents(pool, appId)]);
-    if (current === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+    if (current === undefined) throw playerErrors.noApp(appId);
     const stored = (v: number) => {
       const found = versions.find((s) => s.version === v);
-      if (!found) throw AppError.notFound('content_version_not_found', `App ${appId} has no stored content version ${v}.`, { parameter: 'version' });
+      if (!found) throw playerErrors.contentVersionNotFound(appId, v);
       return found.content;
     };
     const from = stored(version);

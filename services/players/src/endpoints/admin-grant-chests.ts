@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { AdminGrantChests, AppError, ChestGrant, enqueue, endpoint, withTransaction, type OutboxMessage } from '@ccs/shared';
+import { AdminGrantChests, ChestGrant, enqueue, endpoint, withTransaction, type OutboxMessage } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { findPlayer } from '../repositories/players-repository.js';
+import { playerErrors } from '../errors.js';
 
 // Fixed namespace of studio grant ids (a random v4 chosen once for this project).
 const NAMESPACE = Buffer.from('c3a94e1f7b2d4c8e9f05a6b1d2e3f470', 'hex');
@@ -28,8 +29,7 @@ export function adminGrantChestsEndpoint(d: PlayersDeps) {
       req.reference ? grantUuid(`studio-grant:${req.appId.toLowerCase()}:${req.playerId.toLowerCase()}:${req.reference}:${i}`) : randomUUID(),
     );
     const messages = await withTransaction(d.pool, async (tx) => {
-      if (!(await findPlayer(tx, req.appId, req.playerId)))
-        throw AppError.notFound('player_not_found', `App ${req.appId} has no player ${req.playerId}.`);
+      if (!(await findPlayer(tx, req.appId, req.playerId))) throw playerErrors.grantPlayerNotFound(req.appId, req.playerId);
       const out: OutboxMessage[] = [];
       for (const inventoryChestId of ids) {
         const payload = { appId: req.appId, playerId: req.playerId, inventoryChestId, chestTypeId: req.chestTypeId, source: 'special' as const };

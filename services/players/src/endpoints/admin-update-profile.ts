@@ -2,6 +2,7 @@ import { AdminUpdatePlayerProfile, AppError, endpoint, withTransaction } from '@
 import type { PlayersDeps } from '../deps.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { lockDeclaredProfile, writeDeclaredProfile } from '../repositories/declared-profile-repository.js';
+import { playerErrors } from '../errors.js';
 
 /**
  * players.v1.admin_update_profile: the studio sets (or, with null, clears) a player's declared
@@ -22,8 +23,7 @@ export function adminUpdateProfileEndpoint(d: PlayersDeps) {
       ...(req.birthYear !== undefined ? { birthYear: req.birthYear === null ? null : attributes.birthYear! } : {}),
     };
     return withTransaction(d.pool, async (tx) => {
-      if (!(await lockDeclaredProfile(tx, req.appId, req.playerId)))
-        throw AppError.notFound('player_not_found', 'No such player in this app.', { parameter: 'id' });
+      if (!(await lockDeclaredProfile(tx, req.appId, req.playerId))) throw playerErrors.playerNotFound();
       await writeDeclaredProfile(tx, req.appId, req.playerId, change, false);
       const now = (await lockDeclaredProfile(tx, req.appId, req.playerId))!;
       return {

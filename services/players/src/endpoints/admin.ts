@@ -2,6 +2,7 @@ import { AdminCreateApp, AdminLoadContent, AppError, endpoint, readContentFile, 
 import { createApp } from '../apps/create-app.js';
 import { loadContent } from '../apps/load-content.js';
 import type { PlayersDeps } from '../deps.js';
+import { playerErrors } from '../errors.js';
 
 /**
  * The content of a new app: the one given, or the file named, or the default content with player
@@ -14,7 +15,7 @@ function contentFrom(req: { content?: AppContent; contentPath?: string }): AppCo
     return req.contentPath ? content : { ...content, players: { ...content.players, player_credit_allowed: false } };
   } catch (err) {
     const reason = err instanceof SyntaxError ? 'it is not valid JSON' : err instanceof Error ? err.message : 'it cannot be read';
-    throw AppError.unprocessable('invalid_content', `The content file cannot be loaded: ${reason}`);
+    throw playerErrors.invalidContent(reason);
   }
 }
 

@@ -1,6 +1,7 @@
-import { AppError, appOf, callerOf, endpoint, GetComplianceProfile } from '@ccs/shared';
+import { appOf, callerOf, endpoint, GetComplianceProfile } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { findPlayer } from '../repositories/players-repository.js';
+import { playerErrors } from '../errors.js';
 
 /**
  * players.v1.compliance_profile: the calling player's country and birth year, for the chests
@@ -10,7 +11,7 @@ import { findPlayer } from '../repositories/players-repository.js';
 export function complianceProfileEndpoint(d: PlayersDeps) {
   return endpoint(GetComplianceProfile, async (_req, ctx) => {
     const player = await findPlayer(d.pool, appOf(ctx), callerOf(ctx));
-    if (!player) throw AppError.notFound('player_not_found', 'The player of this token does not exist in this app.');
+    if (!player) throw playerErrors.tokenPlayerNotFound();
     return { country: player.country, birthYear: player.birthYear };
   });
 }

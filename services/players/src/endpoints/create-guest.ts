@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, appOf, CreateGuest, endpoint, isUniqueViolation, withTransaction, type ReplyOf } from '@ccs/shared';
+import { appOf, CreateGuest, endpoint, isUniqueViolation, withTransaction, type ReplyOf } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf } from '../repositories/apps-repository.js';
 import { findGuestKey, insertGuestKey, type GuestKeyRecord } from '../repositories/guest-keys-repository.js';
@@ -7,15 +7,11 @@ import { findPlayer, insertPlayer } from '../repositories/players-repository.js'
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
 import { withWelcomeGrants } from '../saga/with-welcome-grants.js';
 import { issueSession } from '../tokens/issue-session.js';
+import { playerErrors } from '../errors.js';
 
 type Reply = ReplyOf<typeof CreateGuest>;
 
-const keyReused = () =>
-  AppError.conflict(
-    'idempotency_key_reused',
-    'This Idempotency-Key made a guest that has since registered; log in instead, or use a new key for a new guest.',
-    { header: 'Idempotency-Key' },
-  );
+const keyReused = playerErrors.guestKeyReused;
 
 /**
  * Creates an anonymous player with tokens, its initial currency and a starter chest. The welcome

@@ -1,10 +1,10 @@
-import { AddFriend, AppError, appOf, callerOf, endpoint, ListFriends, RemoveFriend } from '@ccs/shared';
+import { AddFriend, appOf, callerOf, endpoint, ListFriends, RemoveFriend } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { findRelation, insertFriendRequest, listRelations, removeRelation } from '../repositories/friends-repository.js';
 import { findPlayer } from '../repositories/players-repository.js';
+import { playerErrors } from '../errors.js';
 
 // A player of another app is as unknown as one that does not exist.
-const unknownPlayer = () => AppError.notFound('player_not_found', 'No player with this id in this app.', { pointer: '/data/id' });
 
 /** Sends a friend request; when the other player already asked, this confirms the friendship. */
 export function addFriendEndpoint(d: PlayersDeps) {
@@ -12,15 +12,15 @@ export function addFriendEndpoint(d: PlayersDeps) {
     const appId = appOf(ctx);
     const me = callerOf(ctx);
     const other = req.playerId.toLowerCase();
-    if (other === me) throw AppError.unprocessable('cannot_befriend_self', 'You cannot send a friend request to yourself.', { pointer: '/data/id' });
-    if (!(await findPlayer(d.pool, appId, other))) throw unknownPlayer();
+    if (other === me) throw playerErrors.cannotBefriendSelf();
+    if (!(await findPlayer(d.pool, appId, other))) throw playerErrors.unknownFriend();
     // A token can outlive its player (deleted meanwhile): refuse it like GET /players/me does,
     // instead of failing on the foreign key with a 500.
-    if (!(await findPlayer(d.pool, appId, me))) throw AppError.notFound('player_not_found', 'The player of this token does not exist in this app.');
+    if (!(await findPlayer(d.pool, appId, me))) throw playerErrors.tokenPlayerNotFound();
     const created = await insertFriendRequest(d.pool, appId, me, other);
     const friend = await findRelation(d.pool, appId, me, other);
     // Both players exist and a request was just stored; a concurrent removal is the only way here.
-    if (!friend) throw AppError.conflict('friendship_changed', 'The friendship changed while it was being created; retry.');
+    if (!friend) throw playerErrors.friendshipChanged();
     return { friend, created };
   });
 }
@@ -38,7 +38,7 @@ export function removeFriendEndpoint(d: PlayersDeps) {
     const appId = appOf(ctx);
     const me = callerOf(ctx);
     if (!(await findPlayer(d.pool, appId, req.playerId))) {
-      throw AppError.notFound('player_not_found', 'No player with this id in this app.', { parameter: 'id' });
+      throw playerErrors.noPlayerWithId();
     }
     return { removed: await removeRelation(d.pool, appId, me, req.playerId) };
   });

@@ -1,7 +1,8 @@
-import { AppError, appOf, endpoint, InventoryAccess, optionalCallerOf } from '@ccs/shared';
+import { appOf, endpoint, InventoryAccess, optionalCallerOf } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { areConfirmedFriends } from '../repositories/friends-repository.js';
 import { findPlayer } from '../repositories/players-repository.js';
+import { playerErrors } from '../errors.js';
 
 /**
  * What the caller (ctx.playerId) may see of an owner's inventory, decided here because players
@@ -12,7 +13,7 @@ export function inventoryAccessEndpoint(d: PlayersDeps) {
   return endpoint(InventoryAccess, async (req, ctx) => {
     const appId = appOf(ctx);
     const owner = await findPlayer(d.pool, appId, req.ownerId);
-    if (!owner) throw AppError.notFound('player_not_found', 'No player with this id in this app.', { parameter: 'id' });
+    if (!owner) throw playerErrors.noPlayerWithId();
     const viewerId = optionalCallerOf(ctx);
     if (viewerId === owner.id) return { access: 'full' as const };
     const viewer = viewerId ? await findPlayer(d.pool, appId, viewerId) : undefined;

@@ -1,12 +1,13 @@
-import { AppError, endpoint, GetJwks, ResolveApiKey } from '@ccs/shared';
+import { endpoint, GetJwks, ResolveApiKey } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { resolveApiKey } from '../repositories/api-keys-repository.js';
+import { playerErrors } from '../errors.js';
 
 /** apikey → app and key kind; 404 for an unknown or revoked key (the gateway answers 401). */
 export function resolveApiKeyEndpoint(d: PlayersDeps) {
   return endpoint(ResolveApiKey, async (req) => {
     const found = await resolveApiKey(d.pool, req.apiKey);
-    if (!found) throw AppError.notFound('api_key_not_found', 'The API key is not known.');
+    if (!found) throw playerErrors.apiKeyNotFound();
     return found;
   });
 }

@@ -1,11 +1,11 @@
-import { AppError, appOf, endpoint, LoginPlayer, withTransaction } from '@ccs/shared';
+import { appOf, endpoint, LoginPlayer, withTransaction } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { playerRulesOf } from '../repositories/apps-repository.js';
 import { findPlayerByEmail } from '../repositories/players-repository.js';
 import { issueSession } from '../tokens/issue-session.js';
+import { playerErrors } from '../errors.js';
 
 // One answer for an unknown email and a wrong password, so accounts cannot be enumerated.
-const invalidCredentials = () => AppError.unauthorized('invalid_credentials', 'The email or password is incorrect.');
 
 /**
  * Login with email and password; a new session (refresh token family) per login. The lookup and
@@ -18,9 +18,9 @@ export function loginEndpoint(d: PlayersDeps) {
       const found = await findPlayerByEmail(d.pool, appId, req.email);
       if (!found?.passwordHash) {
         await pw.verifyAgainstNothing(req.password);
-        throw invalidCredentials();
+        throw playerErrors.invalidCredentials();
       }
-      if (!(await pw.verify(found.passwordHash, req.password))) throw invalidCredentials();
+      if (!(await pw.verify(found.passwordHash, req.password))) throw playerErrors.invalidCredentials();
       return found;
     });
     const rules = await playerRulesOf(d.pool, appId);

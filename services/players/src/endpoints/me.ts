@@ -3,14 +3,13 @@ import type { PlayersDeps } from '../deps.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { applyOwnChange } from '../profile/declared-profile.js';
 import { findPlayer, toView, updateSettings } from '../repositories/players-repository.js';
-
-const notFound = () => AppError.notFound('player_not_found', 'The player of this token does not exist in this app.');
+import { playerErrors } from '../errors.js';
 
 /** The calling player. */
 export function getMeEndpoint(d: PlayersDeps) {
   return endpoint(GetMe, async (_req, ctx) => {
     const player = await findPlayer(d.pool, appOf(ctx), callerOf(ctx));
-    if (!player) throw notFound();
+    if (!player) throw playerErrors.tokenPlayerNotFound();
     return toView(player);
   });
 }
@@ -32,7 +31,7 @@ export function updateMeEndpoint(d: PlayersDeps) {
       if (!(await applyOwnChange(d, tx, appId, playerId, attributes))) return undefined;
       return updateSettings(tx, appId, playerId, { privacy: req.privacy });
     });
-    if (!player) throw notFound();
+    if (!player) throw playerErrors.tokenPlayerNotFound();
     return toView(player);
   });
 }

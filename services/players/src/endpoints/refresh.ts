@@ -5,8 +5,7 @@ import { playerRulesOf } from '../repositories/apps-repository.js';
 import { findPlayer } from '../repositories/players-repository.js';
 import { lockRefreshToken, markRotated, revokeFamilies, revokeToken, type RefreshTokenRecord } from '../repositories/refresh-tokens-repository.js';
 import { issueSession } from '../tokens/issue-session.js';
-
-const refused = (code: string, detail: string) => AppError.unauthorized(code, detail);
+import { playerErrors } from '../errors.js';
 
 /**
  * The successor of `token` when presenting `token` again is the retry of a refresh whose answer
@@ -37,21 +36,21 @@ export function refreshEndpoint(d: PlayersDeps) {
     const appId = appOf(ctx);
     const outcome = await withTransaction(d.pool, async (tx): Promise<{ session: Session } | { error: AppError }> => {
       const token = await lockRefreshToken(tx, appId, req.refreshToken);
-      if (!token) return { error: refused('invalid_refresh_token', 'The refresh token is not valid.') };
+      if (!token) return { error: playerErrors.invalidRefreshToken() };
       if (token.rotatedAt) {
         const lost = await lostSuccessor(tx, appId, token, graceSeconds);
         if (!lost) {
           await revokeFamilies(tx, appId, token.playerId, [token.familyId]);
           d.log.warn({ requestId: ctx.requestId, playerId: token.playerId }, 'refresh token reused; family revoked');
-          return { error: refused('refresh_token_reused', 'This refresh token was already used; the session is revoked. Log in again.') };
+          return { error: playerErrors.refreshTokenReused() };
         }
         await revokeToken(tx, appId, lost.id);
         d.log.info({ requestId: ctx.requestId, playerId: token.playerId }, 'refresh retried within the grace window; unused successor replaced');
       }
-      if (token.revokedAt) return { error: refused('refresh_token_revoked', 'The session has ended. Log in again.') };
-      if (token.expiresAt.getTime() <= Date.now()) return { error: refused('refresh_token_expired', 'The refresh token has expired. Log in again.') };
+      if (token.revokedAt) return { error: playerErrors.refreshTokenRevoked() };
+      if (token.expiresAt.getTime() <= Date.now()) return { error: playerErrors.refreshTokenExpired() };
       const player = await findPlayer(tx, appId, token.playerId);
-      if (!player) return { error: refused('invalid_refresh_token', 'The refresh token is not valid.') };
+      if (!player) return { error: playerErrors.invalidRefreshToken() };
       const successorId = randomUUID();
       await markRotated(tx, appId, token.id, successorId);
       const rules = await playerRulesOf(tx, appId);

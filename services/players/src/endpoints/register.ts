@@ -29,6 +29,7 @@ import { findRegistrationKey, insertRegistrationKey, type RegistrationKeyRecord 
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
 import { withWelcomeGrants } from '../saga/with-welcome-grants.js';
 import { issueSession } from '../tokens/issue-session.js';
+import { playerErrors } from '../errors.js';
 
 type Request = RequestOf<typeof RegisterPlayer>;
 type Reply = ReplyOf<typeof RegisterPlayer>;
@@ -37,12 +38,7 @@ type Checked =
   | { retryOf: { player: PlayerRecord; grants: RegistrationKeyRecord['grants'] } }
   | { guest: PlayerRecord | undefined; rules: PlayerRules; passwordHash: string };
 
-const emailTaken = () => AppError.conflict('email_taken', 'An account with this email already exists.', { pointer: '/data/attributes/email' });
-const alreadyRegistered = () => AppError.conflict('already_registered', 'This player is already registered; log in instead.');
-const keyReused = () =>
-  AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', {
-    header: 'Idempotency-Key',
-  });
+const { emailTaken, alreadyRegistered, registrationKeyReused: keyReused } = playerErrors;
 
 /**
  * Registration: checks the form rules and the optional country and birth year (422 per failing
@@ -112,7 +108,7 @@ async function checkInSlot(d: PlayersDeps, pw: PasswordChecks, appId: string, re
   if (retry) return retry;
   const caller = optionalCallerOf(ctx);
   const guest = caller ? await findPlayer(d.pool, appId, caller) : undefined;
-  if (caller && !guest) throw AppError.unauthorized('invalid_token', 'The access token names no player of this app.');
+  if (caller && !guest) throw playerErrors.tokenNamesNoPlayer();
   if (guest && !guest.isAnonymous) throw alreadyRegistered();
   // Checked first to spare the hashing; the unique index still decides races.
   // A keyed twin that committed between the key lookup above and this check: this is its retry.

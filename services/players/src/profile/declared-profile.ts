@@ -1,5 +1,6 @@
-import { AppError, type Queryable } from '@ccs/shared';
+import type { Queryable } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
+import { profileErrors } from '../errors.js';
 import { blockedRegionsOf, lockDeclaredProfile, writeDeclaredProfile, type DeclaredProfile } from '../repositories/declared-profile-repository.js';
 import type { ComplianceAttributes } from '../repositories/players-repository.js';
 
@@ -17,34 +18,6 @@ export type { DeclaredProfile };
  * The studio changes either through `PATCH /api/v1/admin/players/{id}` (no rule applies there).
  * Giving the value already declared changes nothing and is never refused.
  */
-
-export const profileErrors = {
-  countryLocked: () =>
-    new AppError({
-      status: 403,
-      code: 'country_locked',
-      title: 'Forbidden',
-      detail: 'Your declared country is one where paid random items are not offered, so it cannot be changed here: contact support if it is wrong.',
-      source: { pointer: '/data/attributes/country' },
-    }),
-  countryChangeTooSoon: (retryAfter: Date) =>
-    new AppError({
-      status: 403,
-      code: 'country_change_too_soon',
-      title: 'Forbidden',
-      detail: `Your declared country was changed recently; it may change again from ${retryAfter.toISOString()}.`,
-      source: { pointer: '/data/attributes/country' },
-      meta: { retry_after: retryAfter.toISOString() },
-    }),
-  birthYearLocked: () =>
-    new AppError({
-      status: 403,
-      code: 'birth_year_locked',
-      title: 'Forbidden',
-      detail: 'A declared birth year may only move later, never earlier: contact support if it is wrong.',
-      source: { pointer: '/data/attributes/birth_year' },
-    }),
-};
 
 /** What a player's own change does: the attributes to write, and whether the country changed (the cooldown starts). */
 export interface AllowedChange {

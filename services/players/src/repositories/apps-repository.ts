@@ -1,5 +1,6 @@
-import { AppError, PlayerRulesSchema, type AppContent, type Queryable } from '@ccs/shared';
+import { PlayerRulesSchema, type AppContent, type Queryable } from '@ccs/shared';
 import type { z } from 'zod';
+import { playerErrors } from '../errors.js';
 
 /** The `players` section of an app's content: grants, starter chest and token lifetimes. */
 export type PlayerRules = z.infer<typeof PlayerRulesSchema>;
@@ -18,7 +19,7 @@ export async function findDemoAppId(q: Queryable): Promise<string | undefined> {
 /** The player rules of an app; 404 when the app does not exist. */
 export async function playerRulesOf(q: Queryable, appId: string): Promise<PlayerRules> {
   const { rows } = await q.query<{ player_rules: unknown }>('SELECT player_rules FROM apps WHERE id = $1', [appId]);
-  if (!rows[0]) throw AppError.notFound('app_not_found', 'The app does not exist.');
+  if (!rows[0]) throw playerErrors.appNotFound();
   return PlayerRulesSchema.parse(rows[0].player_rules);
 }
 
