@@ -11,6 +11,7 @@ import {
   type ParsedQuery,
   type QuerySpec,
 } from '@ccs/shared';
+import { gatewayErrors } from '../errors.js';
 
 /** The call context a route sends to a service: request id, app and player. */
 export function callContext(request: FastifyRequest): CallContext {
@@ -24,7 +25,7 @@ export function callContext(request: FastifyRequest): CallContext {
 
 /** The app id of an API-key-checked request (every /api route has one). */
 export function appIdOf(request: FastifyRequest): string {
-  if (!request.tenant) throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
+  if (!request.tenant) throw gatewayErrors.missingApiKey();
   return request.tenant.appId;
 }
 
@@ -33,7 +34,7 @@ export function appIdOf(request: FastifyRequest): string {
  * a request without one (the 401 here only guards a route registered in the wrong scope).
  */
 export function playerOf(request: FastifyRequest): { id: string; anonymous: boolean } {
-  if (!request.player) throw AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.');
+  if (!request.player) throw gatewayErrors.missingToken();
   return request.player;
 }
 
@@ -56,11 +57,11 @@ function nulPointer(body: unknown): string | undefined {
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, pointerPrefix = ''): z.infer<S> {
   if (body === undefined || body === null || typeof body !== 'object') {
-    throw AppError.badRequest('missing_body', 'This request needs a JSON body.', { pointer: '' });
+    throw gatewayErrors.missingBody();
   }
   const nul = nulPointer(body);
   if (nul !== undefined) {
-    throw AppError.unprocessable('invalid_field', 'Text must not contain the NUL character (\\u0000).', { pointer: pointerPrefix + nul || '/' });
+    throw gatewayErrors.nulCharacter(pointerPrefix + nul || '/');
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw AppError.many(zodIssuesToErrors(parsed.error.issues, 'body', pointerPrefix));
@@ -73,7 +74,7 @@ const UUID = z.string().uuid();
 export function uuidParam(request: FastifyRequest, name: string): string {
   const value = (request.params as Record<string, string>)[name];
   if (!value || !UUID.safeParse(value).success) {
-    throw AppError.badRequest('invalid_id', `Path parameter "${name}" must be a UUID.`, { parameter: name });
+    throw gatewayErrors.invalidId(name);
   }
   return value.toLowerCase();
 }
@@ -109,9 +110,7 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const value = request.headers['idempotency-key'];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
-    throw AppError.badRequest('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.', {
-      header: 'Idempotency-Key',
-    });
+    throw gatewayErrors.invalidIdempotencyKey();
   }
   return value;
 }

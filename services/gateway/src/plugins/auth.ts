@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, GetJwks, type Bus } from '@ccs/shared';
+import { gatewayErrors } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,7 +57,7 @@ class KeyStore {
   }
 }
 
-const invalid = (detail: string) => AppError.unauthorized('invalid_token', detail);
+const invalid = gatewayErrors.invalidToken;
 
 /** `Authorization: Bearer <token>`: the scheme, then base64url/base64 characters (the token is checked by verification). */
 const BEARER = /^Bearer [A-Za-z0-9._~+/-]+=*$/;
@@ -170,7 +171,7 @@ async function verify(request: FastifyRequest, token: string, appId: string, ver
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED') {
-      throw AppError.unauthorized('token_expired', 'The access token has expired; refresh it or log in again.');
+      throw gatewayErrors.tokenExpired();
     }
     throw invalid('The access token is not valid.');
   }
@@ -203,6 +204,6 @@ function verifyTokenHook(verified: VerifiedTokenCache): onRequestHookHandler {
 
 /** The player scope's hook: no verified player → 401 missing_token. */
 const requirePlayer: onRequestHookHandler = (request, _reply, done) => {
-  if (!request.player) return done(AppError.unauthorized('missing_token', 'Send Authorization: Bearer <access token>.'));
+  if (!request.player) return done(gatewayErrors.missingToken());
   done();
 };

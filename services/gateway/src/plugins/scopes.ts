@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
-import { AppError } from '@ccs/shared';
+import { gatewayErrors } from '../errors.js';
 
 /**
  * Who may call a route (docs/architecture.md, "Gateway"): `public` (anyone: health, the API
@@ -60,12 +60,10 @@ export async function credentialScopes(app: FastifyInstance, routes: ScopedRoute
     studioScope.addHook('onRequest', studioScope.requireTenant);
     studioScope.addHook('onRequest', (request, _reply, done) => {
       if (request.headers.authorization !== undefined) {
-        return done(
-          AppError.unauthorized('token_not_accepted', "The admin API takes the app's secret key in the apikey header, and no Bearer token."),
-        );
+        return done(gatewayErrors.tokenNotAccepted());
       }
       if (request.tenant?.keyKind !== 'secret') {
-        return done(AppError.forbidden('secret_key_required', "The admin API needs the app's secret key; a publishable key is for game clients."));
+        return done(gatewayErrors.secretKeyRequired());
       }
       done();
     });

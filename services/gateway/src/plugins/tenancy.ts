@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { ApiKeysChanged, AppError, ResolveApiKey, type Bus } from '@ccs/shared';
+import { gatewayErrors } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,14 +56,14 @@ export default fp(
       return value;
     }
 
-    const invalidKey = () => AppError.unauthorized('invalid_api_key', 'The apikey is not valid.');
+    const invalidKey = gatewayErrors.invalidApiKey;
 
     app.decorateRequest('tenant', undefined);
     // Callback style: a cached key (the common case) costs no promise.
     const requireTenant: onRequestHookHandler = (request, _reply, done) => {
       const key = request.headers.apikey;
       if (typeof key !== 'string' || key.length === 0) {
-        return done(AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.'));
+        return done(gatewayErrors.missingApiKey());
       }
       if (key.length > 200) return done(invalidKey());
       const hit = cached(key);

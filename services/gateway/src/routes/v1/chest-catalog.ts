@@ -1,18 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  AppError,
-  applyFieldset,
-  ChestSortFieldSchema,
-  CHEST_SORT_FIELDS,
-  FilterNodeSchema,
-  GetChestType,
-  ListChestTypes,
-  paginationLinks,
-} from '@ccs/shared';
+import { applyFieldset, ChestSortFieldSchema, CHEST_SORT_FIELDS, FilterNodeSchema, GetChestType, ListChestTypes, paginationLinks } from '@ccs/shared';
 import { baseUrl, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { catalogChest, CHEST_FIELDS } from './chest-resources.js';
 import { purchasableFor } from './purchasable.js';
+import { gatewayErrors } from '../../errors.js';
 
 /** Query members of the catalog. */
 export const CATALOG_QUERY = {
@@ -29,7 +21,7 @@ export async function listChests(request: FastifyRequest, reply: FastifyReply) {
   const q = jsonApiQuery(request, CATALOG_QUERY);
   // The parser bounds depth and width; the contract also bounds list values.
   if (q.filter && !FilterNodeSchema.safeParse(q.filter).success) {
-    throw AppError.badRequest('invalid_filter', 'The filter has too many values.', { parameter: 'filter' });
+    throw gatewayErrors.tooManyFilterValues();
   }
   const sort = q.sort.map((s) => ({ field: ChestSortFieldSchema.parse(s.field), direction: s.direction }));
   const [result, purchasable] = await Promise.all([

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError, GetChestOdds, GetPlayerOdds, resource } from '@ccs/shared';
+import { GetChestOdds, GetPlayerOdds, resource } from '@ccs/shared';
 import { callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
+import { gatewayErrors } from '../../errors.js';
 
 /** Query members of the odds: an earlier content version's rules may be asked for. */
 export const ODDS_QUERY = { extra: ['rules_version'] };
@@ -24,7 +25,7 @@ export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
   if (raw !== undefined) {
     const parsed = RulesVersionSchema.safeParse(raw);
     if (!parsed.success || typeof raw !== 'string') {
-      throw AppError.badRequest('invalid_parameter', 'rules_version must be a content version number (1 or more).', { parameter: 'rules_version' });
+      throw gatewayErrors.invalidRulesVersion();
     }
     rulesVersion = parsed.data;
   }

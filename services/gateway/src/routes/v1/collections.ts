@@ -29,6 +29,7 @@ import { appIdOf, baseUrl, jsonApiQuery, playerOf, sendDocument } from '../../li
 import { contentRead } from '../../plugins/reply-cache.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/collections.js';
+import { gatewayErrors } from '../../errors.js';
 
 const COLLECTION_FIELDS = ['name', 'description', 'collectibles'] as const;
 const COLLECTIBLE_FIELDS = ['name', 'description', 'collection_id', 'images', 'collection'] as const;
@@ -100,7 +101,7 @@ const completenessMeta = (c: Completeness, player: boolean) => ({
 /** A collection or collectible id from the path: any string may be asked for, overlong ones cannot exist. */
 function contentId(request: FastifyRequest, kind: 'collection' | 'collectible'): string {
   const id = (request.params as Record<string, string>).id ?? '';
-  if (id.length === 0 || id.length > 200) throw AppError.notFound(`${kind}_not_found`, `No such ${kind} in this app.`, { parameter: 'id' });
+  if (id.length === 0 || id.length > 200) throw gatewayErrors.contentNotFound(kind);
   return id;
 }
 

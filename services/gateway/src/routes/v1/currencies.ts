@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError, applyFieldset, CreditCurrency, ListCurrencies, resource, selfLink, type CurrencyView } from '@ccs/shared';
+import { applyFieldset, CreditCurrency, ListCurrencies, resource, selfLink, type CurrencyView } from '@ccs/shared';
 import { appIdOf, baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/currencies.js';
+import { gatewayErrors } from '../../errors.js';
 
 /** The credit body: the spec's amount pattern, as a string (never a JSON number). */
 const CreditBodySchema = z.object({
@@ -39,7 +40,7 @@ async function listCurrencies(request: FastifyRequest, reply: FastifyReply) {
 /** POST /currencies/{currency_id}/credit: plain JSON in and out, as the spec shows. */
 async function credit(request: FastifyRequest, reply: FastifyReply) {
   const tenant = request.tenant;
-  if (!tenant) throw AppError.unauthorized('missing_api_key', 'Send your app key in the apikey header.');
+  if (!tenant) throw gatewayErrors.missingApiKey();
   const currencyId = uuidParam(request, 'currency_id');
   const idempotencyKey = idempotencyKeyOf(request);
   const body = parseBody(CreditBodySchema, request.body);

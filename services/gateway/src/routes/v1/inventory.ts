@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, applyFieldset, GetInventory, ListOpenings, paginationLinks, resource, type ParsedQuery } from '@ccs/shared';
+import { applyFieldset, GetInventory, ListOpenings, paginationLinks, resource, type ParsedQuery } from '@ccs/shared';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
 import { documented } from '../../openapi/route-doc.js';
 import { fairnessOf, pityOf } from './fairness-render.js';
 import { conversionsOf } from './conversions-render.js';
 import * as docs from '../../openapi/operations/chests.js';
+import { gatewayErrors } from '../../errors.js';
 
 /** Query members of an inventory: pages of at most 100, by acquisition time, one chest type. */
 const INVENTORY_QUERY = {
@@ -21,7 +22,7 @@ function chestTypeFilter(q: ParsedQuery): string | undefined {
   if (!q.filter) return undefined;
   const f = q.filter;
   if ('field' in f && f.op === 'eq' && typeof f.value === 'string' && UUID.test(f.value)) return f.value.toLowerCase();
-  throw AppError.badRequest('invalid_filter', 'Use filter[chest_type_id]=<chest type id> (one UUID).', { parameter: 'filter[chest_type_id]' });
+  throw gatewayErrors.chestTypeFilter();
 }
 /** Query members of the opening history. */
 const OPENINGS_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };

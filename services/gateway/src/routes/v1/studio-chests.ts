@@ -1,17 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminChestDrops, AdminSimulate, AppError, UuidSchema } from '@ccs/shared';
+import { AdminChestDrops, AdminSimulate, UuidSchema } from '@ccs/shared';
 import { z } from 'zod';
 import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall, type Schemas } from './studio-call.js';
+import { gatewayErrors } from '../../errors.js';
 
 /** The admin API's chest routes: the odds simulator and the observed drops, both computed by chests (the owner of the drop tables). */
 
 /** The chest of the path, by catalog id or slug (404 chest_not_found for what cannot name one). */
 function chestNamed(request: FastifyRequest): { chestTypeId: string } | { slug: string } {
   const id = (request.params as Record<string, string>).id ?? '';
-  if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20))
-    throw AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' });
+  if (!id || id.length > 200 || [...id].some((ch) => ch.charCodeAt(0) < 0x20)) throw gatewayErrors.chestNotFound();
   return UuidSchema.safeParse(id).success ? { chestTypeId: id.toLowerCase() } : { slug: id };
 }
 

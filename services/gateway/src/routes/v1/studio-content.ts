@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminContentDiff, AdminListContentVersions, AdminLoadContent, AppContentSchema, AppError } from '@ccs/shared';
+import { AdminContentDiff, AdminListContentVersions, AdminLoadContent, AppContentSchema } from '@ccs/shared';
 import { z } from 'zod';
 import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall, type Schemas } from './studio-call.js';
+import { gatewayErrors } from '../../errors.js';
 
 /** The admin API's content routes: the versions players keeps, the diff it computes, the load of a file. */
 
@@ -31,7 +32,7 @@ export async function contentDiff(request: FastifyRequest, reply: FastifyReply) 
   const parsed = VersionSchema.safeParse(raw);
   if (!parsed.success || !/^\d+$/.test(raw ?? ''))
     // Only a version number can exist; anything else is not found, as an unknown number is.
-    throw AppError.notFound('content_version_not_found', 'No stored content of that version.', { parameter: 'version' });
+    throw gatewayErrors.contentVersionNotFound();
   const d = await request.server.bus.request(AdminContentDiff, { appId: request.tenant!.appId, version: parsed.data }, studioCall(request));
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {

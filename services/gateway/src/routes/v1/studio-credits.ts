@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AdminCreditPlayer, AdminFindPlayer, AppError, CurrencyCodeSchema } from '@ccs/shared';
+import { AdminCreditPlayer, AdminFindPlayer, CurrencyCodeSchema } from '@ccs/shared';
 import { z } from 'zod';
 import type { Schemas } from './studio-call.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-credits.js';
+import { gatewayErrors } from '../../errors.js';
 
 /**
  * The studio's grants of currency (docs/operations.md, "Admin API"): with the app's secret key,
@@ -12,8 +13,6 @@ import * as docs from '../../openapi/operations/studio-credits.js';
  * of its players, once per reference. Registered in the studio scope by studioRoutes, so every
  * call is in the audit log.
  */
-
-const AMOUNT = '/data/attributes/amount';
 
 /** POST body: what to grant, and the studio's reference of it (a store receipt, an order id). */
 export const StudioCreditBody = z.object({
@@ -53,15 +52,11 @@ async function grant(request: FastifyRequest, reply: FastifyReply) {
   const a = parseBody(StudioCreditBody, request.body).data.attributes;
   const currency = a.currency.toLowerCase();
   // Only a well-formed code can be a currency of the app.
-  if (!CurrencyCodeSchema.safeParse(currency).success)
-    throw AppError.unprocessable('currency_not_found', 'No such currency in this app (give its code, e.g. "coins").', {
-      pointer: '/data/attributes/currency',
-    });
+  if (!CurrencyCodeSchema.safeParse(currency).success) throw gatewayErrors.currencyNotFound();
   // What no currency can take is refused before the player is looked up (the wallet checks the
   // currency's own maximum): zero, and more than the wallet's NUMERIC(20,2) holds (18 integer digits).
-  if (!/[1-9]/.test(a.amount)) throw AppError.unprocessable('amount_not_positive', 'amount must be greater than zero.', { pointer: AMOUNT });
-  if (a.amount.split('.')[0]!.replace(/^0+/, '').length > 18)
-    throw AppError.unprocessable('amount_above_maximum', "amount is above every currency's maximum credit.", { pointer: AMOUNT });
+  if (!/[1-9]/.test(a.amount)) throw gatewayErrors.amountNotPositive();
+  if (a.amount.split('.')[0]!.replace(/^0+/, '').length > 18) throw gatewayErrors.amountAboveMaximum();
   const appId = request.tenant!.appId;
   const ctx = { requestId: request.id, appId };
   const bus = request.server.bus;

@@ -1,17 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  AdminFindPlayer,
-  AdminListOpenings,
-  AdminPlayerLedger,
-  AppError,
-  GetBalances,
-  GetInventory,
-  GetPlayerCollection,
-  UuidSchema,
-} from '@ccs/shared';
+import { AdminFindPlayer, AdminListOpenings, AdminPlayerLedger, GetBalances, GetInventory, GetPlayerCollection, UuidSchema } from '@ccs/shared';
 import { jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall, type Schemas } from './studio-call.js';
+import { gatewayErrors } from '../../errors.js';
 
 type PlayerAttributes = Schemas['AdminPlayerDocument']['data']['attributes'];
 
@@ -20,7 +12,7 @@ async function findPlayer(request: FastifyRequest) {
   const who = ((request.params as Record<string, string>).id ?? '').trim();
   // No player id or email is empty, that long, or holds control characters (Postgres text cannot hold NUL).
   const controls = [...who].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
-  if (!who || who.length > 320 || controls) throw AppError.notFound('player_not_found', 'No such player in this app.', { parameter: 'id' });
+  if (!who || who.length > 320 || controls) throw gatewayErrors.playerNotFound();
   const appId = request.tenant!.appId;
   const named = UuidSchema.safeParse(who).success ? { appId, playerId: who } : { appId, email: who };
   return request.server.bus.request(AdminFindPlayer, named, studioCall(request));

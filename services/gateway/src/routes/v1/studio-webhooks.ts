@@ -6,7 +6,6 @@ import {
   AdminListWebhooks,
   AdminRetryWebhookDelivery,
   AdminUpdateWebhook,
-  AppError,
   paginationLinks,
   UuidSchema,
   WEBHOOK_DELIVERY_STATUSES,
@@ -22,6 +21,7 @@ import { baseUrl, jsonApiQuery, parseBody, sendDocument } from '../../lib/http.j
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/webhooks.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
+import { gatewayErrors } from '../../errors.js';
 
 /**
  * The webhook part of the admin API (docs/webhooks.md): the app's endpoints and their deliveries,
@@ -66,7 +66,7 @@ const ctxOf = (request: FastifyRequest) => ({ requestId: request.id, appId: requ
 /** An endpoint id from the path: only a UUID can exist, anything else is not found. */
 function endpointIdOf(request: FastifyRequest): string {
   const id = (request.params as Record<string, string>).id ?? '';
-  if (!UuidSchema.safeParse(id).success) throw AppError.notFound('webhook_not_found', 'No such webhook endpoint in this app.', { parameter: 'id' });
+  if (!UuidSchema.safeParse(id).success) throw gatewayErrors.webhookNotFound();
   return id.toLowerCase();
 }
 
@@ -118,7 +118,7 @@ function statusFilter(q: ParsedQuery): (typeof WEBHOOK_DELIVERY_STATUSES)[number
   const f = q.filter;
   if ('field' in f && f.op === 'eq' && typeof f.value === 'string' && (WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(f.value))
     return f.value as (typeof WEBHOOK_DELIVERY_STATUSES)[number];
-  throw AppError.badRequest('invalid_filter', `Use filter[status]= one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}.`, { parameter: 'filter[status]' });
+  throw gatewayErrors.deliveryStatusFilter();
 }
 
 async function list(request: FastifyRequest, reply: FastifyReply) {
@@ -186,8 +186,7 @@ async function retry(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const endpointId = endpointIdOf(request);
   const deliveryId = (request.params as Record<string, string>).delivery_id ?? '';
-  if (!UuidSchema.safeParse(deliveryId).success)
-    throw AppError.notFound('webhook_delivery_not_found', 'No such delivery of this webhook endpoint.', { parameter: 'delivery_id' });
+  if (!UuidSchema.safeParse(deliveryId).success) throw gatewayErrors.webhookDeliveryNotFound();
   const r = await request.server.bus.request(
     AdminRetryWebhookDelivery,
     { appId: request.tenant!.appId, endpointId, deliveryId: deliveryId.toLowerCase() },

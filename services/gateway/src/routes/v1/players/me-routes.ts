@@ -6,6 +6,7 @@ import { mePlayerResource } from './render.js';
 import { inventoryChest } from '../chests.js';
 import { documented } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
+import { gatewayErrors } from '../../../errors.js';
 
 const ME_QUERY = {
   include: ['chests'],
@@ -57,7 +58,7 @@ export default async function meRoutes(app: FastifyInstance) {
     jsonApiQuery(request, ME_QUERY);
     const { data } = parseBody(UpdateMeBody, request.body);
     if (data.id !== undefined && data.id.toLowerCase() !== player.id.toLowerCase()) {
-      throw AppError.conflict('id_mismatch', 'data.id must be the id of the calling player.', { pointer: '/data/id' });
+      throw gatewayErrors.idMismatch();
     }
     const { privacy, country, birth_year } = data.attributes;
     const me = await app.bus.request(UpdateMe, { privacy, country, birthYear: birth_year }, callContext(request));
