@@ -39,7 +39,11 @@ export class ChestKeys {
    */
   async take(chests: KeyedChest[]): Promise<void> {
     const due = chests.filter((c) => !this.taken.has(c.chestId));
-    for (const c of due) await this.point(c.index, () => checkPaidUseNow(this.tools, this.cmd.appId, c.requiresKey.currency, 'key', this.ctx));
+    // One gate question per key currency (the answer is the player's, not the chest's), pointed at its first chest.
+    const firstByCurrency = new Map<string, KeyedChest>();
+    for (const c of due) if (!firstByCurrency.has(c.requiresKey.currency)) firstByCurrency.set(c.requiresKey.currency, c);
+    for (const [currency, c] of firstByCurrency)
+      await this.point(c.index, () => checkPaidUseNow(this.tools, this.cmd.appId, currency, 'key', this.ctx));
     for (const c of due) {
       const key = { appId: this.cmd.appId, playerId: this.cmd.playerId, chestId: c.chestId, ...c.requiresKey };
       this.taken.set(c.chestId, await this.point(c.index, () => debitKey(this.tools, key, this.ctx)));
