@@ -21,10 +21,12 @@ export default tseslint.config(
     },
   },
   {
-    // Hand-written source: a long function is a concept without a name yet, a long file holds more
-    // than one purpose, and `any` hides what a value is. The client's schema.ts is generated from
-    // the OpenAPI document (npm run client:generate).
-    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'tools/*/src/**/*.ts'],
+    // Hand-written code: a long function is a concept without a name yet, a long file holds more
+    // than one purpose, and `any` hides what a value is. That is the services', packages' and
+    // tools' sources, and the scripts (start, chaos, client generation, verify-opening) and the
+    // benchmark alike. The client's schema.ts is generated from the OpenAPI document
+    // (npm run client:generate).
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'tools/*/src/**/*.ts', 'scripts/**', 'bench/**'],
     ignores: ['packages/client/src/schema.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
@@ -33,14 +35,15 @@ export default tseslint.config(
   },
   {
     // The gateway's OpenAPI schema tables are one table per resource, however long it is.
-    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'tools/*/src/**/*.ts'],
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'tools/*/src/**/*.ts', 'scripts/**', 'bench/**'],
     ignores: ['packages/client/src/schema.ts', 'services/gateway/src/openapi/schemas/**'],
     rules: { 'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Tests, the benchmark and the chaos suite read untyped JSON answers; `any` is allowed there.
-    files: ['**/test/**', 'test/**', 'bench/**', 'scripts/chaos/**'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    // Tests read untyped JSON answers and walk through long scenarios; `any` and long test bodies
+    // are allowed there.
+    files: ['**/test/**', 'test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', 'max-lines-per-function': 'off', 'max-lines': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
