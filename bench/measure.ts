@@ -4,6 +4,7 @@
  */
 import autocannon from 'autocannon';
 import type { CpuMeter, CpuUse } from './cpu.js';
+import type { Statements } from './statements.js';
 
 /** One request to send; `next` (when given) builds each request, e.g. a fresh chest each time. */
 export interface Load {
@@ -39,6 +40,8 @@ export interface Measured {
   /** The first non-2xx answer: status and the start of its body. */
   firstNon2xx?: { status: number; body: string };
   cpu?: CpuUse;
+  /** Postgres per statement during the measurement (BENCH_STATEMENTS=1 only). */
+  statements?: Statements;
 }
 
 export async function measure(base: string, load: Load, o: { connections: number; seconds: number; cpu?: CpuMeter }): Promise<Measured> {

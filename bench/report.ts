@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Measured } from './measure.js';
 import { ROOT } from './stack-process.js';
+import { statementsMarkdown } from './statements.js';
 
 export interface Row extends Measured {
   scenario: string;
@@ -203,6 +204,7 @@ function markdown(report: Report): string {
       );
     }
   }
+  lines.push(...statementsMarkdown(report.rows.map((r) => ({ scenario: label(r), connections: r.connections, statements: r.statements }))));
   const notes = [...report.notes];
   const floors = report.rows.filter((r) => r.floorRuns && r.floorRuns.length > 1);
   if (floors.length)

@@ -22,6 +22,7 @@ import { measure, type Load, type Measured } from './measure.js';
 import { compareScale, withRatios, writeReport, type Row } from './report.js';
 import { FLOORS, SCENARIOS, type FloorKind, type Plan, type Prepared, type Scenario } from './scenarios.js';
 import { spawnTs, stopAll, waitFor, type BenchProcess } from './stack-process.js';
+import { asRole, startStatementsCluster, StatementMeter } from './statements.js';
 
 const log = (s: string) => console.log(`[bench] ${s}`);
 
@@ -38,6 +39,8 @@ const USAGE = `npm run bench: measures the stack against its floors (docs/perfor
   BENCH_SCALE=on|off        the scale-out phase with a second replica of chests and collections
   BENCH_MAX_OPEN_RATE=1500, BENCH_MAX_PURCHASE_RATE=1500   caps of the write scenarios (requests/s)
   BENCH_LOG_LEVEL=warn      the services' log level
+  BENCH_STATEMENTS=1        Postgres per statement: the stack runs on a private cluster with pg_stat_statements
+                            (each service its own role); a table per scenario, reset before each measurement
 It creates its own database, NATS prefix and Redis prefix, and removes them at the end, on failure and on Ctrl-C.
 Example: BENCH_ONLY=open,batch BENCH_CONNECTIONS=50 npm run bench`;
 
@@ -70,6 +73,8 @@ const ONLY = (process.env.BENCH_ONLY ?? '')
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
 const SCALE = !['off', '0', 'false', 'no'].includes((process.env.BENCH_SCALE ?? 'on').toLowerCase());
+/** Postgres per statement (bench/statements.ts): a private cluster with pg_stat_statements. */
+const STATEMENTS = ['on', '1', 'true', 'yes'].includes((process.env.BENCH_STATEMENTS ?? 'off').toLowerCase());
 /** The fastest openings and purchases per second the preparation provisions for. */
 const MAX_OPEN_RATE = positive('BENCH_MAX_OPEN_RATE', 1500);
 const MAX_PURCHASE_RATE = positive('BENCH_MAX_PURCHASE_RATE', 1500);
@@ -104,6 +109,7 @@ async function main() {
   const procs: BenchProcess[] = [];
   let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let monitor: pg.Client | undefined;
+  let cluster: Awaited<ReturnType<typeof startStatementsCluster>> | undefined;
 
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
@@ -115,6 +121,7 @@ async function main() {
         ['NATS streams', () => deleteStreams(infra.natsUrl, prefix)],
         ['Redis keys', () => deleteRedisKeys(infra.redisUrl, `${prefix}:`)],
         ['database', () => db?.drop() ?? Promise.resolve()],
+        ['private Postgres cluster', () => cluster?.destroy() ?? Promise.resolve()],
       ];
       for (const [what, step] of steps) await step().catch((err) => console.error(`[bench] could not remove the ${what}: ${String(err)}`));
       rmSync(contentFile, { force: true });
@@ -140,7 +147,13 @@ async function main() {
   process.on('SIGTERM', onSignal);
 
   try {
-    db = await createTestDatabase(infra);
+    if (STATEMENTS) {
+      log('BENCH_STATEMENTS: starting a private Postgres cluster with pg_stat_statements ...');
+      cluster = await startStatementsCluster();
+    }
+    db = await createTestDatabase(cluster ? { ...infra, databaseUrl: cluster.url } : infra);
+    // With BENCH_STATEMENTS each process connects as its own role, so each statement has an owner.
+    const dbUrl = (role: string) => (cluster ? asRole(db!.url, role) : db!.url);
     const [port, floorPort] = [await freePort(), await freePort()];
     const env: Record<string, string> = {
       DATABASE_URL: db.url,
@@ -161,12 +174,12 @@ async function main() {
     const floorBase = `http://127.0.0.1:${floorPort}`;
 
     log(`database ${new URL(db.url).pathname.slice(1)}, NATS prefix ${prefix}, Redis prefix ${prefix}:`);
-    log('starting the stack as npm start does (players first, then wallet, chests, collections, gateway) ...');
+    log('starting the stack as npm start does (players first, then wallet, chests, collections, egress, gateway) ...');
     if (floorKinds.length) {
-      procs.push(spawnTs('bench/floor-responder.ts', env, 'floor responder'));
+      procs.push(spawnTs('bench/floor-responder.ts', { ...env, DATABASE_URL: dbUrl('bench_floor') }, 'floor responder'));
       procs.push(spawnTs('bench/floor-server.ts', { ...env, PORT: String(floorPort) }, 'floor front'));
     }
-    procs.push(spawnTs('services/players/src/main.ts', env, 'players'));
+    procs.push(spawnTs('services/players/src/main.ts', { ...env, DATABASE_URL: dbUrl('players') }, 'players'));
     const dead = () => procs.find((p) => p.unexpectedExit);
     const aborted = () => dead() !== undefined;
     const deadError = (err: unknown) => {
@@ -176,7 +189,8 @@ async function main() {
     await waitForServiceHealth({ natsUrl: infra.natsUrl, prefix, service: 'players', timeoutMs: 120_000, aborted }).catch((err) => {
       throw deadError(err);
     });
-    for (const s of ['wallet', 'chests', 'collections', 'gateway']) procs.push(spawnTs(`services/${s}/src/main.ts`, env, s));
+    for (const s of ['wallet', 'chests', 'collections', 'egress', 'gateway'])
+      procs.push(spawnTs(`services/${s}/src/main.ts`, { ...env, DATABASE_URL: dbUrl(s) }, s));
     await waitForGateway({ url: base, timeoutMs: 120_000, aborted, progress: log }).catch((err) => {
       throw deadError(err);
     });
@@ -203,6 +217,8 @@ async function main() {
     // CPU accounting: every bench process, the bench database's Postgres backends, NATS, Redis.
     monitor = new pg.Client({ connectionString: db.url });
     await monitor.connect();
+    const statements = cluster ? new StatementMeter(monitor) : undefined;
+    await statements?.install();
     const natsPids = pidsNamed('nats-server');
     const redisPids = pidsNamed('redis-server');
     const cpu = new CpuMeter((): CpuSource[] => [
@@ -224,7 +240,13 @@ async function main() {
       if (d) throw new Error(`${d.label} stopped (${d.unexpectedExit}) before "${name}"; see its output above`);
       await load.topUp?.(seconds);
       await settle(monitor!);
-      return measure(url, load, { connections, seconds, cpu });
+      await statements?.reset();
+      const m = await measure(url, load, { connections, seconds, cpu });
+      if (!statements) return m;
+      // The grants and messages the requests left in flight are their work too: let them land.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await settle(monitor!);
+      return { ...m, statements: await statements.read(m.requests) };
     };
     const say = (name: string, c: number, m: Measured, r?: Row) => {
       const vs = r && !name.startsWith('floor') ? `; ÷ ${r.floor}: throughput ${r.throughputRatio}, mean ${r.meanRatio}, p99 ${r.p99Ratio}` : '';
@@ -304,7 +326,7 @@ async function main() {
       log('scale-out: starting a second replica of chests and of collections (same environment, own health port) ...');
       for (const s of ['chests', 'collections']) {
         const healthPort = await freePort();
-        procs.push(spawnTs(`services/${s}/src/main.ts`, { ...env, HEALTH_PORT: String(healthPort) }, `${s}#2`));
+        procs.push(spawnTs(`services/${s}/src/main.ts`, { ...env, DATABASE_URL: dbUrl(s), HEALTH_PORT: String(healthPort) }, `${s}#2`));
         await waitFor(`http://127.0.0.1:${healthPort}/readyz`, 120_000, `the second ${s} replica`);
       }
       if (WARMUP > 0) {
@@ -344,6 +366,7 @@ async function main() {
         BENCH_CONNECTIONS: CONNECTIONS,
         BENCH_WARMUP: WARMUP,
         BENCH_SCALE: SCALE ? 'on' : 'off',
+        ...(STATEMENTS ? { BENCH_STATEMENTS: 'on' } : {}),
         ...(ONLY.length ? { BENCH_ONLY: ONLY } : {}),
         BENCH_MAX_OPEN_RATE: MAX_OPEN_RATE,
         BENCH_MAX_PURCHASE_RATE: MAX_PURCHASE_RATE,
