@@ -36,7 +36,8 @@ export class Api {
     return h;
   }
 
-  async call<T = any>(method: string, path: string, opts: { body?: unknown; token?: string; json?: boolean } = {}): Promise<T> {
+  /** Answers the parsed JSON body as `T`: the shape the caller reads (the bench validates nothing). */
+  async call<T = unknown>(method: string, path: string, opts: { body?: unknown; token?: string; json?: boolean } = {}): Promise<T> {
     const contentType = opts.body === undefined ? undefined : opts.json ? 'application/json' : JSONAPI;
     const res = await fetch(this.base + path, {
       method,
@@ -49,6 +50,12 @@ export class Api {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 }
+
+/** A JSON:API list as the bench reads it: ids and some attributes. */
+export type Listed<A> = { data: { id: string; attributes: A }[] };
+
+/** A registration's answer as the bench reads it. */
+type Registered = { data: { id: string }; meta: { access_token: string; welcome_bonus: { starter_chest: string } } };
 
 /** The JSON:API body of a registration. */
 export const registrationBody = (email: string) => ({
@@ -160,12 +167,12 @@ export class Fixtures {
   /** Catalog chest type ids by name, and the coins currency id. */
   catalog(): Promise<{ chestIds: Map<string, string>; coinsId: string }> {
     return this.once('catalog', async () => {
-      const chests = await this.api.call('GET', '/api/v1/chests?page[limit]=100');
-      const chestIds = new Map<string, string>(chests.data.map((c: { id: string; attributes: { name: string } }) => [c.attributes.name, c.id]));
-      const currencies = await this.api.call('GET', '/api/v1/currencies');
-      const coins = currencies.data.find((c: { attributes: { code: string } }) => c.attributes.code === 'coins');
+      const chests = await this.api.call<Listed<{ name: string }>>('GET', '/api/v1/chests?page[limit]=100');
+      const chestIds = new Map<string, string>(chests.data.map((c) => [c.attributes.name, c.id]));
+      const currencies = await this.api.call<Listed<{ code: string }>>('GET', '/api/v1/currencies');
+      const coins = currencies.data.find((c) => c.attributes.code === 'coins');
       if (!coins) throw new Error('the bench app has no coins currency');
-      return { chestIds, coinsId: coins.id as string };
+      return { chestIds, coinsId: coins.id };
     });
   }
 
@@ -176,7 +183,7 @@ export class Fixtures {
   }
 
   async register(kind: string): Promise<Player> {
-    const reg = await this.api.call('POST', '/api/v1/players/register', { body: registrationBody(this.email(kind)) });
+    const reg = await this.api.call<Registered>('POST', '/api/v1/players/register', { body: registrationBody(this.email(kind)) });
     return { id: reg.data.id, token: reg.meta.access_token, chests: [reg.meta.welcome_bonus.starter_chest] };
   }
 
@@ -196,7 +203,10 @@ export class Fixtures {
     const typeId = await this.chestTypeId(chestName);
     for (let left = count; left > 0;) {
       const quantity = Math.min(10, left);
-      const res = await this.api.call('POST', `/api/v1/chests/${typeId}/purchase`, { body: purchaseBody(quantity), token: p.token });
+      const res = await this.api.call<{ data: { id: string }[] }>('POST', `/api/v1/chests/${typeId}/purchase`, {
+        body: purchaseBody(quantity),
+        token: p.token,
+      });
       for (const c of res.data) p.chests.push(c.id);
       left -= quantity;
       tick?.(quantity);
@@ -205,8 +215,8 @@ export class Fixtures {
 
   /** Opens one chest; answers the collectible ids it gave. */
   async open(p: Player, chestId: string): Promise<string[]> {
-    const res = await this.api.call('GET', `/api/v1/chests/${chestId}/open`, { token: p.token });
-    return res.data.collectibles.map((c: { id: string }) => c.id);
+    const res = await this.api.call<{ data: { collectibles: { id: string }[] } }>('GET', `/api/v1/chests/${chestId}/open`, { token: p.token });
+    return res.data.collectibles.map((c) => c.id);
   }
 
   /** A player holding `n` unopened wooden chests (the starter chest and n-1 bought). */
@@ -243,7 +253,7 @@ export class Fixtures {
       // Openings answer once collections applied the grant (bounded by GRANT_WAIT_MS): make sure.
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const col = await this.api.call('GET', '/api/v1/players/me/collection', { token: p.token });
+        const col = await this.api.call<{ meta: { total_copies: number } }>('GET', '/api/v1/players/me/collection', { token: p.token });
         if (col.meta.total_copies >= items) break;
         if (Date.now() > deadline) throw new Error(`the ${items}-item collection shows ${col.meta.total_copies} copies after 60 s`);
         await new Promise((r) => setTimeout(r, 500));

@@ -70,7 +70,7 @@ const inventory = (n: number, scale = false, limit?: number): Scenario => ({
     return {
       load: get(path, api.headers(p.token)),
       async describe() {
-        const r = await api.call('GET', path, { token: p.token });
+        const r = await api.call<{ data: unknown[]; meta: { total_chests: number } }>('GET', path, { token: p.token });
         return `GET ${path} holding ${n} chests: the answer lists ${r.data.length}, meta.total_chests ${r.meta.total_chests}`;
       },
     };
@@ -86,7 +86,9 @@ const collection = (items: number): Scenario => ({
     return {
       load: get('/api/v1/players/me/collection', api.headers(player.token)),
       async describe() {
-        const r = await api.call('GET', '/api/v1/players/me/collection', { token: player.token });
+        const r = await api.call<{ data: unknown[]; meta: { total_count: number; total_copies: number } }>('GET', '/api/v1/players/me/collection', {
+          token: player.token,
+        });
         return `GET /api/v1/players/me/collection of a player owning ${items} copies: ${r.data.length} collectibles in the page, meta.total_count ${r.meta.total_count}, meta.total_copies ${r.meta.total_copies}`;
       },
     };
@@ -101,7 +103,7 @@ export const SCENARIOS: Scenario[] = [
       return {
         load: get('/api/v1/chests', api.headers()),
         async describe() {
-          const r = await api.call('GET', '/api/v1/chests');
+          const r = await api.call<{ data: unknown[] }>('GET', '/api/v1/chests');
           return `GET /api/v1/chests, anonymous with the apikey: ${r.data.length} chest types (the default 5 and the bench's 2)`;
         },
       };
@@ -117,7 +119,8 @@ export const SCENARIOS: Scenario[] = [
       return {
         load: get(path, api.headers(player.token)),
         async describe() {
-          const r = await api.call('GET', path, { token: player.token });
+          type Progress = { owned_count: number; collection_progress?: { current_item: number; total_items: number } };
+          const r = await api.call<{ meta: Progress }>('GET', path, { token: player.token });
           const m = r.meta;
           return `GET ${path} with the token of a player owning 10 items: owned_count ${m.owned_count}, progress ${m.collection_progress?.current_item}/${m.collection_progress?.total_items}`;
         },
