@@ -26,7 +26,10 @@ export interface Load {
 }
 
 export interface Measured {
+  /** Answers received within the duration. */
   requests: number;
+  /** Requests sent: the answered ones and those still in flight when the run stopped. */
+  sent: number;
   seconds: number;
   rps: number;
   mean: number;
@@ -87,6 +90,7 @@ export async function measure(base: string, load: Load, o: { connections: number
   const seconds = r.duration || o.seconds;
   return {
     requests: r.requests.total,
+    sent: (r.requests as { sent?: number }).sent ?? r.requests.total,
     seconds,
     rps: Math.round(r.requests.total / seconds),
     mean: Math.round(r.latency.average * 100) / 100,

@@ -240,13 +240,13 @@ async function main() {
       if (d) throw new Error(`${d.label} stopped (${d.unexpectedExit}) before "${name}"; see its output above`);
       await load.topUp?.(seconds);
       await settle(monitor!);
+      await statements?.quiet();
       await statements?.reset();
       const m = await measure(url, load, { connections, seconds, cpu });
       if (!statements) return m;
       // The grants and messages the requests left in flight are their work too: let them land.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await settle(monitor!);
-      return { ...m, statements: await statements.read(m.requests) };
+      await statements.quiet();
+      return { ...m, statements: await statements.read(m.sent) };
     };
     const say = (name: string, c: number, m: Measured, r?: Row) => {
       const vs = r && !name.startsWith('floor') ? `; ÷ ${r.floor}: throughput ${r.throughputRatio}, mean ${r.meanRatio}, p99 ${r.p99Ratio}` : '';

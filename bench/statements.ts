@@ -100,11 +100,40 @@ export class StatementMeter {
     await this.monitor.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   }
 
+  /**
+   * Waits (at most 20 s) until the stack is quiet: over half a second, fewer statements than the
+   * background pollers (relays, sweepers) run on their own. Before a reset, so the previous
+   * measurement's and the preparation's work in flight does not count; after a measurement, so its
+   * own work in flight (grants applied, messages relayed) does.
+   */
+  async quiet(): Promise<void> {
+    const calls = async () =>
+      Number(
+        (
+          await this.monitor.query<{ n: string }>(
+            `SELECT coalesce(sum(s.calls), 0) AS n FROM pg_stat_statements s JOIN pg_roles u ON u.oid = s.userid
+              WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND u.rolname <> 'postgres'`,
+          )
+        ).rows[0]!.n,
+      );
+    const deadline = Date.now() + 20_000;
+    let before = await calls();
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const now = await calls();
+      if (now - before < QUIET_CALLS) return;
+      before = now;
+    }
+  }
+
   async reset(): Promise<void> {
     await this.monitor.query('SELECT pg_stat_statements_reset()');
   }
 
-  /** What ran since the last reset, per request of a measurement of `requests` requests. */
+  /**
+   * What ran since the last reset, per request of a measurement that sent `requests` requests (the
+   * ones still in flight when the load generator stopped were served, and their statements counted).
+   */
   async read(requests: number): Promise<Statements> {
     const r = await this.monitor.query<StatRow>(
       `SELECT u.rolname AS owner, s.query, s.calls, s.total_exec_time + s.total_plan_time AS total_ms, s.rows,
@@ -150,6 +179,9 @@ export class StatementMeter {
   }
 }
 
+/** Statements per half second the idle stack runs on its own (each service's relay and sweepers poll). */
+const QUIET_CALLS = 25;
+
 /** How many statements each table lists in the markdown (the JSON has all). */
 const SHOWN = 30;
 const short = (q: string) => {
@@ -164,7 +196,7 @@ export function statementsMarkdown(measured: { scenario: string; connections: nu
   if (!with_.length) return [];
   const lines = ['', '## Postgres per statement (pg_stat_statements, BENCH_STATEMENTS=1)', ''];
   lines.push(
-    'Reset right before each measurement (after the preparation and the top-ups) and read once the work it left in flight settled, so background work (relays, sweepers) of those seconds counts too. Per request of the measurement; blocks are 8 KiB shared buffers per call; time is planning + execution inside Postgres (not the round trip). The owner is the role the process connected as.',
+    'Reset right before each measurement, once the preparation, the top-ups and the previous measurement have settled, and read once the work this one left in flight settled, so background work (relays, sweepers) of those seconds counts too. Per request sent (the requests still in flight when the load generator stopped were served too); blocks are 8 KiB shared buffers per call; time is planning + execution inside Postgres (not the round trip). The owner is the role the process connected as.',
   );
   for (const m of with_) {
     const s = m.statements!;
