@@ -17,7 +17,7 @@ import { natsDownLong, natsRestartQuick } from './scenarios/nats-restart.js';
 import { postgresDownLong, postgresRestart } from './scenarios/postgres-restart.js';
 import { registrationBurst } from './scenarios/registration-burst.js';
 import { sameChestRace } from './scenarios/same-chest-race.js';
-import { Api } from './support/client.js';
+import { Api, type Listed } from './support/client.js';
 import { email, type ChaosContext, type Scenario } from './support/context.js';
 import {
   checkRedis,
@@ -163,8 +163,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
     const api = new Api(stack.base, apiKey);
     const woodenId = await waitForCatalog(api, 60_000);
     const prober = await api.newActor(email('probe'));
-    const currencies = await api.must('GET', '/api/v1/currencies', { token: prober.token });
-    api.coinsId = currencies.data.find((c: { attributes: { code: string } }) => c.attributes.code === 'coins').id;
+    const currencies = await api.must<Listed<{ code: string }>>('GET', '/api/v1/currencies', { token: prober.token });
+    api.coinsId = currencies.data.find((c) => c.attributes.code === 'coins')!.id;
     const ctx: ChaosContext = { api, db, stack, nats, postgres, prefix, short: opts.short, woodenId, prober, log };
     log(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
 
@@ -234,9 +234,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
 async function waitForCatalog(api: Api, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const body = await api.must('GET', '/api/v1/chests?page[limit]=100');
-    const wooden = body.data.find((c: { attributes: { name: string } }) => c.attributes.name === 'Wooden Chest');
-    if (wooden) return wooden.id as string;
+    const body = await api.must<Listed<{ name: string }>>('GET', '/api/v1/chests?page[limit]=100');
+    const wooden = body.data.find((c) => c.attributes.name === 'Wooden Chest');
+    if (wooden) return wooden.id;
     if (Date.now() > deadline) throw new Error(`the catalog has no Wooden Chest after ${timeoutMs / 1000} s: the demo content did not reach chests`);
     await sleep(250);
   }

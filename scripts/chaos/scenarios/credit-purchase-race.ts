@@ -10,7 +10,7 @@
  *   answered 201 with it, the second after retrying 409 idempotency_key_in_use).
  */
 import { randomUUID } from 'node:crypto';
-import type { Actor, Answer } from '../support/client.js';
+import { balanceAmount, type Actor, type Answer } from '../support/client.js';
 import { newActors, type Scenario } from '../support/context.js';
 import { Outcomes, outcomeOf } from '../support/outcomes.js';
 import { settle } from '../support/recovery.js';
@@ -107,7 +107,7 @@ export const creditPurchaseRace: Scenario = {
       );
     }
     for (const { as } of creditAnswers) {
-      const balances = new Set(as.filter((a) => a.kind === 'credit' && a.status === 200).map((a) => a.body?.data?.balance?.amount));
+      const balances = new Set(as.filter((a) => a.kind === 'credit' && a.status === 200).map((a) => balanceAmount(a)));
       const bad = as.filter((a) => a.status !== 200 && !(a.kind === 'purchase' && a.status === 201));
       if (bad.length) wrong.push(`credit race: answered ${bad.map((a) => `${a.status} ${a.code ?? ''}`).join(', ')}`);
       if (balances.size > 1) wrong.push(`one key answered ${balances.size} different balances: ${[...balances].join(', ')}`);

@@ -7,7 +7,7 @@
  * grants: initial currency, welcome bonus, starter chest.
  */
 import { randomUUID } from 'node:crypto';
-import type { Answer } from '../support/client.js';
+import { dataId, type Answer } from '../support/client.js';
 import { email, type Scenario } from '../support/context.js';
 import { Outcomes, outcomeOf } from '../support/outcomes.js';
 import { settle } from '../support/recovery.js';
@@ -30,7 +30,7 @@ export const registrationBurst: Scenario = {
         outcome: outcomeOf(a),
         status: a.status,
         code: a.code,
-        playerId: a.status === 201 ? a.body?.data?.id : undefined,
+        playerId: a.status === 201 ? dataId(a) : undefined,
       });
       return a;
     };
@@ -49,7 +49,7 @@ export const registrationBurst: Scenario = {
         const address = email('reg-same-key');
         const key = randomUUID();
         const as = await Promise.all([register(address, key), register(address, key)]);
-        const ids = new Set(as.map((a) => a.body?.data?.id));
+        const ids = new Set(as.map((a) => dataId(a)));
         if (!as.every((a) => a.status === 201) || ids.size !== 1)
           wrong.push(`${address} sent twice at once with one key: ${as.map((a) => `${a.status} ${a.code ?? ''}`).join(', ')}`);
       }),

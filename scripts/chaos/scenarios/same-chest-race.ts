@@ -47,7 +47,7 @@ export const sameChestRace: Scenario = {
           const fired = await Promise.all(
             plan.map(async (s, n) => {
               const a = await ctx.api.open(s.by, chestId, s.key, n % 2 ? 'GET' : 'POST');
-              const openingId = a.status === 200 ? (a.body?.meta?.opening_id as string) : undefined;
+              const openingId = a.status === 200 ? a.body?.meta?.opening_id : undefined;
               if (s.by === owner) o.opens.push({ playerId: owner.id, chestId, outcome: outcomeOf(a), status: a.status, code: a.code, openingId });
               return { ...s, status: a.status, code: a.code, openingId };
             }),

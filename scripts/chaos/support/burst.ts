@@ -7,7 +7,7 @@
  * to the client, and the ground truth holds it to "applied whole once, or not at all").
  */
 import { randomUUID } from 'node:crypto';
-import type { Actor, Api } from './client.js';
+import { dataId, dataIds, type Actor, type Api } from './client.js';
 import { sleep } from './infra.js';
 import { outcomeOf, type Outcomes } from './outcomes.js';
 
@@ -106,7 +106,7 @@ export class Burst {
       bought++;
       const key = randomUUID();
       const a = await this.api.untilAnswered(() => this.api.purchase(p, this.woodenId, 1, key), this.deadline());
-      const chestIds: string[] = a.status === 201 ? (a.body?.data ?? []).map((c: { id: string }) => c.id) : [];
+      const chestIds: string[] = a.status === 201 ? dataIds(a) : [];
       this.o.purchases.push({
         playerId: p.id,
         outcome: outcomeOf(a),
@@ -130,7 +130,7 @@ export class Burst {
       outcome: outcomeOf(a),
       status: a.status,
       code: a.code,
-      playerId: a.status === 201 ? a.body?.data?.id : undefined,
+      playerId: a.status === 201 ? dataId(a) : undefined,
     });
     return 'op';
   }

@@ -21,12 +21,38 @@ export interface Answer {
    */
   status: number;
   code?: string;
-  body?: any;
+  /** The parsed JSON answer; `text` holds the start of a body that was not JSON. */
+  body?: Doc;
+  text?: string;
   retryAfter?: number;
   /** When it was sent and when it was answered (ms). */
   sentAt: number;
   at: number;
 }
+
+/** A JSON:API answer as the run reads it: nothing is validated, so any part may be missing. */
+export interface Doc {
+  data?: unknown;
+  meta?: { purchase_id?: string; opening_id?: string; [field: string]: unknown };
+  errors?: { code?: string }[];
+}
+
+const record = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The id of the answer's one resource (`data.id`). */
+export const dataId = (a: Answer): string | undefined => text(record(a.body?.data).id);
+
+/** The ids of the answer's resources (`data[].id`). */
+export const dataIds = (a: Answer): string[] =>
+  Array.isArray(a.body?.data) ? a.body.data.map((r) => text(record(r).id)).filter((id): id is string => id !== undefined) : [];
+
+/** A credit's answer: the balance it left (`data.balance.amount`). */
+export const balanceAmount = (a: Answer): string | undefined => text(record(record(a.body?.data).balance).amount);
+
+/** A JSON:API list as a setup step reads it: ids and some attributes. */
+export type Listed<A> = { data: { id: string; attributes: A }[] };
 
 /** A registered player of the run. */
 export interface Actor {
@@ -75,11 +101,12 @@ export class Api {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       const text = await res.text();
-      let body: any;
+      let body: Doc | undefined;
+      let raw: string | undefined;
       try {
-        body = text ? JSON.parse(text) : undefined;
+        body = text ? (JSON.parse(text) as Doc) : undefined;
       } catch {
-        body = text.slice(0, 300);
+        raw = text.slice(0, 300);
       }
       const ra = Number(res.headers.get('retry-after'));
       a = {
@@ -87,6 +114,7 @@ export class Api {
         status: res.status,
         code: body?.errors?.[0]?.code,
         body,
+        text: raw,
         retryAfter: Number.isFinite(ra) && ra > 0 ? ra : undefined,
         sentAt,
         at: Date.now(),
@@ -123,12 +151,12 @@ export class Api {
    * A setup step that must succeed (retried through passing trouble for up to 60 s). Its
    * Idempotency-Keys start with `setup-`, so the ground truth tells its credits from a scenario's.
    */
-  async must(method: string, path: string, opts: { token?: string; body?: unknown; json?: boolean; key?: string } = {}): Promise<any> {
+  async must<T = Doc>(method: string, path: string, opts: { token?: string; body?: unknown; json?: boolean; key?: string } = {}): Promise<T> {
     const key = opts.key ?? (method === 'POST' ? `setup-${randomUUID()}` : undefined);
     const a = await this.untilAnswered(() => this.send('setup', method, path, { ...opts, key }), Date.now() + 60_000);
     if (a.status < 200 || a.status > 299)
-      throw new Error(`setup: ${method} ${path} answered ${a.status} ${a.code ?? ''} ${JSON.stringify(a.body ?? '').slice(0, 300)}`);
-    return a.body;
+      throw new Error(`setup: ${method} ${path} answered ${a.status} ${a.code ?? ''} ${JSON.stringify(a.body ?? a.text ?? '').slice(0, 300)}`);
+    return a.body as T;
   }
 
   registrationBody(email: string) {
@@ -157,8 +185,9 @@ export class Api {
 
   /** Registers a player (setup: must succeed). */
   async newActor(email: string): Promise<Actor> {
-    const body = await this.must('POST', '/api/v1/players/register', { body: this.registrationBody(email) });
-    const starter = body.meta.welcome_bonus.starter_chest as string;
+    type Registered = { data: { id: string }; meta: { access_token: string; welcome_bonus: { starter_chest: string } } };
+    const body = await this.must<Registered>('POST', '/api/v1/players/register', { body: this.registrationBody(email) });
+    const starter = body.meta.welcome_bonus.starter_chest;
     return { id: body.data.id, email, token: body.meta.access_token, starterChest: starter, chests: [], setupPurchases: [] };
   }
 
@@ -172,7 +201,7 @@ export class Api {
       });
     }
     for (let left = chests; left > 0; left -= 10) {
-      const body = await this.must('POST', `/api/v1/chests/${woodenId}/purchase`, {
+      const body = await this.must<{ data: { id: string }[]; meta: { purchase_id: string } }>('POST', `/api/v1/chests/${woodenId}/purchase`, {
         token: p.token,
         body: { data: { type: 'purchase', attributes: { currency: 'coins', quantity: Math.min(10, left) } } },
       });
