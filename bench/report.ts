@@ -136,7 +136,8 @@ function consoleTable(report: Report): void {
   }
 }
 
-function markdown(report: Report): string {
+/** The heading, the run's machine and settings, and how to read the rows. */
+function introMarkdown(report: Report): string[] {
   const lines: string[] = [];
   const cores = os.cpus().length;
   lines.push(`# Benchmark results`, '');
@@ -158,6 +159,12 @@ function markdown(report: Report): string {
     "CPU ms/req is the CPU every measured process (services or floor processes, Postgres, NATS, Redis; not autocannon) used per request; CPU efficiency ÷ floor is the floor's CPU per request divided by the row's: the throughput ratio the two would have with the machine to themselves, which other work on a shared machine hardly moves.",
     '',
   );
+  return lines;
+}
+
+/** The main table: every row against its floor. */
+function rowsMarkdown(report: Report): string[] {
+  const lines: string[] = [];
   lines.push(
     "| scenario | connections | req/s | mean ms | p99 ms | floor | throughput ÷ floor | p99 ÷ floor | CPU ms/req | CPU efficiency ÷ floor | non-2xx | mean ÷ floor | cores busy (not the bench's) |",
   );
@@ -168,6 +175,12 @@ function markdown(report: Report): string {
       `| ${label(r)} | ${r.connections} | ${r.rps} | ${fmt(r.mean)} | ${r.p99} | ${r.floor} | ${fmt(r.throughputRatio, 3)} | ${fmt(r.p99Ratio)} | ${fmt(r.cpuPerRequestMs ?? NaN, 3)} | ${fmt(r.cpuEfficiencyRatio ?? NaN, 3)} | ${bad ? `**${bad}**` : 0} | ${fmt(r.meanRatio)} | ${cpuCell(r)} |`,
     );
   }
+  return lines;
+}
+
+/** The scale-out table (none without a scale-out phase). */
+function scaleMarkdown(report: Report): string[] {
+  const lines: string[] = [];
   if (report.scale.length) {
     lines.push('', '## Scale-out: a second replica of chests and of collections', '');
     lines.push(
@@ -186,6 +199,12 @@ function markdown(report: Report): string {
       'When the machine is already busy on all its cores with one replica, a second one cannot add throughput: the CPU column shows whether that bound was reached.',
     );
   }
+  return lines;
+}
+
+/** Where the CPU went, per process label (none without CPU figures). */
+function cpuMarkdown(report: Report): string[] {
+  const lines: string[] = [];
   const withCpu = report.rows.filter((r) => r.cpu);
   if (withCpu.length) {
     const labels = [...new Set(withCpu.flatMap((r) => Object.keys(r.cpu!.byLabel)))].filter((l) =>
@@ -204,7 +223,12 @@ function markdown(report: Report): string {
       );
     }
   }
-  lines.push(...statementsMarkdown(report.rows.map((r) => ({ scenario: label(r), connections: r.connections, statements: r.statements }))));
+  return lines;
+}
+
+/** The notes, and the rows that had non-2xx answers or errors. */
+function notesMarkdown(report: Report): string[] {
+  const lines: string[] = [];
   const notes = [...report.notes];
   const floors = report.rows.filter((r) => r.floorRuns && r.floorRuns.length > 1);
   if (floors.length)
@@ -224,6 +248,13 @@ function markdown(report: Report): string {
       );
     }
   }
+  return lines;
+}
+
+function markdown(report: Report): string {
+  const lines = [...introMarkdown(report), ...rowsMarkdown(report), ...scaleMarkdown(report), ...cpuMarkdown(report)];
+  lines.push(...statementsMarkdown(report.rows.map((r) => ({ scenario: label(r), connections: r.connections, statements: r.statements }))));
+  lines.push(...notesMarkdown(report));
   return lines.join('\n') + '\n';
 }
 
