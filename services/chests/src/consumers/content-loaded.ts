@@ -1,7 +1,7 @@
 import { AppContentLoaded, consumer, ContentChanged, DURABLE, markProcessed, withTransaction } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { applyContentVersion } from '../repositories/content-repo.js';
-import { applyChestMechanics } from '../repositories/chest-debits-repo.js';
+import { applyChestMechanics } from '../repositories/chest-mechanics-repo.js';
 
 /** Durable name of the chests service's content consumer. */
 export const CONTENT_CONSUMER = DURABLE.chestsContent;

@@ -15,10 +15,10 @@ export async function chestFigures(q: Queryable, appId: string) {
        (SELECT count(*) FROM inventory_chests WHERE app_id = $1 AND opened_at IS NULL)::int AS unopened,
        (SELECT count(*) FROM openings WHERE app_id = $1)::int AS opened,
        (SELECT count(*) FROM openings WHERE app_id = $1 AND opened_at > now() - interval '24 hours')::int AS last24h,
-       (SELECT count(*) FROM purchases WHERE app_id = $1 AND status = 'completed')::int AS completed,
-       (SELECT count(*) FROM purchases WHERE app_id = $1 AND status IN ('pending', 'debited', 'compensating'))::int AS unsettled,
-       (SELECT count(*) FROM purchases WHERE app_id = $1 AND status = 'refunded')::int AS refunded,
-       (SELECT count(*) FROM purchases WHERE app_id = $1 AND status = 'failed')::int AS failed`,
+       (SELECT count(*) FROM payments WHERE app_id = $1 AND kind = 'purchase' AND status = 'completed')::int AS completed,
+       (SELECT count(*) FROM payments WHERE app_id = $1 AND kind = 'purchase' AND status IN ('pending', 'debited', 'compensating'))::int AS unsettled,
+       (SELECT count(*) FROM payments WHERE app_id = $1 AND kind = 'purchase' AND status = 'refunded')::int AS refunded,
+       (SELECT count(*) FROM payments WHERE app_id = $1 AND kind = 'purchase' AND status = 'failed')::int AS failed`,
     [appId],
   );
   const r = rows[0]!;
@@ -35,7 +35,7 @@ async function hourlyFigures(q: Queryable, appId: string): Promise<{ hour: strin
   const { rows } = await q.query<{ hour: Date; openings: number; purchases: number }>(
     `SELECT h.hour,
             (SELECT count(*) FROM openings o WHERE o.app_id = $1 AND o.opened_at >= h.hour AND o.opened_at < h.hour + interval '1 hour')::int AS openings,
-            (SELECT count(*) FROM purchases p WHERE p.app_id = $1 AND p.status = 'completed'
+            (SELECT count(*) FROM payments p WHERE p.app_id = $1 AND p.kind = 'purchase' AND p.status = 'completed'
                 AND p.created_at >= h.hour AND p.created_at < h.hour + interval '1 hour')::int AS purchases
        FROM generate_series(date_trunc('hour', now()) - interval '23 hours', date_trunc('hour', now()), interval '1 hour') AS h(hour)
       ORDER BY h.hour`,

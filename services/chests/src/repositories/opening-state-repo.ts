@@ -1,5 +1,5 @@
 import type { Queryable } from '@ccs/shared';
-import type { RequiredKey } from './chest-debits-repo.js';
+import type { RequiredKey } from './chest-mechanics-repo.js';
 import type { ActiveSeed } from './seeds-repo.js';
 
 /** One chest of an opening as read before the roll. */
