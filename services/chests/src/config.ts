@@ -2,6 +2,9 @@ import { availableParallelism } from 'node:os';
 import { BaseConfigSchema } from '@ccs/shared';
 import { z } from 'zod';
 
+const sweepInterval = z.coerce.number().int().min(50).max(600_000);
+const staleAfter = z.coerce.number().int().min(100).max(86_400_000);
+
 /** chests service settings, from the environment. */
 export const ChestsConfigSchema = BaseConfigSchema.extend({
   /** How long an open waits for collections to apply the grant (read-your-writes); 200 regardless. */
@@ -10,10 +13,13 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
   CATALOG_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   /** How often the outbox relay looks for messages not yet published. */
   OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
-  /** How often the purchase sweeper looks for unsettled purchases. */
-  PURCHASE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
-  /** A purchase unsettled for this long was interrupted (a crash): the sweeper refunds it. */
-  PURCHASE_STALE_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+  /** How often the payments sweeper looks for unsettled payments (purchases, keys, timer skips); default 15 s. */
+  PAYMENT_SWEEP_INTERVAL_MS: sweepInterval.optional(),
+  /** A payment unsettled for this long was interrupted (a crash): the sweeper refunds it; default 60 s. */
+  PAYMENT_STALE_MS: staleAfter.optional(),
+  /** Former names of PAYMENT_SWEEP_INTERVAL_MS and PAYMENT_STALE_MS, still read when the new ones are unset. */
+  PURCHASE_SWEEP_INTERVAL_MS: sweepInterval.optional(),
+  PURCHASE_STALE_MS: staleAfter.optional(),
   /**
    * Openings (the audit of every roll, with its fairness inputs and pity state) are kept at least
    * this long; a daily sweep deletes older ones. The chest rows stay, so an old chest is never
@@ -51,3 +57,11 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
   ),
 });
 export type ChestsConfig = z.infer<typeof ChestsConfigSchema>;
+
+/** The payments sweeper's pass interval and staleness: the PAYMENT_* settings, else their former PURCHASE_* names, else 15 s and 60 s. */
+export function paymentSweep(config: ChestsConfig): { everyMs: number; staleMs: number } {
+  return {
+    everyMs: config.PAYMENT_SWEEP_INTERVAL_MS ?? config.PURCHASE_SWEEP_INTERVAL_MS ?? 15_000,
+    staleMs: config.PAYMENT_STALE_MS ?? config.PURCHASE_STALE_MS ?? 60_000,
+  };
+}

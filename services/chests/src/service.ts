@@ -37,8 +37,7 @@ import { Simulations } from './simulation/runner.js';
 import { mailboxSweeper } from './workers/mailbox-sweeper.js';
 import { openingsRetention } from './workers/openings-retention.js';
 import { unlockChestEndpoint } from './endpoints/unlock-chest.js';
-import { chestDebitSweeper } from './workers/chest-debit-sweeper.js';
-import { PurchaseSweeper } from './workers/purchase-sweeper.js';
+import { paymentsSweeper } from './workers/payments-sweeper.js';
 
 /**
  * Every replica takes the content version another one applied as soon as its ContentChanged
@@ -132,8 +131,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
         consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
         workers: [
           relay,
-          new PurchaseSweeper(deps),
-          chestDebitSweeper(deps),
+          paymentsSweeper(deps),
           openingsRetention(pool, log, config.OPENINGS_RETENTION_DAYS),
           mailboxSweeper(pool, log),
           redisCloser,

@@ -1,15 +1,10 @@
-import { AppError, type Bus, type CallContext, type Logger, type Pool } from '@ccs/shared';
-import { debitReference, insertChestDebit, moveChestDebit, type DebitPurpose } from '../repositories/chest-debits-repo.js';
-import { compensateStep, runStep } from '../saga/runner.js';
-import { debitWallet } from '../saga/steps/debit-wallet.js';
+import type { AppError, CallContext, Queryable } from '@ccs/shared';
+import type { PaymentRef } from '../repositories/payments-repo.js';
+import { asIs, compensatePayment, completePayment, runPayment, type Paid, type SagaTools } from '../saga/runner.js';
 import { keyErrors } from '../errors.js';
 
-/** What the chest-debit sagas (keys, timer skips) need from the service. */
-export interface DebitTools {
-  pool: Pool;
-  bus: Bus;
-  log: Logger;
-}
+/** What the chest-debit sagas (keys, timer skips) need from the service: the payment runner's tools. */
+export type DebitTools = SagaTools;
 
 /** A payment for a chest's use: who pays what, for which chest, and why. */
 export interface ChestDebit {
@@ -18,52 +13,34 @@ export interface ChestDebit {
   chestId: string;
   currency: string;
   amount: number;
-  purpose: DebitPurpose;
+  kind: 'key' | 'skip';
 }
 
 /**
- * Step 1 of a chest-debit saga: records the debit (`pending`, so a crash from here on is settled
- * by the chest-debit sweeper), then runs the `debit-wallet` step (saga/steps/debit-wallet.ts, reference `key:<id>` or
- * `unlock:<id>`). Too low a balance → what `refused(walletError)` returns is thrown, nothing kept.
- * A wallet that does not answer leaves the record pending: the sweeper refunds it, or voids the
- * reference if the debit never happened. Returns the debit's id and the balance after it.
+ * The debit of a chest-debit saga, run by the payment runner (saga/runner.ts) with no effect step:
+ * the payment recorded `pending` (a crash from here on is settled by the payments sweeper), then
+ * the `debit-wallet` step (reference `key:<id>` or `unlock:<id>`). A refusal → what
+ * `refused(walletError)` returns is thrown, the payment `failed`. A wallet that does not answer →
+ * the debit is compensated (or left to the sweeper) and its error thrown. Returns the debited
+ * payment and the balance after it; the caller completes it in its effect's transaction
+ * (`completeChestDebit`) or refunds it (`refundChestDebit`).
  */
-export async function takeChestDebit(
-  t: DebitTools,
-  d: ChestDebit,
-  ctx: CallContext,
-  refused: (walletError: AppError) => AppError,
-): Promise<{ id: string; balance: string }> {
-  const id = await insertChestDebit(t.pool, d);
-  const debit = { playerId: d.playerId, currency: d.currency, amount: String(d.amount), reference: debitReference(d.purpose, id) };
-  const r = await runStep(debitWallet(t.bus), debit, ctx);
-  if (r.ok) return { id, balance: r.value.balance };
-  // A refusal for funds settles the record; any other failure leaves it pending for the sweeper.
-  if (r.kind === 'permanent' && r.error instanceof AppError && r.error.code === 'insufficient_funds') {
-    await moveChestDebit(t.pool, id, ['pending'], 'refunded');
-    throw refused(r.error);
-  }
-  throw r.error;
+export function takeChestDebit(t: DebitTools, d: ChestDebit, ctx: CallContext, refused?: (walletError: AppError) => Error): Promise<Paid> {
+  const payment = { kind: d.kind, appId: d.appId, playerId: d.playerId, chestId: d.chestId, currency: d.currency, amount: String(d.amount) };
+  return runPayment(t, { payment, refused, interrupted: asIs }, ctx);
 }
+
+/** In the effect's transaction: the debit → `completed`; false when the sweeper claimed it (the effect must not happen). */
+export const completeChestDebit = (tx: Queryable, payment: PaymentRef): Promise<boolean> => completePayment(tx, payment);
 
 /**
- * Compensation: the effect the debit paid for cannot happen, so the amount goes back. The record
- * moves to `refunding` first (the sweeper retries from there if the wallet is away), then
- * `refunded`. A debit completed or refunded already is left alone.
+ * Compensation: the effect the debit paid for cannot happen, so the amount goes back (the payment
+ * `debited` → `compensating` → `refunded`; the sweeper retries if the wallet is away). A debit
+ * completed or settled already is left alone.
  */
-export async function refundChestDebit(t: DebitTools, purpose: DebitPurpose, id: string, ctx: CallContext): Promise<void> {
-  if (!(await moveChestDebit(t.pool, id, ['pending'], 'refunding'))) return;
-  try {
-    await compensateStep(debitWallet(t.bus), { reference: debitReference(purpose, id) }, ctx);
-    await moveChestDebit(t.pool, id, ['refunding'], 'refunded');
-  } catch (err) {
-    t.log.warn({ err: String(err), chestDebit: id, purpose }, 'refund of a chest debit failed; the chest-debit sweeper will retry');
-  }
-}
+export const refundChestDebit = (t: DebitTools, payment: PaymentRef, ctx: CallContext): Promise<void> =>
+  compensatePayment(t, payment, ['debited'], ctx);
 
-/** The key saga's first step: the chest's key, debited; no key → 409 `key_required`. */
-export const debitKey = async (t: DebitTools, d: Omit<ChestDebit, 'purpose'>, ctx: CallContext): Promise<string> =>
-  (await takeChestDebit(t, { ...d, purpose: 'key' }, ctx, () => keyErrors.keyRequired(d))).id;
-
-/** The key saga's compensation. */
-export const refundKey = (t: DebitTools, id: string, ctx: CallContext): Promise<void> => refundChestDebit(t, 'key', id, ctx);
+/** The key saga's debit: the chest's key; no key (too low a balance) → 409 `key_required`. */
+export const debitKey = async (t: DebitTools, d: Omit<ChestDebit, 'kind'>, ctx: CallContext): Promise<PaymentRef> =>
+  (await takeChestDebit(t, { ...d, kind: 'key' }, ctx, (e) => (e.code === 'insufficient_funds' ? keyErrors.keyRequired(d) : e))).payment;

@@ -1,8 +1,9 @@
 import type { CallContext, Queryable } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
-import { moveChestDebit, type RequiredKey } from '../repositories/chest-debits-repo.js';
+import type { RequiredKey } from '../repositories/chest-mechanics-repo.js';
+import type { PaymentRef } from '../repositories/payments-repo.js';
 import { keyErrors } from '../errors.js';
-import { debitKey, refundKey, type DebitTools } from './chest-debit-saga.js';
+import { completeChestDebit, debitKey, refundChestDebit, type DebitTools } from './chest-debit-saga.js';
 import type { Pointer } from './pointer.js';
 
 /** A chest of an opening that needs a key, at its place in the request. */
@@ -18,8 +19,8 @@ export interface KeyedChest {
  * completed in the opening's transaction, or refunded when the opening does not happen.
  */
 export class ChestKeys {
-  /** Debit ids by chest id, in the order taken. */
-  private readonly taken = new Map<string, string>();
+  /** Key payments by chest id, in the order taken. */
+  private readonly taken = new Map<string, PaymentRef>();
 
   constructor(
     private readonly tools: DebitTools & GateDeps,
@@ -51,15 +52,15 @@ export class ChestKeys {
   }
 
   /**
-   * In the opening's transaction: every debit pending → completed. One that is not pending any
+   * In the opening's transaction: every debit debited → completed. One that is not debited any
    * more (a sweeper found it stale and refunds it) → 503 `opening_interrupted`: no opening.
    */
   async complete(tx: Queryable): Promise<void> {
-    for (const id of this.taken.values()) if (!(await moveChestDebit(tx, id, ['pending'], 'completed'))) throw keyErrors.interrupted();
+    for (const key of this.taken.values()) if (!(await completeChestDebit(tx, key))) throw keyErrors.interrupted();
   }
 
   /** The opening did not happen: every key goes back (a no-op for one completed or refunded already). */
   async refund(): Promise<void> {
-    for (const id of this.taken.values()) await refundKey(this.tools, id, this.ctx);
+    for (const key of this.taken.values()) await refundChestDebit(this.tools, key, this.ctx);
   }
 }

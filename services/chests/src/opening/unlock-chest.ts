@@ -2,10 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isUniqueViolation, withTransaction, type CallContext, type InventoryChestView } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
 import { chestErrors } from '../errors.js';
-import { moveChestDebit, ONE_SKIP_PER_CHEST, skipBeingPaid } from '../repositories/chest-debits-repo.js';
+import { ONE_SKIP_PER_CHEST, skipBeingPaid } from '../repositories/payments-repo.js';
+import type { Paid } from '../saga/runner.js';
 import { findUnopened } from '../repositories/inventory-repo.js';
 import { lockPlayerUnlocks, readUnlockState, runningTimers, startTimer, unlockNow, type UnlockState } from '../repositories/unlock-repo.js';
-import { refundChestDebit, takeChestDebit, type DebitTools } from './chest-debit-saga.js';
+import { completeChestDebit, refundChestDebit, takeChestDebit, type DebitTools } from './chest-debit-saga.js';
 
 /** What a skip needs: the debit saga's tools and what the compliance gate reads. */
 export type SkipTools = DebitTools & GateDeps;
@@ -85,7 +86,7 @@ const SKIP_ATTEMPTS = 5;
  * before the wallet is asked. That skip waits until the first settles and starts over: the chest
  * is unlocked (answered as it is, nothing charged), or the first failed and this one may pay. If
  * the chest can no longer be unlocked by a paid skip (its timer ended, or it was opened), the
- * amount is refunded. A crash between the steps is settled by the chest-debit sweeper (refund).
+ * amount is refunded. A crash between the steps is settled by the payments sweeper (refund).
  */
 export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: string }, ctx: CallContext): Promise<UnlockOutcome> {
   let gated = false;
@@ -107,11 +108,11 @@ export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: 
       chestId: cmd.chestId,
       currency: skip.currency,
       amount,
-      purpose: 'unlock_skip' as const,
+      kind: 'skip' as const,
     };
-    let paid: { id: string; balance: string };
+    let paid: Paid;
     try {
-      paid = await takeChestDebit(t, debit, ctx, (walletError) => walletError);
+      paid = await takeChestDebit(t, debit, ctx);
     } catch (err) {
       if (!isUniqueViolation(err, ONE_SKIP_PER_CHEST)) throw err;
       // Another skip of this chest holds the claim: nothing was debited here. Wait for it, read again.
@@ -121,11 +122,11 @@ export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: 
     try {
       await withTransaction(t.pool, async (tx) => {
         // A sweeper that found the debit stale has refunded it: then this unlock must not happen.
-        if (!(await moveChestDebit(tx, paid.id, ['pending'], 'completed'))) throw chestErrors.unlockInterrupted();
+        if (!(await completeChestDebit(tx, paid.payment))) throw chestErrors.unlockInterrupted();
         if (!(await unlockNow(tx, cmd.appId, cmd.chestId))) throw new NothingToUnlock();
       });
     } catch (err) {
-      if (!(err instanceof AppError && err.code === 'unlock_interrupted')) await refundChestDebit(t, 'unlock_skip', paid.id, ctx);
+      if (!(err instanceof AppError && err.code === 'unlock_interrupted')) await refundChestDebit(t, paid.payment, ctx);
       if (err instanceof NothingToUnlock) return { chest: await current(t, cmd) };
       throw err;
     }

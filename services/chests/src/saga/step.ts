@@ -1,4 +1,4 @@
-import type { CallContext } from '@ccs/shared';
+import { isPermanentFailure, type CallContext } from '@ccs/shared';
 
 /**
  * How a step's call failed. `permanent`: the other side answered with a refusal (too low a
@@ -9,16 +9,37 @@ import type { CallContext } from '@ccs/shared';
 export type FailureKind = 'permanent' | 'retryable';
 
 /**
- * One step of a saga: an id (for logs and metrics), `invoke` with what it needs, `compensate`
- * with only the ids that name what `invoke` did (the compensation of a step that never ran is a
- * no-op), and how its failures are told apart.
+ * The one place failures are told apart, for every step, by the kind of the error: a refusal of
+ * the request (an AppError of a client or domain kind, e.g. the wallet's conflict
+ * insufficient_funds) is permanent; no answer (unavailable, timeout from the bus), a failure
+ * inside (internal) or anything that is not an AppError may hide an effect that happened.
+ */
+export function classifyFailure(err: unknown): FailureKind {
+  return isPermanentFailure(err) ? 'permanent' : 'retryable';
+}
+
+/**
+ * One step of a saga: an id (for logs and metrics), `invoke` with what it needs, and `compensate`
+ * with only the ids that name what `invoke` did (the compensation of a step that never ran, or
+ * whose effect rolled back with its transaction, is a no-op). Its failures are classified by
+ * `classifyFailure`.
  */
 export interface SagaStep<Input, Output, Ids, Undone> {
   readonly id: string;
   invoke(input: Input, ctx: CallContext): Promise<Output>;
   compensate(ids: Ids, ctx: CallContext): Promise<Undone>;
-  classify(err: unknown): FailureKind;
 }
 
-/** What running a step gives: its output, or its failure with the kind the step gave it. */
+/** What running a step gives: its output, or its failure with its kind. */
 export type StepResult<Output> = { ok: true; value: Output } | { ok: false; kind: FailureKind; error: unknown };
+
+/** A step bound to its input, as a saga lists it for the runner. */
+export interface PlannedStep<Output> {
+  readonly id: string;
+  invoke(ctx: CallContext): Promise<Output>;
+}
+
+/** Binds a step to its input (a check or an effect of a payment saga). */
+export function planned<Input, Output>(step: SagaStep<Input, Output, unknown, unknown>, input: Input): PlannedStep<Output> {
+  return { id: step.id, invoke: (ctx) => step.invoke(input, ctx) };
+}

@@ -1,26 +1,17 @@
-import { AppError, DebitCurrency, RefundDebit, type Bus, type ReplyOf } from '@ccs/shared';
-import type { FailureKind, SagaStep } from '../step.js';
+import { DebitCurrency, RefundDebit, type Bus, type ReplyOf } from '@ccs/shared';
+import type { SagaStep } from '../step.js';
 
 /** What a wallet debit needs: who pays what, and the reference that names this debit in the wallet. */
 export interface WalletDebit {
   playerId: string;
   currency: string;
   amount: string;
-  /** The purchase id, `key:<chest debit id>` or `unlock:<chest debit id>`. */
+  /** The payment's reference (payments-repo.ts `paymentReference`): a purchase id, `key:<id>` or `unlock:<id>`. */
   reference: string;
 }
 
 /** How the compensation ended: the amount went back, or nothing had been debited (the reference is now void). */
 export type RefundOutcome = 'refunded' | 'nothing_debited';
-
-/**
- * A wallet's answer is a refusal when it is a problem of the request (the wallet's domain errors,
- * e.g. 409 insufficient_funds, travel as 4xx problems); no answer (503/504 from the bus) or a
- * failure inside the wallet (500) may hide a debit that happened.
- */
-export function walletFailureKind(err: unknown): FailureKind {
-  return err instanceof AppError && err.status < 500 ? 'permanent' : 'retryable';
-}
 
 /**
  * The step shared by every payment of the chests service (purchases, keys, timer skips): takes
@@ -36,6 +27,5 @@ export function debitWallet(bus: Bus): SagaStep<WalletDebit, ReplyOf<typeof Debi
       const r = await bus.request(RefundDebit, { reference }, ctx);
       return r.outcome === 'unknown_reference' ? 'nothing_debited' : 'refunded';
     },
-    classify: walletFailureKind,
   };
 }
