@@ -147,9 +147,9 @@ describe('rolling restart of the chests service while players buy and open chest
       const opened = outcomes.filter((o) => o.status === 200).map((o) => JSON.parse(o.body).meta.opening_id as string);
       expect(purchases).toBe(bought.reduce((a, b) => a + b, 0));
       // Purchases: every one answered is completed, and each debited exactly its price once.
-      expect(await sql(stack, 'SELECT status, count(*)::int AS n FROM chests.purchases WHERE app_id = $1 GROUP BY status', [appId])).toEqual([
-        { status: 'completed', n: purchases },
-      ]);
+      expect(
+        await sql(stack, "SELECT status, count(*)::int AS n FROM chests.payments WHERE kind = 'purchase' AND app_id = $1 GROUP BY status", [appId]),
+      ).toEqual([{ status: 'completed', n: purchases }]);
       const balances = await Promise.all(players.map((p) => wallet(stack, p)));
       // Duplicates the openings converted into coins are credited on top (docs/content.md, "Duplicates").
       const converted = await Promise.all(

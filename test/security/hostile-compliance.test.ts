@@ -71,7 +71,9 @@ const moneyTrail = async (playerId: string) => ({
   ledger: (
     await stack.services.wallet!.deps.pool.query('SELECT id::text, delta::text, reason FROM ledger WHERE player_id = $1 ORDER BY id', [playerId])
   ).rows,
-  debits: (await stack.services.chests!.deps.pool.query('SELECT id::text, status FROM chest_debits WHERE player_id = $1', [playerId])).rows,
+  debits: (
+    await stack.services.chests!.deps.pool.query("SELECT id::text, status FROM payments WHERE kind IN ('key', 'skip') AND player_id = $1", [playerId])
+  ).rows,
 });
 
 const open = (p: Player, chestId: string, method: 'GET' | 'POST' = 'GET') => call(stack, method, `/api/v1/chests/${chestId}/open`, p);

@@ -102,7 +102,7 @@ export async function settle(db: pg.Pool, natsUrl: string, prefix: string, playe
       const outbox = SCHEMAS.map((s) => `(SELECT count(*) FROM ${s}.outbox WHERE published_at IS NULL)`).join(' + ');
       const r = await db.query<{ outbox: number; purchases: number }>(
         `SELECT (${outbox})::int AS outbox,
-                (SELECT count(*) FROM chests.purchases WHERE player_id = ANY($1::uuid[]) AND status NOT IN ('completed', 'refunded', 'failed'))::int AS purchases`,
+                (SELECT count(*) FROM chests.payments WHERE kind = 'purchase' AND player_id = ANY($1::uuid[]) AND status NOT IN ('completed', 'refunded', 'failed'))::int AS purchases`,
         [playerIds],
       );
       const busy: string[] = [];

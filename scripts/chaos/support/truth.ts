@@ -127,7 +127,7 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
             (SELECT count(*) FROM chests.inventory_chests c WHERE c.purchase_id = p.id)::int AS chests,
             (SELECT count(*) FROM wallet.ledger l WHERE l.player_id = p.player_id AND l.reference = p.id::text AND l.reason = 'debit')::int AS debits,
             (SELECT count(*) FROM wallet.ledger l WHERE l.player_id = p.player_id AND l.reference = p.id::text AND l.reason = 'debit_refund')::int AS refunds
-       FROM chests.purchases p WHERE p.player_id = ANY($1::uuid[])`,
+       FROM chests.payments p WHERE p.kind = 'purchase' AND p.player_id = ANY($1::uuid[])`,
     [ids],
   );
   const byPurchase = new Map(purchases.map((p) => [p.id, p]));

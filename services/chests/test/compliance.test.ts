@@ -65,7 +65,7 @@ describe('compliance profile: region and age gates on paid currencies', () => {
       coins: w.coins!.balance,
       gems: w.gems!.balance,
       chests: (await inventory(stack, p)).meta.total_chests,
-      purchases: (await sql(stack, 'SELECT count(*)::int AS n FROM chests.purchases WHERE player_id = $1', [p.id]))[0]!.n,
+      purchases: (await sql(stack, "SELECT count(*)::int AS n FROM chests.payments WHERE kind = 'purchase' AND player_id = $1", [p.id]))[0]!.n,
       debits: (await sql(stack, "SELECT count(*)::int AS n FROM wallet.ledger WHERE player_id = $1 AND reason = 'debit'", [p.id]))[0]!.n,
     };
   }

@@ -89,7 +89,7 @@ describe('an opening that keeps losing its pair to another replica', () => {
     expect(rivalled.get(p.id)).toEqual([1, 2, 3, 4]);
     expect(res.json().meta.fairness.nonce).toBe(5);
     expect(Number((await wallet(stack, p)).vault_key!.balance)).toBe(1);
-    const debits = await sql<{ status: string }>(stack, 'SELECT status FROM chests.chest_debits WHERE chest_id = $1', [vault]);
+    const debits = await sql<{ status: string }>(stack, "SELECT status FROM chests.payments WHERE kind = 'key' AND chest_id = $1", [vault]);
     expect(debits).toEqual([{ status: 'completed' }]);
   });
 });

@@ -12,7 +12,7 @@ describe('key-required chests', () => {
   let appId: string;
   beforeAll(async () => {
     // A crashed opening's key debit is stale after 500 ms, and the sweeper looks every 200 ms.
-    stack = await startStack({ env: { PURCHASE_STALE_MS: '500', PURCHASE_SWEEP_INTERVAL_MS: '200' } });
+    stack = await startStack({ env: { PAYMENT_STALE_MS: '2000', PAYMENT_SWEEP_INTERVAL_MS: '200' } });
     appId = await appIdOf(stack);
   });
   afterAll(async () => stack?.close());
@@ -54,10 +54,11 @@ describe('key-required chests', () => {
     expect(await keysOf(player)).toBe(0);
     const debits = await sql<{ status: string; id: string }>(
       stack,
-      'SELECT id, status FROM chests.chest_debits WHERE chest_id = $1 ORDER BY created_at',
+      "SELECT id, status FROM chests.payments WHERE kind = 'key' AND chest_id = $1 ORDER BY created_at",
       [chests[0]],
     );
-    expect(debits.map((d) => d.status)).toEqual(['refunded', 'completed']);
+    // The refused key debited nothing: its payment failed.
+    expect(debits.map((d) => d.status)).toEqual(['failed', 'completed']);
     const ledger = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM wallet.ledger WHERE reference = $1', [`key:${debits[1]!.id}`]);
     expect(ledger[0]!.n).toBe(1);
   });
@@ -94,7 +95,7 @@ describe('key-required chests', () => {
     const crashed = randomUUID();
     await sql(
       stack,
-      "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')",
+      "INSERT INTO chests.payments (id, kind, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, 'key', $2, $3, $4, 'vault_key', 1, 'debited')",
       [crashed, appId, player.id, chests[0]],
     );
     await stack.bus.request(
@@ -107,14 +108,17 @@ describe('key-required chests', () => {
     const early = randomUUID();
     await sql(
       stack,
-      "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, $2, $3, $4, 'vault_key', 1, 'pending')",
+      "INSERT INTO chests.payments (id, kind, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, 'key', $2, $3, $4, 'vault_key', 1, 'pending')",
       [early, appId, player.id, chests[0]],
     );
     await eventually(async () => {
-      const rows = await sql<{ id: string; status: string }>(stack, 'SELECT id, status FROM chests.chest_debits WHERE id = ANY($1::uuid[])', [
-        [crashed, early],
-      ]);
-      expect(rows.map((r) => r.status)).toEqual(['refunded', 'refunded']);
+      const rows = await sql<{ id: string; status: string }>(
+        stack,
+        "SELECT id, status FROM chests.payments WHERE kind = 'key' AND id = ANY($1::uuid[])",
+        [[crashed, early]],
+      );
+      // The debited key went back; the debit that never happened ended failed, its reference voided.
+      expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({ [crashed]: 'refunded', [early]: 'failed' });
     }, 15_000);
     expect(await keysOf(player)).toBe(1);
     // The key is usable again, once.
@@ -147,11 +151,12 @@ describe('key-required chests', () => {
     expect(await keysOf(player)).toBe(0);
     const debits = await sql<{ chest_id: string; status: string }>(
       stack,
-      'SELECT chest_id, status FROM chests.chest_debits WHERE chest_id = ANY($1::uuid[]) ORDER BY created_at',
+      "SELECT chest_id, status FROM chests.payments WHERE kind = 'key' AND chest_id = ANY($1::uuid[]) ORDER BY created_at",
       [chests],
     );
-    // The short batch took the first key and was refused the second (both refunded); the second batch took one each.
+    // The short batch took the first key (refunded) and was refused the second (failed, nothing debited); the second batch took one each.
     expect(debits.filter((d) => d.status === 'completed').map((d) => d.chest_id)).toEqual(chests);
-    expect(debits.filter((d) => d.status === 'refunded').map((d) => d.chest_id)).toEqual(chests);
+    expect(debits.filter((d) => d.status === 'refunded').map((d) => d.chest_id)).toEqual([chests[0]]);
+    expect(debits.filter((d) => d.status === 'failed').map((d) => d.chest_id)).toEqual([chests[1]]);
   });
 });

@@ -71,7 +71,9 @@ describe('buying chests', () => {
       body.meta.purchase_id,
     ]);
     expect(ledger).toEqual([{ delta: '-3000.00', reason: 'debit' }]);
-    expect(await sql(stack, 'SELECT status FROM chests.purchases WHERE id = $1', [body.meta.purchase_id])).toEqual([{ status: 'completed' }]);
+    expect(await sql(stack, "SELECT status FROM chests.payments WHERE kind = 'purchase' AND id = $1", [body.meta.purchase_id])).toEqual([
+      { status: 'completed' },
+    ]);
   });
 
   it('buys one chest by default, with gems too; the chest opens at once', async () => {
@@ -219,7 +221,7 @@ describe('buying chests', () => {
       expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 3, used: 1, available: 2 });
       expectError(await purchase(stack, p, smallIds['Wooden Chest']!, 'coins', 3), 409, 'inventory_full');
       expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
-      expect(await sql(stack, 'SELECT id FROM chests.purchases WHERE player_id = $1', [p.id])).toEqual([]);
+      expect(await sql(stack, "SELECT id FROM chests.payments WHERE kind = 'purchase' AND player_id = $1", [p.id])).toEqual([]);
       expect((await purchase(stack, p, smallIds['Wooden Chest']!, 'coins', 2)).statusCode).toBe(201);
       expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 3, used: 3, available: 0 });
       expectError(await purchase(stack, p, smallIds['Wooden Chest']!, 'coins'), 409, 'inventory_full');
@@ -234,7 +236,7 @@ describe('buying chests', () => {
       for (const r of results.filter((x) => x.statusCode !== 201)) expectError(r, 409, 'inventory_full');
       expect((await inventory(stack, p)).meta.total_chests).toBe(3);
       expect((await wallet(stack, p)).coins!.balance).toBe(`${6500 - 2 * 500}.00`);
-      const statuses = await sql<{ status: string }>(stack, 'SELECT status FROM chests.purchases WHERE player_id = $1', [p.id]);
+      const statuses = await sql<{ status: string }>(stack, "SELECT status FROM chests.payments WHERE kind = 'purchase' AND player_id = $1", [p.id]);
       expect(statuses.every((s) => s.status === 'completed' || s.status === 'refunded')).toBe(true);
     });
 
@@ -260,7 +262,11 @@ describe('buying chests', () => {
     }
     expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
     expect((await inventory(stack, p)).meta.total_chests).toBe(1);
-    const [row] = await sql<{ id: string; status: string }>(stack, 'SELECT id, status FROM chests.purchases WHERE player_id = $1', [p.id]);
+    const [row] = await sql<{ id: string; status: string }>(
+      stack,
+      "SELECT id, status FROM chests.payments WHERE kind = 'purchase' AND player_id = $1",
+      [p.id],
+    );
     expect(row!.status).toBe('refunded');
     const ledger = await sql<{ delta: string; reason: string }>(stack, 'SELECT delta, reason FROM wallet.ledger WHERE reference = $1 ORDER BY id', [
       row!.id,
@@ -277,8 +283,8 @@ describe('buying chests', () => {
     // As if the process died right after the debit: the purchase row says debited, no chest added.
     await sql(
       stack,
-      `INSERT INTO chests.purchases (id, app_id, player_id, chest_type_id, currency, quantity, amount, status)
-      VALUES ($1, $2, $3, $4, 'coins', 1, 500, 'debited')`,
+      `INSERT INTO chests.payments (id, kind, app_id, player_id, chest_type_id, currency, quantity, amount, status)
+      VALUES ($1, 'purchase', $2, $3, $4, 'coins', 1, 500, 'debited')`,
       [purchaseId, appId, p.id, ids['Wooden Chest']],
     );
     await stack.bus.request(
@@ -288,7 +294,9 @@ describe('buying chests', () => {
     );
     expect((await wallet(stack, p)).coins!.balance).toBe('1000.00');
     await eventually(async () => {
-      expect(await sql(stack, 'SELECT status FROM chests.purchases WHERE id = $1', [purchaseId])).toEqual([{ status: 'refunded' }]);
+      expect(await sql(stack, "SELECT status FROM chests.payments WHERE kind = 'purchase' AND id = $1", [purchaseId])).toEqual([
+        { status: 'refunded' },
+      ]);
     }, 15_000);
     expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
   });

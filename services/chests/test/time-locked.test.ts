@@ -28,7 +28,7 @@ describe('time-locked chests', () => {
 
   beforeAll(async () => {
     // A crashed skip's debit is stale after 500 ms, and the sweeper looks every 200 ms.
-    stack = await startStack({ env: { PURCHASE_STALE_MS: '500', PURCHASE_SWEEP_INTERVAL_MS: '200' } });
+    stack = await startStack({ env: { PURCHASE_STALE_MS: '2000', PURCHASE_SWEEP_INTERVAL_MS: '200' } });
     appId = await appIdOf(stack);
     shortApp = await createApp(stack, shortTimers());
   });
@@ -183,8 +183,8 @@ describe('time-locked chests', () => {
     expect((wrong[0] as { meta?: unknown }).meta).toEqual({ currency: skip.currency });
     expect(await gemsOf(player)).toBe(gems);
     expect(await lockOf(player, chest)).toEqual({ state: 'locked', unlocks_at: null });
-    const debits = await sql<{ status: string }>(stack, 'SELECT status FROM chests.chest_debits WHERE chest_id = $1', [chest]);
-    expect(debits.map((d) => d.status)).toEqual(['refunded']);
+    const debits = await sql<{ status: string }>(stack, "SELECT status FROM chests.payments WHERE kind = 'skip' AND chest_id = $1", [chest]);
+    expect(debits.map((d) => d.status)).toEqual(['failed']);
 
     expectError(await unlock(player, player.starterChestId), 409, 'chest_not_time_locked');
     expectError(await unlock(player, randomUUID()), 404, 'chest_not_found');
@@ -239,7 +239,7 @@ describe('time-locked chests', () => {
     const charged = skips.map((r) => r.json().meta.price_paid?.[skip.currency] as number | undefined).filter((n) => n !== undefined);
     expect(charged).toEqual([skipPrice(rules.seconds, skip.per_minute)]);
     await eventually(async () => expect(await gemsOf(player)).toBe(gems - charged[0]!));
-    const debits = await sql<{ status: string }>(stack, 'SELECT status FROM chests.chest_debits WHERE chest_id = $1', [target]);
+    const debits = await sql<{ status: string }>(stack, "SELECT status FROM chests.payments WHERE kind = 'skip' AND chest_id = $1", [target]);
     expect(debits.map((d) => d.status)).toEqual(['completed']);
     // Exactly one movement in the wallet's ledger: no debit that a refund undid later.
     const ledger = await sql<{ delta: string }>(stack, "SELECT delta::text FROM wallet.ledger WHERE player_id = $1 AND reference LIKE 'unlock:%'", [
@@ -254,7 +254,7 @@ describe('time-locked chests', () => {
       const round = await Promise.all(Array.from({ length: 10 }, () => unlock(player, id, skip.currency)));
       expect(round.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
       expect(round.filter((r) => r.json().meta.price_paid).length).toBe(1);
-      const rows = await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM chests.chest_debits WHERE chest_id = $1', [id]);
+      const rows = await sql<{ n: number }>(stack, "SELECT count(*)::int AS n FROM chests.payments WHERE kind = 'skip' AND chest_id = $1", [id]);
       expect(rows[0]!.n).toBe(1);
     }
   });
@@ -274,7 +274,7 @@ describe('time-locked chests', () => {
     expect(await gemsOf(blocked)).toBe(gems);
     expect(await lockOf(blocked, chest!)).toEqual({ state: 'locked', unlocks_at: null });
     expect(await lockOf(minor, minorChest!)).toEqual({ state: 'locked', unlocks_at: null });
-    const none = await sql(stack, 'SELECT 1 FROM chests.chest_debits WHERE chest_id = ANY($1::uuid[])', [[chest, minorChest]]);
+    const none = await sql(stack, "SELECT 1 FROM chests.payments WHERE kind = 'skip' AND chest_id = ANY($1::uuid[])", [[chest, minorChest]]);
     expect(none).toEqual([]);
     // Starting the timer costs nothing: not gated.
     expect((await unlocked(blocked, chest!)).data.meta.lock.state).toBe('unlocking');
@@ -298,7 +298,7 @@ describe('time-locked chests', () => {
     const crashed = randomUUID();
     await sql(
       stack,
-      "INSERT INTO chests.chest_debits (id, app_id, player_id, chest_id, currency, amount, status, purpose) VALUES ($1, $2, $3, $4, $5, 60, 'pending', 'unlock_skip')",
+      "INSERT INTO chests.payments (id, kind, app_id, player_id, chest_id, currency, amount, status) VALUES ($1, 'skip', $2, $3, $4, $5, 60, 'debited')",
       [crashed, appId, player.id, chests[0], skip.currency],
     );
     await stack.bus.request(
@@ -308,7 +308,7 @@ describe('time-locked chests', () => {
     );
     expect(await gemsOf(player)).toBe(gems - 60);
     await eventually(async () => {
-      const rows = await sql<{ status: string }>(stack, 'SELECT status FROM chests.chest_debits WHERE id = $1', [crashed]);
+      const rows = await sql<{ status: string }>(stack, "SELECT status FROM chests.payments WHERE kind = 'skip' AND id = $1", [crashed]);
       expect(rows.map((r) => r.status)).toEqual(['refunded']);
     }, 15_000);
     expect(await gemsOf(player)).toBe(gems);
