@@ -101,7 +101,7 @@ describe('metrics', () => {
     const res = await fetch(`http://127.0.0.1:${healthPort}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    const register = { subject: 'players.v1.register', status: '200', service: 'players' };
+    const register = { subject: 'players.v1.register', outcome: 'ok', service: 'players' };
     expect(valueOf(text, 'ccs_nats_handler_requests_total', register)).toBe(1);
     expect(valueOf(text, 'ccs_nats_handler_duration_seconds_count', register)).toBe(1);
     expect(valueOf(text, 'ccs_saga_outcomes_total', { saga: 'registration', outcome: 'completed' })).toBe(1);
@@ -116,7 +116,7 @@ describe('metrics', () => {
     });
   });
 
-  it('chests counts the opening and purchase sagas, its handlers by status and its calls to the wallet by outcome', async () => {
+  it('chests counts the opening and purchase sagas, its handlers by outcome and its calls to the wallet by outcome', async () => {
     expect((await open(stack, player, player.starterChestId)).statusCode).toBe(403);
     const ids = await catalogIds(stack);
     expect((await purchase(stack, player, ids['Wooden Chest']!, 'coins')).statusCode).toBe(201);
@@ -128,8 +128,8 @@ describe('metrics', () => {
     expect(valueOf(text, 'ccs_saga_outcomes_total', { saga: 'opening', outcome: 'grant_pending' })).toBeUndefined();
     expect(valueOf(text, 'ccs_saga_outcomes_total', { saga: 'purchase', outcome: 'completed' })).toBe(1);
     expect(valueOf(text, 'ccs_saga_outcomes_total', { saga: 'purchase', outcome: 'failed' })).toBe(1);
-    expect(valueOf(text, 'ccs_nats_handler_requests_total', { subject: 'chests.v1.open', status: '200' })).toBe(1);
-    expect(valueOf(text, 'ccs_nats_handler_requests_total', { subject: 'chests.v1.open', status: '403' })).toBe(1);
+    expect(valueOf(text, 'ccs_nats_handler_requests_total', { subject: 'chests.v1.open', outcome: 'ok' })).toBe(1);
+    expect(valueOf(text, 'ccs_nats_handler_requests_total', { subject: 'chests.v1.open', outcome: 'forbidden' })).toBe(1);
     expect(valueOf(text, 'ccs_nats_request_duration_seconds_count', { subject: 'wallet.v1.debit', outcome: 'ok' })).toBe(1);
     expect(valueOf(text, 'ccs_nats_request_duration_seconds_count', { subject: 'wallet.v1.debit', outcome: 'error' })).toBe(1);
     expect(valueOf(text, 'ccs_consumer_messages_total', { consumer: 'chests-grants', outcome: 'applied' })).toBe(1);

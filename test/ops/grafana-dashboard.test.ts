@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ERROR_KINDS } from '@ccs/shared';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,8 +18,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const AGREED: Record<string, { type: 'counter' | 'histogram' | 'gauge'; labels: Record<string, readonly string[] | undefined> }> = {
   ccs_http_requests_total: { type: 'counter', labels: { route: undefined, method: undefined, status: undefined } },
   ccs_http_request_duration_seconds: { type: 'histogram', labels: { route: undefined, method: undefined, status: undefined } },
-  ccs_nats_handler_requests_total: { type: 'counter', labels: { subject: undefined, status: undefined } },
-  ccs_nats_handler_duration_seconds: { type: 'histogram', labels: { subject: undefined, status: undefined } },
+  ccs_nats_handler_requests_total: { type: 'counter', labels: { subject: undefined, outcome: ['ok', ...ERROR_KINDS] } },
+  ccs_nats_handler_duration_seconds: { type: 'histogram', labels: { subject: undefined, outcome: ['ok', ...ERROR_KINDS] } },
   ccs_nats_request_duration_seconds: { type: 'histogram', labels: { subject: undefined, outcome: ['ok', 'error', 'no_responders', 'timeout'] } },
   ccs_saga_outcomes_total: {
     type: 'counter',

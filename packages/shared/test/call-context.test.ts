@@ -4,14 +4,14 @@ import { AppError, appOf, callerOf, optionalCallerOf } from '../src/index.js';
 const APP = '6F1C2D3E-4A5B-4C6D-8E7F-9A0B1C2D3E4F';
 const PLAYER = 'AB2C3D4E-5F60-4718-89AB-CDEF01234567';
 
-/** The error a call fails with: status and code, as a client sees them. */
-function refusal(f: () => unknown): { status: number; code: string } {
+/** The error a call fails with: its kind and code. */
+function refusal(f: () => unknown): { kind: string; code: string } {
   try {
     f();
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
     const [first] = (err as AppError).errors;
-    return { status: first!.status, code: first!.code };
+    return { kind: first!.kind, code: first!.code };
   }
   throw new Error('expected a refusal');
 }
@@ -22,16 +22,19 @@ describe('the call context, as every service reads it', () => {
     expect([appOf(ctx), callerOf(ctx), optionalCallerOf(ctx)]).toEqual([APP.toLowerCase(), PLAYER.toLowerCase(), PLAYER.toLowerCase()]);
   });
 
-  it('refuses a missing or malformed app with 400 missing_app, never a 500', () => {
+  it('refuses a missing or malformed app with bad_request missing_app, never an internal error', () => {
     for (const appId of [undefined, '', 'not-a-uuid', `${APP}x`])
-      expect(refusal(() => appOf({ requestId: 'r', appId }))).toEqual({ status: 400, code: 'missing_app' });
+      expect(refusal(() => appOf({ requestId: 'r', appId }))).toEqual({ kind: 'bad_request', code: 'missing_app' });
   });
 
-  it('refuses a missing or malformed caller with 401 missing_token; an optional caller may be absent', () => {
+  it('refuses a missing or malformed caller with unauthenticated missing_token; an optional caller may be absent', () => {
     for (const playerId of [undefined, '', 'x']) {
-      expect(refusal(() => callerOf({ requestId: 'r', appId: APP, playerId }))).toEqual({ status: 401, code: 'missing_token' });
+      expect(refusal(() => callerOf({ requestId: 'r', appId: APP, playerId }))).toEqual({ kind: 'unauthenticated', code: 'missing_token' });
     }
     expect(optionalCallerOf({ requestId: 'r', appId: APP })).toBeUndefined();
-    expect(refusal(() => optionalCallerOf({ requestId: 'r', appId: APP, playerId: 'x' }))).toEqual({ status: 401, code: 'missing_token' });
+    expect(refusal(() => optionalCallerOf({ requestId: 'r', appId: APP, playerId: 'x' }))).toEqual({
+      kind: 'unauthenticated',
+      code: 'missing_token',
+    });
   });
 });

@@ -28,7 +28,7 @@ async function expectUnavailable(p: Promise<unknown>) {
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(AppError);
-  expect((err as AppError).errors[0]).toMatchObject({ status: 503, code: 'database_unavailable', title: 'Service Unavailable' });
+  expect((err as AppError).errors[0]).toMatchObject({ kind: 'unavailable', code: 'database_unavailable' });
   return err as AppError;
 }
 
@@ -131,7 +131,7 @@ describe('a client checked out inside withTransaction loses its backend', () => 
     const err = await withTransaction(pool, (tx) => tx.query('SELECT * FROM no_such_table')).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(AppError);
     expect((err as { code?: string }).code).toBe('42P01');
-    expect(toAppError(err).status).toBe(500);
+    expect(toAppError(err).kind).toBe('internal');
     await expectPoolWorks('after-sql-error');
   });
 });
@@ -197,7 +197,7 @@ describe('other guarded checkouts', () => {
                   });
             const r = await call.then(
               () => 'committed',
-              (e: unknown) => (e instanceof AppError ? `${e.status} ${e.code}` : `other ${String(e)}`),
+              (e: unknown) => (e instanceof AppError ? `${e.kind} ${e.code}` : `other ${String(e)}`),
             );
             outcomes[r] = (outcomes[r] ?? 0) + 1;
           }
@@ -208,13 +208,13 @@ describe('other guarded checkouts', () => {
       await killer;
     }
     // Only these two outcomes (how many of each depends on the machine's speed), and some 503s.
-    for (const k of Object.keys(outcomes)) expect(['503 database_unavailable', 'committed'], JSON.stringify(outcomes)).toContain(k);
-    expect(outcomes['503 database_unavailable'], JSON.stringify(outcomes)).toBeGreaterThan(0);
+    for (const k of Object.keys(outcomes)) expect(['unavailable database_unavailable', 'committed'], JSON.stringify(outcomes)).toContain(k);
+    expect(outcomes['unavailable database_unavailable'], JSON.stringify(outcomes)).toBeGreaterThan(0);
     // Each committed call's row is there; a 503 cut off at COMMIT may or may not have applied.
     const committed = outcomes.committed ?? 0;
     const rows = await rowsOf('flood');
     expect(rows).toBeGreaterThanOrEqual(committed);
-    expect(rows).toBeLessThanOrEqual(committed + outcomes['503 database_unavailable']!);
+    expect(rows).toBeLessThanOrEqual(committed + outcomes['unavailable database_unavailable']!);
     expect(escaped).toEqual([]);
     await flood.end();
     await expectPoolWorks('after-flood');
@@ -228,7 +228,7 @@ describe('other guarded checkouts', () => {
       await expectUnavailable(withClient(away, async () => 1));
       const raw = await away.query('SELECT 1').catch((e: unknown) => e);
       expect(isDatabaseUnavailable(raw)).toBe(true);
-      expect(toAppError(raw).errors[0]).toMatchObject({ status: 503, code: 'database_unavailable' });
+      expect(toAppError(raw).errors[0]).toMatchObject({ kind: 'unavailable', code: 'database_unavailable' });
     } finally {
       await away.end();
     }
@@ -268,7 +268,7 @@ describe('isDatabaseUnavailable', () => {
     ['wrapped in a cause', new Error('outer', { cause: withCode('57P01') })],
   ])('%s → 503', (_name, err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
-    expect(toAppError(err).errors[0]).toMatchObject({ status: 503, code: 'database_unavailable' });
+    expect(toAppError(err).errors[0]).toMatchObject({ kind: 'unavailable', code: 'database_unavailable' });
   });
 
   it.each([
@@ -280,7 +280,7 @@ describe('isDatabaseUnavailable', () => {
     ['undefined', undefined],
   ])('%s → stays a 500', (_name, err) => {
     expect(isDatabaseUnavailable(err)).toBe(false);
-    expect(toAppError(err).errors[0]).toMatchObject({ status: 500, code: 'internal_error' });
+    expect(toAppError(err).errors[0]).toMatchObject({ kind: 'internal', code: 'internal_error' });
   });
 });
 

@@ -25,10 +25,10 @@ function rejection(query: string, spec: QuerySpec = CATALOG): AppError {
   throw new Error(`expected "${query}" to be rejected`);
 }
 
-/** Asserts a 400 naming the offending parameter (and optionally its code). */
+/** Asserts a bad_request (400) naming the offending parameter (and optionally its code). */
 function expectBadParameter(query: string, parameter: string, code?: string, spec: QuerySpec = CATALOG): void {
   const err = rejection(query, spec);
-  expect(err.status).toBe(400);
+  expect(err.kind).toBe('bad_request');
   expect(err.errors).toHaveLength(1);
   expect(err.errors[0]!.source).toEqual({ parameter });
   if (code) expect(err.code).toBe(code);

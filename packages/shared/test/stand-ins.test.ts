@@ -34,7 +34,7 @@ describe('service tier: contract-bound stand-ins', () => {
   it('refuses a request the contract refuses with 400 invalid_message, and records nothing', async () => {
     const before = calls.length;
     const bad = { appId: 'not-a-uuid' } as RequestOf<typeof WebhookInterest>;
-    await expect(lax.request(WebhookInterest, bad, ctx)).rejects.toMatchObject({ status: 400, code: 'invalid_message' });
+    await expect(lax.request(WebhookInterest, bad, ctx)).rejects.toMatchObject({ kind: 'bad_request', code: 'invalid_message' });
     expect(calls).toHaveLength(before);
   });
 
@@ -44,6 +44,6 @@ describe('service tier: contract-bound stand-ins', () => {
     const wrong = endpoint(WebhookInterest, async () => ({ types: ['chest.exploded'] }) as never);
     serveStandIn(nc, drifting, wrong);
     await nc.flush();
-    await expect(new Bus(nc, drifting, 2000).request(WebhookInterest, { appId }, ctx)).rejects.toMatchObject({ status: 500 });
+    await expect(new Bus(nc, drifting, 2000).request(WebhookInterest, { appId }, ctx)).rejects.toMatchObject({ kind: 'internal' });
   });
 });

@@ -33,6 +33,6 @@ describe('chests service runtime', () => {
 
   it('answers 503 for a subject nobody serves', async () => {
     const bus = new Bus(svc.deps.nc, prefix, 2000);
-    await expect(bus.request(healthSubject('nobody'), {}, { requestId: 'r2' })).rejects.toMatchObject({ status: 503 });
+    await expect(bus.request(healthSubject('nobody'), {}, { requestId: 'r2' })).rejects.toMatchObject({ kind: 'unavailable' });
   });
 });

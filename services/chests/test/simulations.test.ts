@@ -88,7 +88,7 @@ describe('bounded simulations', () => {
     const long = one.run(app, job(30_000, true));
     await expect.poll(locks).toHaveLength(1);
     const busy = await failure(two.run(app, job(10)));
-    expect([busy.status, busy.code]).toEqual([429, 'simulation_busy']);
+    expect([busy.kind, busy.code]).toEqual(['rate_limited', 'simulation_busy']);
     expect(busy.errors[0]!.meta!.retry_after_seconds).toBeGreaterThanOrEqual(1);
     expect(busy.errors[0]!.meta!.retry_after_seconds).toBeLessThanOrEqual(15);
     // Another app is not held by it.
@@ -132,7 +132,7 @@ describe('bounded simulations', () => {
       const impatient = simulations({ maxConcurrent: 1, queueWaitMs: 50 });
       const long = impatient.run(appId(), job(5_000, true));
       const refused = await failure(impatient.run(appId(), job(10)));
-      expect([refused.status, refused.code]).toEqual([503, 'overloaded']);
+      expect([refused.kind, refused.code]).toEqual(['overloaded', 'overloaded']);
       expect(refused.errors[0]!.meta!.retry_after_seconds).toBeGreaterThanOrEqual(1);
       await long;
       expect(await locks()).toEqual([]);
@@ -143,7 +143,7 @@ describe('bounded simulations', () => {
     const s = simulations({ timeoutMs: 50 });
     const app = appId();
     const err = await failure(s.run(app, job(30_000, true)));
-    expect([err.status, err.code]).toEqual([503, 'simulation_timeout']);
+    expect([err.kind, err.code]).toEqual(['unavailable', 'simulation_timeout']);
     expect(await locks()).toEqual([]);
   });
 });

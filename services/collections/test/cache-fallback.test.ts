@@ -27,6 +27,6 @@ describe('collections without Redis', () => {
   it('answers 404 for another app asking for the same ids', async () => {
     await expect(
       tier.bus.request(GetCollectible, { collectibleId: 'sea-kraken', includeCollection: false }, asPlayer(randomUUID())),
-    ).rejects.toMatchObject({ status: 404, code: 'collectible_not_found' });
+    ).rejects.toMatchObject({ kind: 'not_found', code: 'collectible_not_found' });
   });
 });

@@ -94,7 +94,7 @@ describe('grants of chest openings', () => {
     const grants = Array.from({ length: 20 }, () => openingGrant(appId, player, relics.map(relic)));
     for (const g of grants) await publishAs(g, g.openingId);
     // Meanwhile reads fail fast with a clear 503 instead of hanging.
-    await expect(collectionOf(player)).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+    await expect(collectionOf(player)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
     const watch = watchApplied(
       tier.nc,
       tier.config.NATS_PREFIX,

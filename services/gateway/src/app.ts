@@ -2,7 +2,8 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { Redis } from 'ioredis';
 import qs from 'qs';
 import type { Logger } from 'pino';
-import { AppError, errorDocument, JSONAPI_MEDIA_TYPE, type Bus } from '@ccs/shared';
+import { AppError, JSONAPI_MEDIA_TYPE, type Bus } from '@ccs/shared';
+import { errorDocument, HttpError, httpStatusOf } from './http-errors.js';
 import type { GatewayConfig } from './config.js';
 import { genRequestId } from './lib/http.js';
 import errors from './plugins/errors.js';
@@ -42,9 +43,9 @@ function routerError(err: FastifyError, request: FastifyRequest, reply: FastifyR
   reply.header('x-request-id', request.id);
   const e =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new AppError({ status: 414, code: 'uri_too_long', title: 'URI Too Long', detail: 'A path segment of the URL is too long.' })
+      ? new HttpError(414, 'uri_too_long', 'URI Too Long', 'A path segment of the URL is too long.')
       : AppError.badRequest('bad_url', 'The request URL is malformed.');
-  void reply.code(e.status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e.errors));
+  void reply.code(httpStatusOf(e)).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e));
 }
 
 /** Whether a query-string member's name mentions `__proto__` anywhere (`__proto__[x]`, `filter[__proto__]`). */

@@ -28,8 +28,8 @@ describe('gateway error documents', () => {
     });
     app.get('/__test/many', async () => {
       throw AppError.many([
-        { status: 422, code: 'too_short', title: 'Unprocessable Entity', detail: 'Too short.', source: { pointer: '/data/attributes/password' } },
-        { status: 422, code: 'no_digit', title: 'Unprocessable Entity', detail: 'Needs a digit.', source: { pointer: '/data/attributes/password' } },
+        { kind: 'invalid', code: 'too_short', detail: 'Too short.', source: { pointer: '/data/attributes/password' } },
+        { kind: 'invalid', code: 'no_digit', detail: 'Needs a digit.', source: { pointer: '/data/attributes/password' } },
       ]);
     });
     await app.ready();

@@ -34,10 +34,10 @@ describe('the gateway reply cache', () => {
   let ids: Record<string, string>;
   let content: AppContent;
 
-  /** Requests of `subject` that the service's handlers answered with `status` (its own metrics). */
-  async function handled(service: ServiceName, subject: string, status = '200'): Promise<number> {
+  /** Requests of `subject` that the service's handlers answered with `outcome` (its own metrics). */
+  async function handled(service: ServiceName, subject: string, outcome = 'ok'): Promise<number> {
     const text = (await stack.services[service]!.deps.metrics.render()).body;
-    return valueOf(text, 'ccs_nats_handler_requests_total', { subject, status }) ?? 0;
+    return valueOf(text, 'ccs_nats_handler_requests_total', { subject, outcome }) ?? 0;
   }
 
   /** Loads `next` as the app's new content version; resolves once chests and collections announced it. */
@@ -104,10 +104,10 @@ describe('the gateway reply cache', () => {
 
   it('never keeps an error: an unknown chest is asked again each time', async () => {
     const unknown = `/api/v1/chests/${randomUUID()}`;
-    const before = await handled('chests', 'chests.v1.get_chest_type', '404');
+    const before = await handled('chests', 'chests.v1.get_chest_type', 'not_found');
     expectError(await get(stack, unknown), 404, 'chest_not_found');
     expectError(await get(stack, unknown), 404, 'chest_not_found');
-    expect(await handled('chests', 'chests.v1.get_chest_type', '404')).toBe(before + 2);
+    expect(await handled('chests', 'chests.v1.get_chest_type', 'not_found')).toBe(before + 2);
   });
 
   it('shows a new content version at once after it loads (the notice), not after the TTL', async () => {

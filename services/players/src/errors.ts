@@ -47,26 +47,23 @@ export const playerErrors = {
 export const profileErrors = {
   countryLocked: () =>
     new AppError({
-      status: 403,
+      kind: 'forbidden',
       code: 'country_locked',
-      title: 'Forbidden',
       detail: 'Your declared country is one where paid random items are not offered, so it cannot be changed here: contact support if it is wrong.',
       source: { pointer: '/data/attributes/country' },
     }),
   countryChangeTooSoon: (retryAfter: Date) =>
     new AppError({
-      status: 403,
+      kind: 'forbidden',
       code: 'country_change_too_soon',
-      title: 'Forbidden',
       detail: `Your declared country was changed recently; it may change again from ${retryAfter.toISOString()}.`,
       source: { pointer: '/data/attributes/country' },
       meta: { retry_after: retryAfter.toISOString() },
     }),
   birthYearLocked: () =>
     new AppError({
-      status: 403,
+      kind: 'forbidden',
       code: 'birth_year_locked',
-      title: 'Forbidden',
       detail: 'A declared birth year may only move later, never earlier: contact support if it is wrong.',
       source: { pointer: '/data/attributes/birth_year' },
     }),

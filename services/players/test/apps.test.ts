@@ -43,7 +43,7 @@ describe('apps, API keys and signing keys', () => {
     expect(other.contentVersion).toBe(1);
     expect(await tier.bus.request(ResolveApiKey, { apiKey: other.publishableKey }, ctx())).toEqual({ appId: other.appId, keyKind: 'publishable' });
     expect(await tier.bus.request(ResolveApiKey, { apiKey: other.secretKey }, ctx())).toEqual({ appId: other.appId, keyKind: 'secret' });
-    await expect(tier.bus.request(ResolveApiKey, { apiKey: 'pk_unknown' }, ctx())).rejects.toMatchObject({ status: 404 });
+    await expect(tier.bus.request(ResolveApiKey, { apiKey: 'pk_unknown' }, ctx())).rejects.toMatchObject({ kind: 'not_found' });
     const { rows } = await pool().query('SELECT key_hash FROM players.api_keys');
     expect(rows.map((r) => r.key_hash).join()).not.toContain(other.publishableKey);
   });
@@ -59,7 +59,7 @@ describe('apps, API keys and signing keys', () => {
     const player = await registeredPlayer(tier, other.appId);
     expect(player.grants?.initialCurrency).toEqual({ coins: 42 });
     expect(player.expiresIn).toBe(300);
-    await expect(tier.bus.request(AdminLoadContent, { appId: randomUUID(), content }, ctx())).rejects.toMatchObject({ status: 404 });
+    await expect(tier.bus.request(AdminLoadContent, { appId: randomUUID(), content }, ctx())).rejects.toMatchObject({ kind: 'not_found' });
   });
 });
 describe('demo app without CHESTS_DEMO_API_KEY', () => {

@@ -154,7 +154,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     expect(failed).toHaveLength(10);
     for (const e of failed) {
       expect(e).toBeInstanceOf(AppError);
-      expect(e).toMatchObject({ status: 409, code: 'insufficient_funds' });
+      expect(e).toMatchObject({ kind: 'conflict', code: 'insufficient_funds' });
     }
     expect(await balances(appId, player)).toMatchObject({ coins: '0.00' });
     const totals = await ledgerTotals(walletPool(tier), appId, player, await currencyId(appId, 'coins'));
@@ -169,10 +169,10 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     for (const r of replies) expect(r).toMatchObject({ currency: 'coins', balance: '180.00' });
     expect(await debit(appId, player, '120.00', reference)).toMatchObject({ balance: '180.00' });
     expect(await balances(appId, player)).toMatchObject({ coins: '180.00' });
-    await expect(debit(appId, player, '1', reference)).rejects.toMatchObject({ status: 409, code: 'reference_reused' });
+    await expect(debit(appId, player, '1', reference)).rejects.toMatchObject({ kind: 'conflict', code: 'reference_reused' });
     // An insufficient debit leaves nothing behind: the same reference can succeed later.
     const big = randomUUID();
-    await expect(debit(appId, player, '500', big)).rejects.toMatchObject({ status: 409, code: 'insufficient_funds' });
+    await expect(debit(appId, player, '500', big)).rejects.toMatchObject({ kind: 'conflict', code: 'insufficient_funds' });
     await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '400' }]);
     expect(await debit(appId, player, '500', big)).toMatchObject({ balance: '80.00' });
   });
@@ -198,7 +198,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '100' }]);
     const reference = randomUUID();
     expect(await tier.bus.request(RefundDebit, { reference }, ctxOf(appId))).toEqual({ outcome: 'unknown_reference' });
-    await expect(debit(appId, player, '40', reference)).rejects.toMatchObject({ status: 409, code: 'reference_voided' });
+    await expect(debit(appId, player, '40', reference)).rejects.toMatchObject({ kind: 'conflict', code: 'reference_voided' });
     expect(await balances(appId, player)).toMatchObject({ coins: '100.00' });
     // The void is per app: the same reference still debits in another app.
     await grantCredits(tier, otherAppId, player, [{ currency: 'coins', amount: '100' }]);
@@ -208,17 +208,17 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
   it('keeps each app apart: a balance in one app is not spendable in another', async () => {
     const player = randomUUID();
     await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '10' }]);
-    await expect(debit(otherAppId, player, '5')).rejects.toMatchObject({ status: 409, code: 'insufficient_funds' });
+    await expect(debit(otherAppId, player, '5')).rejects.toMatchObject({ kind: 'conflict', code: 'insufficient_funds' });
     expect(await balances(otherAppId, player)).toEqual({ coins: '0.00', gems: '0.00', vault_key: '0.00' });
     expect(await balances(appId, player)).toMatchObject({ coins: '10.00' });
   });
 
   it('answers bad debits with typed errors: unknown currency 404, zero 422, no app 400', async () => {
     const player = randomUUID();
-    await expect(debit(appId, player, '1', randomUUID(), 'rubies')).rejects.toMatchObject({ status: 404, code: 'currency_not_found' });
-    await expect(debit(appId, player, '0.00')).rejects.toMatchObject({ status: 422, code: 'amount_not_positive' });
+    await expect(debit(appId, player, '1', randomUUID(), 'rubies')).rejects.toMatchObject({ kind: 'not_found', code: 'currency_not_found' });
+    await expect(debit(appId, player, '0.00')).rejects.toMatchObject({ kind: 'invalid', code: 'amount_not_positive' });
     await expect(tier.bus.request(GetBalances, { playerId: player }, { requestId: randomUUID() })).rejects.toMatchObject({
-      status: 400,
+      kind: 'bad_request',
       code: 'missing_app',
     });
   });

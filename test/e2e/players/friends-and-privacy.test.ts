@@ -107,7 +107,7 @@ describe('friends and inventory privacy', () => {
     expectError(await befriend(a, stranger.id), 404, 'player_not_found');
     expectError(await befriend(stranger, a.id, other.publishableKey), 404, 'player_not_found');
     expectError(await unfriend(a, stranger.id), 404, 'player_not_found');
-    await expect(access(a, stranger, other.appId)).rejects.toMatchObject({ status: 404, code: 'player_not_found' });
+    await expect(access(a, stranger, other.appId)).rejects.toMatchObject({ kind: 'not_found', code: 'player_not_found' });
   });
 
   it('answers 401 on every friends route without a token', async () => {
@@ -156,7 +156,7 @@ describe('friends and inventory privacy', () => {
 
     it('answers 404 player_not_found for an unknown owner', async () => {
       const viewer = await register(stack);
-      await expect(access(randomUUID(), viewer)).rejects.toMatchObject({ status: 404, code: 'player_not_found' });
+      await expect(access(randomUUID(), viewer)).rejects.toMatchObject({ kind: 'not_found', code: 'player_not_found' });
     });
   });
 });

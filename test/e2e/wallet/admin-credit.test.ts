@@ -210,6 +210,6 @@ describe('POST /api/v1/admin/players/{id}/credits', () => {
     expect(first).toEqual({ currency: 'gems', balance: '17.00', replayed: false });
     await expect(
       stack.bus.request(AdminCreditPlayer, { appId: game.appId, playerId: p.id, currency: 'gems', amount: '3', reference }, ctx),
-    ).rejects.toMatchObject({ status: 409, code: 'reference_reused' });
+    ).rejects.toMatchObject({ kind: 'conflict', code: 'reference_reused' });
   });
 });

@@ -146,12 +146,12 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
 /** What failed, for an operator: one or a few lines, never a stack trace. */
 function explain(err: unknown, prefix: string): string {
   if (err instanceof AppError) {
-    if (err.status === 503 || err.status === 504) {
+    if (err.kind === 'unavailable' || err.kind === 'overloaded' || err.kind === 'timeout') {
       const where = prefix ? `NATS prefix "${prefix}"` : 'no NATS prefix (NATS_PREFIX is unset)';
       return `No players service answered on ${where}: start the stack with \`npm start\`, or set NATS_PREFIX to the prefix the running stack uses.`;
     }
     if (err.code === 'app_not_found') return `${err.errors[0]!.detail ?? 'No such app.'} List the apps with: npm run admin -- list-apps`;
-    return err.errors.map((e) => `${e.title}: ${e.detail ?? e.code}`).join('\n');
+    return err.errors.map((e) => `${e.code}: ${e.detail ?? e.kind}`).join('\n');
   }
   return err instanceof Error ? err.message : String(err);
 }

@@ -29,9 +29,9 @@ export async function waitForRollout(c: AdminContext, appId: string, version: nu
         try {
           current = (await c.bus.request(adminContentVersion(service), { appId }, adminCall(), { timeoutMs: 5000 })).contentVersion;
         } catch (err) {
-          // 504: a replica too busy to answer in time; asked again until the deadline.
-          if (!(err instanceof AppError && (err.status === 503 || err.status === 504))) throw err;
-          if (err.status === 503) {
+          // A timeout: a replica too busy to answer in time; asked again until the deadline.
+          if (!(err instanceof AppError && (err.kind === 'unavailable' || err.kind === 'overloaded' || err.kind === 'timeout'))) throw err;
+          if (err.kind !== 'timeout') {
             c.io.progress(`  ${pad(service)} not running: it applies version ${version} from JetStream when it starts`);
             return { service, status: 'not_running', contentVersion: null };
           }

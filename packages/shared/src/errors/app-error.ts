@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isDatabaseUnavailable } from './database.js';
+import { ERROR_KINDS, isFailureKind, type ErrorKind } from './kinds.js';
 
 /** Where in the request an error points: a JSON pointer into the body, or a query/path parameter. */
 export const ErrorSourceSchema = z
@@ -7,11 +8,10 @@ export const ErrorSourceSchema = z
   .strict();
 export type ErrorSource = z.infer<typeof ErrorSourceSchema>;
 
-/** One error as it crosses NATS and as the gateway renders it (a JSON:API error object). */
+/** One error as it crosses NATS: what went wrong (`kind`), its stable `code`, and what the client may read. */
 export const ErrorObjectSchema = z.object({
-  status: z.number().int().min(400).max(599),
+  kind: z.enum(ERROR_KINDS),
   code: z.string(),
-  title: z.string(),
   detail: z.string().optional(),
   source: ErrorSourceSchema.optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
@@ -22,59 +22,73 @@ export type ErrorObject = z.infer<typeof ErrorObjectSchema>;
 export const ErrorReplySchema = z.object({ errors: z.array(ErrorObjectSchema).min(1) });
 
 /**
- * The one error type of the system. Handlers throw it; the runtime encodes it across NATS;
- * the gateway renders it unchanged. Anything else thrown is an internal error whose message
- * never leaves the process.
+ * The one error type of the system. Handlers throw it; the runtime encodes it across NATS; the
+ * gateway renders it, choosing the HTTP status and title of its kind (services say what went
+ * wrong, the edge says which HTTP status that is). Anything else thrown is an internal error
+ * whose message never leaves the process.
  */
 export class AppError extends Error {
   readonly errors: ErrorObject[];
 
   constructor(first: ErrorObject, ...rest: ErrorObject[]) {
-    super(first.detail ?? first.title);
+    super(first.detail ?? first.code);
     this.name = 'AppError';
     this.errors = [first, ...rest];
   }
 
-  get status(): number {
-    return this.errors[0]!.status;
+  /** What went wrong (the first error's kind). */
+  get kind(): ErrorKind {
+    return this.errors[0]!.kind;
   }
 
   get code(): string {
     return this.errors[0]!.code;
   }
 
-  /** Several validation failures answered together; status is taken from the first. */
+  /** Several validation failures answered together; the kind (and so the status) is the first's. */
   static many(errors: ErrorObject[]): AppError {
     const [first, ...rest] = errors;
     if (!first) throw new Error('AppError.many needs at least one error');
     return new AppError(first, ...rest);
   }
 
+  /** A malformed request: a parameter, header or message that does not parse (HTTP 400). */
   static badRequest(code: string, detail: string, source?: ErrorSource): AppError {
-    return new AppError({ status: 400, code, title: 'Bad Request', detail, source });
+    return new AppError({ kind: 'bad_request', code, detail, source });
   }
+  /** No caller, or an unidentifiable one (HTTP 401). */
   static unauthorized(code: string, detail: string): AppError {
-    return new AppError({ status: 401, code, title: 'Unauthorized', detail });
+    return new AppError({ kind: 'unauthenticated', code, detail });
   }
   static forbidden(code: string, detail: string): AppError {
-    return new AppError({ status: 403, code, title: 'Forbidden', detail });
+    return new AppError({ kind: 'forbidden', code, detail });
   }
   static notFound(code: string, detail: string, source?: ErrorSource): AppError {
-    return new AppError({ status: 404, code, title: 'Not Found', detail, source });
+    return new AppError({ kind: 'not_found', code, detail, source });
   }
   static conflict(code: string, detail: string, source?: ErrorSource): AppError {
-    return new AppError({ status: 409, code, title: 'Conflict', detail, source });
+    return new AppError({ kind: 'conflict', code, detail, source });
   }
+  /** A well-formed request the domain refuses (HTTP 422). */
   static unprocessable(code: string, detail: string, source?: ErrorSource): AppError {
-    return new AppError({ status: 422, code, title: 'Unprocessable Entity', detail, source });
+    return new AppError({ kind: 'invalid', code, detail, source });
+  }
+  /** Too many requests right now (HTTP 429); `retryAfterSeconds`, when given, crosses as `meta.retry_after_seconds`. */
+  static rateLimited(code: string, detail: string, retryAfterSeconds?: number): AppError {
+    const meta = retryAfterSeconds === undefined ? undefined : { retry_after_seconds: Math.max(1, Math.ceil(retryAfterSeconds)) };
+    return new AppError({ kind: 'rate_limited', code, detail, meta });
   }
   static unavailable(code: string, detail: string): AppError {
-    return new AppError({ status: 503, code, title: 'Service Unavailable', detail });
+    return new AppError({ kind: 'unavailable', code, detail });
+  }
+  /** A service did not answer in time (HTTP 504). */
+  static timeout(code: string, detail: string): AppError {
+    return new AppError({ kind: 'timeout', code, detail });
   }
   /**
-   * Postgres is away (restart, failover, lost connection): 503, retry shortly. A request cut off
-   * at COMMIT may or may not have been applied; retried with the same Idempotency-Key it is
-   * applied at most once. `cause` stays in this process (logs), it never crosses NATS.
+   * Postgres is away (restart, failover, lost connection): `unavailable` (503 at the gateway),
+   * retry shortly. A request cut off at COMMIT may or may not have been applied; retried with the
+   * same Idempotency-Key it is applied at most once. `cause` stays in this process (logs), it never crosses NATS.
    */
   static databaseUnavailable(cause?: unknown): AppError {
     const err = AppError.unavailable(
@@ -85,24 +99,23 @@ export class AppError extends Error {
     return err;
   }
   /**
-   * More work is waiting than the service takes on: 503, answered before anything was done, so a
-   * retry is safe. `meta.retry_after_seconds` crosses NATS with the error (a JSON:API error
-   * object's own meta) and the gateway sends it as `Retry-After` too.
+   * More work is waiting than the service takes on: `overloaded` (503 at the gateway), answered
+   * before anything was done, so a retry is safe. `meta.retry_after_seconds` crosses NATS with
+   * the error (the error object's own meta) and the gateway sends it as `Retry-After` too.
    */
   static overloaded(detail: string, retryAfterSeconds: number): AppError {
     return new AppError({
-      status: 503,
+      kind: 'overloaded',
       code: 'overloaded',
-      title: 'Service Unavailable',
       detail,
       meta: { retry_after_seconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
     });
   }
+  /** A failure of ours (HTTP 500): the detail is generic, whatever went wrong stays in the logs. */
   static internal(): AppError {
     return new AppError({
-      status: 500,
+      kind: 'internal',
       code: 'internal_error',
-      title: 'Internal Server Error',
       detail: 'The request could not be completed. It has been logged; retry later.',
     });
   }
@@ -110,22 +123,21 @@ export class AppError extends Error {
 
 /**
  * Turns anything thrown into an AppError without leaking internals: a lost or unreachable
- * database is 503 `database_unavailable`, anything else untyped a generic 500.
+ * database is `unavailable` `database_unavailable`, anything else untyped a generic `internal`.
  */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   return isDatabaseUnavailable(err) ? AppError.databaseUnavailable(err) : AppError.internal();
 }
 
-/** Converts zod issues into 422 (body) or 400 (query/path) error objects with their source. */
+/** Converts zod issues into `invalid` (body, 422) or `bad_request` (query/path, 400) error objects with their source. */
 export function zodIssuesToErrors(issues: readonly z.core.$ZodIssue[], where: 'body' | 'query' | 'params', bodyPrefix = ''): ErrorObject[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
     if (where === 'body') {
       return {
-        status: 422,
+        kind: 'invalid',
         code: 'invalid_field',
-        title: 'Unprocessable Entity',
         detail: issue.message,
         source: { pointer: bodyPrefix + (path.length ? '/' + path.join('/') : '') || '/' },
       };
@@ -137,7 +149,7 @@ export function zodIssuesToErrors(issues: readonly z.core.$ZodIssue[], where: 'b
           .map((p) => `[${p}]`)
           .join('')
       : where;
-    return { status: 400, code: 'invalid_parameter', title: 'Bad Request', detail: issue.message, source: { parameter } };
+    return { kind: 'bad_request', code: 'invalid_parameter', detail: issue.message, source: { parameter } };
   });
 }
 
@@ -145,4 +157,14 @@ export function zodIssuesToErrors(issues: readonly z.core.$ZodIssue[], where: 'b
 export function retryAfterSecondsOf(err: AppError): number | undefined {
   const v = err.errors[0]?.meta?.retry_after_seconds;
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.ceil(v) : undefined;
+}
+
+/**
+ * True when `err` is a refusal of the request (an AppError of a client or domain kind: bad
+ * request, unauthenticated, forbidden, not found, conflict, invalid, rate limited), which the
+ * same request will meet again; false for a failure that a retry may get past (unavailable,
+ * overloaded, timeout, internal) and for anything that is not an AppError.
+ */
+export function isPermanentFailure(err: unknown): boolean {
+  return err instanceof AppError && !isFailureKind(err.kind);
 }

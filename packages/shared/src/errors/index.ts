@@ -1,2 +1,3 @@
 export * from './app-error.js';
 export * from './database.js';
+export * from './kinds.js';

@@ -1,5 +1,3 @@
-import type { ErrorObject } from '../errors/app-error.js';
-
 export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
 
 export interface ResourceIdentifier {
@@ -56,17 +54,4 @@ function pick<T>(o: Record<string, T>, wanted: readonly string[]): Record<string
   const out: Record<string, T> = {};
   for (const k of Object.keys(o)) if (wanted.includes(k)) out[k] = o[k]!;
   return out;
-}
-
-/** Renders error objects as a JSON:API error document (status as a string, per the schema). */
-export function errorDocument(errors: ErrorObject[]): { errors: Record<string, unknown>[] } {
-  return {
-    errors: errors.map((e) => {
-      const out: Record<string, unknown> = { status: String(e.status), code: e.code, title: e.title };
-      if (e.detail) out.detail = e.detail;
-      if (e.source && Object.keys(e.source).length) out.source = e.source;
-      if (e.meta) out.meta = e.meta;
-      return out;
-    }),
-  };
 }

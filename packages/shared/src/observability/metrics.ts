@@ -1,7 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ErrorKind } from '../errors/kinds.js';
 
 /** How a NATS request-reply call ended, seen from the caller. */
 export type NatsRequestOutcome = 'ok' | 'error' | 'no_responders' | 'timeout';
+/** How a service's handler answered a NATS request: `ok`, or the kind of the error it replied with. */
+export type HandlerOutcome = 'ok' | ErrorKind;
 /** What happened to one delivery of a durable message. */
 export type ConsumerOutcome = 'applied' | 'duplicate' | 'retried' | 'parked';
 /** The sagas whose outcomes are counted. */
@@ -37,8 +40,8 @@ export interface EndpointTally {
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  private readonly handlerRequests: Counter<'subject' | 'status'>;
-  private readonly handlerDuration: Histogram<'subject' | 'status'>;
+  private readonly handlerRequests: Counter<'subject' | 'outcome'>;
+  private readonly handlerDuration: Histogram<'subject' | 'outcome'>;
   private readonly requestDuration: Histogram<'subject' | 'outcome'>;
   private readonly sagaOutcomes: Counter<'saga' | 'outcome'>;
   private readonly consumerMessages: Counter<'consumer' | 'outcome'>;
@@ -52,14 +55,14 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'ccs_' });
     this.handlerRequests = new Counter({
       name: 'ccs_nats_handler_requests_total',
-      help: 'NATS requests handled by this service, by subject and reply status',
-      labelNames: ['subject', 'status'],
+      help: 'NATS requests handled by this service, by subject and outcome (ok, or the kind of error replied)',
+      labelNames: ['subject', 'outcome'],
       registers,
     });
     this.handlerDuration = new Histogram({
       name: 'ccs_nats_handler_duration_seconds',
-      help: 'Time from receiving a NATS request to replying, by subject and reply status',
-      labelNames: ['subject', 'status'],
+      help: 'Time from receiving a NATS request to replying, by subject and outcome',
+      labelNames: ['subject', 'outcome'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
@@ -84,14 +87,14 @@ export class ServiceMetrics {
     });
   }
 
-  /** A NATS request this service answered (status 200 or the error status it replied with). */
-  handled(subject: string, status: number, seconds: number): void {
-    const labels = { subject, status: String(status) };
+  /** A NATS request this service answered: `ok`, or the kind of the error it replied with. */
+  handled(subject: string, outcome: HandlerOutcome, seconds: number): void {
+    const labels = { subject, outcome };
     this.handlerRequests.inc(labels);
     this.handlerDuration.observe(labels, seconds);
     const t = this.tallies.get(subject) ?? { requests: 0, errors: 0, total_ms: 0 };
     t.requests += 1;
-    if (status >= 400) t.errors += 1;
+    if (outcome !== 'ok') t.errors += 1;
     t.total_ms += seconds * 1000;
     this.tallies.set(subject, t);
   }

@@ -1,6 +1,7 @@
 import type { MsgHdrs } from 'nats';
 import type { Logger } from 'pino';
-import type { ServiceMetrics } from './metrics.js';
+import { isFailureKind } from '../errors/kinds.js';
+import type { HandlerOutcome, ServiceMetrics } from './metrics.js';
 import { runInScope } from './scope.js';
 import { endSpan, remoteParent, SpanKind, startSpan, untracedContext, withTraceContext } from './trace-context.js';
 
@@ -18,9 +19,14 @@ export interface EndpointObservation {
 /**
  * Runs the handling of one NATS request observed: in a SERVER span continuing the caller's
  * `traceparent`, in the scope that gives log lines the request id and trace id, and counted in
- * `ccs_nats_handler_*` by subject and the status `work` replied with.
+ * `ccs_nats_handler_*` by subject and the outcome `work` replied with (`ok` or an error kind).
  */
-export function observeHandler(o: EndpointObservation, headers: MsgHdrs | undefined, requestId: string, work: () => Promise<number>): Promise<void> {
+export function observeHandler(
+  o: EndpointObservation,
+  headers: MsgHdrs | undefined,
+  requestId: string,
+  work: () => Promise<HandlerOutcome>,
+): Promise<void> {
   const started = performance.now();
   const parent = o.traced ? remoteParent(headers) : untracedContext();
   const { span, context } = startSpan(o.subject, SpanKind.SERVER, parent, {
@@ -31,14 +37,14 @@ export function observeHandler(o: EndpointObservation, headers: MsgHdrs | undefi
   });
   return withTraceContext(context, () =>
     runInScope({ metrics: o.metrics, requestId }, async () => {
-      let status = 500;
+      let outcome: HandlerOutcome = 'internal';
       try {
-        status = await work();
+        outcome = await work();
       } finally {
         const seconds = (performance.now() - started) / 1000;
-        o.metrics.handled(o.subject, status, seconds);
-        endSpan(span, status >= 500, { 'ccs.status': status });
-        if (o.traced) o.log.debug({ subject: o.subject, status, ms: Math.round(seconds * 1000) }, 'request handled');
+        o.metrics.handled(o.subject, outcome, seconds);
+        endSpan(span, outcome !== 'ok' && isFailureKind(outcome), { 'ccs.outcome': outcome });
+        if (o.traced) o.log.debug({ subject: o.subject, outcome, ms: Math.round(seconds * 1000) }, 'request handled');
       }
     }),
   );

@@ -1,6 +1,6 @@
 import type { Service } from 'nats';
 import type { Logger } from '../config/logger.js';
-import { AppError, toAppError } from '../errors/app-error.js';
+import { AppError, isPermanentFailure, toAppError } from '../errors/app-error.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { observeHandler } from '../observability/nats-handler.js';
 import { contextFromHeaders, decodeJson, encodeJson } from './codec.js';
@@ -22,8 +22,9 @@ export interface EndpointRegistration {
 /**
  * Registers one endpoint with the NATS Service API (in the service's queue group): the request is
  * validated against the contract before the handler runs and the reply after; a failure replies
- * with the typed error (a 5xx is logged, never its details sent). Each handling is observed
- * (span, metrics, log correlation: see observeHandler). The endpoint's unprefixed subject is its
+ * with the typed error, its kind and code (a failure of the service, not a refusal of the request,
+ * is logged, never its details sent). Each handling is observed (span, metrics by outcome, log
+ * correlation: see observeHandler). The endpoint's unprefixed subject is its
  * metadata, so `$SRV.INFO` names the contract and `$SRV.STATS` can report our own tallies.
  */
 export function addEndpoint(service: Service, ep: Endpoint, r: EndpointRegistration): void {
@@ -51,16 +52,26 @@ export function addEndpoint(service: Service, ep: Endpoint, r: EndpointRegistrat
             throw AppError.internal();
           }
           msg.respond(encodeJson(checked.data));
-          return 200;
+          return 'ok';
         } catch (e) {
           const appErr = toAppError(e);
-          if (appErr.status >= 500) r.log.error({ err: e, subject, requestId: ctx.requestId }, 'handler failed');
-          msg.respondError(appErr.status, appErr.code, encodeJson({ errors: appErr.errors }));
-          return appErr.status;
+          const refused = isPermanentFailure(appErr);
+          if (!refused) r.log.error({ err: e, subject, requestId: ctx.requestId }, 'handler failed');
+          msg.respondError(serviceErrorCode(refused), appErr.code, encodeJson({ errors: appErr.errors }));
+          return appErr.kind;
         }
       });
       r.inFlight.add(work);
       void work.finally(() => r.inFlight.delete(work));
     },
   });
+}
+
+/**
+ * The Service API's numeric error code (`Nats-Service-Error-Code`, counted in `$SRV.STATS`): 400
+ * when the request was refused, 500 when the service failed. It only marks the reply as an error;
+ * what went wrong is the body's kind and code, and the HTTP status is the gateway's choice.
+ */
+export function serviceErrorCode(refused: boolean): number {
+  return refused ? 400 : 500;
 }

@@ -34,8 +34,8 @@ export interface BusOptions {
  *
  * Where payloads are validated (each check once, at a boundary):
  * - Requests: the responder parses every request with its contract on arrival (addEndpoint) and
- *   answers 400 `invalid_message` when it fails, so the parse here is a second check of the same
- *   thing. It is kept by default, because services and the admin CLI build payloads from data no
+ *   answers `bad_request` `invalid_message` when it fails, so the parse here is a second check of
+ *   the same thing. It is kept by default, because services and the admin CLI build payloads from data no
  *   one validated (an operator's content file, a row), and there a bad payload should fail in the
  *   caller, before anything is sent; and because the parse applies the contract's defaults (e.g.
  *   ListChestTypes' `sort`, AppContentSchema's) and strips unknown members before they cross the
@@ -44,12 +44,12 @@ export interface BusOptions {
  *   at least as tight as the contract's, and the responder applies the same defaults on arrival,
  *   so the handler receives exactly what it received before.
  * - Replies: the responder parses its handler's reply with the contract before sending it
- *   (addEndpoint: a reply that breaks it is a 500 there and never leaves), and sends the parsed
- *   value, so a successful reply arrives already in the contract's shape, defaults applied and
+ *   (addEndpoint: a reply that breaks it is an `internal` error there and never leaves), and sends
+ *   the parsed value, so a successful reply arrives already in the contract's shape, defaults applied and
  *   unknown members stripped. Parsing it again here re-validated what was validated a moment
  *   before; what remains is a cheap structural guard: a reply that is not a JSON object (every
- *   reply contract is an object) is a 500, as a failed parse was. Error replies are still parsed
- *   (ErrorReplySchema): they are rare, and become the AppError the caller throws.
+ *   reply contract is an object) is an `internal` error, as a failed parse was. Error replies are
+ *   still parsed (ErrorReplySchema): they are rare, and become the AppError the caller throws.
  */
 export class Bus {
   private readonly validateRequests: boolean;
@@ -251,7 +251,8 @@ function replyInbox(nc: NatsConnection): ReplyInbox {
 
 /**
  * The reply's payload (validated by the responder before sending: see Bus), guarded structurally:
- * anything but a JSON object is a 500. A typed error reply becomes its AppError again.
+ * anything but a JSON object is an `internal` error. A typed error reply (kind, code, detail,
+ * source, meta: no HTTP status) becomes its AppError again.
  */
 function decodeReply<C extends SubjectContract>(msg: Msg): ReplyOf<C> {
   const decoded = decodeJson(msg.data);
@@ -276,12 +277,7 @@ function transportError(err: NatsError, subject: string): AppError {
     return AppError.unavailable('service_unavailable', `The ${service} service is not available. Retry shortly.`);
   }
   if (err.code === ErrorCode.Timeout) {
-    return new AppError({
-      status: 504,
-      code: 'service_timeout',
-      title: 'Gateway Timeout',
-      detail: `The ${service} service did not answer in time. Retry shortly.`,
-    });
+    return AppError.timeout('service_timeout', `The ${service} service did not answer in time. Retry shortly.`);
   }
   return AppError.unavailable('messaging_unavailable', 'The message bus is not available. Retry shortly.');
 }

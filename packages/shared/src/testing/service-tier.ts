@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { BaseConfig } from '../config/config.js';
 import type { z } from 'zod';
 import type { EventContract, SubjectContract } from '../contracts/subject.js';
-import { AppError, toAppError } from '../errors/app-error.js';
+import { AppError, isPermanentFailure, toAppError } from '../errors/app-error.js';
+import { serviceErrorCode } from '../runtime/add-endpoint.js';
 import { watchApplied } from '../messaging/processed.js';
 import { Bus, ERROR_HEADER } from '../runtime/bus.js';
 import { contextFromHeaders, decodeJson, encodeJson } from '../runtime/codec.js';
@@ -148,10 +149,10 @@ export function serveStandIn(nc: NatsConnection, prefix: string, ep: Endpoint<Su
           msg.respond(encodeJson(reply));
         } catch (e) {
           const appErr = toAppError(e);
-          // As the Service API's respondError: the status in the error header, the errors as the body.
+          // As the Service API's respondError (addEndpoint): its code in the error header, the errors as the body.
           const h = natsHeaders();
           h.set('Nats-Service-Error', appErr.code);
-          h.set(ERROR_HEADER, String(appErr.status));
+          h.set(ERROR_HEADER, String(serviceErrorCode(isPermanentFailure(appErr))));
           msg.respond(encodeJson({ errors: appErr.errors }), { headers: h });
         }
       })();

@@ -3,13 +3,11 @@ import { AppError } from '@ccs/shared';
 /** The errors of a bounded simulation, with the codes clients see. */
 export const simulationErrors = {
   busy: (retryAfterSeconds: number) =>
-    new AppError({
-      status: 429,
-      code: 'simulation_busy',
-      title: 'Too Many Requests',
-      detail: 'A simulation of this app is already running, and an app runs one at a time: retry once it has finished (Retry-After).',
-      meta: { retry_after_seconds: Math.max(1, Math.ceil(retryAfterSeconds)) },
-    }),
+    AppError.rateLimited(
+      'simulation_busy',
+      'A simulation of this app is already running, and an app runs one at a time: retry once it has finished (Retry-After).',
+      retryAfterSeconds,
+    ),
   overloaded: (retryAfterSeconds: number) =>
     AppError.overloaded('Too many simulations are running on this chests replica right now; nothing was done, retry shortly.', retryAfterSeconds),
   timeout: (timeoutMs: number) =>

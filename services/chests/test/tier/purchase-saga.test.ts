@@ -91,14 +91,14 @@ describe('chests, service tier: the purchase saga against a stand-in wallet', ()
   it("answers the wallet's 409 insufficient_funds as it is, and adds nothing", async () => {
     const player = randomUUID();
     balances.set(player, wooden.price.coins! - 1);
-    await expect(buy(player, 1)).rejects.toMatchObject({ errors: [{ status: 409, code: 'insufficient_funds' }] });
+    await expect(buy(player, 1)).rejects.toMatchObject({ errors: [{ kind: 'conflict', code: 'insufficient_funds' }] });
     expect(await inventory(player)).toBe(0);
   });
 
   it('refunds (compensation) when the wallet does not answer, and answers 503 purchase_interrupted', async () => {
     const player = randomUUID();
     unanswered.add(player);
-    await expect(buy(player, 1)).rejects.toMatchObject({ errors: [{ status: 503, code: 'purchase_interrupted' }] });
+    await expect(buy(player, 1)).rejects.toMatchObject({ errors: [{ kind: 'unavailable', code: 'purchase_interrupted' }] });
     const debit = tier.calls.find((c) => c.subject === DebitCurrency.subject && c.playerId === player);
     const purchaseId = (debit?.payload as { reference: string }).reference;
     expect(refunded).toContain(purchaseId);
@@ -114,7 +114,7 @@ describe('chests, service tier: the purchase saga against a stand-in wallet', ()
     const debit = (playerId: string) =>
       runStep(step, { playerId, currency: 'coins', amount: '10', reference: `key:${randomUUID()}` }, ctxOf(playerId));
     expect(await debit(poor)).toMatchObject({ ok: false, kind: 'permanent', error: { errors: [{ code: 'insufficient_funds' }] } });
-    expect(await debit(silent)).toMatchObject({ ok: false, kind: 'retryable', error: { errors: [{ status: 504 }] } });
+    expect(await debit(silent)).toMatchObject({ ok: false, kind: 'retryable', error: { errors: [{ kind: 'timeout' }] } });
     expect(await debit(rich)).toMatchObject({ ok: true, value: { currency: 'coins', balance: '90.00' } });
     const reference = `unlock:${randomUUID()}`;
     // The stand-in wallet knows no reference: the compensation of a debit that never happened voids it.

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { AppError, JSONAPI_MEDIA_TYPE } from '@ccs/shared';
+import { JSONAPI_MEDIA_TYPE } from '@ccs/shared';
+import { HttpError } from '../http-errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -9,15 +10,9 @@ declare module 'fastify' {
   }
 }
 
-const notAcceptable = () =>
-  new AppError({
-    status: 406,
-    code: 'not_acceptable',
-    title: 'Not Acceptable',
-    detail: `Accept ${JSONAPI_MEDIA_TYPE} without media type parameters.`,
-  });
+const notAcceptable = () => new HttpError(406, 'not_acceptable', 'Not Acceptable', `Accept ${JSONAPI_MEDIA_TYPE} without media type parameters.`);
 
-const unsupported = (detail: string) => new AppError({ status: 415, code: 'unsupported_media_type', title: 'Unsupported Media Type', detail });
+const unsupported = (detail: string) => new HttpError(415, 'unsupported_media_type', 'Unsupported Media Type', detail);
 
 /** Media types in an Accept or Content-Type header, each with whether it carries parameters. */
 function mediaTypes(header: string): { type: string; hasParams: boolean }[] {

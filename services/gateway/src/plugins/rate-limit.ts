@@ -33,13 +33,7 @@ export default fp(
       },
       allowList: (request) => scopeOf(request.routeOptions) === 'public',
       errorResponseBuilder: (_request, context) => {
-        const err = new AppError({
-          status: 429,
-          code: 'rate_limited',
-          title: 'Too Many Requests',
-          detail: `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}.`,
-        });
-        return err;
+        return AppError.rateLimited('rate_limited', `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}.`);
       },
     });
   },

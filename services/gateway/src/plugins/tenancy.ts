@@ -48,7 +48,7 @@ export default fp(
       try {
         value = await opts.bus.request(ResolveApiKey, { apiKey }, { requestId });
       } catch (err) {
-        if (err instanceof AppError && err.status === 404) value = null;
+        if (err instanceof AppError && err.kind === 'not_found') value = null;
         else throw err;
       }
       if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);

@@ -66,12 +66,11 @@ const RULES: Rule[] = [
   },
 ];
 
-/** Every registration rule the input breaks, one 422 error object each, pointing at its attribute. */
+/** Every registration rule the input breaks, one `invalid` error object each (422), pointing at its attribute. */
 export function registrationRuleErrors(input: RegistrationInput): ErrorObject[] {
   return RULES.filter((r) => r.fails(input)).map((r) => ({
-    status: 422,
+    kind: 'invalid' as const,
     code: r.code,
-    title: 'Unprocessable Entity',
     detail: r.detail,
     source: { pointer: `/data/attributes/${r.field}` },
   }));

@@ -11,9 +11,8 @@ interface Input {
 }
 
 const invalid = (member: 'country' | 'birth_year', detail: string): ErrorObject => ({
-  status: 422,
+  kind: 'invalid',
   code: `${member}_invalid`,
-  title: 'Unprocessable Entity',
   detail,
   source: { pointer: `/data/attributes/${member}` },
 });

@@ -1,6 +1,6 @@
 import {
-  AppError,
   DURABLE,
+  isPermanentFailure,
   publishAndAwait,
   recordSagaOutcome,
   withTransaction,
@@ -35,7 +35,7 @@ export async function withWelcomeGrants<T>(
       return [r, await enqueueWelcomeGrants(tx, plan, ctx, d.notices.subject)] as const;
     });
   } catch (err) {
-    if (!(err instanceof AppError && err.status < 500)) recordSagaOutcome('registration', 'failed');
+    if (!isPermanentFailure(err)) recordSagaOutcome('registration', 'failed');
     throw err;
   }
   const seen = await publishAndAwait(d, messages, { durable: DURABLE.walletCreditGrants, ids, timeoutMs: d.config.GRANT_WAIT_MS });

@@ -36,7 +36,7 @@ export async function openingsCommand(c: AdminContext, o: { app?: string; player
   try {
     result = await c.bus.request(AdminListOpenings, { appId, playerId: player.playerId, page }, adminCall(), { timeoutMs: 5000 });
   } catch (err) {
-    if (err instanceof AppError && (err.status === 503 || err.status === 504))
+    if (err instanceof AppError && (err.kind === 'unavailable' || err.kind === 'overloaded' || err.kind === 'timeout'))
       throw new AdminFailure('The chests service did not answer: start the stack with `npm start`.');
     throw err;
   }

@@ -57,7 +57,7 @@ async function dropInputs(c: AdminContext, appId: string, chest: string): Promis
     const named = UUID.test(chest) ? { chestTypeId: chest.toLowerCase() } : { slug: chest };
     return await c.bus.request(AdminDropInputs, { appId, ...named }, adminCall(), { timeoutMs: 5000 });
   } catch (err) {
-    if (err instanceof AppError && (err.status === 503 || err.status === 504)) {
+    if (err instanceof AppError && (err.kind === 'unavailable' || err.kind === 'overloaded' || err.kind === 'timeout')) {
       throw new AdminFailure('No chests service answered: start the stack with `npm start`.');
     }
     if (err instanceof AppError && err.code === 'chest_not_found') {

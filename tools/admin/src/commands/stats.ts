@@ -18,8 +18,8 @@ async function ask<T>(call: () => Promise<T>): Promise<Maybe<T>> {
   try {
     return { ok: true, value: await call() };
   } catch (err) {
-    if (err instanceof AppError && err.status === 503) return { ok: false, reason: 'not running' };
-    if (err instanceof AppError && err.status === 504) return { ok: false, reason: 'did not answer in 5 s' };
+    if (err instanceof AppError && (err.kind === 'unavailable' || err.kind === 'overloaded')) return { ok: false, reason: 'not running' };
+    if (err instanceof AppError && err.kind === 'timeout') return { ok: false, reason: 'did not answer in 5 s' };
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, applyFieldset, GetInventory, GetMe, UpdateMe, type PlayerView, type Resource } from '@ccs/shared';
+import { AppError, applyFieldset, GetInventory, GetMe, UpdateMe, type ErrorKind, type PlayerView, type Resource } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { UpdateMeBody } from './bodies.js';
 import { mePlayerResource } from './render.js';
@@ -25,6 +25,9 @@ async function meDocument(request: FastifyRequest, p: PlayerView) {
   return { data, included: wanted && chests ? chests : [] };
 }
 
+/** The kinds that mean the chests service could not answer now (not that it refused). */
+const UNREACHABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', 'overloaded', 'timeout']);
+
 /**
  * The player's unopened chests from the chests service. The profile stays readable when that
  * service is down (the relationship then says so in its meta), unless the chests were asked for.
@@ -38,7 +41,7 @@ async function playerChests(request: FastifyRequest, playerId: string, required:
     );
     return inv.chests.map((c) => inventoryChest(c));
   } catch (err) {
-    if (required || !(err instanceof AppError) || err.status < 503) throw err;
+    if (required || !(err instanceof AppError) || !UNREACHABLE.has(err.kind)) throw err;
     request.log.warn({ code: err.code }, 'chests unavailable; /players/me without its chests');
     return undefined;
   }

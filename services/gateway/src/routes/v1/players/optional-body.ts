@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, JSONAPI_MEDIA_TYPE } from '@ccs/shared';
+import { JSONAPI_MEDIA_TYPE } from '@ccs/shared';
+import { HttpError } from '../../../http-errors.js';
 
 /**
  * For routes whose body is optional (guest creation, logout): no body, or an empty one sent with
@@ -13,12 +14,12 @@ export function allowEmptyJsonApiBody(app: FastifyInstance): void {
   app.addContentTypeParser(JSONAPI_MEDIA_TYPE, { parseAs: 'string' }, (request, body, done) => {
     if (/;\s*\S/.test(request.headers['content-type'] ?? '')) {
       return done(
-        new AppError({
-          status: 415,
-          code: 'unsupported_media_type',
-          title: 'Unsupported Media Type',
-          detail: `Send the body as ${JSONAPI_MEDIA_TYPE}, with no media type parameters.`,
-        }),
+        new HttpError(
+          415,
+          'unsupported_media_type',
+          'Unsupported Media Type',
+          `Send the body as ${JSONAPI_MEDIA_TYPE}, with no media type parameters.`,
+        ),
         undefined,
       );
     }
