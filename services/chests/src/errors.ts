@@ -1,5 +1,5 @@
 import { AppError, type ComplianceRefusal } from '@ccs/shared';
-import type { RequiredKey } from './repositories/chest-debits-repo.js';
+import type { RequiredKey } from './repositories/chest-mechanics-repo.js';
 
 /** The ways a player spends a paid currency on random content, all behind the one compliance gate (compliance/gate.ts). */
 export type PaidUse = 'purchase' | 'key' | 'skip';
