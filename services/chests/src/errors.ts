@@ -47,17 +47,15 @@ export const chestErrors = {
     AppError.notFound('mailbox_item_not_found', 'No chest with this id waits in your mailbox (unknown, or expired).', { parameter: 'id' }),
   mailboxItemClaimed: (chestId: string) =>
     new AppError({
-      status: 409,
+      kind: 'conflict',
       code: 'mailbox_item_claimed',
-      title: 'Conflict',
       detail: `This chest was claimed already: it is chest ${chestId} of your inventory (unless opened since).`,
       meta: { chest_id: chestId },
     }),
   chestLocked: (unlocksAt: Date | null) =>
     new AppError({
-      status: 403,
+      kind: 'forbidden',
       code: 'chest_locked',
-      title: 'Forbidden',
       detail: unlocksAt
         ? `This chest is unlocking; it opens at ${unlocksAt.toISOString()} (or skip the wait: POST /api/v1/chests/{id}/unlock with skip_with).`
         : 'This chest is locked: start its timer with POST /api/v1/chests/{id}/unlock (or skip it with skip_with).',
@@ -66,18 +64,16 @@ export const chestErrors = {
   chestNotTimeLocked: () => AppError.conflict('chest_not_time_locked', 'This chest has no timer: open it directly (POST /api/v1/chests/{id}/open).'),
   unlockSlotBusy: (slots: number, nextFreeAt: Date | undefined) =>
     new AppError({
-      status: 409,
+      kind: 'conflict',
       code: 'unlock_slot_busy',
-      title: 'Conflict',
       detail: `${slots === 1 ? 'Another chest is' : `${slots} chests are`} unlocking already; wait for ${slots === 1 ? 'it' : 'one'} to finish, or skip a timer.`,
       meta: { unlock_slots: slots, ...(nextFreeAt ? { next_free_at: nextFreeAt.toISOString() } : {}) },
     }),
   unlockSkipUnavailable: () => AppError.conflict('unlock_skip_unavailable', "This chest's timer cannot be skipped; it unlocks only by waiting."),
   skipCurrencyMismatch: (currency: string) =>
     new AppError({
-      status: 422,
+      kind: 'invalid',
       code: 'skip_currency_mismatch',
-      title: 'Unprocessable Entity',
       detail: `This chest's timer is skipped with ${currency}.`,
       source: { pointer: '/data/attributes/skip_with' },
       meta: { currency },
@@ -101,9 +97,8 @@ export const chestErrors = {
     ),
   complianceRefused: (refusal: ComplianceRefusal, use: PaidUse, minAge?: number) =>
     new AppError({
-      status: 403,
+      kind: 'forbidden',
       code: refusal.code,
-      title: 'Forbidden',
       detail: COMPLIANCE_DETAILS[refusal.reason](PAID_USE[use], minAge),
       meta: { reason: refusal.reason, ...(refusal.code === 'age_restricted' && minAge ? { min_age: minAge } : {}) },
     }),
@@ -121,9 +116,8 @@ export const chestErrors = {
 export const keyErrors = {
   keyRequired: (key: RequiredKey) =>
     new AppError({
-      status: 409,
+      kind: 'conflict',
       code: 'key_required',
-      title: 'Conflict',
       detail: `This chest needs ${key.amount} ${key.currency} to open, and the balance is too low.`,
       meta: { currency: key.currency, amount: key.amount },
     }),
