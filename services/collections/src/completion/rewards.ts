@@ -101,19 +101,22 @@ export async function settleCompletions(pool: Pool, touched: Touched[]): Promise
 }
 
 /**
- * The players and collections a batch of grants touched, once each, in (app, player) order: two
+ * The players and collections a batch of grants touched (those `check` keeps: the completion
+ * candidates), once each, in (app, player) order: two
  * batches that complete collections of the same players insert their completion rows in one
  * order, so neither waits on a row the other holds while holding one it needs (no deadlock).
  */
 export function touchedBy(
-  grants: { payload: { appId: string; playerId: string; items: { collectionId: string }[] }; ctx: CallContext }[],
+  grants: { payload: { openingId: string; appId: string; playerId: string; items: { collectionId: string }[] }; ctx: CallContext }[],
+  check: (openingId: string, appId: string, playerId: string, collectionId: string) => boolean = () => true,
 ): Touched[] {
   const byPlayer = new Map<string, Touched>();
   for (const g of grants) {
-    const key = `${g.payload.appId.toLowerCase()}:${g.payload.playerId.toLowerCase()}`;
-    const t = byPlayer.get(key) ?? { appId: g.payload.appId, playerId: g.payload.playerId, collectionIds: new Set<string>(), ctx: g.ctx };
-    for (const it of g.payload.items) t.collectionIds.add(it.collectionId);
-    byPlayer.set(key, t);
+    const { openingId, appId, playerId } = g.payload;
+    const key = `${appId.toLowerCase()}:${playerId.toLowerCase()}`;
+    const t = byPlayer.get(key) ?? { appId, playerId, collectionIds: new Set<string>(), ctx: g.ctx };
+    for (const it of g.payload.items) if (check(openingId, appId, playerId, it.collectionId)) t.collectionIds.add(it.collectionId);
+    if (t.collectionIds.size) byPlayer.set(key, t);
   }
   return [...byPlayer.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, t]) => t);
 }

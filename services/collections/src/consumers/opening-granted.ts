@@ -16,7 +16,7 @@ import { conversionCredit } from '../duplicates/credit.js';
 import { holdingKey, judge } from '../duplicates/judge.js';
 import { DuplicateRulesBook } from '../duplicates/rules-book.js';
 import { lockHoldings, readHoldings } from '../repositories/duplicates-repo.js';
-import { insertGrantedItemsBatch, type Grant, type GrantMessage } from '../repositories/ownership-repo.js';
+import { candidateKey, insertGrantedItemsBatch, type Grant, type GrantMessage } from '../repositories/ownership-repo.js';
 
 /** Durable name the chests service waits on (it asks to be notified when this consumer applied a grant). */
 export const OPENINGS_CONSUMER = 'collections-openings';
@@ -41,9 +41,10 @@ export interface OpeningsConsumerDeps {
   faults?: CollectionsFaults;
 }
 
-/** What a batch did: the openings it added, what each converted, and the credits it wrote. */
+/** What a batch did: the openings it added, what each converted, the credits it wrote, and its completion candidates. */
 interface Applied {
   applied: Set<string>;
+  candidates: Set<string>;
   converted: Map<string, ConvertedSlot[]>;
   credits: OutboxMessage[];
 }
@@ -88,20 +89,21 @@ export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
       );
       const done: Applied = rules.every((r) => r === null)
         ? {
-            applied: (
-              await insertGrantedItemsBatch(
-                deps.pool,
-                firsts.map((d) => toGrant(d.payload)),
-              )
-            ).applied,
+            ...(await insertGrantedItemsBatch(
+              deps.pool,
+              firsts.map((d) => toGrant(d.payload)),
+            )),
             converted: new Map(),
             credits: [],
           }
         : await withTransaction(deps.pool, (tx) => applyJudged(tx, firsts, rules));
       if (done.credits.length) deps.faults?.afterGrantCommit?.(done.credits.length);
-      // Collections completed by these grants (re-delivered ones too: a crash may have come
-      // between the grants' commit and this step), their rewards written with the completion.
-      const rewards = await settleCompletions(deps.pool, touchedBy(firsts));
+      // Collections completed by these grants, their rewards written with the completion: the
+      // candidates the write found, and every collection of a grant it did not apply (re-delivered:
+      // a crash may have come between the grants' commit and this step). No candidate, no step.
+      const check = (openingId: string, appId: string, playerId: string, collectionId: string) =>
+        !done.applied.has(lower(openingId)) || done.candidates.has(candidateKey(appId, playerId, collectionId));
+      const rewards = await settleCompletions(deps.pool, touchedBy(firsts, check));
       const messages = [...done.credits, ...rewards.messages];
       // Published from memory at once; the relay publishes what this misses (a crash, NATS away).
       if (messages.length) {
@@ -147,6 +149,6 @@ async function applyJudged(tx: PoolClient, firsts: Delivery<Granted>[], rules: R
     const credit = conversionCredit(g, slots, fresh[i]!.d.ctx);
     if (credit) messages.push({ openingId: g.openingId, message: credit });
   });
-  const { applied, written } = await insertGrantedItemsBatch(tx, grants, messages);
-  return { applied, converted, credits: messages.map((m) => m.message).filter((m) => written.has(m.id)) };
+  const { applied, written, candidates } = await insertGrantedItemsBatch(tx, grants, messages);
+  return { applied, candidates, converted, credits: messages.map((m) => m.message).filter((m) => written.has(m.id)) };
 }

@@ -25,19 +25,71 @@ export interface GrantMessage {
   message: OutboxMessage;
 }
 
+/** The one statement of insertGrantedItemsBatch: items, tallies, the messages' outbox rows and the completion candidates. */
+const GRANT_ITEMS = `WITH items AS (
+   SELECT * FROM jsonb_to_recordset($1::jsonb)
+     AS g(o uuid, s integer, a uuid, p uuid, c text, k text, r text, t timestamptz, cc text, ca integer)
+ ), inserted AS (
+   INSERT INTO owned_collectibles (opening_id, slot, app_id, player_id, collectible_id, collection_id, rarity, acquired_at,
+                                   converted_currency, converted_amount)
+   SELECT o, s, a, p, c, k, r, t, cc, ca FROM items
+   ON CONFLICT (opening_id, slot) DO NOTHING
+   RETURNING opening_id, app_id, player_id, collectible_id, collection_id, acquired_at, converted_currency
+ ), tallied AS (
+   INSERT INTO player_collectibles AS pc (app_id, player_id, collectible_id, copies, first_acquired_at, last_acquired_at)
+   SELECT app_id, player_id, collectible_id, count(*), min(acquired_at), max(acquired_at)
+     FROM inserted WHERE converted_currency IS NULL
+    GROUP BY app_id, player_id, collectible_id ORDER BY app_id, player_id, collectible_id
+   ON CONFLICT (app_id, player_id, collectible_id) DO UPDATE SET
+     copies = pc.copies + EXCLUDED.copies,
+     first_acquired_at = LEAST(pc.first_acquired_at, EXCLUDED.first_acquired_at),
+     last_acquired_at = GREATEST(pc.last_acquired_at, EXCLUDED.last_acquired_at)
+   -- xmax 0: the row was inserted (the player's first copy), not updated.
+   RETURNING app_id, player_id, collectible_id, xmax = 0 AS first_copy
+ ), written AS (
+   INSERT INTO outbox (id, subject, payload, headers)
+   SELECT m.id, m.subject, m.payload, m.headers
+     FROM jsonb_to_recordset($2::jsonb) AS m(o uuid, id uuid, subject text, payload jsonb, headers jsonb)
+    WHERE m.o IN (SELECT opening_id FROM inserted)
+   ON CONFLICT (id) DO NOTHING
+   RETURNING id
+ ), kept AS (
+   SELECT DISTINCT i.app_id, i.player_id, i.collection_id FROM inserted i WHERE i.converted_currency IS NULL
+ ), candidates AS (
+   SELECT k.app_id, k.player_id, k.collection_id FROM kept k
+    WHERE NOT EXISTS (SELECT 1 FROM collection_completions d
+                       WHERE d.app_id = k.app_id AND d.player_id = k.player_id AND d.collection_id = k.collection_id)
+      AND (EXISTS (SELECT 1 FROM tallied t JOIN inserted i USING (app_id, player_id, collectible_id)
+                    WHERE t.first_copy AND t.app_id = k.app_id AND t.player_id = k.player_id AND i.collection_id = k.collection_id)
+           OR NOT EXISTS (
+             SELECT 1 FROM collectibles x
+              WHERE x.app_id = k.app_id AND x.collection_id = k.collection_id AND x.retired_at IS NULL
+                AND NOT EXISTS (SELECT 1 FROM player_collectibles h
+                                 WHERE h.app_id = x.app_id AND h.player_id = k.player_id AND h.collectible_id = x.id)))
+ )
+ SELECT ARRAY(SELECT DISTINCT opening_id::text FROM inserted) AS applied, ARRAY(SELECT id::text FROM written) AS written,
+        (SELECT coalesce(jsonb_agg(jsonb_build_array(app_id, player_id, collection_id)), '[]'::jsonb) FROM candidates) AS candidates`;
+
 /**
  * Adds the items of many openings to the players' collections in ONE statement (atomic on its
  * own): each (opening, slot) is inserted at most once, so a re-delivered grant adds nothing.
  * Converted items are stored with what they became and are not copies: only the kept items
  * actually inserted are added to the per-player tallies (in key order, so concurrent batches lock
  * rows in the same order). `messages` go to the outbox with their opening's items, and only if
- * those were inserted. Returns the openings that added items and the ids of the messages written.
+ * those were inserted. Returns the openings that added items, the ids of the messages written, and
+ * the completion candidates: the (app, player, collection) keys (`candidateKey`) of kept items
+ * whose collection the player has not completed and could have completed now. A collection is
+ * completed by a first copy of one of its collectibles (a tally row this statement inserted; a
+ * concurrent batch's first copy is seen by that batch's own check, run after its commit), or
+ * without one when content changed what the collection holds (the player, as this statement sees
+ * it, now holds every current collectible of it). Any other kept copy cannot complete anything,
+ * so its collection is not checked again (docs/content.md, "Collection rewards").
  */
 export async function insertGrantedItemsBatch(
   db: Queryable,
   grants: Grant[],
   messages: GrantMessage[] = [],
-): Promise<{ applied: Set<string>; written: Set<string> }> {
+): Promise<{ applied: Set<string>; written: Set<string>; candidates: Set<string> }> {
   const rows = grants.flatMap((g) =>
     g.items.map((it) => ({
       o: g.openingId,
@@ -52,7 +104,7 @@ export async function insertGrantedItemsBatch(
       ca: it.converted?.amount ?? null,
     })),
   );
-  if (rows.length === 0) return { applied: new Set(), written: new Set() };
+  if (rows.length === 0) return { applied: new Set(), written: new Set(), candidates: new Set() };
   const outbox = messages.map(({ openingId, message: m }) => ({
     o: openingId,
     id: m.id,
@@ -60,39 +112,21 @@ export async function insertGrantedItemsBatch(
     payload: m.payload,
     headers: m.headers,
   }));
-  const r = await db.query<{ applied: string[]; written: string[] }>(
-    `WITH items AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb)
-         AS g(o uuid, s integer, a uuid, p uuid, c text, k text, r text, t timestamptz, cc text, ca integer)
-     ), inserted AS (
-       INSERT INTO owned_collectibles (opening_id, slot, app_id, player_id, collectible_id, collection_id, rarity, acquired_at,
-                                       converted_currency, converted_amount)
-       SELECT o, s, a, p, c, k, r, t, cc, ca FROM items
-       ON CONFLICT (opening_id, slot) DO NOTHING
-       RETURNING opening_id, app_id, player_id, collectible_id, acquired_at, converted_currency
-     ), tallied AS (
-       INSERT INTO player_collectibles AS pc (app_id, player_id, collectible_id, copies, first_acquired_at, last_acquired_at)
-       SELECT app_id, player_id, collectible_id, count(*), min(acquired_at), max(acquired_at)
-         FROM inserted WHERE converted_currency IS NULL
-        GROUP BY app_id, player_id, collectible_id ORDER BY app_id, player_id, collectible_id
-       ON CONFLICT (app_id, player_id, collectible_id) DO UPDATE SET
-         copies = pc.copies + EXCLUDED.copies,
-         first_acquired_at = LEAST(pc.first_acquired_at, EXCLUDED.first_acquired_at),
-         last_acquired_at = GREATEST(pc.last_acquired_at, EXCLUDED.last_acquired_at)
-       RETURNING 1
-     ), written AS (
-       INSERT INTO outbox (id, subject, payload, headers)
-       SELECT m.id, m.subject, m.payload, m.headers
-         FROM jsonb_to_recordset($2::jsonb) AS m(o uuid, id uuid, subject text, payload jsonb, headers jsonb)
-        WHERE m.o IN (SELECT opening_id FROM inserted)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id
-     )
-     SELECT ARRAY(SELECT DISTINCT opening_id::text FROM inserted) AS applied, ARRAY(SELECT id::text FROM written) AS written`,
-    [JSON.stringify(rows), JSON.stringify(outbox)],
-  );
-  return { applied: new Set(r.rows[0]!.applied), written: new Set(r.rows[0]!.written) };
+  const r = await db.query<{ applied: string[]; written: string[]; candidates: [string, string, string][] }>(GRANT_ITEMS, [
+    JSON.stringify(rows),
+    JSON.stringify(outbox),
+  ]);
+  const row = r.rows[0]!;
+  return {
+    applied: new Set(row.applied),
+    written: new Set(row.written),
+    candidates: new Set(row.candidates.map(([a, p, c]) => candidateKey(a, p, c))),
+  };
 }
+
+/** The key of a completion candidate (ids of apps and players in lower case, as Postgres prints them). */
+export const candidateKey = (appId: string, playerId: string, collectionId: string): string =>
+  `${appId.toLowerCase()}:${playerId.toLowerCase()}:${collectionId}`;
 
 /**
  * How many distinct current items of each collection the player owns (collections with none are
