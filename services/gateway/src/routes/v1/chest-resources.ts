@@ -1,6 +1,7 @@
-import { resource, type ChestTypeView, type InventoryChestView, type OpeningView, type Resource } from '@ccs/shared';
+import type { ChestTypeView, InventoryChestView, OpeningView } from '@ccs/shared';
 import { convertedMetaOf } from './conversions-render.js';
 import type { Purchasable } from './purchasable.js';
+import type { Schemas } from './schemas.js';
 
 /** Fields a client may select for a chest (`fields[chest]`). */
 export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
@@ -10,57 +11,55 @@ export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
  * caller with a token where the compliance gate lets them spend (`purchasable`, `requires_key.allowed`,
  * `unlock.skip_allowed`).
  */
-export const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Resource =>
-  resource(
-    'chest',
-    c.id,
-    { name: c.name, description: c.description, images: c.images },
-    {},
-    {
-      price: c.price,
-      ...(c.requiresKey
-        ? { requires_key: { ...c.requiresKey, ...(purchasable ? { allowed: purchasable.allowed(c.requiresKey.currency) } : {}) } }
-        : {}),
-      ...(c.unlock
-        ? {
-            unlock: {
-              seconds: c.unlock.seconds,
-              ...(c.unlock.skip ? { skip: { currency: c.unlock.skip.currency, per_minute: c.unlock.skip.perMinute } } : {}),
-              ...(purchasable ? { skip_allowed: c.unlock.skip !== undefined && purchasable.allowed(c.unlock.skip.currency) } : {}),
-            },
-          }
-        : {}),
-      ...(purchasable ? { purchasable: purchasable(c.price) } : {}),
-    },
-  );
+export const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Schemas['CatalogChest'] => ({
+  type: 'chest',
+  id: c.id,
+  attributes: { name: c.name, description: c.description, images: c.images },
+  relationships: {},
+  meta: {
+    price: c.price,
+    ...(c.requiresKey
+      ? { requires_key: { ...c.requiresKey, ...(purchasable ? { allowed: purchasable.allowed(c.requiresKey.currency) } : {}) } }
+      : {}),
+    ...(c.unlock
+      ? {
+          unlock: {
+            seconds: c.unlock.seconds,
+            ...(c.unlock.skip ? { skip: { currency: c.unlock.skip.currency, per_minute: c.unlock.skip.perMinute } } : {}),
+            ...(purchasable ? { skip_allowed: c.unlock.skip !== undefined && purchasable.allowed(c.unlock.skip.currency) } : {}),
+          },
+        }
+      : {}),
+    ...(purchasable ? { purchasable: purchasable(c.price) } : {}),
+  },
+});
 
 /** An inventory chest: its own id, its type's presentation, where it came from in meta. */
-export const inventoryChest = (c: InventoryChestView): Resource =>
-  resource(
-    'chest',
-    c.id,
-    { name: c.name, description: c.description, images: c.images },
-    {},
-    {
-      source: c.source,
-      chest_type_id: c.chestTypeId,
-      acquired_at: c.acquiredAt,
-      ...(c.lock ? { lock: { state: c.lock.state, unlocks_at: c.lock.unlocksAt } } : {}),
-    },
-  );
+export const inventoryChest = (c: InventoryChestView): Schemas['InventoryChest'] => ({
+  type: 'chest',
+  id: c.id,
+  attributes: { name: c.name, description: c.description, images: c.images },
+  relationships: {},
+  meta: {
+    source: c.source,
+    chest_type_id: c.chestTypeId,
+    acquired_at: c.acquiredAt,
+    ...(c.lock ? { lock: { state: c.lock.state, unlocks_at: c.lock.unlocksAt } } : {}),
+  },
+});
 
 /**
  * The collectibles and statistics of an opening, as the spec's chest-opening result shows them;
  * a collectible converted as a duplicate has `meta.converted`.
  */
-export function openingData(o: OpeningView) {
+export function openingData(o: OpeningView): Schemas['ChestOpeningResult']['data'] {
   const breakdown: Record<string, number> = {};
   for (const it of o.items) breakdown[it.rarity] = (breakdown[it.rarity] ?? 0) + 1;
   return {
     chest_id: o.chestId,
     opened_at: o.openedAt,
     collectibles: o.items.map((it) => ({
-      type: 'collectible',
+      type: 'collectible' as const,
       id: it.collectibleId,
       attributes: { name: it.name, description: it.description, collection_id: it.collectionId, images: it.images, rarity: it.rarity },
       ...convertedMetaOf(it),
