@@ -1,54 +1,51 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { inventory, open, purchase, registerPlayer, sql, defaultCatalogIds } from './support/chests.js';
+import { ListOpenings, type OpeningView } from '@ccs/shared';
+import { callOf, chestsApp, chestsSql, grantedChests, openChest, startChestsTier, type ChestsTier } from './support/chests-tier.js';
 
-describe('the openings audit', () => {
-  let stack: TestStack;
+describe('the openings audit (service tier)', () => {
+  let tier: ChestsTier;
+  let appId: string;
   beforeAll(async () => {
-    stack = await startStack();
+    ({ tier } = await startChestsTier());
+    ({ appId } = await chestsApp(tier));
   });
-  afterAll(async () => stack?.close());
+  afterAll(async () => tier?.close());
 
   it('lists each opening with its rules version, fairness inputs and pity before and after', async () => {
-    const p = await registerPlayer(stack);
-    const ids = await defaultCatalogIds(stack);
-    await eventually(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(1));
-    const bought = await purchase(stack, p, ids['Silver Chest']!, 'coins');
-    expect(bought.statusCode, bought.body).toBe(201);
-    const silver = bought.json().data[0].id;
-    const first = (await open(stack, p, p.starterChestId)).json();
-    const second = (await open(stack, p, silver)).json();
-    const res = await stack.inject({ method: 'GET', url: '/api/v1/players/me/openings', headers: jsonApiHeaders(p.apiKey, p.token) });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    expectJsonApi(body);
-    const [newest, oldest] = body.data;
-    expect(newest.id).toBe(second.meta.opening_id);
-    expect(newest.attributes).toMatchObject({
-      rules_version: 1,
-      fairness: { ...second.meta.fairness, nonce: 1 },
-      pity: { group: 'silver-chest', rarity: 'legendary', opens_since_before: 0, triggered: false },
+    const {
+      playerId,
+      chests: [starter],
+    } = await grantedChests(tier, appId, { source: 'welcome' });
+    const {
+      chests: [silver],
+    } = await grantedChests(tier, appId, { playerId, chestTypeId: 'silver-chest', source: 'purchased' });
+    const first = await openChest(tier, appId, playerId, starter!);
+    const second = await openChest(tier, appId, playerId, silver!);
+    const listed = await tier.bus.request(ListOpenings, { page: { limit: 10, offset: 0 } }, callOf(appId, playerId));
+    const [newest, oldest] = listed.openings as [OpeningView, OpeningView];
+    expect(listed.total).toBe(2);
+    expect(newest.openingId).toBe(second.openingId);
+    expect(newest).toMatchObject({
+      rulesVersion: 1,
+      fairness: { ...second.fairness, nonce: 1 },
+      pity: { group: 'silver-chest', rarity: 'legendary', opensSinceBefore: 0, triggered: false },
     });
-    expect(oldest.attributes).toMatchObject({ fairness: { ...first.meta.fairness, nonce: 0 }, pity: null });
+    expect(oldest).toMatchObject({ fairness: { ...first.fairness, nonce: 0 } });
+    expect(oldest.pity).toBeUndefined();
   });
 
   it('keeps openings OPENINGS_RETENTION_DAYS (365) and deletes older ones, keeping their chests opened', async () => {
-    const p = await registerPlayer(stack);
-    const ids = await defaultCatalogIds(stack);
-    const bought = await purchase(stack, p, ids['Wooden Chest']!, 'coins', 1);
-    const chest = bought.json().data[0].id;
-    await eventually(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(2));
-    const kept = (await open(stack, p, p.starterChestId)).json().meta.opening_id;
-    const old = (await open(stack, p, chest)).json().meta.opening_id;
-    await sql(stack, "UPDATE chests.openings SET opened_at = now() - interval '364 days' WHERE id = $1", [kept]);
-    await sql(stack, "UPDATE chests.openings SET opened_at = now() - interval '366 days' WHERE id = $1", [old]);
+    const { playerId, chests } = await grantedChests(tier, appId, { n: 2 });
+    const kept = (await openChest(tier, appId, playerId, chests[0]!)).openingId;
+    const old = (await openChest(tier, appId, playerId, chests[1]!)).openingId;
+    await chestsSql(tier, "UPDATE openings SET opened_at = now() - interval '364 days' WHERE id = $1", [kept]);
+    await chestsSql(tier, "UPDATE openings SET opened_at = now() - interval '366 days' WHERE id = $1", [old]);
     // The sweep runs when the service starts, then daily.
-    await stack.stopService('chests');
-    await stack.startService('chests');
-    await eventually(async () => expect(await sql(stack, 'SELECT id FROM chests.openings WHERE id = $1', [old])).toHaveLength(0));
-    expect(await sql(stack, 'SELECT id FROM chests.openings WHERE id = $1', [kept])).toHaveLength(1);
+    await tier.stopService();
+    await tier.startService();
+    await expect.poll(() => chestsSql(tier, 'SELECT id FROM openings WHERE id = $1', [old]), { timeout: 10_000 }).toHaveLength(0);
+    expect(await chestsSql(tier, 'SELECT id FROM openings WHERE id = $1', [kept])).toHaveLength(1);
     // The chest stays consumed: it cannot be opened again.
-    expect((await open(stack, p, chest)).statusCode).toBe(403);
+    await expect(openChest(tier, appId, playerId, chests[1]!)).rejects.toMatchObject({ errors: [{ code: 'chest_already_opened' }] });
   });
 });

@@ -4,152 +4,148 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type BaseConfig } from '@ccs/shared';
-import { ChestsConfigSchema } from '../src/config.js';
+import {
+  GetChestOdds,
+  GetFairness,
+  GetPlayerOdds,
+  ListPity,
+  RotateSeed,
+  startService,
+  VerifyOpening,
+  type BaseConfig,
+  type OpeningView,
+  type ReplyOf,
+} from '@ccs/shared';
 import { chestsService } from '../src/service.js';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { appIdOf, defaultCatalogIds, get, grantChests, inventory, open, registerPlayer, sql, type Player } from './support/chests.js';
+import { callOf, chestsApp, chestsSql, grantedChests, openChest, startChestsTier, type ChestsTier } from './support/chests-tier.js';
 
 const VERIFY = fileURLToPath(new URL('../../../scripts/verify-opening.mjs', import.meta.url));
 
+/** One opening of the 1,000, and the chest type it opened. */
 interface Opened {
-  chestTypeSlug: string;
-  body: {
-    data: { collectibles: { id: string; attributes: { rarity: string } }[] };
-    meta: {
-      opening_id: string;
-      pity: { rarity: string; opens_since_before: number; opens_since_after: number; triggered: boolean } | null;
-      fairness: { server_seed_hash: string; client_seed: string; nonce: number };
-    };
-  };
+  slug: 'silver-chest' | 'abyssal-chest';
+  opening: OpeningView;
 }
 
-describe('verifiable randomness and pity, through the gateway', () => {
-  let stack: TestStack;
-  let ids: Record<string, string>;
+/** What scripts/verify-opening.mjs reads of an opening: its items in slot order, as the opening result lists them. */
+const asVerifierCase = (o: OpeningView) => ({
+  collectibles: [...o.items].sort((a, b) => a.slot - b.slot).map((i) => ({ id: i.collectibleId, attributes: { rarity: i.rarity } })),
+});
+
+/** Runs scripts/verify-opening.mjs --batch over the cases: its output lines, parsed. */
+async function verifyBatch(cases: object[]): Promise<{ matches?: boolean; commitment_ok?: boolean; cases?: number; failed?: number }[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'ccs-verify-'));
+  try {
+    await writeFile(join(dir, 'cases.json'), JSON.stringify(cases));
+    const { stdout } = await promisify(execFile)(process.execPath, [VERIFY, '--batch', join(dir, 'cases.json')], { maxBuffer: 64 * 1024 * 1024 });
+    return stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Verifiable randomness and pity on the service tier: chests alone, called over its subjects. The
+// verifier's reading of the public documents (opening results, odds documents) and the HTTP
+// refusals are end to end: test/security/hostile-studio.test.ts and test/e2e/chests/fairness.test.ts.
+describe('verifiable randomness and pity (service tier)', () => {
+  let tier: ChestsTier;
+  let appId: string;
+  let types: Record<string, string>;
   beforeAll(async () => {
-    stack = await startStack();
-    ids = await defaultCatalogIds(stack);
+    ({ tier } = await startChestsTier());
+    ({ appId, types } = await chestsApp(tier));
   });
-  afterAll(async () => stack?.close());
-
-  const send = (p: Player, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
-    stack.inject({ method, url, headers: jsonApiHeaders(p.apiKey, p.token), ...(payload ? { payload } : {}) });
-
-  const grant = (p: Player, slug: string, n: number) => grantChests(stack, p, slug, n);
+  afterAll(async () => tier?.close());
 
   /** Opens chests a few at a time (one player's openings are serialised by the service anyway). */
-  async function openAll(p: Player, slug: string, chests: string[]): Promise<Opened[]> {
+  async function openAll(playerId: string, slug: Opened['slug'], chests: string[]): Promise<Opened[]> {
     const out: Opened[] = [];
     for (let i = 0; i < chests.length; i += 5) {
-      const answers = await Promise.all(chests.slice(i, i + 5).map((id) => open(stack, p, id)));
-      for (const r of answers) {
-        expect(r.statusCode, r.body).toBe(200);
-        out.push({ chestTypeSlug: slug, body: r.json() });
-      }
+      const answers = await Promise.all(chests.slice(i, i + 5).map((id) => openChest(tier, appId, playerId, id)));
+      out.push(...answers.map((opening) => ({ slug, opening })));
     }
     return out;
+  }
+
+  /** Pity never exceeded: a counter stays below hard, and resets exactly when the rarity drops (openings in the service's order). */
+  function expectPityChain(inOrder: Opened[], slug: Opened['slug'], hard: number) {
+    let counter = 0;
+    for (const { opening } of inOrder.filter((x) => x.slug === slug)) {
+      const pity = opening.pity!;
+      const legendary = opening.items.some((c) => c.rarity === 'legendary');
+      expect(pity.opensSinceBefore).toBe(counter);
+      expect(pity.opensSinceBefore).toBeLessThan(hard);
+      expect(pity.triggered).toBe(counter === hard - 1);
+      if (pity.triggered) expect(legendary).toBe(true);
+      counter = legendary ? 0 : counter + 1;
+      expect(pity.opensSinceAfter).toBe(counter);
+    }
   }
 
   it(
     'recomputes 1,000 openings across seed rotations, with pity in play, with scripts/verify-opening.mjs: all identical',
     { timeout: 300_000 },
     async () => {
-      const p = await registerPlayer(stack);
+      const playerId = randomUUID();
+      const ctx = () => callOf(appId, playerId);
       const openings: Opened[] = [];
       const revealed = new Map<string, string>();
       const rotate = async (clientSeed?: string) => {
-        const res = clientSeed
-          ? await send(p, 'PATCH', '/api/v1/players/me/fairness', { data: { type: 'fairness', attributes: { client_seed: clientSeed } } })
-          : await send(p, 'POST', '/api/v1/players/me/fairness/rotate');
-        expect(res.statusCode, res.body).toBe(200);
-        const body = res.json();
-        expectJsonApi(body);
-        revealed.set(body.meta.revealed.server_seed_hash, body.meta.revealed.server_seed);
-        return body;
+        const r = await tier.bus.request(RotateSeed, clientSeed ? { clientSeed } : {}, ctx());
+        revealed.set(r.revealed.serverSeedHash, r.revealed.serverSeed);
       };
-      const before = (await send(p, 'GET', '/api/v1/players/me/fairness')).json().data.attributes;
-      expect(before).toMatchObject({ nonce: 0, algorithm: 'hmac-sha256-48bit-v1' });
+      expect(await tier.bus.request(GetFairness, {}, ctx())).toMatchObject({ nonce: 0, algorithm: 'hmac-sha256-48bit-v1' });
       for (let round = 0; round < 20; round++) {
         // Silver (hard pity at 10) and Abyssal (soft pity from 5, hard at 15) in turn.
         const slug = round % 2 === 0 ? 'silver-chest' : 'abyssal-chest';
-        openings.push(...(await openAll(p, slug, await grant(p, slug, 50))));
+        openings.push(...(await openAll(playerId, slug, (await grantedChests(tier, appId, { playerId, chestTypeId: slug, n: 50 })).chests)));
         if (round % 5 === 4) await rotate(round === 9 ? `client-${round}` : undefined);
       }
       await rotate();
       expect(openings).toHaveLength(1000);
 
-      // Pity never exceeded: a counter stays below hard, and resets exactly when the rarity drops.
       // Openings sent together run in the order the service serialised them: seed pair, then nonce.
-      const seedOrder = [...new Set(openings.map((o) => o.body.meta.fairness.server_seed_hash))];
-      const position = (o: Opened) => seedOrder.indexOf(o.body.meta.fairness.server_seed_hash) * 1e6 + o.body.meta.fairness.nonce;
+      const hashOf = (o: Opened) => o.opening.fairness!.serverSeedHash;
+      const seedOrder = [...new Set(openings.map(hashOf))];
+      const position = (o: Opened) => seedOrder.indexOf(hashOf(o)) * 1e6 + o.opening.fairness!.nonce;
       const inOrder = [...openings].sort((a, b) => position(a) - position(b));
-      for (const slug of ['silver-chest', 'abyssal-chest']) {
-        const hard = slug === 'silver-chest' ? 10 : 15;
-        let counter = 0;
-        for (const o of inOrder.filter((x) => x.chestTypeSlug === slug)) {
-          const pity = o.body.meta.pity!;
-          const legendary = o.body.data.collectibles.some((c) => c.attributes.rarity === 'legendary');
-          expect(pity.opens_since_before).toBe(counter);
-          expect(pity.opens_since_before).toBeLessThan(hard);
-          expect(pity.triggered).toBe(counter === hard - 1);
-          if (pity.triggered) expect(legendary).toBe(true);
-          counter = legendary ? 0 : counter + 1;
-          expect(pity.opens_since_after).toBe(counter);
-        }
-      }
+      expectPityChain(inOrder, 'silver-chest', 10);
+      expectPityChain(inOrder, 'abyssal-chest', 15);
       // Nonces run 0, 1, 2, … within each seed pair.
       const bySeed = new Map<string, number[]>();
-      for (const o of openings)
-        bySeed.set(o.body.meta.fairness.server_seed_hash, [...(bySeed.get(o.body.meta.fairness.server_seed_hash) ?? []), o.body.meta.fairness.nonce]);
+      for (const o of openings) bySeed.set(hashOf(o), [...(bySeed.get(hashOf(o)) ?? []), o.opening.fairness!.nonce]);
       expect(bySeed.size).toBe(4);
       for (const nonces of bySeed.values()) expect(nonces.sort((a, b) => a - b)).toEqual(nonces.map((_, i) => i));
 
-      // The independent script recomputes every opening from public documents and the revealed seeds.
-      const odds = Object.fromEntries(
-        await Promise.all(
-          ['silver-chest', 'abyssal-chest'].map(async (slug) => {
-            const res = await get(stack, `/api/v1/chests/${ids[slug === 'silver-chest' ? 'Silver Chest' : 'Abyssal Chest']}/odds?rules_version=1`);
-            expect(res.statusCode, res.body).toBe(200);
-            return [slug, res.json()];
-          }),
-        ),
-      );
-      const cases = openings.map((o) => ({
-        odds: odds[o.chestTypeSlug],
-        server_seed: revealed.get(o.body.meta.fairness.server_seed_hash),
-        server_seed_hash: o.body.meta.fairness.server_seed_hash,
-        client_seed: o.body.meta.fairness.client_seed,
-        nonce: o.body.meta.fairness.nonce,
-        opens_since_before: o.body.meta.pity!.opens_since_before,
-        expect: o.body,
+      // The independent script recomputes every opening from the disclosed rules and the revealed seeds.
+      const odds: Partial<Record<Opened['slug'], ReplyOf<typeof GetChestOdds>>> = {};
+      for (const slug of ['silver-chest', 'abyssal-chest'] as const)
+        odds[slug] = await tier.bus.request(GetChestOdds, { chestTypeId: types[slug]!, rulesVersion: 1 }, ctx());
+      const cases = openings.map(({ slug, opening }) => ({
+        odds: { rules: odds[slug]!.rules, rule_inputs: odds[slug]!.ruleInputs },
+        server_seed: revealed.get(opening.fairness!.serverSeedHash),
+        server_seed_hash: opening.fairness!.serverSeedHash,
+        client_seed: opening.fairness!.clientSeed,
+        nonce: opening.fairness!.nonce,
+        opens_since_before: opening.pity!.opensSinceBefore,
+        expect: asVerifierCase(opening),
       }));
       expect(cases.every((c) => c.server_seed)).toBe(true);
-      const dir = await mkdtemp(join(tmpdir(), 'ccs-verify-'));
-      try {
-        await writeFile(join(dir, 'cases.json'), JSON.stringify(cases));
-        const { stdout } = await promisify(execFile)(process.execPath, [VERIFY, '--batch', join(dir, 'cases.json')], { maxBuffer: 64 * 1024 * 1024 });
-        const lines = stdout
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l));
-        expect(lines.at(-1)).toEqual({ cases: 1000, failed: 0 });
-        expect(lines.slice(0, -1).every((l) => l.matches === true && l.commitment_ok === true)).toBe(true);
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      const lines = await verifyBatch(cases);
+      expect(lines.at(-1)).toEqual({ cases: 1000, failed: 0 });
+      expect(lines.slice(0, -1).every((l) => l.matches === true && l.commitment_ok === true)).toBe(true);
 
       // The service's own verification agrees, on a sample.
-      for (const o of openings.filter((_, i) => i % 100 === 7)) {
-        const res = await send(p, 'GET', `/api/v1/openings/${o.body.meta.opening_id}/verification`);
-        expect(res.statusCode, res.body).toBe(200);
-        expectJsonApi(res.json());
-        expect(res.json().data.attributes).toMatchObject({
+      for (const { opening } of openings.filter((_, i) => i % 100 === 7)) {
+        expect(await tier.bus.request(VerifyOpening, { openingId: opening.openingId }, ctx())).toMatchObject({
           matches: true,
-          nonce: o.body.meta.fairness.nonce,
-          server_seed_hash: o.body.meta.fairness.server_seed_hash,
+          nonce: opening.fairness!.nonce,
+          serverSeedHash: opening.fairness!.serverSeedHash,
         });
       }
     },
@@ -159,25 +155,24 @@ describe('verifiable randomness and pity, through the gateway', () => {
     "keeps nonces and pity exact when two chests replicas open one player's chests at once (compare-and-set, retried)",
     { timeout: 60_000 },
     async () => {
-      const second = await startService(chestsService, ChestsConfigSchema.parse(stack.env) as BaseConfig);
+      const second = await startService(chestsService, tier.config as BaseConfig);
       try {
-        const p = await registerPlayer(stack);
-        const chests = await grant(p, 'silver-chest', 40);
-        const answers = await Promise.all(chests.map((id) => open(stack, p, id)));
-        for (const r of answers) expect(r.statusCode, r.body).toBe(200);
-        const opened = answers.map((r) => r.json()).sort((a, b) => a.meta.fairness.nonce - b.meta.fairness.nonce);
-        expect(opened.map((o) => o.meta.fairness.nonce)).toEqual(opened.map((_, i) => i));
+        const { playerId, chests } = await grantedChests(tier, appId, { chestTypeId: 'silver-chest', n: 40 });
+        const opened = (await Promise.all(chests.map((id) => openChest(tier, appId, playerId, id)))).sort(
+          (a, b) => a.fairness!.nonce - b.fairness!.nonce,
+        );
+        expect(opened.map((o) => o.fairness!.nonce)).toEqual(opened.map((_, i) => i));
         let counter = 0;
         for (const o of opened) {
-          expect(o.meta.pity.opens_since_before).toBe(counter);
-          counter = o.meta.pity.opens_since_after;
+          expect(o.pity!.opensSinceBefore).toBe(counter);
+          counter = o.pity!.opensSinceAfter;
         }
-        const [seed] = await sql<{ next_nonce: number }>(stack, 'SELECT next_nonce FROM chests.player_seeds WHERE player_id = $1', [p.id]);
+        const [seed] = await chestsSql<{ next_nonce: number }>(tier, 'SELECT next_nonce FROM player_seeds WHERE player_id = $1', [playerId]);
         expect(seed!.next_nonce).toBe(40);
-        const [pity] = await sql<{ opens_since: number }>(
-          stack,
-          "SELECT opens_since FROM chests.pity_counters WHERE player_id = $1 AND pity_group = 'silver-chest'",
-          [p.id],
+        const [pity] = await chestsSql<{ opens_since: number }>(
+          tier,
+          "SELECT opens_since FROM pity_counters WHERE player_id = $1 AND pity_group = 'silver-chest'",
+          [playerId],
         );
         expect(pity!.opens_since).toBe(counter);
       } finally {
@@ -187,75 +182,46 @@ describe('verifiable randomness and pity, through the gateway', () => {
   );
 
   it('commits to the hash of the seed, never of an outcome, and keeps the seed encrypted at rest', async () => {
-    const p = await registerPlayer(stack);
-    const f = (await send(p, 'GET', '/api/v1/players/me/fairness')).json().data.attributes;
-    const [chest] = await grant(p, 'wooden-chest', 1);
-    const opened = (await open(stack, p, chest!)).json();
+    const { playerId, chests } = await grantedChests(tier, appId);
+    const f = await tier.bus.request(GetFairness, {}, callOf(appId, playerId));
+    const opened = await openChest(tier, appId, playerId, chests[0]!);
     // The commitment is the hash of the seed, not of anything the opening produced.
-    expect(opened.meta.fairness).toEqual({ server_seed_hash: f.server_seed_hash, client_seed: f.client_seed, nonce: 0 });
-    expect(JSON.stringify(opened)).not.toMatch(/server_seed"/);
-    const seeds = await sql<{ server_seed_encrypted: string; server_seed_hash: string }>(
-      stack,
-      'SELECT server_seed_encrypted, server_seed_hash FROM chests.player_seeds WHERE player_id = $1',
-      [p.id],
+    expect(opened.fairness).toEqual({ serverSeedHash: f.serverSeedHash, clientSeed: f.clientSeed, nonce: 0 });
+    expect(JSON.stringify(opened)).not.toMatch(/serverSeed"/);
+    const seeds = await chestsSql<{ server_seed_encrypted: string; server_seed_hash: string }>(
+      tier,
+      'SELECT server_seed_encrypted, server_seed_hash FROM player_seeds WHERE player_id = $1',
+      [playerId],
     );
     // At rest the seed is encrypted: nothing stored is the seed whose hash was published.
     expect(seeds[0]!.server_seed_encrypted).toMatch(/^v1\./);
-    expect(seeds[0]!.server_seed_encrypted).not.toContain(f.server_seed_hash);
-  });
-
-  it('answers 409 seed_not_revealed before the rotation, 404 for an opening of another player, 422 for a bad client seed', async () => {
-    const p = await registerPlayer(stack);
-    const q = await registerPlayer(stack);
-    await eventually(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(1));
-    const opened = (await open(stack, p, p.starterChestId)).json();
-    expectError(await send(p, 'GET', `/api/v1/openings/${opened.meta.opening_id}/verification`), 409, 'seed_not_revealed');
-    expectError(await send(q, 'GET', `/api/v1/openings/${opened.meta.opening_id}/verification`), 404, 'opening_not_found');
-    expectError(await send(p, 'GET', '/api/v1/openings/not-a-uuid/verification'), 400, 'invalid_id');
-    for (const bad of ['', 'has space', 'x'.repeat(65), 'semi;colon']) {
-      const errors = expectError(
-        await send(p, 'PATCH', '/api/v1/players/me/fairness', { data: { type: 'fairness', attributes: { client_seed: bad } } }),
-        422,
-      );
-      expect(errors[0]!.source?.pointer).toBe('/data/attributes/client_seed');
-    }
-    // Nothing changed: the pair is the same and still unrevealed.
-    const rotated = (await send(p, 'POST', '/api/v1/players/me/fairness/rotate')).json();
-    expect(rotated.meta.revealed).toMatchObject({ server_seed_hash: opened.meta.fairness.server_seed_hash, last_nonce: 0 });
-    const v = (await send(p, 'GET', `/api/v1/openings/${opened.meta.opening_id}/verification`)).json();
-    expect(v.data.attributes.matches).toBe(true);
-    // Without a token: 401.
-    expectError(await stack.inject({ method: 'GET', url: '/api/v1/players/me/fairness', headers: { apikey: stack.apiKey } }), 401);
+    expect(seeds[0]!.server_seed_encrypted).not.toContain(f.serverSeedHash);
   });
 
   it("shows the pity counters, and the caller's odds raised by soft pity, computed by the roll's code", async () => {
-    const p = await registerPlayer(stack);
-    const pity = (await send(p, 'GET', '/api/v1/players/me/pity')).json();
-    expectJsonApi(pity);
-    expect(pity.data.map((g: { id: string }) => g.id).sort()).toEqual(['abyssal-chest', 'silver-chest']);
-    expect(pity.data.find((g: { id: string }) => g.id === 'abyssal-chest').attributes).toMatchObject({
-      opens_since: 0,
-      hard: 15,
-      guaranteed_within: 15,
-    });
-    const odds = async () => (await send(p, 'GET', `/api/v1/chests/${ids['Abyssal Chest']}/odds`)).json();
-    const base = await odds();
-    expect(base.meta.player).toMatchObject({ opens_since_pity: 0, guaranteed_within: 15 });
+    const { playerId, chests } = await grantedChests(tier, appId, { chestTypeId: 'abyssal-chest' });
+    const ctx = () => callOf(appId, playerId);
+    const pity = await tier.bus.request(ListPity, {}, ctx());
+    expect(pity.groups.map((g) => g.group).sort()).toEqual(['abyssal-chest', 'silver-chest']);
+    expect(pity.groups.find((g) => g.group === 'abyssal-chest')).toMatchObject({ opensSince: 0, hard: 15, guaranteedWithin: 15 });
+    const abyssal = types['abyssal-chest']!;
+    const disclosed = await tier.bus.request(GetChestOdds, { chestTypeId: abyssal }, ctx());
+    const playerOdds = () => tier.bus.request(GetPlayerOdds, { chestTypeId: abyssal }, ctx());
+    const base = await playerOdds();
+    expect(base).toMatchObject({ opensSincePity: 0, guaranteedWithin: 15 });
     const legendary = (o: { rarities: { rarity: string; probability: number }[] }) => o.rarities.find((r) => r.rarity === 'legendary')!.probability;
-    expect(legendary(base.meta.player)).toBe(legendary(base.data.attributes));
+    expect(legendary(base)).toBe(legendary(disclosed));
     // 8 openings without a legendary: 4 steps of soft pity (0.05 each) raise every slot's legendary share.
-    const appId = await appIdOf(stack);
-    await sql(
-      stack,
-      `INSERT INTO chests.pity_counters (app_id, player_id, pity_group, opens_since, rarity, hard) VALUES ($1, $2, 'abyssal-chest', 8, 'legendary', 15)`,
-      [appId, p.id],
+    await chestsSql(
+      tier,
+      `INSERT INTO pity_counters (app_id, player_id, pity_group, opens_since, rarity, hard) VALUES ($1, $2, 'abyssal-chest', 8, 'legendary', 15)`,
+      [appId, playerId],
     );
-    const raised = await odds();
-    expect(raised.meta.player).toMatchObject({ opens_since_pity: 8, guaranteed_within: 7 });
-    expect(legendary(raised.meta.player)).toBeGreaterThan(legendary(base.data.attributes) + 0.15);
-    expect(raised.data.attributes).toEqual(base.data.attributes);
-    const [chest] = await grant(p, 'abyssal-chest', 1);
-    const opened = (await open(stack, p, chest!)).json();
-    expect(opened.meta.pity).toMatchObject({ opens_since_before: 8, triggered: false });
+    const raised = await playerOdds();
+    expect(raised).toMatchObject({ opensSincePity: 8, guaranteedWithin: 7 });
+    expect(legendary(raised)).toBeGreaterThan(legendary(disclosed) + 0.15);
+    expect(await tier.bus.request(GetChestOdds, { chestTypeId: abyssal }, ctx())).toEqual(disclosed);
+    const opened = await openChest(tier, appId, playerId, chests[0]!);
+    expect(opened.pity).toMatchObject({ opensSinceBefore: 8, triggered: false });
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppContentLoaded, OpeningGranted, WalletCreditGrant } from '../contracts/events.js';
+import { AppContentLoaded, ChestGrant, OpeningGranted, WalletCreditGrant } from '../contracts/events.js';
 import type { AppContent } from '../contracts/content.js';
 import { readContentFile } from '../contracts/default-content.js';
 import type { z } from 'zod';
@@ -59,4 +59,15 @@ export function openingGrantFactory(
     items: [{ slot: 0, collectibleId: 'ancient-clay-amulet', collectionId: 'ancient-relics', rarity: 'common' }],
     ...overrides,
   };
+}
+
+/**
+ * The payload of a chest grant as players or collections publish it: defaults to a fresh wooden
+ * chest (the default content's slug) for a fresh player, source `special` (a studio grant).
+ */
+export function chestGrantFactory(
+  appId: string,
+  overrides: Partial<z.infer<(typeof ChestGrant)['payload']>> = {},
+): z.infer<(typeof ChestGrant)['payload']> {
+  return { appId, playerId: randomUUID(), inventoryChestId: randomUUID(), chestTypeId: 'wooden-chest', source: 'special', ...overrides };
 }
