@@ -1,5 +1,8 @@
 import qs from 'qs';
 
+/** A page's links: itself, the first and last, and its neighbours (null at either end). */
+export type PaginationLinks = { self: string; first: string; prev: string | null; next: string | null; last: string };
+
 /**
  * Builds top-level pagination links as absolute URLs. Query brackets are percent-encoded
  * (`page%5Blimit%5D`), as the JSON:API schema's URI format requires.
@@ -10,7 +13,7 @@ export function paginationLinks(
   query: Record<string, unknown>,
   page: { limit: number; offset: number },
   total: number,
-): Record<string, string | null> {
+): PaginationLinks {
   let at: (offset: number) => string;
   if (Object.prototype.hasOwnProperty.call(query, 'page')) {
     // A `page` member of its own would keep its place in the query: the general (slow) way.

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { applyFieldset, CreditCurrency, ListCurrencies, resource, selfLink, type CurrencyView } from '@ccs/shared';
+import { applyFieldset, CreditCurrency, ListCurrencies, selfLink, type CurrencyView } from '@ccs/shared';
 import { appIdOf, baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/currencies.js';
 import { gatewayErrors } from '../../errors.js';
+import type { Schemas } from './schemas.js';
 
 /** The credit body: the spec's amount pattern, as a string (never a JSON number). */
 const CreditBodySchema = z.object({
@@ -19,8 +20,12 @@ const CreditBodySchema = z.object({
     .regex(/^\d+(\.\d{1,2})?$/, { error: 'amount must be digits with at most two decimals, such as "10" or "10.50".' }),
 });
 
-const currencyResource = (c: CurrencyView) =>
-  resource('currency', c.id, { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) });
+const currencyResource = (c: CurrencyView): Schemas['Currency'] => ({
+  type: 'currency',
+  id: c.id,
+  attributes: { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) },
+  relationships: {},
+});
 
 /** Query members of the currency list. */
 const CURRENCIES_QUERY = { fields: { currency: ['code', 'name', 'balance'] } };
@@ -53,7 +58,7 @@ async function credit(request: FastifyRequest, reply: FastifyReply) {
   return reply
     .code(200)
     .type('application/json')
-    .send({ data: { balance: { amount: result.balance } } });
+    .send({ data: { balance: { amount: result.balance } } } satisfies Schemas['CreditResult']);
 }
 
 /** The currencies and balances, under /api/v1 and at the spec's unprefixed alias (app scope: a token adds the balances). */

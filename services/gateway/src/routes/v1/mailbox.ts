@@ -1,17 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ClaimMailboxItem, ListMailbox, paginationLinks, resource, type MailboxItemView, type Resource } from '@ccs/shared';
+import { ClaimMailboxItem, ListMailbox, paginationLinks, type MailboxItemView } from '@ccs/shared';
 import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/mailbox.js';
 import { inventoryChest } from './chests.js';
+import type { Schemas } from './schemas.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 
 /** Query members of the mailbox list: pages only (its order is fixed: soonest to expire first). */
 const MAILBOX_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
 
 /** A waiting chest: its type's presentation, where it came from and when it expires. */
-const mailboxItem = (m: MailboxItemView): Resource =>
-  resource('mailbox_item', m.id, {
+const mailboxItem = (m: MailboxItemView): Schemas['MailboxItem'] => ({
+  type: 'mailbox_item',
+  id: m.id,
+  attributes: {
     chest_type_id: m.chestTypeId,
     name: m.name,
     description: m.description,
@@ -19,7 +22,9 @@ const mailboxItem = (m: MailboxItemView): Resource =>
     source: m.source,
     received_at: m.receivedAt,
     expires_at: m.expiresAt,
-  });
+  },
+  relationships: {},
+});
 
 /** GET /api/v1/players/me/mailbox: the caller's chests waiting for room in the inventory. */
 async function listMailbox(request: FastifyRequest, reply: FastifyReply) {
@@ -36,7 +41,7 @@ async function listMailbox(request: FastifyRequest, reply: FastifyReply) {
       inventory_status: { capacity: r.capacity, used: r.used, available: Math.max(0, r.capacity - r.used) },
     },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/players/me/mailbox', rest, q.page, r.total),
-  });
+  } satisfies Schemas['MailboxDocument']);
 }
 
 /** POST /api/v1/players/me/mailbox/{id}/claim: the item moves into the inventory; answers the chest. */

@@ -3,6 +3,7 @@ import { AddFriend, ListFriends, RemoveFriend } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../../lib/http.js';
 import { FriendRequestBody } from './bodies.js';
 import { friendResource } from './render.js';
+import type { Schemas } from '../schemas.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
 
@@ -16,13 +17,16 @@ export default async function friendsRoutes(app: FastifyInstance) {
     jsonApiQuery(request, NO_QUERY);
     const { data } = parseBody(FriendRequestBody, request.body);
     const { friend, created } = await app.bus.request(AddFriend, { playerId: data.id.toLowerCase() }, callContext(request));
-    return sendDocument(reply, created ? 201 : 200, { data: friendResource(friend) });
+    return sendDocument(reply, created ? 201 : 200, { data: friendResource(friend) } satisfies Schemas['FriendDocument']);
   });
 
   app.get('/api/v1/players/me/friends', { config: { openapi: documented(docs.listFriends, { query: NO_QUERY }) } }, async (request, reply) => {
     jsonApiQuery(request, NO_QUERY);
     const { friends } = await app.bus.request(ListFriends, {}, callContext(request));
-    return sendDocument(reply, 200, { data: friends.map(friendResource), meta: { total_count: friends.length } });
+    return sendDocument(reply, 200, {
+      data: friends.map(friendResource),
+      meta: { total_count: friends.length },
+    } satisfies Schemas['FriendListDocument']);
   });
 
   app.delete(

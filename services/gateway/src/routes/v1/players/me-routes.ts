@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, applyFieldset, GetInventory, GetMe, UpdateMe, type ErrorKind, type PlayerView, type Resource } from '@ccs/shared';
+import { AppError, applyFieldset, GetInventory, GetMe, UpdateMe, type ErrorKind, type PlayerView } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { UpdateMeBody } from './bodies.js';
 import { mePlayerResource } from './render.js';
+import type { Schemas } from '../schemas.js';
 import { inventoryChest } from '../chests.js';
 import { documented } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
@@ -32,7 +33,7 @@ const UNREACHABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', '
  * The player's unopened chests from the chests service. The profile stays readable when that
  * service is down (the relationship then says so in its meta), unless the chests were asked for.
  */
-async function playerChests(request: FastifyRequest, playerId: string, required: boolean): Promise<Resource[] | undefined> {
+async function playerChests(request: FastifyRequest, playerId: string, required: boolean): Promise<Schemas['InventoryChest'][] | undefined> {
   try {
     const inv = await request.server.bus.request(
       GetInventory,

@@ -1,15 +1,24 @@
-import { resource, type FriendView, type PlayerView, type Resource, type Session } from '@ccs/shared';
+import type { FriendView, PlayerView, Session } from '@ccs/shared';
+import type { Schemas } from '../schemas.js';
 
 /** The player as registration, login and refresh show it (the spec's attributes). */
-export function sessionPlayerResource(s: Session): Resource {
+export function sessionPlayerResource(s: Session): Schemas['SessionPlayer'] {
   // The starter chest is known only at creation; later the chests service owns the inventory.
-  const chests = s.grants ? [{ type: 'chest', id: s.grants.starterChestId }] : [];
-  return resource('player', s.player.id, { email: s.player.email, is_anonymous: s.player.isAnonymous }, { chests: { data: chests } });
+  const chests = s.grants ? [{ type: 'chest' as const, id: s.grants.starterChestId }] : [];
+  return {
+    type: 'player',
+    id: s.player.id,
+    attributes: { email: s.player.email, is_anonymous: s.player.isAnonymous },
+    relationships: { chests: { data: chests } },
+  };
 }
 
+/** A session document's meta; registration's (and a guest's creation's) adds what was granted. */
+type SessionMeta = Schemas['SessionDocument']['meta'] & Partial<Pick<Schemas['RegistrationDocument']['meta'], 'initial_currency' | 'welcome_bonus'>>;
+
 /** Token meta of a session; registration and guest creation add what was granted. */
-export function sessionMeta(s: Session): Record<string, unknown> {
-  const meta: Record<string, unknown> = {
+export function sessionMeta(s: Session): SessionMeta {
+  const meta: SessionMeta = {
     access_token: s.accessToken,
     refresh_token: s.refreshToken,
     token_type: s.tokenType,
@@ -19,7 +28,10 @@ export function sessionMeta(s: Session): Record<string, unknown> {
   };
   if (s.grants) {
     meta.initial_currency = s.grants.initialCurrency;
-    meta.welcome_bonus = { ...s.grants.welcomeBonus, starter_chest: s.grants.starterChestId };
+    // Amounts by currency code and the starter chest's id: the schema's `catchall` of integers
+    // beside one string member, which the generated type writes as an intersection that only
+    // Object.assign's own intersection type meets (a spread is checked member by member).
+    meta.welcome_bonus = Object.assign({}, s.grants.welcomeBonus, { starter_chest: s.grants.starterChestId });
   }
   return meta;
 }
@@ -29,12 +41,12 @@ export function sessionMeta(s: Session): Record<string, unknown> {
  * could not be read, the relationship carries `meta.available: false` instead of data. Country
  * and birth year are shown here only, to the player themselves (never to friends or others).
  */
-export function mePlayerResource(p: PlayerView, chests: Pick<Resource, 'type' | 'id'>[] | undefined): Resource {
-  const relationship = chests ? { data: chests.map((c) => ({ type: c.type, id: c.id })) } : { meta: { available: false } };
-  return resource(
-    'player',
-    p.id,
-    {
+export function mePlayerResource(p: PlayerView, chests: { type: 'chest'; id: string }[] | undefined): Schemas['MePlayer'] {
+  const relationship = chests ? { data: chests.map((c) => ({ type: c.type, id: c.id })) } : { meta: { available: false as const } };
+  return {
+    type: 'player',
+    id: p.id,
+    attributes: {
       email: p.email,
       is_anonymous: p.isAnonymous,
       privacy: p.privacy,
@@ -43,11 +55,17 @@ export function mePlayerResource(p: PlayerView, chests: Pick<Resource, 'type' | 
       birth_year: p.birthYear,
       created_at: p.createdAt,
     },
-    { chests: relationship },
-  );
+    relationships: { chests: relationship },
+  };
 }
 
 /** Another player in the caller's friend list; only the relation is shown, never their email. */
-export function friendResource(f: FriendView): Resource {
-  return resource('player', f.playerId, { is_anonymous: f.isAnonymous }, {}, { status: f.status, since: f.since });
+export function friendResource(f: FriendView): Schemas['Friend'] {
+  return {
+    type: 'player',
+    id: f.playerId,
+    attributes: { is_anonymous: f.isAnonymous },
+    relationships: {},
+    meta: { status: f.status, since: f.since },
+  };
 }
