@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ClientSeedSchema, GetFairness, ListPity, resource, RotateSeed, VerifyOpening, type ReplyOf } from '@ccs/shared';
+import { ClientSeedSchema, GetFairness, ListPity, RotateSeed, VerifyOpening, type ReplyOf } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/fairness.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
+import type { Schemas } from './schemas.js';
 
 type Fairness = ReplyOf<typeof GetFairness>;
 type Rotation = ReplyOf<typeof RotateSeed>;
@@ -18,10 +19,14 @@ export const ClientSeedBody = z.object({
   }),
 });
 
-const fairnessResource = (f: Fairness) =>
-  resource('fairness', 'current', { server_seed_hash: f.serverSeedHash, client_seed: f.clientSeed, nonce: f.nonce, algorithm: f.algorithm });
+const fairnessResource = (f: Fairness): Schemas['FairnessDocument']['data'] => ({
+  type: 'fairness',
+  id: 'current',
+  attributes: { server_seed_hash: f.serverSeedHash, client_seed: f.clientSeed, nonce: f.nonce, algorithm: f.algorithm },
+  relationships: {},
+});
 
-const rotationDocument = (r: Rotation) => ({
+const rotationDocument = (r: Rotation): Schemas['SeedRotationDocument'] => ({
   data: fairnessResource(r.fairness),
   meta: {
     revealed: {
@@ -34,34 +39,42 @@ const rotationDocument = (r: Rotation) => ({
 });
 
 /** The caller's pity counters, one resource per pity group. */
-const pityDocument = (r: ReplyOf<typeof ListPity>) => ({
-  data: r.groups.map((g) =>
-    resource('pity', g.group, {
+const pityDocument = (r: ReplyOf<typeof ListPity>): Schemas['PityDocument'] => ({
+  data: r.groups.map((g) => ({
+    type: 'pity' as const,
+    id: g.group,
+    attributes: {
       rarity: g.rarity,
       opens_since: g.opensSince,
       hard: g.hard,
       guaranteed_within: g.guaranteedWithin,
       chest_type_ids: g.chestTypeIds,
-    }),
-  ),
+    },
+    relationships: {},
+  })),
   meta: { total_count: r.groups.length },
 });
 
 /** An opening's verification: its inputs, the recomputed items and whether they match. */
-const verificationDocument = (v: ReplyOf<typeof VerifyOpening>) => ({
-  data: resource('opening_verification', v.openingId, {
-    chest_type_id: v.chestTypeId,
-    rules_version: v.rulesVersion,
-    algorithm: v.algorithm,
-    server_seed: v.serverSeed,
-    server_seed_hash: v.serverSeedHash,
-    client_seed: v.clientSeed,
-    nonce: v.nonce,
-    opens_since_before: v.opensSinceBefore,
-    rules: v.rules,
-    recomputed: v.recomputed.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
-    matches: v.matches,
-  }),
+const verificationDocument = (v: ReplyOf<typeof VerifyOpening>): Schemas['VerificationDocument'] => ({
+  data: {
+    type: 'opening_verification',
+    id: v.openingId,
+    attributes: {
+      chest_type_id: v.chestTypeId,
+      rules_version: v.rulesVersion,
+      algorithm: v.algorithm,
+      server_seed: v.serverSeed,
+      server_seed_hash: v.serverSeedHash,
+      client_seed: v.clientSeed,
+      nonce: v.nonce,
+      opens_since_before: v.opensSinceBefore,
+      rules: v.rules,
+      recomputed: v.recomputed.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
+      matches: v.matches,
+    },
+    relationships: {},
+  },
 });
 
 /**
@@ -74,7 +87,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
     jsonApiQuery(request, NO_QUERY);
     const f = await app.bus.request(GetFairness, {}, callContext(request));
     reply.header('cache-control', 'no-store');
-    return sendDocument(reply, 200, { data: fairnessResource(f) });
+    return sendDocument(reply, 200, { data: fairnessResource(f) } satisfies Schemas['FairnessDocument']);
   });
 
   const patchDoc = documented(docs.setClientSeed, { query: NO_QUERY, body: { schema: ClientSeedBody, required: true } });
