@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
 
 /**
  * The outbox table of every service's schema (shared/migrations/messaging): rows written in the
@@ -70,9 +70,26 @@ export async function claimUnpublished(q: Queryable, limit: number, claimMs: num
   return rows;
 }
 
-/** Marks rows published (a row already marked keeps its first time). */
-export async function markOutboxPublished(q: Queryable, ids: string[]): Promise<void> {
-  await q.query('UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::uuid[]) AND published_at IS NULL', [ids]);
+/**
+ * Marks rows published (a row already marked keeps its first time), with an asynchronous commit:
+ * `set_config('synchronous_commit', 'off', true)` is `SET LOCAL` for this statement's own
+ * (implicit) transaction, so its COMMIT does not wait for the WAL flush, and the session keeps its
+ * setting. Safe here and nowhere a lost commit loses data: a Postgres crash within the WAL
+ * writer's delay (up to 3 × `wal_writer_delay`) may lose only this mark, the row is then
+ * unpublished again and a later relay pass publishes it again with the same `Nats-Msg-Id` (the
+ * row id), which the grants stream drops within its duplicate window and every consumer
+ * recognises after it (processed_messages, or the payload's own key). Consumers acting on a grant
+ * never wait for the mark; rows the relay claims are marked in one statement per pass, rows
+ * published at once in one statement per `MARK_EVERY_MS` (outbox.ts). docs/performance.md,
+ * "Postgres per statement (2026-11-26, issue 19)". Takes the pool, never a transaction's client:
+ * inside a caller's transaction the setting would make that whole transaction's commit asynchronous.
+ */
+export async function markOutboxPublished(pool: Pool, ids: string[]): Promise<void> {
+  await pool.query(
+    `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
+     UPDATE outbox SET published_at = now(), claimed_until = NULL FROM async WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
+    [ids],
+  );
 }
 
 /** Releases the claim on rows that could not be published, so the next pass tries them at once. */

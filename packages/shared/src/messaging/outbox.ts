@@ -85,7 +85,9 @@ const MARK_EVERY_MS = 25;
  * - a pass (on a timer, or `flush`) claims unpublished rows for a while in one short statement
  *   (`FOR UPDATE SKIP LOCKED` in a single UPDATE, so replicas share the work), publishes them,
  *   and marks them;
- * - marks are batched: one UPDATE every few milliseconds for every row published meanwhile.
+ * - marks are batched: one UPDATE every few milliseconds for every row published meanwhile (and
+ *   one per pass for the rows it claimed), each committed asynchronously (`markOutboxPublished`:
+ *   a mark lost to a Postgres crash only re-publishes).
  * A crash between commit and publish, or between publish and mark, loses nothing: the row is
  * published (again) by a later pass, and the duplicate is recognised by its id.
  */
