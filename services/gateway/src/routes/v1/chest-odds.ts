@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { GetChestOdds, GetPlayerOdds, resource } from '@ccs/shared';
+import { GetChestOdds, GetPlayerOdds } from '@ccs/shared';
+import type { Schemas } from './schemas.js';
 import { callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { gatewayErrors } from '../../errors.js';
@@ -34,27 +35,32 @@ export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
     request.player && rulesVersion === undefined ? await request.server.bus.request(GetPlayerOdds, { chestTypeId }, callContext(request)) : undefined;
   if (request.player) reply.header('cache-control', 'private, no-store');
   return sendDocument(reply, 200, {
-    data: resource('chest_odds', o.chestTypeId, {
-      items_per_open: { ...o.itemsPerOpen, expected: exact(o.itemsPerOpen.expected) },
-      rarities: shares(o.rarities),
-      collectibles: o.collectibles.map((c) => ({ ...c, probability: exact(c.probability) })),
-      rules_version: o.rulesVersion,
-      rules: o.rules,
-      rule_inputs: o.ruleInputs,
-      pity: o.pity && {
-        rarity: o.pity.rarity,
-        hard: o.pity.hard,
-        soft_start: o.pity.softStart,
-        soft_step: o.pity.softStep,
-        group: o.pity.group,
-        effective_rarities: shares(o.pity.effectiveRarities),
+    data: {
+      type: 'chest_odds',
+      id: o.chestTypeId,
+      attributes: {
+        items_per_open: { ...o.itemsPerOpen, expected: exact(o.itemsPerOpen.expected) },
+        rarities: shares(o.rarities),
+        collectibles: o.collectibles.map((c) => ({ ...c, probability: exact(c.probability) })),
+        rules_version: o.rulesVersion,
+        rules: o.rules,
+        rule_inputs: o.ruleInputs,
+        pity: o.pity && {
+          rarity: o.pity.rarity,
+          hard: o.pity.hard,
+          soft_start: o.pity.softStart,
+          soft_step: o.pity.softStep,
+          group: o.pity.group,
+          effective_rarities: shares(o.pity.effectiveRarities),
+        },
+        duplicates: o.duplicates,
       },
-      duplicates: o.duplicates,
-    }),
+      relationships: {},
+    },
     ...(mine
       ? { meta: { player: { opens_since_pity: mine.opensSincePity, guaranteed_within: mine.guaranteedWithin, rarities: shares(mine.rarities) } } }
       : {}),
-  });
+  } satisfies Schemas['ChestOddsDocument']);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { applyFieldset, GetInventory, ListOpenings, paginationLinks, resource, type ParsedQuery } from '@ccs/shared';
+import { applyFieldset, GetInventory, ListOpenings, paginationLinks, type ParsedQuery } from '@ccs/shared';
+import type { Schemas } from './schemas.js';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
 import { documented } from '../../openapi/route-doc.js';
@@ -83,8 +84,10 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
-    data: r.openings.map((o) =>
-      resource('chest_opening', o.openingId, {
+    data: r.openings.map((o) => ({
+      type: 'chest_opening' as const,
+      id: o.openingId,
+      attributes: {
         ...openingData(o),
         chest_type_id: o.chestTypeId,
         experience_gained: o.experience,
@@ -93,11 +96,12 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
         fairness: fairnessOf(o),
         // Duplicates converted, per currency; null while collections has not applied the grant.
         conversions: conversionsOf(o) ?? null,
-      }),
-    ),
+      },
+      relationships: {},
+    })),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/players/me/openings', rest, q.page, r.total),
-  });
+  } satisfies Schemas['ChestOpeningsDocument']);
 }
 
 /** Routes of player inventories and opening history. */
