@@ -5,11 +5,7 @@
  * order; checks each one's ground truth in SQL; removes everything it made, whatever happens.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import type { PrivatePostgres } from '@ccs/shared/testing';
 import { judge, summary, type ScenarioResult } from './report.js';
 import { creditPurchaseRace } from './scenarios/credit-purchase-race.js';
 import { killService } from './scenarios/kill-service.js';
@@ -19,16 +15,8 @@ import { registrationBurst } from './scenarios/registration-burst.js';
 import { sameChestRace } from './scenarios/same-chest-race.js';
 import { Api, type Listed } from './support/client.js';
 import { email, type ChaosContext, type Scenario } from './support/context.js';
-import {
-  checkRedis,
-  deleteRedisKeys,
-  natsServerUnavailable,
-  SetupError,
-  sleep,
-  startChaosPostgres,
-  startPrivateNats,
-  type PrivateNats,
-} from './support/infra.js';
+import { checkRedis, natsServerUnavailable, SetupError, sleep, startChaosPostgres, startPrivateNats } from './support/infra.js';
+import { ChaosRunState } from './support/run-state.js';
 import { chooseRuntime, ChaosStack, distUnusable, SERVICES, type Runtime } from './support/stack.js';
 
 /** Every scenario, in the order they run. */
@@ -85,137 +73,21 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
   const started = Date.now();
   const deadline = started + opts.timeoutS * 1000;
   const id = randomBytes(3).toString('hex');
-  const prefix = `chaos${id}`;
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const logDir = mkdtempSync(join(tmpdir(), 'ccs-chaos-'));
-  const logFile = join(logDir, 'services.log');
-  let postgres: PrivatePostgres | undefined;
-  let nats: PrivateNats | undefined;
-  let stack: ChaosStack | undefined;
-  let db: pg.Pool | undefined;
-  let keepLogs = false;
-  let redisReached = false;
-
-  let cleaning: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      log('cleaning up: stopping the services, the private nats-server and Postgres cluster, removing the Redis keys ...');
-      await stack?.stopAll(10_000);
-      await db?.end().catch(() => undefined);
-      await nats?.destroy().catch((err) => log(`could not stop the private nats-server: ${String(err)}`));
-      await postgres?.destroy().catch((err) => log(`could not remove the private Postgres cluster: ${String(err)}`));
-      if (redisReached)
-        await deleteRedisKeys(redisUrl, `${prefix}:`).catch((err) => log(`could not remove the Redis keys ${prefix}:*: ${String(err)}`));
-      if (keepLogs) log(`the services' logs are kept in ${logFile}`);
-      else rmSync(logDir, { recursive: true, force: true });
-    })());
-  activeCleanup = cleanup;
+  const run = new ChaosRunState(`chaos${id}`, process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log);
+  activeCleanup = () => run.cleanup();
 
   const results: ScenarioResult[] = [];
   try {
-    const { runtime, why } = chooseRuntime(opts.runtime ?? 'auto');
-    log(`${opts.short ? 'short' : 'full'} run: ${selected.map((s) => s.name).join(', ')} (bound ${opts.timeoutS} s)`);
-    if (runtime === 'dist') {
-      const stale = distUnusable();
-      if (stale)
-        throw new SetupError(
-          `CHAOS_RUNTIME=dist needs the compiled services: ${stale}; run npm run build first, or leave CHAOS_RUNTIME unset (the sources through tsx)`,
-        );
-    }
-    // The cheap checks first, before anything is started.
-    const noNats = natsServerUnavailable();
-    if (noNats) throw new SetupError(noNats);
-    await checkRedis(redisUrl);
-    redisReached = true;
-    const pgStarted = await startChaosPostgres();
-    postgres = pgStarted.cluster;
-    log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);
-    nats = await startPrivateNats();
-    log(`private nats-server with JetStream on port ${nats.port}`);
-    db = new pg.Pool({ connectionString: pgStarted.databaseUrl, max: 4 });
-    db.on('error', () => undefined); // idle connections break when Postgres restarts
-    const apiKey = `demo_chaos_${randomBytes(12).toString('hex')}`;
-    stack = await ChaosStack.create(
-      {
-        DATABASE_URL: pgStarted.databaseUrl,
-        NATS_URL: nats.url,
-        REDIS_URL: redisUrl,
-        NATS_PREFIX: prefix,
-        REDIS_PREFIX: `${prefix}:`,
-        LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
-        CHESTS_DEMO_API_KEY: apiKey,
-        RATE_LIMIT: 'off',
-        ARGON2_MEMORY_KIB: '1024',
-        ARGON2_TIME_COST: '1',
-        // Interrupted purchases are refunded within seconds, so a run can check them settled.
-        PURCHASE_STALE_MS: '5000',
-        PURCHASE_SWEEP_INTERVAL_MS: '1000',
-        OTEL_SDK_DISABLED: 'true',
-      },
-      logFile,
-      runtime,
-    );
-    log(
-      `services ${runtime === 'dist' ? 'compiled (dist/, as the Docker image runs them)' : 'from their sources (tsx, as npm start runs them)'}: ${why}`,
-    );
-    log(`starting the services one by one (NATS prefix ${prefix}, Redis prefix ${prefix}:, logs in ${logFile}) ...`);
-    await stack.startAll(log, 90_000);
-    const api = new Api(stack.base, apiKey);
-    const woodenId = await waitForCatalog(api, 60_000);
-    const prober = await api.newActor(email('probe'));
-    const currencies = await api.must<Listed<{ code: string }>>('GET', '/api/v1/currencies', { token: prober.token });
-    api.coinsId = currencies.data.find((c) => c.attributes.code === 'coins')!.id;
-    const ctx: ChaosContext = { api, db, stack, nats, postgres, prefix, short: opts.short, woodenId, prober, log };
-    log(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
-
+    const ctx = await startChaos(run, opts, log, started);
     for (const [i, s] of selected.entries()) {
-      const budget = (opts.short ? s.budgetS.short : s.budgetS.full) * 1000;
-      const left = deadline - Date.now() - 20_000; // keep time to clean up
-      if (left < budget) {
-        results.push({
-          name: s.name,
-          short: s.short,
-          seconds: 0,
-          held: false,
-          why: ['not run: the time bound ran out'],
-          error: `not run: ${Math.round(left / 1000)} s left of the bound, it needs up to ${budget / 1000} s (raise CHAOS_TIMEOUT_S)`,
-        });
-        continue;
-      }
-      log(`[${i + 1}/${selected.length}] ${s.name} ...`);
-      const t = Date.now();
-      const crashesBefore = stack.crashes.length;
-      let timer: NodeJS.Timeout | undefined;
-      const bound = Math.min(budget * 2, left);
-      try {
-        const report = await Promise.race([
-          s.run(ctx),
-          new Promise<never>(
-            (_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${Math.round(bound / 1000)} s`)), bound)),
-          ),
-        ]);
-        const why = judge(report, stack.crashes.slice(crashesBefore));
-        results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, report, held: why.length === 0, why });
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, held: false, why: [message.split('\n')[0]!], error: message });
-        if (message.startsWith('did not finish')) {
-          log(`${s.name} ${message}; the remaining scenarios are not run`);
-          break;
-        }
-      } finally {
-        clearTimeout(timer);
-      }
-      const r = results.at(-1)!;
-      log(`${s.name}: ${r.held ? 'held' : `NOT held (${r.why.join('; ')})`} in ${r.seconds.toFixed(0)} s`);
-      await healStack(stack, log);
+      if ((await runScenario(ctx, s, `[${i + 1}/${selected.length}]`, { short: opts.short, deadline, results })) === 'stop') break;
     }
   } catch (err) {
-    keepLogs = stack !== undefined;
+    run.keepLogs = run.stack !== undefined;
     throw err;
   } finally {
-    if (results.some((r) => !r.held) || process.env.CHAOS_KEEP_LOGS === '1') keepLogs = true;
-    await cleanup();
+    if (results.some((r) => !r.held) || process.env.CHAOS_KEEP_LOGS === '1') run.keepLogs = true;
+    await run.cleanup();
     activeCleanup = undefined;
   }
   const seconds = (Date.now() - started) / 1000;
@@ -226,8 +98,123 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
     total: results.length,
     seconds,
     summary: summary(results, { short: opts.short, seconds }),
-    logFile: keepLogs ? logFile : undefined,
+    logFile: run.keepLogs ? run.logFile : undefined,
   };
+}
+
+/** The services' environment: the private Postgres and NATS, the run's prefixes, the demo key. */
+const stackEnv = (run: ChaosRunState, databaseUrl: string, natsUrl: string, apiKey: string): Record<string, string> => ({
+  DATABASE_URL: databaseUrl,
+  NATS_URL: natsUrl,
+  REDIS_URL: run.redisUrl,
+  NATS_PREFIX: run.prefix,
+  REDIS_PREFIX: `${run.prefix}:`,
+  LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+  CHESTS_DEMO_API_KEY: apiKey,
+  RATE_LIMIT: 'off',
+  ARGON2_MEMORY_KIB: '1024',
+  ARGON2_TIME_COST: '1',
+  // Interrupted purchases are refunded within seconds, so a run can check them settled.
+  PURCHASE_STALE_MS: '5000',
+  PURCHASE_SWEEP_INTERVAL_MS: '1000',
+  OTEL_SDK_DISABLED: 'true',
+});
+
+/** The cheap checks, then the private Postgres and NATS, the services one by one, and the scenarios' context. */
+async function startChaos(run: ChaosRunState, opts: ChaosOptions, log: (line: string) => void, started: number): Promise<ChaosContext> {
+  const { prefix } = run;
+  const { runtime, why } = chooseRuntime(opts.runtime ?? 'auto');
+  log(
+    `${opts.short ? 'short' : 'full'} run: ${selectScenarios(opts)
+      .map((s) => s.name)
+      .join(', ')} (bound ${opts.timeoutS} s)`,
+  );
+  if (runtime === 'dist') {
+    const stale = distUnusable();
+    if (stale)
+      throw new SetupError(
+        `CHAOS_RUNTIME=dist needs the compiled services: ${stale}; run npm run build first, or leave CHAOS_RUNTIME unset (the sources through tsx)`,
+      );
+  }
+  // The cheap checks first, before anything is started.
+  const noNats = natsServerUnavailable();
+  if (noNats) throw new SetupError(noNats);
+  await checkRedis(run.redisUrl);
+  run.redisReached = true;
+  const pgStarted = await startChaosPostgres();
+  const postgres = (run.postgres = pgStarted.cluster);
+  log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);
+  const nats = (run.nats = await startPrivateNats());
+  log(`private nats-server with JetStream on port ${nats.port}`);
+  const db = (run.db = new pg.Pool({ connectionString: pgStarted.databaseUrl, max: 4 }));
+  db.on('error', () => undefined); // idle connections break when Postgres restarts
+  const apiKey = `demo_chaos_${randomBytes(12).toString('hex')}`;
+  const stack = (run.stack = await ChaosStack.create(stackEnv(run, pgStarted.databaseUrl, nats.url, apiKey), run.logFile, runtime));
+  log(
+    `services ${runtime === 'dist' ? 'compiled (dist/, as the Docker image runs them)' : 'from their sources (tsx, as npm start runs them)'}: ${why}`,
+  );
+  log(`starting the services one by one (NATS prefix ${prefix}, Redis prefix ${prefix}:, logs in ${run.logFile}) ...`);
+  await stack.startAll(log, 90_000);
+  const api = new Api(stack.base, apiKey);
+  const woodenId = await waitForCatalog(api, 60_000);
+  const prober = await api.newActor(email('probe'));
+  const currencies = await api.must<Listed<{ code: string }>>('GET', '/api/v1/currencies', { token: prober.token });
+  api.coinsId = currencies.data.find((c) => c.attributes.code === 'coins')!.id;
+  log(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
+  return { api, db, stack, nats, postgres, prefix, short: opts.short, woodenId, prober, log };
+}
+
+/**
+ * Runs one scenario within its budget (not at all when the run's bound has no room for it) and
+ * records its result; a crashed service is started again after it. 'stop': it overran its bound,
+ * and the remaining scenarios are not run.
+ */
+async function runScenario(
+  ctx: ChaosContext,
+  s: Scenario,
+  at: string,
+  o: { short: boolean; deadline: number; results: ScenarioResult[] },
+): Promise<'stop' | 'next'> {
+  const { stack, log } = ctx;
+  const budget = (o.short ? s.budgetS.short : s.budgetS.full) * 1000;
+  const left = o.deadline - Date.now() - 20_000; // keep time to clean up
+  if (left < budget) {
+    o.results.push({
+      name: s.name,
+      short: s.short,
+      seconds: 0,
+      held: false,
+      why: ['not run: the time bound ran out'],
+      error: `not run: ${Math.round(left / 1000)} s left of the bound, it needs up to ${budget / 1000} s (raise CHAOS_TIMEOUT_S)`,
+    });
+    return 'next';
+  }
+  log(`${at} ${s.name} ...`);
+  const t = Date.now();
+  const crashesBefore = stack.crashes.length;
+  let timer: NodeJS.Timeout | undefined;
+  const bound = Math.min(budget * 2, left);
+  try {
+    const report = await Promise.race([
+      s.run(ctx),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${Math.round(bound / 1000)} s`)), bound))),
+    ]);
+    const why = judge(report, stack.crashes.slice(crashesBefore));
+    o.results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, report, held: why.length === 0, why });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    o.results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, held: false, why: [message.split('\n')[0]!], error: message });
+    if (message.startsWith('did not finish')) {
+      log(`${s.name} ${message}; the remaining scenarios are not run`);
+      return 'stop';
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const r = o.results.at(-1)!;
+  log(`${s.name}: ${r.held ? 'held' : `NOT held (${r.why.join('; ')})`} in ${r.seconds.toFixed(0)} s`);
+  await healStack(stack, log);
+  return 'next';
 }
 
 /** Waits until the catalog lists the Wooden Chest (the demo content has reached chests); its id. */
