@@ -20,13 +20,32 @@ export interface Verdict {
 const SCHEMAS = ['players', 'wallet', 'chests', 'collections'];
 const EXPERIENCE_CONSUMER = 'players-experience';
 
-export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
-  const v: Verdict = { lost: 0, duplicated: 0, unknown: 0, problems: [] };
-  const lost = (n: number, why: string) => n > 0 && ((v.lost += n), v.problems.length < 12 && v.problems.push(`lost: ${why}`));
-  const dup = (n: number, why: string) => n > 0 && ((v.duplicated += n), v.problems.length < 12 && v.problems.push(`duplicated: ${why}`));
-  const ids = o.playerIds();
-  const q = async <T extends pg.QueryResultRow>(text: string, params: unknown[]) => (await db.query<T>(text, params)).rows;
+/** The verdict being made, and what every check reads. */
+class Tally {
+  readonly v: Verdict = { lost: 0, duplicated: 0, unknown: 0, problems: [] };
+  readonly ids: string[];
 
+  constructor(
+    private readonly db: pg.Pool,
+    readonly o: Outcomes,
+  ) {
+    this.ids = o.playerIds();
+  }
+
+  readonly lost = (n: number, why: string) => n > 0 && ((this.v.lost += n), this.v.problems.length < 12 && this.v.problems.push(`lost: ${why}`));
+  readonly dup = (n: number, why: string) =>
+    n > 0 && ((this.v.duplicated += n), this.v.problems.length < 12 && this.v.problems.push(`duplicated: ${why}`));
+  readonly q = async <T extends pg.QueryResultRow>(text: string, params: unknown[]) => (await this.db.query<T>(text, params)).rows;
+}
+
+export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
+  const t = new Tally(db, o);
+  for (const check of [chestsTruth, grantsTruth, creditsTruth, purchasesTruth, registrationsTruth, balancesTruth]) await check(t);
+  return t.v;
+}
+
+/** Chests consumed at most once, each with one opening, and the openings answered. */
+async function chestsTruth({ v, lost, dup, q, ids, o }: Tally): Promise<void> {
   // Chests: consumed at most once, and a consumed chest has exactly one opening.
   const chests = await q<{ id: string; consumed: boolean; n: number; opening: string | null }>(
     `SELECT c.id, c.opened_at IS NOT NULL AS consumed, count(o.id)::int AS n, min(o.id::text) AS opening
@@ -59,7 +78,10 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
         `chest ${chestId} was consumed but no request was answered its opening (answers: ${last.map((x) => `${x.status} ${x.code ?? ''}`).join(', ')})`,
       );
   }
+}
 
+/** Openings granted once (items, experience), collections' tallies, duplicates' conversions. */
+async function grantsTruth({ lost, dup, q, ids }: Tally): Promise<void> {
   // Each opening granted exactly once: its items in collections, its experience in players.
   const grants = await q<{ id: string; expected: number; granted: number; xp: boolean }>(
     `SELECT o.id, jsonb_array_length(o.items) AS expected,
@@ -101,7 +123,10 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     lost(c.n === 0 ? 1 : 0, `converted ${c.slot}: never credited`);
     dup(Math.max(0, c.n - 1), `converted ${c.slot}: credited ${c.n} times`);
   }
+}
 
+/** Credits: each answered key in the ledger once, refused ones not at all. */
+async function creditsTruth({ v, lost, dup, q, ids, o }: Tally): Promise<void> {
   // Credits: each key answered 200 in the ledger exactly once; refused ones not at all.
   const ledgerKeys = await q<{ reference: string; n: number }>(
     `SELECT reference, count(*)::int AS n FROM wallet.ledger WHERE player_id = ANY($1::uuid[]) AND reason = 'credit' AND reference IS NOT NULL GROUP BY reference`,
@@ -120,7 +145,10 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     else v.unknown += 1;
   }
   for (const ref of applied.keys()) if (!keys.has(ref) && !ref.startsWith('setup-')) dup(1, `a credit with key ${ref} nobody of this scenario sent`);
+}
 
+/** Purchases: paid and given once, or neither, and settled; answered as they ended. */
+async function purchasesTruth({ v, lost, dup, q, ids, o }: Tally): Promise<void> {
   // Purchases: debited once and granted once, or neither (refunded, failed), and settled.
   const purchases = await q<{ id: string; status: string; quantity: number; chests: number; debits: number; refunds: number }>(
     `SELECT p.id, p.status, p.quantity,
@@ -162,7 +190,10 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     Math.max(0, unanswered.length - unknownPurchases),
     `${unanswered.length} purchases completed that were not answered 201 (${unknownPurchases} outcomes unknown)`,
   );
+}
 
+/** Registrations: one player per email, each with its grants once. */
+async function registrationsTruth({ v, lost, dup, q, o }: Tally): Promise<void> {
   // Registrations: each 201 has its player, each player its grants once; one player per email.
   const emails = [...new Set(o.registrations.map((r) => r.email.toLowerCase()))];
   const regs = await q<{
@@ -204,7 +235,10 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     // A 5xx nobody retried to an answer: held when the player is whole or absent ("held, outcome unknown").
     if (created.size === 0 && ops.some((r) => r.outcome === 'unknown')) v.unknown += 1;
   }
+}
 
+/** Money: every balance is its ledger's sum. */
+async function balancesTruth({ lost, dup, q, ids }: Tally): Promise<void> {
   // Money: every balance is its ledger's sum.
   const balances = await q<{ player_id: string; currency_id: string; balance: string; ledger: string }>(
     `SELECT b.player_id, b.currency_id, b.amount::text AS balance,
@@ -217,7 +251,6 @@ export async function checkTruth(db: pg.Pool, o: Outcomes): Promise<Verdict> {
     dup(d > 0 ? 1 : 0, `player ${b.player_id}: balance ${b.balance}, ledger sum ${b.ledger}`);
     lost(d < 0 ? 1 : 0, `player ${b.player_id}: balance ${b.balance}, ledger sum ${b.ledger}`);
   }
-  return v;
 }
 
 /** Messages parked (given up on) in any schema since `since`: each is an effect that did not happen. */
