@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { releaseAppSimulationLock, tryAppSimulationLock } from '../repositories/simulation-lock-repo.js';
 import { simulationErrors } from './errors.js';
 
 /**
@@ -11,9 +12,6 @@ import { simulationErrors } from './errors.js';
  * PgBouncer in transaction mode, which keeps a transaction on one server connection.
  */
 
-/** The lock's key: a 64-bit hash of the app id under a name of its own. */
-const KEY = "hashtextextended('ccs.simulation:' || $1, 0)";
-
 /** How long a refused caller is asked to wait: the holder runs at most the timeout; the lock does not say since when, so at most 15 s. */
 const retryAfterSeconds = (timeoutMs: number) => Math.min(timeoutMs, 15_000) / 1000;
 
@@ -25,15 +23,13 @@ export async function lockAppSimulation(databaseUrl: string, appId: string, time
   let taken: boolean;
   try {
     await session.connect();
-    await session.query('BEGIN');
-    const { rows } = await session.query<{ taken: boolean }>(`SELECT pg_try_advisory_xact_lock(${KEY}) AS taken`, [appId]);
-    taken = rows[0]!.taken;
+    taken = await tryAppSimulationLock(session, appId);
   } catch {
     await session.end().catch(() => undefined);
     throw simulationErrors.lockUnavailable();
   }
   const release = async () => {
-    await session.query('ROLLBACK').catch(() => undefined);
+    await releaseAppSimulationLock(session).catch(() => undefined);
     await session.end().catch(() => undefined);
   };
   if (!taken) {
