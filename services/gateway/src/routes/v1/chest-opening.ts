@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { MAX_BATCH_OPEN, OpenChest, OpenChests } from '@ccs/shared';
 import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
+import type { Schemas } from './schemas.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { conversionsOf } from './conversions-render.js';
 import { fairnessOf, pityOf } from './fairness-render.js';
@@ -40,7 +41,7 @@ export async function openChest(request: FastifyRequest, reply: FastifyReply) {
       fairness: fairnessOf(o),
       ...(conversions ? { conversions } : {}),
     },
-  });
+  } satisfies Schemas['ChestOpeningResult']);
 }
 
 /** POST /chests/open: the chests to open, in order, as resource identifiers. */
@@ -87,5 +88,5 @@ export async function openMany(request: FastifyRequest, reply: FastifyReply) {
       experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
       message: `${r.openings.length} chest${r.openings.length === 1 ? '' : 's'} opened: ${items} collectibles ${r.granted ? 'added to your collection' : 'on their way to your collection'}.`,
     },
-  });
+  } satisfies Schemas['ChestOpeningBatchResult']);
 }
