@@ -1,256 +1,57 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
-import { AdminLoadContent, ChestGrant, odds, readContentFile, type AppContent } from '@ccs/shared';
-import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { chestTypeId } from '../src/chest-type-id.js';
-import { appIdOf, catalogIds, createApp, get, inventory, open, registerPlayer, waitForStarterChest, defaultCatalogIds } from './support/chests.js';
+import { GetChestOdds, GetChestType, GetInventory, ListChestTypes, readContentFile, type AppContent } from '@ccs/shared';
+import { loadedApp } from '@ccs/shared/testing';
+import { callOf, chestsApp, grantedChests, openChest, startChestsTier, type ChestsTier } from './support/chests-tier.js';
 
 const content = readContentFile();
-const names = (body: { data: { attributes: { name: string } }[] }) => body.data.map((c) => c.attributes.name);
 
-describe('chest catalog', () => {
-  let stack: TestStack;
+// The catalog's cache and content versions on the service tier: chests alone, called over its
+// subjects, the content delivered as players' outbox does. The catalog documents, their filters,
+// sorts, pages, fields and odds as rendered, and the gateway's validation are end to end:
+// test/e2e/chests/catalog.test.ts.
+describe('chest catalog (service tier)', () => {
+  let tier: ChestsTier;
   let appId: string;
-  let ids: Record<string, string>;
-
+  let types: Record<string, string>;
+  let redis: Redis;
   beforeAll(async () => {
-    stack = await startStack();
-    appId = await appIdOf(stack);
-    ids = await defaultCatalogIds(stack);
+    ({ tier } = await startChestsTier());
+    ({ appId, types } = await chestsApp(tier));
+    redis = new Redis(tier.config.REDIS_URL, { maxRetriesPerRequest: 1 });
   });
-  afterAll(async () => stack?.close());
-
-  async function list(query: string) {
-    const res = await get(stack, `/api/v1/chests${query}`);
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    expectJsonApi(body);
-    return body;
-  }
-
-  it('lists every chest type of the default content with prices, empty relationships and pagination meta', async () => {
-    const body = await list('');
-    expect(body.data).toHaveLength(content.chests.length);
-    expect(body.meta).toEqual({ total_count: content.chests.length, page: { limit: 20, offset: 0 } });
-    for (const [i, chest] of content.chests.entries()) {
-      expect(body.data[i]).toEqual({
-        type: 'chest',
-        id: chestTypeId(appId, chest.id),
-        attributes: { name: chest.name, description: chest.description, images: chest.images },
-        relationships: {},
-        meta: {
-          ...(chest.requires_key ? { requires_key: chest.requires_key } : {}),
-          ...(chest.unlock ? { unlock: chest.unlock } : {}),
-          price: chest.price,
-        },
-      });
-    }
-    expect(body.data.find((c: { id: string }) => c.id === ids['Silver Chest']).meta.price).toEqual({ coins: 1500, gems: 15 });
-    expect(body.links.self).toMatch(/^http:\/\/[^/]+\/api\/v1\/chests\?page%5Blimit%5D=20&page%5Boffset%5D=0$/);
-    expect(body.links.prev).toBeNull();
-    expect(body.links.next).toBeNull();
+  afterAll(async () => {
+    redis?.disconnect();
+    await tier?.close();
   });
 
-  it('paginates with page[limit] and page[offset], total_count and links', async () => {
-    const total = content.chests.length;
-    const body = await list('?page[limit]=2&page[offset]=2&sort=name');
-    expect(names(body)).toEqual(
-      content.chests
-        .map((c) => c.name)
-        .sort()
-        .slice(2, 4),
-    );
-    expect(body.meta).toEqual({ total_count: total, page: { limit: 2, offset: 2 } });
-    expect(body.links.prev).toContain('page%5Boffset%5D=0');
-    expect(body.links.next).toContain('page%5Boffset%5D=4');
-    expect(body.links.last).toContain(`page%5Boffset%5D=${Math.floor((total - 1) / 2) * 2}`);
-    expect(body.links.self).toContain('sort=name');
-    const past = await list('?page[offset]=10');
-    expect(past.data).toEqual([]);
-    expect(past.meta.total_count).toBe(total);
-  });
-
-  it('sorts by id, name and description, ascending or descending, on several fields', async () => {
-    const sortedNames = content.chests.map((c) => c.name).sort();
-    expect(names(await list('?sort=name'))).toEqual(sortedNames);
-    expect(names(await list('?sort=-name'))).toEqual([...sortedNames].reverse());
-    const byId = (await list('?sort=-id')).data.map((c: { id: string }) => c.id);
-    expect(byId).toEqual([...byId].sort().reverse());
-    const descriptions = (await list('?sort=description,-id')).data.map((c: { attributes: { description: string } }) => c.attributes.description);
-    expect(descriptions).toEqual([...descriptions].sort());
-  });
-
-  it('filters by equality, comma lists, operators and nested and/or/not', async () => {
-    expect(names(await list('?filter[name]=Silver Chest'))).toEqual(['Silver Chest']);
-    expect(names(await list('?filter[name]=Silver Chest,Golden Chest&sort=name'))).toEqual(['Golden Chest', 'Silver Chest']);
-    const all = content.chests.map((c) => c.name);
-    const chestNamed = all.filter((n) => n.toLowerCase().includes('chest')).sort();
-    expect(names(await list('?filter[name][contains]=CHEST&sort=name'))).toEqual(chestNamed);
-    expect(names(await list('?filter[name][starts_with]=me'))).toEqual(['Mecha Crate']);
-    expect(names(await list('?filter[name][in]=Mecha Crate,Wooden Chest&sort=-name'))).toEqual(['Wooden Chest', 'Mecha Crate']);
-    expect((await list(`?filter[id][ne]=${ids['Wooden Chest']}`)).meta.total_count).toBe(all.length - 1);
-    expect(names(await list(`?filter[id]=${ids['Golden Chest']}`))).toEqual(['Golden Chest']);
-    const or = await list('?filter[or][0][name]=Mecha Crate&filter[or][1][description][contains]=legendary&sort=name');
-    expect(names(or)).toEqual(['Golden Chest', 'Mecha Crate']);
-    expect(names(await list('?filter[not][name][contains]=chest'))).toEqual(all.filter((n) => !chestNamed.includes(n)));
-    const nested = await list(
-      '?filter[and][0][name][contains]=chest&filter[and][1][not][or][0][name]=Wooden Chest&filter[and][1][not][or][1][name]=Silver Chest&sort=name',
-    );
-    expect(names(nested)).toEqual(chestNamed.filter((n) => n !== 'Wooden Chest' && n !== 'Silver Chest'));
-    expect((await list('?filter[name]=nothing like it')).meta).toEqual({ total_count: 0, page: { limit: 20, offset: 0 } });
-    // LIKE wildcards in a value are literal characters.
-    expect((await list('?filter[name][contains]=%25')).data).toEqual([]);
-  });
-
-  it('selects fields with fields[chest]', async () => {
-    const body = await list('?fields[chest]=name,images');
-    expect(Object.keys(body.data[0].attributes).sort()).toEqual(['images', 'name']);
-    expect(body.data[0].meta.price).toBeDefined();
-    const ids = await list('?fields[chest]=id');
-    expect(ids.data[0].attributes).toEqual({});
-  });
-
-  it.each([
-    ['include=collectibles', 'unsupported_include'],
-    ['sort=price', 'unsupported_sort'],
-    ['fields[chest]=price', 'unsupported_fields'],
-    ['fields[collectible]=name', 'unsupported_fields'],
-    ['filter[price]=5', 'invalid_filter'],
-    ['filter[name][gt]=a', 'invalid_filter'],
-    ['filter[a][b][c]=1', 'invalid_filter'],
-    ['filter[not][not][not][not][name]=x', 'invalid_filter'],
-    ['filter=plain', 'invalid_filter'],
-    ['page[limit]=0', 'invalid_page'],
-    ['page[limit]=101', 'invalid_page'],
-    ['page[offset]=-1', 'invalid_page'],
-    ['page[size]=3', 'invalid_parameter'],
-    ['color=red', 'unknown_parameter'],
-  ])('answers 400 to %s', async (query, code) => {
-    const res = await get(stack, `/api/v1/chests?${query}`);
-    const errors = expectError(res, 400, code);
-    expect(errors[0]!.source?.parameter).toBeDefined();
-  });
-
-  it('answers 400 to a filter with more values than allowed', async () => {
-    const many = Array.from({ length: 101 }, (_, i) => `n${i}`).join(',');
-    expectError(await get(stack, `/api/v1/chests?filter[name]=${many}`), 400, 'invalid_filter');
-  });
-
-  it('answers 401 without an apikey and with an unknown one', async () => {
-    expectError(await stack.inject({ method: 'GET', url: '/api/v1/chests' }), 401, 'missing_api_key');
-    expectError(await get(stack, '/api/v1/chests', undefined, 'nope-not-a-key'), 401, 'invalid_api_key');
-  });
-
-  it('shows one chest with fields and an empty meta', async () => {
-    const res = await get(stack, `/api/v1/chests/${ids['Golden Chest']}`);
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    expectJsonApi(body);
-    expect(body).toEqual({
-      data: {
-        type: 'chest',
-        id: ids['Golden Chest'],
-        attributes: { name: 'Golden Chest', description: content.chests[2]!.description, images: content.chests[2]!.images },
-        relationships: {},
-        meta: { price: { gems: 50 } },
-      },
-      meta: {},
-    });
-    const sparse = (await get(stack, `/api/v1/chests/${ids['Golden Chest']}?fields[chest]=description`)).json();
-    expect(sparse.data.attributes).toEqual({ description: content.chests[2]!.description });
-  });
-
-  it('answers 400 for a malformed id, 404 for an unknown one, 400 for include', async () => {
-    expectError(await get(stack, '/api/v1/chests/not-a-uuid'), 400, 'invalid_id');
-    expectError(await get(stack, '/api/v1/chests/00000000-0000-4000-8000-000000000000'), 404, 'chest_not_found');
-    expectError(await get(stack, `/api/v1/chests/${ids['Golden Chest']}?include=items`), 400, 'unsupported_include');
-    expectError(await get(stack, `/api/v1/chests/${ids['Golden Chest']}?sort=name`), 400, 'unsupported_sort');
-    expectError(await get(stack, '/api/v1/chests/not-a-uuid/odds'), 400, 'invalid_id');
-    expectError(await get(stack, '/api/v1/chests/00000000-0000-4000-8000-000000000000/odds'), 404, 'chest_not_found');
-  });
-
-  it('discloses the exact odds computed from the rules the roll uses', async () => {
-    const p12 = (x: number) => Number(x.toPrecision(15));
-    for (const chest of content.chests) {
-      const res = await get(stack, `/api/v1/chests/${ids[chest.name]}/odds`);
-      expect(res.statusCode, res.body).toBe(200);
-      const body = res.json();
-      expectJsonApi(body);
-      const expected = odds(
-        chest.rules,
-        content.rarities,
-        content.collections.flatMap((col) => col.collectibles.map((c) => ({ id: c.id, collectionId: col.id, rarity: c.rarity }))),
-      );
-      expect(body.data).toEqual({
-        type: 'chest_odds',
-        id: ids[chest.name],
-        attributes: {
-          items_per_open: { ...expected.itemsPerOpen, expected: p12(expected.itemsPerOpen.expected) },
-          rarities: expected.rarities.map((r) => ({ rarity: r.rarity, probability: p12(r.probability), expected_count: p12(r.expectedCount) })),
-          collectibles: expected.collectibles.map((c) => ({ ...c, probability: p12(c.probability) })),
-          rules_version: 1,
-          // The published rules (what a verifier recomputes from), pity and the app's duplicate rules.
-          rules: chest.rules,
-          rule_inputs: { rarities: expect.any(Array), collectibles: expect.any(Array) },
-          pity: chest.rules.pity
-            ? {
-                rarity: chest.rules.pity.rarity,
-                hard: chest.rules.pity.hard,
-                soft_start: chest.rules.pity.soft_start ?? null,
-                soft_step: chest.rules.pity.soft_step ?? null,
-                group: chest.id,
-                effective_rarities: expect.any(Array),
-              }
-            : null,
-          duplicates: content.duplicates,
-        },
-        relationships: {},
-      });
-      const sum = (xs: { probability: number }[]) => xs.reduce((s, x) => s + x.probability, 0);
-      expect(sum(body.data.attributes.rarities)).toBeCloseTo(1, 12);
-      expect(sum(body.data.attributes.collectibles)).toBeCloseTo(1, 12);
-    }
-    const silver = (await get(stack, `/api/v1/chests/${ids['Silver Chest']}/odds`)).json().data.attributes;
-    expect(silver.items_per_open).toEqual({ min: 3, max: 5, expected: 4 });
-    // No binary floating-point noise in what is disclosed: 65/28/7 weights, one rare+ slot of 4.
-    expect(silver.rarities).toEqual([
-      { rarity: 'common', probability: 0.4875, expected_count: 1.95 },
-      { rarity: 'rare', probability: 0.41, expected_count: 1.64 },
-      { rarity: 'legendary', probability: 0.1025, expected_count: 0.41 },
-    ]);
-    // Pity raises the long-run share of legendaries above the base odds: at least 1 in 10 openings gives one.
-    const effectiveLegendary = silver.pity.effective_rarities.find((r: { rarity: string }) => r.rarity === 'legendary');
-    expect(effectiveLegendary.probability).toBeGreaterThan(0.1025);
-    expect(silver.pity.effective_rarities.reduce((s: number, r: { probability: number }) => s + r.probability, 0)).toBeCloseTo(1, 12);
-    const mecha = (await get(stack, `/api/v1/chests/${ids['Mecha Crate']}/odds`)).json().data.attributes;
-    expect(mecha.collectibles.map((c: { id: string }) => c.id).every((id: string) => id.startsWith('mecha-'))).toBe(true);
-  });
+  const list = (app = appId) =>
+    tier.bus.request(ListChestTypes, { sort: [{ field: 'name', direction: 'asc' }], page: { limit: 20, offset: 0 } }, callOf(app));
+  const names = (r: { chests: { name: string }[] }) => r.chests.map((c) => c.name);
+  const notFound = { kind: 'not_found', errors: [{ code: 'chest_not_found' }] };
 
   it('caches catalog reads in Redis per app and content version', async () => {
     // The process keeps the version pointer for a second (LocalVersions); past it, it reads the
     // shared pointer in Redis again and puts it back there if it expired.
     await new Promise((r) => setTimeout(r, 1100));
-    await list('?sort=name');
-    await get(stack, `/api/v1/chests/${ids['Silver Chest']}/odds`);
-    const keys = await stack.redis.keys(`${stack.env.REDIS_PREFIX}chests:${appId}:*`);
-    expect(keys).toContain(`${stack.env.REDIS_PREFIX}chests:${appId}:version`);
-    expect(keys.some((k) => k.includes(`:v1:odds:${ids['Silver Chest']}`))).toBe(true);
+    await list();
+    await tier.bus.request(GetChestOdds, { chestTypeId: types['silver-chest']! }, callOf(appId));
+    const prefix = tier.config.REDIS_PREFIX;
+    const keys = await redis.keys(`${prefix}chests:${appId}:*`);
+    expect(keys).toContain(`${prefix}chests:${appId}:version`);
+    expect(keys.some((k) => k.includes(`:v1:odds:${types['silver-chest']}`))).toBe(true);
     expect(keys.some((k) => k.includes(':v1:list:'))).toBe(true);
   });
 
   it("keeps one app's catalog from another: other ids, and this app's ids are unknown there", async () => {
-    const other = await createApp(stack);
-    const otherIds = await eventually(async () => {
-      const found = await catalogIds(stack, other.publishableKey);
-      expect(Object.keys(found)).toHaveLength(content.chests.length);
-      return found;
-    }, 20_000);
-    expect(otherIds['Silver Chest']).toBe(chestTypeId(other.appId, 'silver-chest'));
-    expect(otherIds['Silver Chest']).not.toBe(ids['Silver Chest']);
-    expectError(await get(stack, `/api/v1/chests/${ids['Silver Chest']}`, undefined, other.publishableKey), 404, 'chest_not_found');
-    expectError(await get(stack, `/api/v1/chests/${ids['Silver Chest']}/odds`, undefined, other.publishableKey), 404, 'chest_not_found');
-    expectError(await get(stack, `/api/v1/chests/${otherIds['Silver Chest']}`), 404, 'chest_not_found');
+    const { appId: other, types: otherTypes } = await chestsApp(tier);
+    const listed = await list(other);
+    expect(listed.total).toBe(content.chests.length);
+    expect(listed.chests.find((c) => c.slug === 'silver-chest')!.id).toBe(otherTypes['silver-chest']);
+    expect(otherTypes['silver-chest']).not.toBe(types['silver-chest']);
+    await expect(tier.bus.request(GetChestType, { chestTypeId: types['silver-chest']! }, callOf(other))).rejects.toMatchObject(notFound);
+    await expect(tier.bus.request(GetChestOdds, { chestTypeId: types['silver-chest']! }, callOf(other))).rejects.toMatchObject(notFound);
+    await expect(tier.bus.request(GetChestType, { chestTypeId: otherTypes['silver-chest']! }, callOf(appId))).rejects.toMatchObject(notFound);
   });
 
   it('replaces the catalog when a new content version loads, keeping ids and dropping the old cache', async () => {
@@ -259,42 +60,27 @@ describe('chest catalog', () => {
     next.chests[1]!.name = 'Silver Chest Deluxe';
     next.chests[1]!.rules.rarity_weights = { common: 1, rare: 1, legendary: 1 };
     // A player owns a chest of the type the new version drops.
-    const owner = await registerPlayer(stack);
-    await waitForStarterChest(stack, owner);
-    const abyssalChest = randomUUID();
-    const grant = ChestGrant.payload.parse({
-      appId,
-      playerId: owner.id,
-      inventoryChestId: abyssalChest,
-      chestTypeId: 'abyssal-chest',
-      source: 'special',
-    });
-    await stack.nc.jetstream().publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(grant), { msgID: randomUUID() });
-    await eventually(async () => expect((await inventory(stack, owner)).meta.total_chests).toBe(2));
+    const { playerId } = await grantedChests(tier, appId, { source: 'welcome' });
+    const {
+      chests: [abyssalChest],
+    } = await grantedChests(tier, appId, { playerId, chestTypeId: 'abyssal-chest' });
 
-    const { version } = await stack.bus.request(AdminLoadContent, { appId, content: next }, { requestId: 'load-v2' });
-    expect(version).toBe(2);
-    await eventually(async () => {
-      const body = await list('?sort=name');
-      expect(names(body)).toEqual(next.chests.map((c) => c.name).sort());
-    }, 20_000);
-    expect((await catalogIds(stack))['Silver Chest Deluxe']).toBe(ids['Silver Chest']);
-    expectError(await get(stack, `/api/v1/chests/${ids['Abyssal Chest']}`), 404, 'chest_not_found');
-    const odds2 = (await get(stack, `/api/v1/chests/${ids['Silver Chest']}/odds`)).json().data.attributes;
-    expect(odds2.rules_version).toBe(2);
-    expect(odds2.rarities.map((r: { rarity: string }) => r.rarity)).toEqual(['common', 'rare', 'legendary']);
-    const keys = await stack.redis.keys(`${stack.env.REDIS_PREFIX}chests:${appId}:v1:*`);
-    expect(keys).toEqual([]);
+    await loadedApp(tier, { appId, version: 2, content: next });
+    await expect.poll(async () => names(await list()), { timeout: 20_000 }).toEqual(next.chests.map((c) => c.name).sort());
+    expect((await list()).chests.find((c) => c.name === 'Silver Chest Deluxe')!.id).toBe(types['silver-chest']);
+    await expect(tier.bus.request(GetChestType, { chestTypeId: types['abyssal-chest']! }, callOf(appId))).rejects.toMatchObject(notFound);
+    const odds2 = await tier.bus.request(GetChestOdds, { chestTypeId: types['silver-chest']! }, callOf(appId));
+    expect(odds2.rulesVersion).toBe(2);
+    expect(odds2.rarities.map((r) => r.rarity)).toEqual(['common', 'rare', 'legendary']);
+    expect(await redis.keys(`${tier.config.REDIS_PREFIX}chests:${appId}:v1:*`)).toEqual([]);
 
     // The dropped type's chest keeps its presentation and still opens, with its own rules.
-    const inv = await inventory(stack, owner);
-    expect(inv.data.find((c: { id: string }) => c.id === abyssalChest).attributes.name).toBe('Abyssal Chest');
-    expect(inv.meta.estimated_value).toEqual({ coins: 500 + 2500, gems: 25, vault_key: 0 });
-    const opened = await open(stack, owner, abyssalChest);
-    expect(opened.statusCode, opened.body).toBe(200);
-    const items = opened.json().data.collectibles;
+    const inv = await tier.bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' }, callOf(appId, playerId));
+    expect(inv.chests.find((c) => c.id === abyssalChest)!.name).toBe('Abyssal Chest');
+    expect(inv.estimatedValue).toEqual({ coins: 500 + 2500, gems: 25, vault_key: 0 });
+    const { items } = await openChest(tier, appId, playerId, abyssalChest!);
     expect(items.length).toBeGreaterThanOrEqual(2);
-    for (const it of items) expect(['sea-creatures', 'ancient-relics']).toContain(it.attributes.collection_id);
-    expect(items.some((it: { attributes: { rarity: string } }) => it.attributes.rarity !== 'common')).toBe(true);
+    for (const it of items) expect(['sea-creatures', 'ancient-relics']).toContain(it.collectionId);
+    expect(items.some((it) => it.rarity !== 'common')).toBe(true);
   });
 });

@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { odds, readContentFile } from '@ccs/shared';
+import { startStack, type TestStack } from '../../support/stack.js';
+import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
+import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
+import { appIdOf, get, defaultCatalogIds } from '../../../services/chests/test/support/chests.js';
+
+const content = readContentFile();
+const names = (body: { data: { attributes: { name: string } }[] }) => body.data.map((c) => c.attributes.name);
+
+// The catalog through the gateway: its documents, filters, sorts, pages, fields and odds as
+// rendered, and the gateway's validation. The catalog's cache, app isolation and a new content
+// version replacing it are chests' own (services/chests/test/catalog.test.ts, service tier).
+describe('chest catalog', () => {
+  let stack: TestStack;
+  let appId: string;
+  let ids: Record<string, string>;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    appId = await appIdOf(stack);
+    ids = await defaultCatalogIds(stack);
+  });
+  afterAll(async () => stack?.close());
+
+  async function list(query: string) {
+    const res = await get(stack, `/api/v1/chests${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expectJsonApi(body);
+    return body;
+  }
+
+  it('lists every chest type of the default content with prices, empty relationships and pagination meta', async () => {
+    const body = await list('');
+    expect(body.data).toHaveLength(content.chests.length);
+    expect(body.meta).toEqual({ total_count: content.chests.length, page: { limit: 20, offset: 0 } });
+    for (const [i, chest] of content.chests.entries()) {
+      expect(body.data[i]).toEqual({
+        type: 'chest',
+        id: chestTypeId(appId, chest.id),
+        attributes: { name: chest.name, description: chest.description, images: chest.images },
+        relationships: {},
+        meta: {
+          ...(chest.requires_key ? { requires_key: chest.requires_key } : {}),
+          ...(chest.unlock ? { unlock: chest.unlock } : {}),
+          price: chest.price,
+        },
+      });
+    }
+    expect(body.data.find((c: { id: string }) => c.id === ids['Silver Chest']).meta.price).toEqual({ coins: 1500, gems: 15 });
+    expect(body.links.self).toMatch(/^http:\/\/[^/]+\/api\/v1\/chests\?page%5Blimit%5D=20&page%5Boffset%5D=0$/);
+    expect(body.links.prev).toBeNull();
+    expect(body.links.next).toBeNull();
+  });
+
+  it('paginates with page[limit] and page[offset], total_count and links', async () => {
+    const total = content.chests.length;
+    const body = await list('?page[limit]=2&page[offset]=2&sort=name');
+    expect(names(body)).toEqual(
+      content.chests
+        .map((c) => c.name)
+        .sort()
+        .slice(2, 4),
+    );
+    expect(body.meta).toEqual({ total_count: total, page: { limit: 2, offset: 2 } });
+    expect(body.links.prev).toContain('page%5Boffset%5D=0');
+    expect(body.links.next).toContain('page%5Boffset%5D=4');
+    expect(body.links.last).toContain(`page%5Boffset%5D=${Math.floor((total - 1) / 2) * 2}`);
+    expect(body.links.self).toContain('sort=name');
+    const past = await list('?page[offset]=10');
+    expect(past.data).toEqual([]);
+    expect(past.meta.total_count).toBe(total);
+  });
+
+  it('sorts by id, name and description, ascending or descending, on several fields', async () => {
+    const sortedNames = content.chests.map((c) => c.name).sort();
+    expect(names(await list('?sort=name'))).toEqual(sortedNames);
+    expect(names(await list('?sort=-name'))).toEqual([...sortedNames].reverse());
+    const byId = (await list('?sort=-id')).data.map((c: { id: string }) => c.id);
+    expect(byId).toEqual([...byId].sort().reverse());
+    const descriptions = (await list('?sort=description,-id')).data.map((c: { attributes: { description: string } }) => c.attributes.description);
+    expect(descriptions).toEqual([...descriptions].sort());
+  });
+
+  it('filters by equality, comma lists, operators and nested and/or/not', async () => {
+    expect(names(await list('?filter[name]=Silver Chest'))).toEqual(['Silver Chest']);
+    expect(names(await list('?filter[name]=Silver Chest,Golden Chest&sort=name'))).toEqual(['Golden Chest', 'Silver Chest']);
+    const all = content.chests.map((c) => c.name);
+    const chestNamed = all.filter((n) => n.toLowerCase().includes('chest')).sort();
+    expect(names(await list('?filter[name][contains]=CHEST&sort=name'))).toEqual(chestNamed);
+    expect(names(await list('?filter[name][starts_with]=me'))).toEqual(['Mecha Crate']);
+    expect(names(await list('?filter[name][in]=Mecha Crate,Wooden Chest&sort=-name'))).toEqual(['Wooden Chest', 'Mecha Crate']);
+    expect((await list(`?filter[id][ne]=${ids['Wooden Chest']}`)).meta.total_count).toBe(all.length - 1);
+    expect(names(await list(`?filter[id]=${ids['Golden Chest']}`))).toEqual(['Golden Chest']);
+    const or = await list('?filter[or][0][name]=Mecha Crate&filter[or][1][description][contains]=legendary&sort=name');
+    expect(names(or)).toEqual(['Golden Chest', 'Mecha Crate']);
+    expect(names(await list('?filter[not][name][contains]=chest'))).toEqual(all.filter((n) => !chestNamed.includes(n)));
+    const nested = await list(
+      '?filter[and][0][name][contains]=chest&filter[and][1][not][or][0][name]=Wooden Chest&filter[and][1][not][or][1][name]=Silver Chest&sort=name',
+    );
+    expect(names(nested)).toEqual(chestNamed.filter((n) => n !== 'Wooden Chest' && n !== 'Silver Chest'));
+    expect((await list('?filter[name]=nothing like it')).meta).toEqual({ total_count: 0, page: { limit: 20, offset: 0 } });
+    // LIKE wildcards in a value are literal characters.
+    expect((await list('?filter[name][contains]=%25')).data).toEqual([]);
+  });
+
+  it('selects fields with fields[chest]', async () => {
+    const body = await list('?fields[chest]=name,images');
+    expect(Object.keys(body.data[0].attributes).sort()).toEqual(['images', 'name']);
+    expect(body.data[0].meta.price).toBeDefined();
+    const ids = await list('?fields[chest]=id');
+    expect(ids.data[0].attributes).toEqual({});
+  });
+
+  it.each([
+    ['include=collectibles', 'unsupported_include'],
+    ['sort=price', 'unsupported_sort'],
+    ['fields[chest]=price', 'unsupported_fields'],
+    ['fields[collectible]=name', 'unsupported_fields'],
+    ['filter[price]=5', 'invalid_filter'],
+    ['filter[name][gt]=a', 'invalid_filter'],
+    ['filter[a][b][c]=1', 'invalid_filter'],
+    ['filter[not][not][not][not][name]=x', 'invalid_filter'],
+    ['filter=plain', 'invalid_filter'],
+    ['page[limit]=0', 'invalid_page'],
+    ['page[limit]=101', 'invalid_page'],
+    ['page[offset]=-1', 'invalid_page'],
+    ['page[size]=3', 'invalid_parameter'],
+    ['color=red', 'unknown_parameter'],
+  ])('answers 400 to %s', async (query, code) => {
+    const res = await get(stack, `/api/v1/chests?${query}`);
+    const errors = expectError(res, 400, code);
+    expect(errors[0]!.source?.parameter).toBeDefined();
+  });
+
+  it('answers 400 to a filter with more values than allowed', async () => {
+    const many = Array.from({ length: 101 }, (_, i) => `n${i}`).join(',');
+    expectError(await get(stack, `/api/v1/chests?filter[name]=${many}`), 400, 'invalid_filter');
+  });
+
+  it('answers 401 without an apikey and with an unknown one', async () => {
+    expectError(await stack.inject({ method: 'GET', url: '/api/v1/chests' }), 401, 'missing_api_key');
+    expectError(await get(stack, '/api/v1/chests', undefined, 'nope-not-a-key'), 401, 'invalid_api_key');
+  });
+
+  it('shows one chest with fields and an empty meta', async () => {
+    const res = await get(stack, `/api/v1/chests/${ids['Golden Chest']}`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expectJsonApi(body);
+    expect(body).toEqual({
+      data: {
+        type: 'chest',
+        id: ids['Golden Chest'],
+        attributes: { name: 'Golden Chest', description: content.chests[2]!.description, images: content.chests[2]!.images },
+        relationships: {},
+        meta: { price: { gems: 50 } },
+      },
+      meta: {},
+    });
+    const sparse = (await get(stack, `/api/v1/chests/${ids['Golden Chest']}?fields[chest]=description`)).json();
+    expect(sparse.data.attributes).toEqual({ description: content.chests[2]!.description });
+  });
+
+  it('answers 400 for a malformed id, 404 for an unknown one, 400 for include', async () => {
+    expectError(await get(stack, '/api/v1/chests/not-a-uuid'), 400, 'invalid_id');
+    expectError(await get(stack, '/api/v1/chests/00000000-0000-4000-8000-000000000000'), 404, 'chest_not_found');
+    expectError(await get(stack, `/api/v1/chests/${ids['Golden Chest']}?include=items`), 400, 'unsupported_include');
+    expectError(await get(stack, `/api/v1/chests/${ids['Golden Chest']}?sort=name`), 400, 'unsupported_sort');
+    expectError(await get(stack, '/api/v1/chests/not-a-uuid/odds'), 400, 'invalid_id');
+    expectError(await get(stack, '/api/v1/chests/00000000-0000-4000-8000-000000000000/odds'), 404, 'chest_not_found');
+  });
+
+  it('discloses the exact odds computed from the rules the roll uses', async () => {
+    const p12 = (x: number) => Number(x.toPrecision(15));
+    for (const chest of content.chests) {
+      const res = await get(stack, `/api/v1/chests/${ids[chest.name]}/odds`);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      expectJsonApi(body);
+      const expected = odds(
+        chest.rules,
+        content.rarities,
+        content.collections.flatMap((col) => col.collectibles.map((c) => ({ id: c.id, collectionId: col.id, rarity: c.rarity }))),
+      );
+      expect(body.data).toEqual({
+        type: 'chest_odds',
+        id: ids[chest.name],
+        attributes: {
+          items_per_open: { ...expected.itemsPerOpen, expected: p12(expected.itemsPerOpen.expected) },
+          rarities: expected.rarities.map((r) => ({ rarity: r.rarity, probability: p12(r.probability), expected_count: p12(r.expectedCount) })),
+          collectibles: expected.collectibles.map((c) => ({ ...c, probability: p12(c.probability) })),
+          rules_version: 1,
+          // The published rules (what a verifier recomputes from), pity and the app's duplicate rules.
+          rules: chest.rules,
+          rule_inputs: { rarities: expect.any(Array), collectibles: expect.any(Array) },
+          pity: chest.rules.pity
+            ? {
+                rarity: chest.rules.pity.rarity,
+                hard: chest.rules.pity.hard,
+                soft_start: chest.rules.pity.soft_start ?? null,
+                soft_step: chest.rules.pity.soft_step ?? null,
+                group: chest.id,
+                effective_rarities: expect.any(Array),
+              }
+            : null,
+          duplicates: content.duplicates,
+        },
+        relationships: {},
+      });
+      const sum = (xs: { probability: number }[]) => xs.reduce((s, x) => s + x.probability, 0);
+      expect(sum(body.data.attributes.rarities)).toBeCloseTo(1, 12);
+      expect(sum(body.data.attributes.collectibles)).toBeCloseTo(1, 12);
+    }
+    const silver = (await get(stack, `/api/v1/chests/${ids['Silver Chest']}/odds`)).json().data.attributes;
+    expect(silver.items_per_open).toEqual({ min: 3, max: 5, expected: 4 });
+    // No binary floating-point noise in what is disclosed: 65/28/7 weights, one rare+ slot of 4.
+    expect(silver.rarities).toEqual([
+      { rarity: 'common', probability: 0.4875, expected_count: 1.95 },
+      { rarity: 'rare', probability: 0.41, expected_count: 1.64 },
+      { rarity: 'legendary', probability: 0.1025, expected_count: 0.41 },
+    ]);
+    // Pity raises the long-run share of legendaries above the base odds: at least 1 in 10 openings gives one.
+    const effectiveLegendary = silver.pity.effective_rarities.find((r: { rarity: string }) => r.rarity === 'legendary');
+    expect(effectiveLegendary.probability).toBeGreaterThan(0.1025);
+    expect(silver.pity.effective_rarities.reduce((s: number, r: { probability: number }) => s + r.probability, 0)).toBeCloseTo(1, 12);
+    const mecha = (await get(stack, `/api/v1/chests/${ids['Mecha Crate']}/odds`)).json().data.attributes;
+    expect(mecha.collectibles.map((c: { id: string }) => c.id).every((id: string) => id.startsWith('mecha-'))).toBe(true);
+  });
+});
