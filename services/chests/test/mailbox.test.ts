@@ -1,93 +1,85 @@
-import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { headers as natsHeaders } from 'nats';
-import { AppContentSchema, ChestGrant, readContentFile, type AppContent } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { chestTypeId } from '../src/chest-type-id.js';
-import { deleteExpiredItems } from '../src/repositories/mailbox-repo.js';
-import { MAILBOX_GRACE_DAYS } from '../src/workers/mailbox-sweeper.js';
 import {
-  catalogIds,
-  createApp,
-  get,
-  inventory,
-  open,
-  purchase,
-  registerPlayer,
-  sql,
-  waitForStarterChest,
-  wallet,
-  type Player,
-} from './support/chests.js';
+  AppContentSchema,
+  ChestGrant,
+  ClaimMailboxItem,
+  GetInventory,
+  ListMailbox,
+  PurchaseChests,
+  readContentFile,
+  type AppContent,
+} from '@ccs/shared';
+import { chestGrantFactory } from '@ccs/shared/testing';
+import {
+  callOf,
+  chestsApp,
+  chestsSql,
+  grantedChests,
+  openChest,
+  startChestsTier,
+  type ChestsTierRun,
+  type ChestsTier,
+} from './support/chests-tier.js';
 
 const content = readContentFile();
-const TTL_DAYS = 7;
 
 /** The demo content with inventories of 2 chests and the given overflow rule. */
 function tinyContent(overflow: 'mailbox' | 'refuse'): AppContent {
   const c: AppContent = structuredClone(content);
   c.players.inventory_capacity = 2;
   c.players.inventory_overflow = overflow;
-  c.players.mailbox_ttl_days = TTL_DAYS;
+  c.players.mailbox_ttl_days = 7;
   return c;
 }
 
-describe('overflow mailbox', () => {
-  let stack: TestStack;
-  let mailboxApp: { appId: string; publishableKey: string };
-  let refuseApp: { appId: string; publishableKey: string };
-
+// The overflow mailbox on the service tier: chests alone, grants published as players or
+// collections publish them, called over its subjects. The mailbox documents, their pages, the
+// claim as rendered and the gateway's refusals are end to end: test/e2e/chests/mailbox.test.ts.
+describe('overflow mailbox (service tier)', () => {
+  let run: ChestsTierRun;
+  let tier: ChestsTier;
+  let mailboxApp: { appId: string; types: Record<string, string> };
+  let refuseApp: { appId: string; types: Record<string, string> };
   beforeAll(async () => {
-    stack = await startStack();
-    [mailboxApp, refuseApp] = await Promise.all([createApp(stack, tinyContent('mailbox')), createApp(stack, tinyContent('refuse'))]);
+    run = await startChestsTier();
+    tier = run.tier;
+    [mailboxApp, refuseApp] = await Promise.all([
+      chestsApp(tier, { content: tinyContent('mailbox') }),
+      chestsApp(tier, { content: tinyContent('refuse') }),
+    ]);
   });
-  afterAll(async () => stack?.close());
+  afterAll(async () => tier?.close());
 
-  const publishGrant = async (payload: Parameters<typeof ChestGrant.payload.parse>[0], msgId = randomUUID()) => {
-    const js = stack.nc.jetstream();
-    await js.publish(`${stack.env.NATS_PREFIX}.${ChestGrant.subject}`, JSON.stringify(ChestGrant.payload.parse(payload)), {
-      msgID: msgId,
-      headers: natsHeaders(),
-    });
-  };
-  /** A chest of `slug` granted to p (delivered `times` times, each with its own message id); its id. */
-  const grant = async (app: { appId: string }, p: Player, opts: { id?: string; slug?: string; times?: number } = {}) => {
-    const id = opts.id ?? randomUUID();
-    const payload = { appId: app.appId, playerId: p.id, inventoryChestId: id, chestTypeId: opts.slug ?? 'golden-chest', source: 'special' as const };
-    for (let i = 0; i < (opts.times ?? 1); i++) await publishGrant(payload);
-    return id;
-  };
-  const newPlayer = async (app: { publishableKey: string }) => {
-    const p = await registerPlayer(stack, app.publishableKey);
-    await waitForStarterChest(stack, p);
-    return p;
-  };
-  const mailbox = async (p: Player, query = '') => {
-    const res = await get(stack, `/api/v1/players/me/mailbox${query}`, p.token, p.apiKey);
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.headers['cache-control']).toBe('no-store');
-    const body = res.json();
-    expectJsonApi(body);
-    return body;
-  };
-  const claim = (p: Player, id: string) =>
-    stack.inject({
-      method: 'POST',
-      url: `/api/v1/players/me/mailbox/${id}/claim`,
-      headers: { apikey: p.apiKey, authorization: `Bearer ${p.token}`, accept: 'application/vnd.api+json' },
-    });
-  const ids = (doc: { data: { id: string }[] }) => doc.data.map((d) => d.id);
+  /** A player of the app holding its starter chest and `golden` golden chests (granted as a studio grant is). */
+  async function player(appId: string, golden = 0): Promise<{ playerId: string; starter: string; chests: string[] }> {
+    const {
+      playerId,
+      chests: [starter],
+    } = await grantedChests(tier, appId, { source: 'welcome' });
+    const { chests } = golden ? await grantedChests(tier, appId, { playerId, chestTypeId: 'golden-chest', n: golden }) : { chests: [] };
+    return { playerId, starter: starter!, chests };
+  }
+  /** One golden chest granted to the player, each of `times` deliveries its own message (applied one after the other). */
+  async function grant(appId: string, playerId: string, times = 1): Promise<string> {
+    const payload = chestGrantFactory(appId, { playerId, chestTypeId: 'golden-chest' });
+    for (let i = 0; i < times; i++) await tier.publishApplied(ChestGrant, payload);
+    return payload.inventoryChestId;
+  }
+  const inventoryOf = (appId: string, playerId: string) =>
+    tier.bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' }, callOf(appId, playerId));
+  const mailboxOf = (appId: string, playerId: string) => tier.bus.request(ListMailbox, { page: { limit: 20, offset: 0 } }, callOf(appId, playerId));
+  const claim = (appId: string, playerId: string, itemId: string) => tier.bus.request(ClaimMailboxItem, { itemId }, callOf(appId, playerId));
+  const buyWooden = (app: { appId: string; types: Record<string, string> }, playerId: string) =>
+    tier.bus.request(PurchaseChests, { chestTypeId: app.types['wooden-chest']!, currency: 'coins', quantity: 1 }, callOf(app.appId, playerId));
+  const conflict = (code: string) => ({ kind: 'conflict', errors: [{ code }] });
   const rowsWithId = async (id: string) => ({
-    inventory: (await sql(stack, 'SELECT 1 FROM chests.inventory_chests WHERE id = $1', [id])).length,
-    mailbox: (await sql(stack, 'SELECT 1 FROM chests.mailbox_items WHERE id = $1', [id])).length,
+    inventory: (await chestsSql(tier, 'SELECT 1 FROM inventory_chests WHERE id = $1', [id])).length,
+    mailbox: (await chestsSql(tier, 'SELECT 1 FROM mailbox_items WHERE id = $1', [id])).length,
   });
-  /** Waits for grants to land, then a little longer, so a duplicate delivery would have landed too. */
-  const settle = async (check: () => Promise<void>) => {
-    await eventually(check, 20_000);
-    await new Promise((r) => setTimeout(r, 400));
-    await check();
+  /** The one refusal among two settled calls, the other having answered. */
+  const oneRefused = (results: PromiseSettledResult<unknown>[]) => {
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    return (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
   };
 
   it('reads both rules from content: refuse and 30 days by default, mailbox in the demo content', () => {
@@ -101,181 +93,48 @@ describe('overflow mailbox', () => {
     }
   });
 
-  it('puts grants that do not fit in the mailbox, once each even when delivered twice, and lists them', async () => {
-    const p = await newPlayer(mailboxApp);
-    const fits = await grant(mailboxApp, p, { times: 2 });
-    await settle(async () => expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 2, used: 2, available: 0 }));
-    const first = await grant(mailboxApp, p, { times: 2 });
-    const second = await grant(mailboxApp, p, { slug: 'wooden-chest', times: 2 });
-    await settle(async () => expect((await mailbox(p)).meta.total_count).toBe(2));
-
-    expect((await inventory(stack, p)).meta.total_chests).toBe(2);
-    for (const id of [fits]) expect(await rowsWithId(id)).toEqual({ inventory: 1, mailbox: 0 });
-    for (const id of [first, second]) expect(await rowsWithId(id)).toEqual({ inventory: 0, mailbox: 1 });
-
-    const body = await mailbox(p);
-    expect(body.meta).toEqual({ total_count: 2, page: { limit: 20, offset: 0 }, inventory_status: { capacity: 2, used: 2, available: 0 } });
-    expect(ids(body)).toEqual([first, second]);
-    const golden = content.chests.find((c) => c.id === 'golden-chest')!;
-    expect(body.data[0]).toEqual({
-      type: 'mailbox_item',
-      id: first,
-      attributes: {
-        chest_type_id: chestTypeId(mailboxApp.appId, 'golden-chest'),
-        name: golden.name,
-        description: golden.description,
-        images: golden.images,
-        source: 'special',
-        received_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-        expires_at: expect.any(String),
-      },
-      relationships: {},
-    });
-    const { received_at, expires_at } = body.data[0].attributes;
-    expect(Date.parse(expires_at) - Date.parse(received_at)).toBe(TTL_DAYS * 86_400_000);
-
-    const page = await mailbox(p, '?page[limit]=1&page[offset]=1');
-    expect(ids(page)).toEqual([second]);
-    expect(page.links.prev).toContain('page%5Boffset%5D=0');
-    expect(page.links.next).toBeNull();
-    expectError(await get(stack, '/api/v1/players/me/mailbox?page[limit]=101', p.token, p.apiKey), 400);
-    expectError(await get(stack, '/api/v1/players/me/mailbox?sort=expires_at', p.token, p.apiKey), 400);
-    expectError(await get(stack, '/api/v1/players/me/mailbox', undefined, p.apiKey), 401, 'missing_token');
-  });
-
-  it('claims into the inventory once there is room: 409 while full, then 200, once, and a re-delivered grant adds nothing', async () => {
-    const p = await newPlayer(mailboxApp);
-    await grant(mailboxApp, p);
-    await settle(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(2));
-    const waiting = await grant(mailboxApp, p);
-    await settle(async () => expect((await mailbox(p)).meta.total_count).toBe(1));
-
-    expectError(await claim(p, waiting), 409, 'inventory_full');
-    expect(ids(await mailbox(p))).toEqual([waiting]);
-    expect((await open(stack, p, p.starterChestId)).statusCode).toBe(200);
-
-    const res = await claim(p, waiting);
-    expect(res.statusCode, res.body).toBe(200);
-    const body = res.json();
-    expectJsonApi(body);
-    expect(body.data).toMatchObject({
-      type: 'chest',
-      id: waiting,
-      meta: { source: 'special', chest_type_id: chestTypeId(mailboxApp.appId, 'golden-chest') },
-    });
-    const inv = await inventory(stack, p);
-    expect(ids(inv)).toContain(waiting);
-    expect(inv.meta.inventory_status).toEqual({ capacity: 2, used: 2, available: 0 });
-    expect((await mailbox(p)).data).toEqual([]);
-
-    const again = await claim(p, waiting);
-    expectError(again, 409, 'mailbox_item_claimed');
-    expect(again.json().errors[0].meta).toEqual({ chest_id: waiting });
-    await grant(mailboxApp, p, { id: waiting, times: 2 });
-    await new Promise((r) => setTimeout(r, 700));
-    expect(await rowsWithId(waiting)).toEqual({ inventory: 1, mailbox: 1 });
-    expect((await mailbox(p)).meta.total_count).toBe(0);
-    expect((await open(stack, p, waiting)).statusCode).toBe(200);
-  });
-
   it('lets one of two concurrent claims win: the same item, and two items for one free place', async () => {
-    const p = await newPlayer(mailboxApp);
-    const held = await grant(mailboxApp, p);
-    await settle(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(2));
-    const [a, b, c] = [await grant(mailboxApp, p), await grant(mailboxApp, p), await grant(mailboxApp, p)];
-    await settle(async () => expect((await mailbox(p)).meta.total_count).toBe(3));
+    const { appId } = mailboxApp;
+    const {
+      playerId,
+      starter,
+      chests: [held],
+    } = await player(appId, 1);
+    const [a, b, c] = [await grant(appId, playerId), await grant(appId, playerId), await grant(appId, playerId)];
+    expect((await mailboxOf(appId, playerId)).total).toBe(3);
 
-    expect((await open(stack, p, p.starterChestId)).statusCode).toBe(200);
-    const same = await Promise.all([claim(p, a), claim(p, a)]);
-    expect(same.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expectError(
-      same.find((r) => r.statusCode === 409)!,
-      409,
-      'mailbox_item_claimed',
-    );
+    await openChest(tier, appId, playerId, starter);
+    const same = await Promise.allSettled([claim(appId, playerId, a), claim(appId, playerId, a)]);
+    expect(oneRefused(same)).toMatchObject(conflict('mailbox_item_claimed'));
     expect(await rowsWithId(a)).toEqual({ inventory: 1, mailbox: 1 });
 
-    expect((await open(stack, p, held)).statusCode).toBe(200);
-    const two = await Promise.all([claim(p, b), claim(p, c)]);
-    expect(two.map((r) => r.statusCode).sort()).toEqual([200, 409]);
-    expectError(
-      two.find((r) => r.statusCode === 409)!,
-      409,
-      'inventory_full',
-    );
-    expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 2, used: 2, available: 0 });
-    expect((await mailbox(p)).meta.total_count).toBe(1);
-  });
-
-  it("answers 404 to an unknown item, another player's and an expired one; 400 to a malformed id; 401 without a token", async () => {
-    const [p, q] = await Promise.all([newPlayer(mailboxApp), newPlayer(mailboxApp)]);
-    await grant(mailboxApp, p);
-    await settle(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(2));
-    const [mine, old] = [await grant(mailboxApp, p), await grant(mailboxApp, p)];
-    await settle(async () => expect((await mailbox(p)).meta.total_count).toBe(2));
-    expect((await open(stack, p, p.starterChestId)).statusCode).toBe(200);
-
-    expectError(await claim(p, randomUUID()), 404, 'mailbox_item_not_found');
-    expectError(await claim(q, mine), 404, 'mailbox_item_not_found');
-    expect((await mailbox(q)).data).toEqual([]);
-    expectError(await claim(p, 'not-a-uuid'), 400, 'invalid_id');
-    const anonymous = await stack.inject({ method: 'POST', url: `/api/v1/players/me/mailbox/${mine}/claim`, headers: { apikey: p.apiKey } });
-    expectError(anonymous, 401, 'missing_token');
-
-    // Expiry: received TTL_DAYS + 1 days ago.
-    await sql(
-      stack,
-      `UPDATE chests.mailbox_items SET received_at = received_at - interval '8 days', expires_at = expires_at - interval '8 days' WHERE id = $1`,
-      [old],
-    );
-    expect(ids(await mailbox(p))).toEqual([mine]);
-    expect((await mailbox(p)).meta.total_count).toBe(1);
-    expectError(await claim(p, old), 404, 'mailbox_item_not_found');
-    expect(await rowsWithId(old)).toEqual({ inventory: 0, mailbox: 1 });
-    expect((await claim(p, mine)).statusCode).toBe(200);
-
-    // The sweeper deletes items MAILBOX_GRACE_DAYS past their expiry (claimed or not), nothing younger.
-    const shift = `interval '${MAILBOX_GRACE_DAYS + TTL_DAYS} days'`;
-    await sql(stack, `UPDATE chests.mailbox_items SET expires_at = expires_at - ${shift} WHERE id = ANY($1::uuid[])`, [[old, mine]]);
-    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-    await db.connect();
-    try {
-      await db.query('SET search_path TO chests');
-      expect(await deleteExpiredItems(db, MAILBOX_GRACE_DAYS)).toBe(2);
-    } finally {
-      await db.end();
-    }
-    expect(await rowsWithId(old)).toEqual({ inventory: 0, mailbox: 0 });
-    expect(await rowsWithId(mine)).toEqual({ inventory: 1, mailbox: 0 });
+    await openChest(tier, appId, playerId, held!);
+    const two = await Promise.allSettled([claim(appId, playerId, b), claim(appId, playerId, c)]);
+    expect(oneRefused(two)).toMatchObject(conflict('inventory_full'));
+    expect(await inventoryOf(appId, playerId)).toMatchObject({ capacity: 2, totalChests: 2 });
+    expect((await mailboxOf(appId, playerId)).total).toBe(1);
   });
 
   it('still refuses a purchase beyond capacity before any debit, and leaves the mailbox alone', async () => {
-    const p = await newPlayer(mailboxApp);
-    await grant(mailboxApp, p);
-    await settle(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(2));
-    const before = await wallet(stack, p);
-    const types = await catalogIds(stack, mailboxApp.publishableKey);
-    expectError(await purchase(stack, p, types['Wooden Chest']!, 'coins'), 409, 'inventory_full');
-    expect(await wallet(stack, p)).toEqual(before);
-    expect((await mailbox(p)).meta.total_count).toBe(0);
+    const { playerId } = await player(mailboxApp.appId, 1);
+    run.wallet.credit(playerId, 'coins', 1500);
+    await expect(buyWooden(mailboxApp, playerId)).rejects.toMatchObject(conflict('inventory_full'));
+    expect(run.wallet.balance(playerId, 'coins')).toBe(1500);
+    expect([...run.wallet.debits.values()].filter((d) => d.playerId === playerId)).toEqual([]);
+    expect((await mailboxOf(mailboxApp.appId, playerId)).total).toBe(0);
   });
 
   it('with refuse, adds grants beyond the capacity (never lost, no mailbox) and still refuses purchases', async () => {
-    const p = await newPlayer(refuseApp);
-    const granted = [await grant(refuseApp, p), await grant(refuseApp, p, { times: 2 }), await grant(refuseApp, p)];
-    await settle(async () => expect((await inventory(stack, p)).meta.total_chests).toBe(4));
-    expect(ids(await inventory(stack, p))).toEqual(expect.arrayContaining(granted));
-    expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 2, used: 4, available: 0 });
-    expect((await mailbox(p)).meta.total_count).toBe(0);
-    expect(await sql(stack, 'SELECT 1 FROM chests.mailbox_items WHERE player_id = $1', [p.id])).toEqual([]);
-    const types = await catalogIds(stack, refuseApp.publishableKey);
-    expectError(await purchase(stack, p, types['Wooden Chest']!, 'coins'), 409, 'inventory_full');
-  });
-
-  it("answers another player's inventory without a Bearer token with 401, a guest's token with 403", async () => {
-    const p = await newPlayer(mailboxApp);
-    expectError(await get(stack, `/api/v1/players/${p.id}/chests`, undefined, p.apiKey), 401, 'missing_token');
-    const guest = await stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: jsonApiHeaders(p.apiKey) });
-    expectError(await get(stack, `/api/v1/players/${p.id}/chests`, guest.json().meta.access_token, p.apiKey), 403, 'guest_forbidden');
+    const { appId } = refuseApp;
+    const { playerId } = await player(appId);
+    const granted = [await grant(appId, playerId), await grant(appId, playerId, 2), await grant(appId, playerId)];
+    const inv = await inventoryOf(appId, playerId);
+    expect(inv).toMatchObject({ capacity: 2, totalChests: 4 });
+    expect(inv.chests.map((ch) => ch.id)).toEqual(expect.arrayContaining(granted));
+    expect((await mailboxOf(appId, playerId)).total).toBe(0);
+    expect(await chestsSql(tier, 'SELECT 1 FROM mailbox_items WHERE player_id = $1', [playerId])).toEqual([]);
+    run.wallet.credit(playerId, 'coins', 1500);
+    await expect(buyWooden(refuseApp, playerId)).rejects.toMatchObject(conflict('inventory_full'));
+    expect(run.wallet.balance(playerId, 'coins')).toBe(1500);
   });
 });
