@@ -12,7 +12,6 @@ import {
   ListCollectionCollectibles,
   ListCollections,
   paginationLinks,
-  resource,
   selfLink,
   type CollectibleView,
   type CollectionView,
@@ -21,13 +20,13 @@ import {
   type QuerySpec,
   type ReplyOf,
   type RequestOf,
-  type Resource,
   type SubjectContract,
   zodIssuesToErrors,
 } from '@ccs/shared';
 import { appIdOf, baseUrl, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { documented } from '../../openapi/route-doc.js';
+import type { Schemas } from './schemas.js';
 import * as docs from '../../openapi/operations/collections.js';
 import { gatewayErrors } from '../../errors.js';
 
@@ -66,26 +65,35 @@ function sortOf<F extends string>(query: ParsedQuery, allowed: readonly F[]): { 
 }
 
 /** A collectible resource; its rarity sits in resource meta (the spec shows it as an attribute only in opening results). */
-function collectibleResource(c: CollectibleView, meta: Record<string, unknown> = {}): Resource {
-  return resource(
-    'collectible',
-    c.id,
-    { name: c.name, description: c.description, collection_id: c.collectionId, images: c.images },
-    { collection: { data: { type: 'collection', id: c.collectionId } } },
-    { rarity: c.rarity, ...meta },
-  );
+function collectibleResource(c: CollectibleView): Schemas['Collectible'] {
+  return {
+    type: 'collectible',
+    id: c.id,
+    attributes: { name: c.name, description: c.description, collection_id: c.collectionId, images: c.images },
+    relationships: { collection: { data: { type: 'collection', id: c.collectionId } } },
+    meta: { rarity: c.rarity },
+  };
 }
 
-/** A collection resource with the identifiers of all its collectibles. */
-function collectionResource(c: CollectionView, meta?: Record<string, unknown>): Resource {
-  const reward = c.completionReward ? { completion_reward: c.completionReward } : {};
-  return resource(
-    'collection',
-    c.id,
-    { name: c.name, description: c.description },
-    { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible', id })) } },
-    Object.keys({ ...reward, ...meta }).length ? { ...reward, ...meta } : undefined,
-  );
+/** One item of a player's collection as collections answers it. */
+type PlayerCollectionItem = ReplyOf<typeof GetPlayerCollection>['items'][number];
+
+/** A collectible as the player owns it: the collectible with the copies held and when they came. */
+function ownedCollectibleResource(i: PlayerCollectionItem): Schemas['OwnedCollectible'] {
+  const c = collectibleResource(i.collectible);
+  return { ...c, meta: { ...c.meta, owned_count: i.count, first_acquired_at: i.firstAcquiredAt, last_acquired_at: i.lastAcquiredAt } };
+}
+
+/** A collection resource with the identifiers of all its collectibles; meta only when it has something to say. */
+function collectionResource(c: CollectionView, meta: { completed_at?: string | null } = {}): Schemas['Collection'] {
+  const all = { ...(c.completionReward ? { completion_reward: c.completionReward } : {}), ...meta };
+  return {
+    type: 'collection',
+    id: c.id,
+    attributes: { name: c.name, description: c.description },
+    relationships: { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible' as const, id })) } },
+    ...(Object.keys(all).length ? { meta: all } : {}),
+  };
 }
 
 /** With a caller, `completed_at`: when they first owned every collectible of it, null until then (absent for anonymous requests). */
@@ -242,12 +250,7 @@ async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
   const shown = new Set(found.items.map((i) => i.collectible.collectionId));
   reply.header('cache-control', 'private, no-store');
   return sendDocument(reply, 200, {
-    data: found.items.map((i) =>
-      applyFieldset(
-        collectibleResource(i.collectible, { owned_count: i.count, first_acquired_at: i.firstAcquiredAt, last_acquired_at: i.lastAcquiredAt }),
-        query.fields,
-      ),
-    ),
+    data: found.items.map((i) => applyFieldset(ownedCollectibleResource(i), query.fields)),
     ...(query.include.includes('collection')
       ? {
           included: found.collections
