@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChestGrant, grantsStream, healthSubject, streamName } from '@ccs/shared';
-import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError } from '../../../test/support/jsonapi-schema.js';
-import { appIdOf, open, registerPlayer, sql, waitForStarterChest, type Player } from './support/chests.js';
+import { eventually, startStack, type TestStack } from '../../support/stack.js';
+import { expectError } from '../../support/jsonapi-schema.js';
+import { appIdOf, open, registerPlayer, sql, waitForStarterChest, type Player } from '../../../services/chests/test/support/chests.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -20,6 +20,9 @@ async function grantCounts(stack: TestStack, openingIds: string[]) {
   );
 }
 
+// The opening saga across failures of the whole stack: collections down, a chests process dying
+// between its commit and its publish, the relay publishing again. Every case needs collections
+// applying grants and chests restarting among the others, so the file stays end to end.
 describe('the opening saga across failures', () => {
   let stack: TestStack;
   let appId: string;
