@@ -1,303 +1,141 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DebitCurrency, readContentFile, startService, type AppContent } from '@ccs/shared';
-import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
-import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { chestTypeId } from '../src/chest-type-id.js';
-import { ChestsConfigSchema } from '../src/config.js';
+import { DebitCurrency, GetInventory, PurchaseChests, readContentFile, startService, type AppContent } from '@ccs/shared';
 import { chestsServiceWith } from '../src/service.js';
-import { patchMe } from './support/compliance.js';
-import {
-  appIdOf,
-  catalogIds,
-  createApp,
-  credit,
-  inventory,
-  purchase,
-  registerPlayer,
-  sql,
-  waitForStarterChest,
-  wallet,
-  defaultCatalogIds,
-  type Player,
-} from './support/chests.js';
+import { callOf, chestsApp, chestsSql, grantedChests, startChestsTier, type ChestsTier, type ChestsTierRun } from './support/chests-tier.js';
 
 const content = readContentFile();
+type App = Awaited<ReturnType<typeof chestsApp>>;
 
-describe('buying chests', () => {
-  let stack: TestStack;
-  let appId: string;
-  let ids: Record<string, string>;
-
+// Buying chests on the service tier: chests alone, the wallet answered by the wallet stand-in
+// (balances in memory, each debit once per reference, refunds once). The purchase as rendered, the
+// gateway's validation and idempotency headers, and the real wallet under concurrent purchases are
+// end to end: test/e2e/chests/purchase.test.ts.
+describe('buying chests (service tier)', () => {
+  let run: ChestsTierRun;
+  let tier: ChestsTier;
+  let app: App;
   beforeAll(async () => {
-    stack = await startStack({ env: { PURCHASE_SWEEP_INTERVAL_MS: '200', PURCHASE_STALE_MS: '1500' } });
-    appId = await appIdOf(stack);
-    ids = await defaultCatalogIds(stack);
+    run = await startChestsTier({ PURCHASE_SWEEP_INTERVAL_MS: '200', PURCHASE_STALE_MS: '1500' });
+    tier = run.tier;
+    app = await chestsApp(tier);
   });
-  afterAll(async () => stack?.close());
+  afterAll(async () => tier?.close());
 
-  /** A registered player whose welcome credits (1500 coins, 15 gems) and starter chest have landed. */
-  async function newPlayer(apiKey = stack.apiKey): Promise<Player> {
-    const p = await registerPlayer(stack, apiKey);
-    await waitForStarterChest(stack, p);
-    await eventually(async () => expect((await wallet(stack, p)).coins?.balance).toBe('1500.00'));
-    return p;
+  /** A player of the app holding the starter chest and the welcome credits (1500 coins, 15 gems). */
+  async function newPlayer(a: App = app): Promise<string> {
+    const { playerId } = await grantedChests(tier, a.appId, { source: 'welcome' });
+    run.wallet.credit(playerId, 'coins', 1500);
+    run.wallet.credit(playerId, 'gems', 15);
+    return playerId;
   }
-
-  it('debits the price and adds the chests: 201 with the new inventory chests', async () => {
-    const p = await newPlayer();
-    const coins = (await wallet(stack, p)).coins!;
-    await credit(stack, p, coins.id, '1500');
-    const res = await purchase(stack, p, ids['Silver Chest']!, 'coins', 2);
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.headers['cache-control']).toBe('no-store');
-    const body = res.json();
-    expectJsonApi(body);
-    expect(body.data).toHaveLength(2);
-    for (const chest of body.data) {
-      expect(chest).toMatchObject({
-        type: 'chest',
-        attributes: { name: 'Silver Chest' },
-        relationships: {},
-        meta: { source: 'purchased', chest_type_id: chestTypeId(appId, 'silver-chest') },
-      });
-    }
-    expect(body.meta).toEqual({ purchase_id: expect.any(String), price_paid: { coins: 3000 }, balance: { coins: '0.00' } });
-    expect((await wallet(stack, p)).coins!.balance).toBe('0.00');
-    const inv = await inventory(stack, p);
-    expect(inv.meta.chest_types).toEqual({ purchased: 2, earned: 0, welcome: 1, special: 0 });
-    expect(inv.meta.estimated_value).toEqual({ coins: 500 + 2 * 1500, gems: 2 * 15, vault_key: 0 });
-    const ledger = await sql<{ delta: string; reason: string }>(stack, 'SELECT delta, reason FROM wallet.ledger WHERE reference = $1', [
-      body.meta.purchase_id,
-    ]);
-    expect(ledger).toEqual([{ delta: '-3000.00', reason: 'debit' }]);
-    expect(await sql(stack, "SELECT status FROM chests.payments WHERE kind = 'purchase' AND id = $1", [body.meta.purchase_id])).toEqual([
-      { status: 'completed' },
-    ]);
-  });
-
-  it('buys one chest by default, with gems too; the chest opens at once', async () => {
-    const p = await newPlayer();
-    // Gems are a paid currency of the demo content: the player declares an allowed country and age (compliance.test.ts).
-    expect((await patchMe(stack, p, { country: 'DE', birth_year: 1990 })).statusCode).toBe(200);
-    const res = await purchase(stack, p, ids['Silver Chest']!, 'gems');
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().data).toHaveLength(1);
-    expect(res.json().meta.balance).toEqual({ gems: '0.00' });
-    const opened = await stack.inject({
-      method: 'GET',
-      url: `/api/v1/chests/${res.json().data[0].id}/open`,
-      headers: jsonApiHeaders(stack.apiKey, p.token),
-    });
-    expect(opened.statusCode, opened.body).toBe(200);
-  });
+  const buy = (playerId: string, slug: string, currency: string, quantity = 1, a: App = app) =>
+    tier.bus.request(PurchaseChests, { chestTypeId: a.types[slug]!, currency, quantity }, callOf(a.appId, playerId));
+  const inventoryOf = (playerId: string, a: App = app) =>
+    tier.bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' }, callOf(a.appId, playerId));
+  const purchases = (playerId: string) =>
+    chestsSql<{ id: string; status: string }>(tier, "SELECT id, status FROM payments WHERE kind = 'purchase' AND player_id = $1", [playerId]);
+  const debitsOf = (playerId: string) => [...run.wallet.debits.values()].filter((d) => d.playerId === playerId);
+  const refusal = (kind: string, code: string) => ({ kind, errors: [{ code }] });
 
   it('answers 409 insufficient_funds and changes nothing when the balance is too low', async () => {
     const p = await newPlayer();
-    expectError(await purchase(stack, p, ids['Abyssal Chest']!, 'coins'), 409, 'insufficient_funds');
-    expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
-    expect((await inventory(stack, p)).meta.total_chests).toBe(1);
+    await expect(buy(p, 'abyssal-chest', 'coins')).rejects.toMatchObject(refusal('conflict', 'insufficient_funds'));
+    expect(run.wallet.balance(p, 'coins')).toBe(1500);
+    expect((await inventoryOf(p)).totalChests).toBe(1);
   });
 
   it('answers 422 price_unavailable for a currency the chest is not sold in', async () => {
     const p = await newPlayer();
-    const errors = expectError(await purchase(stack, p, ids['Golden Chest']!, 'coins'), 422, 'price_unavailable');
-    expect(errors[0]!.source?.pointer).toBe('/data/attributes/currency');
-    expectError(await purchase(stack, p, ids['Golden Chest']!, 'diamonds'), 422, 'price_unavailable');
-  });
-
-  it('validates the body (422 with pointers), the media type (415), the id (400/404) and the token (401)', async () => {
-    const p = await newPlayer();
-    const url = `/api/v1/chests/${ids['Wooden Chest']}/purchase`;
-    const post = (payload: unknown, headers = jsonApiHeaders(stack.apiKey, p.token)) =>
-      stack.inject({ method: 'POST', url, headers, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
-    const pointer = async (payload: unknown) => expectError(await post(payload), 422)[0]!.source?.pointer;
-    expect(await pointer({ data: { type: 'chest', attributes: { currency: 'coins' } } })).toBe('/data/type');
-    expect(await pointer({ data: { type: 'purchase', attributes: {} } })).toBe('/data/attributes/currency');
-    expect(await pointer({ data: { type: 'purchase', attributes: { currency: 'Coins!' } } })).toBe('/data/attributes/currency');
-    expect(await pointer({ data: { type: 'purchase', attributes: { currency: 'coins', quantity: 11 } } })).toBe('/data/attributes/quantity');
-    expect(await pointer({ data: { type: 'purchase', attributes: { currency: 'coins', quantity: '2' } } })).toBe('/data/attributes/quantity');
-    expect(await pointer({ data: { type: 'purchase', attributes: { currency: 'coins', quantity: 0 } } })).toBe('/data/attributes/quantity');
-    expect(await pointer({})).toBe('/data');
-    expectError(await post('{"data":'), 400, 'malformed_json');
-    expectError(
-      await post(
-        { data: { type: 'purchase', attributes: { currency: 'coins' } } },
-        { ...jsonApiHeaders(stack.apiKey, p.token), 'content-type': 'application/json' },
-      ),
-      415,
-    );
-    expectError(await post({ data: { type: 'purchase', attributes: { currency: 'coins' } } }, jsonApiHeaders(stack.apiKey)), 401);
-    const body = { data: { type: 'purchase', attributes: { currency: 'coins' } } };
-    expectError(
-      await stack.inject({ method: 'POST', url: '/api/v1/chests/nope/purchase', headers: jsonApiHeaders(stack.apiKey, p.token), payload: body }),
-      400,
-      'invalid_id',
-    );
-    expectError(
-      await stack.inject({
-        method: 'POST',
-        url: `/api/v1/chests/${randomUUID()}/purchase`,
-        headers: jsonApiHeaders(stack.apiKey, p.token),
-        payload: body,
-      }),
-      404,
-      'chest_not_found',
-    );
-    // An inventory chest id is not a catalog chest.
-    expectError(
-      await stack.inject({
-        method: 'POST',
-        url: `/api/v1/chests/${p.starterChestId}/purchase`,
-        headers: jsonApiHeaders(stack.apiKey, p.token),
-        payload: body,
-      }),
-      404,
-      'chest_not_found',
-    );
-    expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
-  });
-
-  it('never overdraws under concurrent purchases', async () => {
-    const p = await newPlayer();
-    const results = await Promise.all(Array.from({ length: 10 }, () => purchase(stack, p, ids['Wooden Chest']!, 'coins')));
-    const ok = results.filter((r) => r.statusCode === 201);
-    expect(ok).toHaveLength(3);
-    for (const r of results.filter((x) => x.statusCode !== 201)) expectError(r, 409, 'insufficient_funds');
-    expect((await wallet(stack, p)).coins!.balance).toBe('0.00');
-    expect((await inventory(stack, p)).meta.chest_types.purchased).toBe(3);
-  });
-
-  it('answers a retry with the same Idempotency-Key like the first purchase, buying once, even concurrently', async () => {
-    const p = await newPlayer();
-    const key = `buy-${randomUUID()}`;
-    const results = await Promise.all(Array.from({ length: 4 }, () => purchase(stack, p, ids['Wooden Chest']!, 'coins', 1, key)));
-    // One bought; concurrent twins either waited for it (409 in use) or were answered by it.
-    const bought = results.filter((r) => r.statusCode === 201);
-    expect(bought.length).toBeGreaterThanOrEqual(1);
-    for (const r of results.filter((x) => x.statusCode !== 201)) expectError(r, 409, 'idempotency_key_in_use');
-    const again = await purchase(stack, p, ids['Wooden Chest']!, 'coins', 1, key);
-    expect(again.statusCode, again.body).toBe(201);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    const first = bought.find((r) => r.headers['idempotent-replayed'] === undefined)!.json();
-    expect(again.json().data).toEqual(first.data);
-    expect(again.json().meta).toEqual(first.meta);
-    expect((await wallet(stack, p)).coins!.balance).toBe('1000.00');
-    expect((await inventory(stack, p)).meta.chest_types.purchased).toBe(1);
-    // The key bought a Wooden Chest: anything else with it is refused, and nothing changes.
-    expectError(await purchase(stack, p, ids['Wooden Chest']!, 'coins', 2, key), 409, 'idempotency_key_reused');
-    expectError(await purchase(stack, p, ids['Silver Chest']!, 'coins', 1, key), 409, 'idempotency_key_reused');
-    expect((await wallet(stack, p)).coins!.balance).toBe('1000.00');
-  });
-
-  it('releases the Idempotency-Key of a purchase that failed, so the corrected retry buys', async () => {
-    const p = await newPlayer();
-    const key = `buy-${randomUUID()}`;
-    expectError(await purchase(stack, p, ids['Wooden Chest']!, 'coins', 4, key), 409, 'insufficient_funds');
-    await credit(stack, p, (await wallet(stack, p)).coins!.id, '5000');
-    const retry = await purchase(stack, p, ids['Wooden Chest']!, 'coins', 4, key);
-    expect(retry.statusCode, retry.body).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-    expectError(await purchase(stack, p, ids['Wooden Chest']!, 'coins', 1, 'a key with spaces'), 400, 'invalid_idempotency_key');
+    await expect(buy(p, 'golden-chest', 'coins')).rejects.toMatchObject({
+      kind: 'invalid',
+      errors: [{ code: 'price_unavailable', source: { pointer: '/data/attributes/currency' } }],
+    });
+    await expect(buy(p, 'golden-chest', 'diamonds')).rejects.toMatchObject(refusal('invalid', 'price_unavailable'));
+    expect(debitsOf(p)).toEqual([]);
   });
 
   describe('in an app whose inventories hold 3 chests', () => {
-    let small: { appId: string; publishableKey: string };
-    let smallIds: Record<string, string>;
-
+    let small: App;
     beforeAll(async () => {
       const c: AppContent = structuredClone(content);
       c.players.inventory_capacity = 3;
-      small = await createApp(stack, c);
-      smallIds = await eventually(async () => {
-        const found = await catalogIds(stack, small.publishableKey);
-        expect(Object.keys(found)).toHaveLength(readContentFile().chests.length);
-        return found;
-      }, 20_000);
+      small = await chestsApp(tier, { content: c });
     });
 
     it('refuses a purchase that does not fit before debiting anything (409 inventory_full)', async () => {
-      const p = await newPlayer(small.publishableKey);
-      expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 3, used: 1, available: 2 });
-      expectError(await purchase(stack, p, smallIds['Wooden Chest']!, 'coins', 3), 409, 'inventory_full');
-      expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
-      expect(await sql(stack, "SELECT id FROM chests.payments WHERE kind = 'purchase' AND player_id = $1", [p.id])).toEqual([]);
-      expect((await purchase(stack, p, smallIds['Wooden Chest']!, 'coins', 2)).statusCode).toBe(201);
-      expect((await inventory(stack, p)).meta.inventory_status).toEqual({ capacity: 3, used: 3, available: 0 });
-      expectError(await purchase(stack, p, smallIds['Wooden Chest']!, 'coins'), 409, 'inventory_full');
-      expect((await wallet(stack, p)).coins!.balance).toBe('500.00');
+      const p = await newPlayer(small);
+      expect(await inventoryOf(p, small)).toMatchObject({ capacity: 3, totalChests: 1 });
+      await expect(buy(p, 'wooden-chest', 'coins', 3, small)).rejects.toMatchObject(refusal('conflict', 'inventory_full'));
+      expect(run.wallet.balance(p, 'coins')).toBe(1500);
+      expect(await purchases(p)).toEqual([]);
+      expect((await buy(p, 'wooden-chest', 'coins', 2, small)).chests).toHaveLength(2);
+      expect(await inventoryOf(p, small)).toMatchObject({ capacity: 3, totalChests: 3 });
+      await expect(buy(p, 'wooden-chest', 'coins', 1, small)).rejects.toMatchObject(refusal('conflict', 'inventory_full'));
+      expect(run.wallet.balance(p, 'coins')).toBe(500);
     });
 
     it('never overfills under concurrent purchases, refunding what was debited for chests that did not fit', async () => {
-      const p = await newPlayer(small.publishableKey);
-      await credit(stack, p, (await wallet(stack, p)).coins!.id, '5000');
-      const results = await Promise.all(Array.from({ length: 6 }, () => purchase(stack, p, smallIds['Wooden Chest']!, 'coins')));
-      expect(results.filter((r) => r.statusCode === 201)).toHaveLength(2);
-      for (const r of results.filter((x) => x.statusCode !== 201)) expectError(r, 409, 'inventory_full');
-      expect((await inventory(stack, p)).meta.total_chests).toBe(3);
-      expect((await wallet(stack, p)).coins!.balance).toBe(`${6500 - 2 * 500}.00`);
-      const statuses = await sql<{ status: string }>(stack, "SELECT status FROM chests.payments WHERE kind = 'purchase' AND player_id = $1", [p.id]);
+      const p = await newPlayer(small);
+      run.wallet.credit(p, 'coins', 6500);
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => buy(p, 'wooden-chest', 'coins', 1, small)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject(refusal('conflict', 'inventory_full'));
+      expect((await inventoryOf(p, small)).totalChests).toBe(3);
+      expect(run.wallet.balance(p, 'coins')).toBe(6500 - 2 * 500);
+      const statuses = await purchases(p);
       expect(statuses.every((s) => s.status === 'completed' || s.status === 'refunded')).toBe(true);
     });
 
     it("answers 404 for this app's chest ids in the demo app and the other way round", async () => {
-      const p = await newPlayer(small.publishableKey);
-      expectError(await purchase(stack, p, ids['Wooden Chest']!, 'coins'), 404, 'chest_not_found');
+      const p = await newPlayer(small);
+      await expect(
+        tier.bus.request(PurchaseChests, { chestTypeId: app.types['wooden-chest']!, currency: 'coins', quantity: 1 }, callOf(small.appId, p)),
+      ).rejects.toMatchObject(refusal('not_found', 'chest_not_found'));
     });
   });
 
   it('refunds the debit when adding the chests fails (compensation)', async () => {
     const p = await newPlayer();
-    await stack.stopService('chests');
+    await tier.stopService();
     const failGrant = () => {
       throw new Error('fault seam: the purchase grant fails');
     };
-    const faulty = await startService(chestsServiceWith({ inPurchaseGrant: failGrant }), ChestsConfigSchema.parse(stack.env));
+    const faulty = await startService(chestsServiceWith({ inPurchaseGrant: failGrant }), tier.config);
     try {
-      const res = await purchase(stack, p, ids['Wooden Chest']!, 'coins');
-      expectError(res, 503, 'purchase_interrupted');
+      await expect(buy(p, 'wooden-chest', 'coins')).rejects.toMatchObject(refusal('unavailable', 'purchase_interrupted'));
     } finally {
       await faulty.stop();
-      await stack.startService('chests');
+      await tier.startService();
     }
-    expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
-    expect((await inventory(stack, p)).meta.total_chests).toBe(1);
-    const [row] = await sql<{ id: string; status: string }>(
-      stack,
-      "SELECT id, status FROM chests.payments WHERE kind = 'purchase' AND player_id = $1",
-      [p.id],
-    );
+    expect(run.wallet.balance(p, 'coins')).toBe(1500);
+    expect((await inventoryOf(p)).totalChests).toBe(1);
+    const [row] = await purchases(p);
     expect(row!.status).toBe('refunded');
-    const ledger = await sql<{ delta: string; reason: string }>(stack, 'SELECT delta, reason FROM wallet.ledger WHERE reference = $1 ORDER BY id', [
-      row!.id,
-    ]);
-    expect(ledger).toEqual([
-      { delta: '-500.00', reason: 'debit' },
-      { delta: '500.00', reason: 'debit_refund' },
-    ]);
+    // One debit of the price under the purchase's id, refunded once.
+    expect(run.wallet.debits.get(row!.id)).toEqual({ playerId: p, currency: 'coins', amount: 500, refunded: true });
+    expect(debitsOf(p)).toHaveLength(1);
   });
 
   it('refunds a purchase a crash left debited (the sweeper)', async () => {
     const p = await newPlayer();
     const purchaseId = randomUUID();
     // As if the process died right after the debit: the purchase row says debited, no chest added.
-    await sql(
-      stack,
-      `INSERT INTO chests.payments (id, kind, app_id, player_id, chest_type_id, currency, quantity, amount, status)
+    await chestsSql(
+      tier,
+      `INSERT INTO payments (id, kind, app_id, player_id, chest_type_id, currency, quantity, amount, status)
       VALUES ($1, 'purchase', $2, $3, $4, 'coins', 1, 500, 'debited')`,
-      [purchaseId, appId, p.id, ids['Wooden Chest']],
+      [purchaseId, app.appId, p, app.types['wooden-chest']],
     );
-    await stack.bus.request(
+    await tier.bus.request(
       DebitCurrency,
-      { playerId: p.id, currency: 'coins', amount: '500', reference: purchaseId },
-      { requestId: 'crash', appId },
+      { playerId: p, currency: 'coins', amount: '500', reference: purchaseId },
+      { requestId: 'crash', appId: app.appId },
     );
-    expect((await wallet(stack, p)).coins!.balance).toBe('1000.00');
-    await eventually(async () => {
-      expect(await sql(stack, "SELECT status FROM chests.payments WHERE kind = 'purchase' AND id = $1", [purchaseId])).toEqual([
-        { status: 'refunded' },
-      ]);
-    }, 15_000);
-    expect((await wallet(stack, p)).coins!.balance).toBe('1500.00');
+    expect(run.wallet.balance(p, 'coins')).toBe(1000);
+    await expect
+      .poll(() => chestsSql(tier, "SELECT status FROM payments WHERE kind = 'purchase' AND id = $1", [purchaseId]), { timeout: 15_000 })
+      .toEqual([{ status: 'refunded' }]);
+    expect(run.wallet.balance(p, 'coins')).toBe(1500);
   });
 });
