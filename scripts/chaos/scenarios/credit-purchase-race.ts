@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { balanceAmount, type Actor, type Answer } from '../support/client.js';
 import { newActors, type ChaosContext, type Scenario } from '../support/context.js';
-import { Outcomes, outcomeOf } from '../support/outcomes.js';
+import { Outcomes, outcomeOf, purchaseOpOf } from '../support/outcomes.js';
 import { settle } from '../support/recovery.js';
 import { checkTruth } from '../support/truth.js';
 
@@ -42,14 +42,7 @@ class Racer {
 
   async buy(p: Actor, key?: string): Promise<Answer> {
     const a = await this.whileInUse(() => this.ctx.api.purchase(p, this.ctx.woodenId, 1, key));
-    this.o.purchases.push({
-      playerId: p.id,
-      outcome: outcomeOf(a),
-      status: a.status,
-      code: a.code,
-      purchaseId: a.status === 201 ? a.body?.meta?.purchase_id : undefined,
-      chestIds: [],
-    });
+    this.o.purchases.push(purchaseOpOf(p.id, a, []));
     return a;
   }
 

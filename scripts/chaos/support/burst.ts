@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { dataId, dataIds, type Actor, type Api } from './client.js';
 import { sleep } from './infra.js';
-import { outcomeOf, type Outcomes } from './outcomes.js';
+import { outcomeOf, purchaseOpOf, type Outcomes } from './outcomes.js';
 
 export interface BurstPlan {
   /** Players that open, credit and buy. */
@@ -107,14 +107,7 @@ export class Burst {
       const key = randomUUID();
       const a = await this.api.untilAnswered(() => this.api.purchase(p, this.woodenId, 1, key), this.deadline());
       const chestIds: string[] = a.status === 201 ? dataIds(a) : [];
-      this.o.purchases.push({
-        playerId: p.id,
-        outcome: outcomeOf(a),
-        status: a.status,
-        code: a.code,
-        purchaseId: a.status === 201 ? a.body?.meta?.purchase_id : undefined,
-        chestIds,
-      });
+      this.o.purchases.push(purchaseOpOf(p.id, a, chestIds));
       p.chests.push(...chestIds);
       return 'op';
     };

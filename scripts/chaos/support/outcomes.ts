@@ -33,6 +33,18 @@ export interface PurchaseOp {
   chestIds: string[];
 }
 
+/** A purchase as the client saw it: its last answer, and the chests it names when it was 201. */
+export function purchaseOpOf(playerId: string, a: Answer, chestIds: string[]): PurchaseOp {
+  return {
+    playerId,
+    outcome: outcomeOf(a),
+    status: a.status,
+    code: a.code,
+    purchaseId: a.status === 201 ? a.body?.meta?.purchase_id : undefined,
+    chestIds,
+  };
+}
+
 export interface OpenOp {
   playerId: string;
   chestId: string;
