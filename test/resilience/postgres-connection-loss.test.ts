@@ -39,7 +39,7 @@ describe('Postgres connections terminated under a burst of openings and credits'
     await stack?.close();
   });
 
-  it('never crashes, answers only 200 or 503, applies nothing by halves, and recovers by itself', async () => {
+  it('never crashes, answers only 200 or a retryable 503/504, applies nothing by halves, and recovers by itself', async () => {
     const database = new URL(stack.env.DATABASE_URL!).pathname.slice(1);
     let killing = true;
     let rounds = 0;

@@ -63,7 +63,7 @@ describe.skipIf(unavailable !== undefined)(`Postgres restarted immediately under
     await cluster?.destroy();
   }, 60_000);
 
-  it('pg_ctl restart -m immediate mid-burst: no service exits, only 200 or 503, nothing half-applied, recovered by itself', async () => {
+  it('pg_ctl restart -m immediate mid-burst: no service exits, only 200 or a retryable 503/504, nothing half-applied, recovered by itself', async () => {
     let restart: Promise<void> | undefined;
     let restartBegan = 0;
     let restartEnded = 0;
