@@ -258,10 +258,13 @@ function markdown(report: Report): string {
   return lines.join('\n') + '\n';
 }
 
-/** Prints the tables and saves bench/results/bench-<time>.json and bench/results/latest.md. */
+/**
+ * Prints the tables and saves bench/results/bench-<time>.json and bench/results/latest.md (or the
+ * same two files under BENCH_RESULTS_DIR: the regression guard keeps its runs out of the tree).
+ */
 export function writeReport(report: Report, log: (s: string) => void): void {
   consoleTable(report);
-  const dir = path.join(ROOT, 'bench', 'results');
+  const dir = process.env.BENCH_RESULTS_DIR ? path.resolve(process.env.BENCH_RESULTS_DIR) : path.join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `bench-${report.at.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');

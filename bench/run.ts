@@ -38,6 +38,7 @@ const USAGE = `npm run bench: measures the stack against its floors (docs/perfor
   BENCH_LOG_LEVEL=warn      the services' log level
   BENCH_STATEMENTS=1        Postgres per statement: the stack runs on a private cluster with pg_stat_statements
                             (each service its own role); a table per scenario, reset before each measurement
+  BENCH_RESULTS_DIR=dir     where the JSON and latest.md go (default bench/results)
 It creates its own database, NATS prefix and Redis prefix, and removes them at the end, on failure and on Ctrl-C.
 Example: BENCH_ONLY=open,batch BENCH_CONNECTIONS=50 npm run bench`;
 

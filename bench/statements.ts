@@ -22,6 +22,8 @@ export interface StatementRow {
   callsPerRequest: number;
   totalMsPerRequest: number;
   meanMsPerCall: number;
+  /** Of meanMsPerCall, the planning (each unnamed statement is planned on every call). */
+  planMsPerCall: number;
   rowsPerCall: number;
   /** Shared buffers found in the cache, read from the OS and dirtied, per call. */
   hitPerCall: number;
@@ -48,6 +50,8 @@ const SETTINGS: Record<string, string> = {
   'pg_stat_statements.track': "'top'",
   'pg_stat_statements.max': '5000',
   'pg_stat_statements.track_utility': 'on',
+  // Planning counted apart from execution: a statement planned anew on every call shows it here.
+  'pg_stat_statements.track_planning': 'on',
   fsync: 'on',
   full_page_writes: 'on',
   synchronous_commit: 'on',
@@ -85,6 +89,7 @@ interface StatRow {
   query: string;
   calls: string;
   total_ms: number;
+  plan_ms: number;
   rows: string;
   hit: string;
   read: string;
@@ -136,7 +141,7 @@ export class StatementMeter {
    */
   async read(requests: number): Promise<Statements> {
     const r = await this.monitor.query<StatRow>(
-      `SELECT u.rolname AS owner, s.query, s.calls, s.total_exec_time + s.total_plan_time AS total_ms, s.rows,
+      `SELECT u.rolname AS owner, s.query, s.calls, s.total_exec_time + s.total_plan_time AS total_ms, s.total_plan_time AS plan_ms, s.rows,
               s.shared_blks_hit AS hit, s.shared_blks_read AS read, s.shared_blks_dirtied AS dirtied, s.wal_bytes AS wal
          FROM pg_stat_statements s JOIN pg_roles u ON u.oid = s.userid
         WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND u.rolname <> 'postgres'
@@ -153,6 +158,7 @@ export class StatementMeter {
         callsPerRequest: round(calls / per, 3),
         totalMsPerRequest: round(s.total_ms / per, 4),
         meanMsPerCall: round(perCall(s.total_ms), 4),
+        planMsPerCall: round(perCall(s.plan_ms), 4),
         rowsPerCall: round(perCall(s.rows), 2),
         hitPerCall: round(perCall(s.hit), 1),
         readPerCall: round(perCall(s.read), 2),
@@ -196,7 +202,7 @@ export function statementsMarkdown(measured: { scenario: string; connections: nu
   if (!with_.length) return [];
   const lines = ['', '## Postgres per statement (pg_stat_statements, BENCH_STATEMENTS=1)', ''];
   lines.push(
-    'Reset right before each measurement, once the preparation, the top-ups and the previous measurement have settled, and read once the work this one left in flight settled, so background work (relays, sweepers) of those seconds counts too. Per request sent (the requests still in flight when the load generator stopped were served too); blocks are 8 KiB shared buffers per call; time is planning + execution inside Postgres (not the round trip). The owner is the role the process connected as.',
+    'Reset right before each measurement, once the preparation, the top-ups and the previous measurement have settled, and read once the work this one left in flight settled, so background work (relays, sweepers) of those seconds counts too. Per request sent (the requests still in flight when the load generator stopped were served too); blocks are 8 KiB shared buffers per call; time is planning + execution inside Postgres (not the round trip, nor parsing, nor the WAL flush of a commit), and plan ms/call the part of it spent planning. The owner is the role the process connected as.',
   );
   for (const m of with_) {
     const s = m.statements!;
@@ -205,11 +211,11 @@ export function statementsMarkdown(measured: { scenario: string; connections: nu
       `${s.requests.toLocaleString('en-US')} requests; per request: ${n(s.total.callsPerRequest, 2)} statements, ${n(s.total.totalMsPerRequest, 3)} ms in Postgres, ${s.total.walBytesPerRequest.toLocaleString('en-US')} WAL bytes.`,
       '',
     );
-    lines.push('| owner | statement | calls/req | ms/req | ms/call | rows/call | hit/call | read/call | dirtied/call | WAL B/req |');
-    lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push('| owner | statement | calls/req | ms/req | ms/call | plan ms/call | rows/call | hit/call | read/call | dirtied/call | WAL B/req |');
+    lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const x of s.rows.slice(0, SHOWN)) {
       lines.push(
-        `| ${x.owner} | \`${short(x.query)}\` | ${n(x.callsPerRequest, 3)} | ${n(x.totalMsPerRequest, 3)} | ${n(x.meanMsPerCall, 3)} | ${n(x.rowsPerCall, 1)} | ${n(x.hitPerCall, 1)} | ${n(x.readPerCall, 2)} | ${n(x.dirtiedPerCall, 2)} | ${x.walBytesPerRequest.toLocaleString('en-US')} |`,
+        `| ${x.owner} | \`${short(x.query)}\` | ${n(x.callsPerRequest, 3)} | ${n(x.totalMsPerRequest, 3)} | ${n(x.meanMsPerCall, 3)} | ${n(x.planMsPerCall, 3)} | ${n(x.rowsPerCall, 1)} | ${n(x.hitPerCall, 1)} | ${n(x.readPerCall, 2)} | ${n(x.dirtiedPerCall, 2)} | ${x.walBytesPerRequest.toLocaleString('en-US')} |`,
       );
     }
     if (s.rows.length > SHOWN) lines.push('', `${s.rows.length - SHOWN} more statements in the JSON.`);

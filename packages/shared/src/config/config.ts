@@ -31,6 +31,11 @@ export const BaseConfigSchema = z.object({
   PG_POOL_MAX: z.coerce.number().int().positive().default(10),
   /** `options` (startup parameter) or `role` (the role's own search_path, behind PgBouncer in transaction mode). */
   PG_SEARCH_PATH: z.enum(['options', 'role']).default('options'),
+  /**
+   * `on`: the hot statements go named (prepared once per connection, see db/prepared.ts); `off`
+   * behind PgBouncer before 1.21 in transaction mode, which cannot keep them.
+   */
+  PG_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
   /** Replicas of the durable grants stream: 1 on a single NATS server, 3 on a JetStream cluster. */
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /**

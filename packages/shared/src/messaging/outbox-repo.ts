@@ -1,4 +1,5 @@
 import type { Pool, Queryable } from '../db/pool.js';
+import { preparedStatement } from '../db/prepared.js';
 
 /**
  * The outbox table of every service's schema (shared/migrations/messaging): rows written in the
@@ -70,6 +71,12 @@ export async function claimUnpublished(q: Queryable, limit: number, claimMs: num
   return rows;
 }
 
+const MARK_PUBLISHED = preparedStatement(
+  'outbox_mark_published',
+  `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
+     UPDATE outbox SET published_at = now(), claimed_until = NULL FROM async WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
+);
+
 /**
  * Marks rows published (a row already marked keeps its first time), with an asynchronous commit:
  * `set_config('synchronous_commit', 'off', true)` is `SET LOCAL` for this statement's own
@@ -85,11 +92,7 @@ export async function claimUnpublished(q: Queryable, limit: number, claimMs: num
  * inside a caller's transaction the setting would make that whole transaction's commit asynchronous.
  */
 export async function markOutboxPublished(pool: Pool, ids: string[]): Promise<void> {
-  await pool.query(
-    `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
-     UPDATE outbox SET published_at = now(), claimed_until = NULL FROM async WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
-    [ids],
-  );
+  await pool.query(MARK_PUBLISHED.with([ids]));
 }
 
 /** Releases the claim on rows that could not be published, so the next pass tries them at once. */

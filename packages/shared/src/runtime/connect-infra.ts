@@ -3,16 +3,19 @@ import type pg from 'pg';
 import type { BaseConfig } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import { createPool } from '../db/pool.js';
+import { usePreparedStatements } from '../db/prepared.js';
 import { currentSearchPath } from '../db/probes.js';
 import { ensureGrantsStream } from '../messaging/stream.js';
 import { describeInfraError, InfraError } from './infra-errors.js';
 import { natsAuthOptions } from './nats-auth.js';
 
 /**
- * The service's pool, once Postgres answered. With PG_SEARCH_PATH=role the role's search_path
+ * The service's pool, once Postgres answered, its statements named or not by PG_PREPARED_STATEMENTS
+ * (process-wide). With PG_SEARCH_PATH=role the role's search_path
  * must put the service's schema first. On failure the pool is closed and an InfraError says why.
  */
 export async function openDatabase(schema: string, config: BaseConfig): Promise<pg.Pool> {
+  usePreparedStatements(config.PG_PREPARED_STATEMENTS === 'on');
   const pool = createPool(config.DATABASE_URL, schema, config.PG_POOL_MAX, config.PG_SEARCH_PATH);
   let searchPath: string;
   try {

@@ -1,4 +1,4 @@
-import type { Queryable } from '@ccs/shared';
+import { preparedStatement, type Queryable } from '@ccs/shared';
 import type { RequiredKey } from './chest-mechanics-repo.js';
 import type { ActiveSeed } from './seeds-repo.js';
 
@@ -73,6 +73,24 @@ const toSeed = (row: Row): ActiveSeed | undefined =>
       }
     : undefined;
 
+/** The columns and joins of readOpeningState's statement ($2 the player), its WHERE apart. */
+const OPENING_STATE_FROM = `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened,
+              s.id AS seed_id, s.server_seed_hash, s.client_seed, s.next_nonce, s.server_seed_encrypted, s.created_at AS seed_created_at,
+              pc.pity_group, pc.opens_since, t.requires_key, ${LOCKED_SQL} AS locked, c.unlocks_at
+         FROM inventory_chests c
+         JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
+         LEFT JOIN player_seeds s ON s.app_id = c.app_id AND s.player_id = $2 AND s.revealed_at IS NULL
+         LEFT JOIN pity_counters pc ON pc.app_id = c.app_id AND pc.player_id = $2
+                                   AND pc.pity_group = coalesce(t.rules -> 'pity' ->> 'group', t.slug)`;
+
+/**
+ * readOpeningState's statement in two forms, both named: one chest (`c.id = $3`), whose cached
+ * generic plan is the custom one, and many (`= ANY($3)`), for which Postgres keeps planning each
+ * call because a generic plan cannot know the array's length (docs/performance.md, "Named statements").
+ */
+const READ_ONE_CHEST_STATE = preparedStatement('chests_read_opening_state_one', `${OPENING_STATE_FROM} WHERE c.app_id = $1 AND c.id = $3::uuid`);
+const READ_CHESTS_STATE = preparedStatement('chests_read_opening_state', `${OPENING_STATE_FROM} WHERE c.app_id = $1 AND c.id = ANY($3::uuid[])`);
+
 /**
  * The chests, the caller's active seed pair and their pity counters, read together without a
  * lock: the opening's write (recordOpenings) proceeds only if the pair's nonce is still the one
@@ -82,16 +100,7 @@ const toSeed = (row: Row): ActiveSeed | undefined =>
  */
 export async function readOpeningState(db: Queryable, appId: string, playerId: string, chestIds: string[]): Promise<OpeningState> {
   const r = await db.query<Row>(
-    `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened,
-            s.id AS seed_id, s.server_seed_hash, s.client_seed, s.next_nonce, s.server_seed_encrypted, s.created_at AS seed_created_at,
-            pc.pity_group, pc.opens_since, t.requires_key, ${LOCKED_SQL} AS locked, c.unlocks_at
-       FROM inventory_chests c
-       JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
-       LEFT JOIN player_seeds s ON s.app_id = c.app_id AND s.player_id = $2 AND s.revealed_at IS NULL
-       LEFT JOIN pity_counters pc ON pc.app_id = c.app_id AND pc.player_id = $2
-                                 AND pc.pity_group = coalesce(t.rules -> 'pity' ->> 'group', t.slug)
-      WHERE c.app_id = $1 AND c.id = ANY($3::uuid[])`,
-    [appId, playerId, chestIds],
+    chestIds.length === 1 ? READ_ONE_CHEST_STATE.with([appId, playerId, chestIds[0]]) : READ_CHESTS_STATE.with([appId, playerId, chestIds]),
   );
   const counters = new Map<string, number>();
   for (const row of r.rows) if (row.pity_group !== null && row.opens_since !== null) counters.set(row.pity_group, row.opens_since);

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { OpenedItemSchema, OpeningPitySchema, OUTBOX_COLUMNS, type OpeningView, type OutboxMessage, type Queryable } from '@ccs/shared';
+import {
+  OpenedItemSchema,
+  OpeningPitySchema,
+  OUTBOX_COLUMNS,
+  preparedStatement,
+  type OpeningView,
+  type OutboxMessage,
+  type Queryable,
+} from '@ccs/shared';
 
 interface OpeningRow {
   id: string;
@@ -57,7 +65,9 @@ export interface PityCounter {
 }
 
 /** recordOpenings' one statement: $1 app, $2 player, $3 seed pair, $4 its nonce, $5 n, $6 chest ids, $7 openings, $8 a single open's key, $9 grants, $10 pity counters, $11 a batch's key, $12 opening ids. */
-const RECORD_OPENINGS = `WITH nonced AS (
+const RECORD_OPENINGS = preparedStatement(
+  'chests_record_openings',
+  `WITH nonced AS (
     UPDATE player_seeds SET next_nonce = $4::int + $5::int
      WHERE id = $3 AND app_id = $1 AND player_id = $2 AND next_nonce = $4::int AND revealed_at IS NULL
        AND (SELECT count(*) FROM inventory_chests WHERE app_id = $1 AND player_id = $2 AND id = ANY($6::uuid[]) AND opened_at IS NULL) = $5::int
@@ -91,7 +101,8 @@ const RECORD_OPENINGS = `WITH nonced AS (
     INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids)
     SELECT $1, $2, $11::text, $6::uuid[], $12::uuid[] WHERE $11::text IS NOT NULL AND EXISTS (SELECT 1 FROM recorded)
   )
-  SELECT count(*)::int AS n FROM announced`;
+  SELECT count(*)::int AS n FROM announced`,
+);
 
 /**
  * Step 1 of the opening saga for n chests (one for a single open) as ONE atomic statement, no
@@ -125,20 +136,22 @@ export async function recordOpenings(
     pity: o.pity ?? null,
   }));
   const pity = counters.map((c) => ({ pity_group: c.group, opens_since: c.opensSince, rarity: c.rarity, hard: c.hard }));
-  const r = await db.query<{ n: number }>(RECORD_OPENINGS, [
-    owner.appId,
-    owner.playerId,
-    owner.seedId,
-    owner.nonce,
-    openings.length,
-    openings.map((o) => o.chestId),
-    JSON.stringify(rows),
-    owner.openingKey ?? null,
-    JSON.stringify(grants),
-    JSON.stringify(pity),
-    owner.batchKey ?? null,
-    openings.map((o) => o.openingId),
-  ]);
+  const r = await db.query<{ n: number }>(
+    RECORD_OPENINGS.with([
+      owner.appId,
+      owner.playerId,
+      owner.seedId,
+      owner.nonce,
+      openings.length,
+      openings.map((o) => o.chestId),
+      JSON.stringify(rows),
+      owner.openingKey ?? null,
+      JSON.stringify(grants),
+      JSON.stringify(pity),
+      owner.batchKey ?? null,
+      openings.map((o) => o.openingId),
+    ]),
+  );
   return r.rows[0]!.n === openings.length;
 }
 

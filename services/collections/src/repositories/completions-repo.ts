@@ -1,4 +1,4 @@
-import type { CompletionReward, Queryable } from '@ccs/shared';
+import { preparedStatement, type CompletionReward, type Queryable } from '@ccs/shared';
 
 /** A collection a player has just completed, and the reward its current content gives (null: none). */
 export interface Completion {
@@ -16,15 +16,9 @@ export async function completionsOf(q: Queryable, appId: string, playerId: strin
   return new Map(r.rows.map((row) => [row.collection_id, row.completed_at]));
 }
 
-/**
- * Records, in one statement, each of `collectionIds` the player now owns every current
- * collectible of and had not completed before, with the reward of the app's current content;
- * returns those completions. The primary key (app, player, collection) makes a completion, and
- * with it its reward, happen once: a second check, concurrent or later, inserts nothing.
- */
-export async function recordCompletions(tx: Queryable, appId: string, playerId: string, collectionIds: string[]): Promise<Completion[]> {
-  const r = await tx.query<{ collection_id: string; reward: CompletionReward | null; completed_at: Date }>(
-    `INSERT INTO collection_completions (app_id, player_id, collection_id, content_version, reward)
+const RECORD_COMPLETIONS = preparedStatement(
+  'collections_record_completions',
+  `INSERT INTO collection_completions (app_id, player_id, collection_id, content_version, reward)
      SELECT c.app_id, $2, c.id, a.content_version, c.completion_reward
        FROM collections c JOIN apps a ON a.app_id = c.app_id
       WHERE c.app_id = $1 AND c.id = ANY($3::text[]) AND c.retired_at IS NULL
@@ -36,7 +30,17 @@ export async function recordCompletions(tx: Queryable, appId: string, playerId: 
       ORDER BY c.id -- one insertion order for every transaction (see touchedBy)
      ON CONFLICT (app_id, player_id, collection_id) DO NOTHING
      RETURNING collection_id, reward, completed_at`,
-    [appId, playerId, collectionIds],
+);
+
+/**
+ * Records, in one statement, each of `collectionIds` the player now owns every current
+ * collectible of and had not completed before, with the reward of the app's current content;
+ * returns those completions. The primary key (app, player, collection) makes a completion, and
+ * with it its reward, happen once: a second check, concurrent or later, inserts nothing.
+ */
+export async function recordCompletions(tx: Queryable, appId: string, playerId: string, collectionIds: string[]): Promise<Completion[]> {
+  const r = await tx.query<{ collection_id: string; reward: CompletionReward | null; completed_at: Date }>(
+    RECORD_COMPLETIONS.with([appId, playerId, collectionIds]),
   );
   return r.rows.map((row) => ({ collectionId: row.collection_id, reward: row.reward, completedAt: row.completed_at }));
 }

@@ -1,4 +1,4 @@
-import type { OutboxMessage, Queryable } from '@ccs/shared';
+import { preparedStatement, type OutboxMessage, type Queryable } from '@ccs/shared';
 
 /** One granted item of a chest opening. */
 export interface GrantedItem {
@@ -26,7 +26,9 @@ export interface GrantMessage {
 }
 
 /** The one statement of insertGrantedItemsBatch: items, tallies, the messages' outbox rows and the completion candidates. */
-const GRANT_ITEMS = `WITH items AS (
+const GRANT_ITEMS = preparedStatement(
+  'collections_grant_items',
+  `WITH items AS (
    SELECT * FROM jsonb_to_recordset($1::jsonb)
      AS g(o uuid, s integer, a uuid, p uuid, c text, k text, r text, t timestamptz, cc text, ca integer)
  ), inserted AS (
@@ -68,7 +70,8 @@ const GRANT_ITEMS = `WITH items AS (
                                  WHERE h.app_id = x.app_id AND h.player_id = k.player_id AND h.collectible_id = x.id)))
  )
  SELECT ARRAY(SELECT DISTINCT opening_id::text FROM inserted) AS applied, ARRAY(SELECT id::text FROM written) AS written,
-        (SELECT coalesce(jsonb_agg(jsonb_build_array(app_id, player_id, collection_id)), '[]'::jsonb) FROM candidates) AS candidates`;
+        (SELECT coalesce(jsonb_agg(jsonb_build_array(app_id, player_id, collection_id)), '[]'::jsonb) FROM candidates) AS candidates`,
+);
 
 /**
  * Adds the items of many openings to the players' collections in ONE statement (atomic on its
@@ -112,10 +115,9 @@ export async function insertGrantedItemsBatch(
     payload: m.payload,
     headers: m.headers,
   }));
-  const r = await db.query<{ applied: string[]; written: string[]; candidates: [string, string, string][] }>(GRANT_ITEMS, [
-    JSON.stringify(rows),
-    JSON.stringify(outbox),
-  ]);
+  const r = await db.query<{ applied: string[]; written: string[]; candidates: [string, string, string][] }>(
+    GRANT_ITEMS.with([JSON.stringify(rows), JSON.stringify(outbox)]),
+  );
   const row = r.rows[0]!;
   return {
     applied: new Set(row.applied),

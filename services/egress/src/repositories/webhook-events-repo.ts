@@ -1,4 +1,4 @@
-import type { Queryable, WebhookEventType } from '@ccs/shared';
+import { preparedStatement, type Queryable, type WebhookEventType } from '@ccs/shared';
 
 /** An event as the webhooks send it: its row, and the body every endpoint receives. */
 export interface WebhookEvent {
@@ -10,16 +10,9 @@ export interface WebhookEvent {
   body: string;
 }
 
-/**
- * ONE statement: stores the events that at least one enabled endpoint of their app wants (its
- * filter empty or naming the type) and creates a delivery per such endpoint and event. Keyed by
- * event id and (endpoint, event): a re-delivered message adds nothing. An app without endpoints
- * costs one indexed lookup per batch and stores nothing. Returns the ids of the events stored.
- */
-export async function storeEventsWithDeliveries(db: Queryable, events: WebhookEvent[]): Promise<Set<string>> {
-  if (events.length === 0) return new Set();
-  const r = await db.query<{ id: string }>(
-    `WITH ev AS (
+const STORE_EVENTS = preparedStatement(
+  'egress_store_events',
+  `WITH ev AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[], $6::text[])
          AS t(id, app_id, type, player_id, occurred_at, body)
      ),
@@ -41,14 +34,25 @@ export async function storeEventsWithDeliveries(db: Queryable, events: WebhookEv
        ON CONFLICT (endpoint_id, event_id) DO NOTHING
      )
      SELECT id FROM stored`,
-    [
+);
+
+/**
+ * ONE statement: stores the events that at least one enabled endpoint of their app wants (its
+ * filter empty or naming the type) and creates a delivery per such endpoint and event. Keyed by
+ * event id and (endpoint, event): a re-delivered message adds nothing. An app without endpoints
+ * costs one indexed lookup per batch and stores nothing. Returns the ids of the events stored.
+ */
+export async function storeEventsWithDeliveries(db: Queryable, events: WebhookEvent[]): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const r = await db.query<{ id: string }>(
+    STORE_EVENTS.with([
       events.map((e) => e.id),
       events.map((e) => e.appId),
       events.map((e) => e.type),
       events.map((e) => e.playerId),
       events.map((e) => e.occurredAt),
       events.map((e) => e.body),
-    ],
+    ]),
   );
   return new Set(r.rows.map((row) => row.id));
 }

@@ -1,4 +1,4 @@
-import type { PlayerView, Privacy, Queryable } from '@ccs/shared';
+import { preparedStatement, type PlayerView, type Privacy, type Queryable } from '@ccs/shared';
 
 /** A player row as the service uses it (credentials included; never sent out as is). */
 export interface PlayerRecord {
@@ -129,17 +129,19 @@ export async function updateSettings(q: Queryable, appId: string, id: string, s:
   return rows[0] && toRecord(rows[0]);
 }
 
+const ADD_EXPERIENCE = preparedStatement(
+  'players_add_experience',
+  `UPDATE players p SET experience = p.experience + g.xp
+       FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS t(app_id, id, xp)) g
+      WHERE p.app_id = g.app_id AND p.id = g.id
+      RETURNING p.id`,
+);
+
 /**
  * Adds experience to players, one row per (app, player) given, in the order given (callers sort,
  * so concurrent batches lock players in the same order). Returns the ids of the players found.
  */
 export async function addExperience(tx: Queryable, gains: { appId: string; playerId: string; xp: number }[]): Promise<Set<string>> {
-  const r = await tx.query<{ id: string }>(
-    `UPDATE players p SET experience = p.experience + g.xp
-       FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS t(app_id, id, xp)) g
-      WHERE p.app_id = g.app_id AND p.id = g.id
-      RETURNING p.id`,
-    [gains.map((g) => g.appId), gains.map((g) => g.playerId), gains.map((g) => g.xp)],
-  );
+  const r = await tx.query<{ id: string }>(ADD_EXPERIENCE.with([gains.map((g) => g.appId), gains.map((g) => g.playerId), gains.map((g) => g.xp)]));
   return new Set(r.rows.map((row) => row.id));
 }

@@ -1,4 +1,4 @@
-import { DomainEventPublished, type OutboxMessage, type Queryable } from '@ccs/shared';
+import { DomainEventPublished, preparedStatement, type OutboxMessage, type PreparedStatement, type Queryable } from '@ccs/shared';
 import { walletErrors } from '../errors.js';
 
 /**
@@ -26,11 +26,24 @@ const creditedEvents = (h: string) => `ev AS (
 const LEDGER_RETURNING = 'app_id, player_id, currency_id, delta, reason, reference, created_at, balance_after';
 const EVENTS = "(SELECT coalesce(json_agg(ev), '[]') FROM ev) AS events";
 
-/** The event CTE, the `events` column and the headers parameter ($8) of a credit statement, or none of them. */
+/** The event CTE and the `events` column of a credit statement, or neither. */
+interface EventsSql {
+  cte: string;
+  column: string;
+}
+const NO_EVENTS: EventsSql = { cte: '', column: "'[]'::json AS events" };
+const WITH_EVENTS: EventsSql = { cte: `, ${creditedEvents('$8')}`, column: EVENTS };
+
+/** The events' SQL of a credit statement, and its headers parameter ($8) when it writes the event. */
 function eventsPart(c: { appId: string; playerId: string; requestId: string | null; emitEvent?: boolean }) {
-  return c.emitEvent === false
-    ? { cte: '', column: "'[]'::json AS events", params: [] as string[] }
-    : { cte: `, ${creditedEvents('$8')}`, column: EVENTS, params: [eventHeaders(c)] };
+  return c.emitEvent === false ? { ...NO_EVENTS, params: [] as string[] } : { ...WITH_EVENTS, params: [eventHeaders(c)] };
+}
+
+/** A credit statement in its two variants, each named: with the event it writes, and without. */
+function creditStatement(name: string, text: (ev: EventsSql) => string): (c: { emitEvent?: boolean }) => PreparedStatement {
+  const plain = preparedStatement(name, text(NO_EVENTS));
+  const evented = preparedStatement(`${name}_event`, text(WITH_EVENTS));
+  return (c) => (c.emitEvent === false ? plain : evented);
 }
 
 /** The headers of a credit's event message: the request and the player it concerns. */
@@ -87,25 +100,39 @@ const creditTail = (ev: { cte: string; column: string }) => `, l AS (
        )${ev.cte}
        SELECT balance_after::text AS balance, ${ev.column} FROM l`;
 
+const ADD_TO_BALANCE = creditStatement(
+  'wallet_add_to_balance',
+  (ev) => `WITH b AS (
+         INSERT INTO balances (app_id, player_id, currency_id, amount) VALUES ($1, $2, $3, $4::numeric)
+         ON CONFLICT (app_id, player_id, currency_id)
+           DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
+         RETURNING amount
+       )${creditTail(ev)}`,
+);
+
 /**
  * Adds to a balance and appends its ledger row in one statement: the upsert takes the row lock,
  * so concurrent credits queue instead of overwriting each other. Returns the new balance.
  */
 export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Credited> {
   const ev = eventsPart(c);
-  const r = await tx
-    .query<{ balance: string; events: OutboxMessage[] }>(
-      `WITH b AS (
-         INSERT INTO balances (app_id, player_id, currency_id, amount) VALUES ($1, $2, $3, $4::numeric)
+  const r = await tx.query<{ balance: string; events: OutboxMessage[] }>(ADD_TO_BALANCE(c).with([...params(c), ...ev.params])).catch(mapOverflow);
+  return r.rows[0]!;
+}
+
+const ADD_TO_BALANCE_ONCE = creditStatement(
+  'wallet_add_to_balance_once',
+  (ev) => `WITH fresh AS (
+         SELECT 1 WHERE NOT EXISTS (
+           SELECT 1 FROM ledger
+            WHERE app_id = $1 AND player_id = $2 AND currency_id = $3 AND reason = $5 AND reference = $6 AND reason <> 'credit')
+       ), b AS (
+         INSERT INTO balances (app_id, player_id, currency_id, amount) SELECT $1, $2, $3, $4::numeric FROM fresh
          ON CONFLICT (app_id, player_id, currency_id)
            DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
          RETURNING amount
        )${creditTail(ev)}`,
-      [...params(c), ...ev.params],
-    )
-    .catch(mapOverflow);
-  return r.rows[0]!;
-}
+);
 
 /**
  * Adds to a balance with its ledger row unless the ledger already has a row of this reason and
@@ -117,19 +144,7 @@ export async function addToBalance(tx: Queryable, c: BalanceChange): Promise<Cre
 export async function addToBalanceOnce(tx: Queryable, c: BalanceChange & { reference: string }): Promise<Credited | undefined> {
   const ev = eventsPart(c);
   const r = await tx
-    .query<{ balance: string; events: OutboxMessage[] }>(
-      `WITH fresh AS (
-         SELECT 1 WHERE NOT EXISTS (
-           SELECT 1 FROM ledger
-            WHERE app_id = $1 AND player_id = $2 AND currency_id = $3 AND reason = $5 AND reference = $6 AND reason <> 'credit')
-       ), b AS (
-         INSERT INTO balances (app_id, player_id, currency_id, amount) SELECT $1, $2, $3, $4::numeric FROM fresh
-         ON CONFLICT (app_id, player_id, currency_id)
-           DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
-         RETURNING amount
-       )${creditTail(ev)}`,
-      [...params(c), ...ev.params],
-    )
+    .query<{ balance: string; events: OutboxMessage[] }>(ADD_TO_BALANCE_ONCE(c).with([...params(c), ...ev.params]))
     .catch(mapOverflow);
   return r.rows[0];
 }
@@ -198,18 +213,9 @@ export interface CheckedCredit {
   events: OutboxMessage[];
 }
 
-/**
- * A player's credit in ONE statement: checks the app's rule for publishable keys, the currency (it
- * must exist and not be a paid one) and the amount (exact decimals, in SQL), and only when all pass adds to the balance and appends the
- * ledger row. Atomic on its own (no transaction needed around it); the caller turns a failed check
- * into its error. The amount reaches the NUMERIC(20,2) columns only through the checked row, so
- * an amount too large for them is refused by the maximum check, not by an overflow at planning.
- */
-export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason'> & { secretKey: boolean }): Promise<CheckedCredit> {
-  const ev = eventsPart(c);
-  const r = await q
-    .query<CheckedCredit>(
-      `WITH app AS (SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1),
+const CREDIT_CHECKED = creditStatement(
+  'wallet_credit_checked',
+  (ev) => `WITH app AS (SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1),
        target AS (
          SELECT id, paid, max_credit::text AS max_credit, $4::numeric AS amount, $4::numeric > 0 AS positive, $4::numeric <= max_credit AS within_max
            FROM currencies WHERE app_id = $1 AND id = $3 AND retired_at IS NULL
@@ -230,8 +236,19 @@ export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason
        SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.paid, t.max_credit AS "maxCredit",
               t.positive, t.within_max AS "withinMax", (SELECT balance_after::text FROM l) AS balance, ${ev.column}
          FROM (SELECT 1) one LEFT JOIN target t ON true`,
-      [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, ...ev.params],
-    )
+);
+
+/**
+ * A player's credit in ONE statement: checks the app's rule for publishable keys, the currency (it
+ * must exist and not be a paid one) and the amount (exact decimals, in SQL), and only when all pass adds to the balance and appends the
+ * ledger row. Atomic on its own (no transaction needed around it); the caller turns a failed check
+ * into its error. The amount reaches the NUMERIC(20,2) columns only through the checked row, so
+ * an amount too large for them is refused by the maximum check, not by an overflow at planning.
+ */
+export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason'> & { secretKey: boolean }): Promise<CheckedCredit> {
+  const ev = eventsPart(c);
+  const r = await q
+    .query<CheckedCredit>(CREDIT_CHECKED(c).with([c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, ...ev.params]))
     .catch(mapOverflow);
   return r.rows[0]!;
 }

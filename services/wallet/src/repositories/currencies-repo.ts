@@ -1,4 +1,4 @@
-import type { CurrencyContentSchema, Queryable } from '@ccs/shared';
+import { preparedStatement, type CurrencyContentSchema, type Queryable } from '@ccs/shared';
 import type { z } from 'zod';
 
 type CurrencyContent = z.infer<typeof CurrencyContentSchema>;
@@ -48,12 +48,14 @@ export async function listCurrencies(q: Queryable, appId: string, playerId: stri
   return r.rows;
 }
 
+const CURRENCY_IDS_BY_CODE = preparedStatement(
+  'wallet_currency_ids_by_code',
+  'SELECT id, code FROM currencies WHERE app_id = $1 AND code = ANY($2::text[]) AND retired_at IS NULL',
+);
+
 /** Ids of the app's active currencies by code; codes the app does not have are absent. */
 export async function currencyIdsByCode(q: Queryable, appId: string, codes: string[]): Promise<Map<string, string>> {
-  const r = await q.query<{ id: string; code: string }>(
-    'SELECT id, code FROM currencies WHERE app_id = $1 AND code = ANY($2::text[]) AND retired_at IS NULL',
-    [appId, codes],
-  );
+  const r = await q.query<{ id: string; code: string }>(CURRENCY_IDS_BY_CODE.with([appId, codes]));
   return new Map(r.rows.map((row) => [row.code, row.id]));
 }
 
