@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InventoryChestView, Queryable } from '@ccs/shared';
+import { preparedStatement, type InventoryChestView, type Queryable } from '@ccs/shared';
 
 type Source = InventoryChestView['source'];
 const SourceSchema = z.enum(['purchased', 'earned', 'welcome', 'special']);
@@ -81,14 +81,27 @@ export interface InventoryPage {
   chestTypeId?: string;
 }
 
+/**
+ * The page statement in its four forms, each named (prepared once per connection, its generic plan
+ * cached): by ascending or descending acquisition, and with or without a chest type. Separate
+ * texts rather than `($3 IS NULL OR …)`, which a generic plan could not drop.
+ */
+const LIST_UNOPENED = Object.fromEntries(
+  (['asc', 'desc'] as const).flatMap((order) =>
+    [false, true].map((typed) => {
+      const dir = order === 'desc' ? 'DESC' : 'ASC';
+      const text = `${OWNED_SELECT} WHERE c.app_id = $1 AND c.player_id = $2 AND c.opened_at IS NULL${typed ? ' AND c.chest_type_id = $5' : ''}
+     ORDER BY c.acquired_at ${dir}, c.id ${dir} LIMIT $3 OFFSET $4`;
+      return [`${order}${typed ? '_typed' : ''}`, preparedStatement(`chests_list_unopened_${order}${typed ? '_typed' : ''}`, text)];
+    }),
+  ),
+);
+
 /** One page of a player's unopened chests (an index range scan, whatever the inventory's size). */
 export async function listUnopened(db: Queryable, appId: string, playerId: string, page: InventoryPage): Promise<InventoryChestView[]> {
-  const dir = page.order === 'desc' ? 'DESC' : 'ASC';
-  const r = await db.query<ChestRow>(
-    `${OWNED_SELECT} WHERE c.app_id = $1 AND c.player_id = $2 AND c.opened_at IS NULL AND ($3::uuid IS NULL OR c.chest_type_id = $3)
-     ORDER BY c.acquired_at ${dir}, c.id ${dir} LIMIT $4 OFFSET $5`,
-    [appId, playerId, page.chestTypeId ?? null, page.limit, page.offset],
-  );
+  const values: unknown[] = [appId, playerId, page.limit, page.offset];
+  if (page.chestTypeId) values.push(page.chestTypeId);
+  const r = await db.query<ChestRow>(LIST_UNOPENED[`${page.order}${page.chestTypeId ? '_typed' : ''}`]!.with(values));
   return r.rows.map(toOwned);
 }
 
@@ -110,15 +123,17 @@ export interface InventoryGroup {
   price: Record<string, number>;
 }
 
-/** The whole inventory in a few grouped rows (its counts and value, without listing it). */
-export async function summarizeUnopened(db: Queryable, appId: string, playerId: string): Promise<InventoryGroup[]> {
-  const r = await db.query<{ source: string; chest_type_id: string; n: number; price: unknown }>(
-    `SELECT g.source, g.chest_type_id, g.n, t.price
+const SUMMARIZE_UNOPENED = preparedStatement(
+  'chests_summarize_unopened',
+  `SELECT g.source, g.chest_type_id, g.n, t.price
        FROM (SELECT source, chest_type_id, count(*)::int AS n FROM inventory_chests
               WHERE app_id = $1 AND player_id = $2 AND opened_at IS NULL GROUP BY source, chest_type_id) g
        JOIN chest_types t ON t.app_id = $1 AND t.id = g.chest_type_id`,
-    [appId, playerId],
-  );
+);
+
+/** The whole inventory in a few grouped rows (its counts and value, without listing it). */
+export async function summarizeUnopened(db: Queryable, appId: string, playerId: string): Promise<InventoryGroup[]> {
+  const r = await db.query<{ source: string; chest_type_id: string; n: number; price: unknown }>(SUMMARIZE_UNOPENED.with([appId, playerId]));
   return r.rows.map((row) => ({
     source: SourceSchema.parse(row.source),
     chestTypeId: row.chest_type_id,

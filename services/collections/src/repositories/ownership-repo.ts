@@ -146,19 +146,23 @@ export async function uniqueOwnedByCollection(q: Queryable, appId: string, playe
   return new Map(r.rows.map((row) => [row.collection_id, row.n]));
 }
 
+const OWNERSHIP_IN_COLLECTION = preparedStatement(
+  'collections_ownership_in_collection',
+  `SELECT own.copies AS n, own.first_acquired_at AS first,
+            (SELECT count(*)::int FROM player_collectibles o
+               JOIN collectibles i ON i.app_id = o.app_id AND i.id = o.collectible_id AND i.retired_at IS NULL
+              WHERE o.app_id = $1 AND o.player_id = $2 AND i.collection_id = $4) AS unique
+       FROM (SELECT 1) one
+       LEFT JOIN player_collectibles own ON own.app_id = $1 AND own.player_id = $2 AND own.collectible_id = $3`,
+);
+
 /**
  * In one query: the copies of one collectible the player owns and when the first arrived, and how
  * many distinct current items of its collection the player owns.
  */
 export async function ownershipInCollection(q: Queryable, appId: string, playerId: string, collectibleId: string, collectionId: string) {
   const r = await q.query<{ n: number | null; first: Date | null; unique: number }>(
-    `SELECT own.copies AS n, own.first_acquired_at AS first,
-            (SELECT count(*)::int FROM player_collectibles o
-               JOIN collectibles i ON i.app_id = o.app_id AND i.id = o.collectible_id AND i.retired_at IS NULL
-              WHERE o.app_id = $1 AND o.player_id = $2 AND i.collection_id = $4) AS unique
-       FROM (SELECT 1) one
-       LEFT JOIN player_collectibles own ON own.app_id = $1 AND own.player_id = $2 AND own.collectible_id = $3`,
-    [appId, playerId, collectibleId, collectionId],
+    OWNERSHIP_IN_COLLECTION.with([appId, playerId, collectibleId, collectionId]),
   );
   const row = r.rows[0]!;
   return { count: row.n ?? 0, firstAcquiredAt: row.first ? row.first.toISOString() : null, uniqueInCollection: row.unique };
