@@ -4,69 +4,22 @@
  * and answer is checked by the compiler. The client adds what every game client needs:
  * - the app's `apikey` on every call, and the player's access token once signed in;
  * - on a 401 for an expired or invalid access token, one refresh and one retry (concurrent calls
- *   share the refresh);
- * - `Idempotency-Key`s for open, purchase and credit, so a retry after a lost answer is safe;
- * - JSON:API documents returned as typed objects, failures thrown as `ApiError`.
+ *   share the refresh); the player is signed out only when the API refuses the refresh token
+ *   itself, never for a refresh that failed for a while (429, 503, 504, the network);
+ * - a bounded wait on `Retry-After` (429, 503) for the calls that are safe to repeat: GETs and
+ *   POSTs with an `Idempotency-Key`;
+ * - `Idempotency-Key`s for open, batch open, purchase, credit, registration and guests, so a retry
+ *   after a lost answer is safe;
+ * - a named method for every player operation, answering the typed JSON:API document and throwing
+ *   `ApiError` on a failure.
  */
-import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema.js';
+import { unwrap, unwrapEmpty } from './errors.js';
+import type { paths } from './schema.js';
+import { ChestSession, type ChestClientOptions } from './session.js';
 
-export type { components, paths };
-
-const JSONAPI = 'application/vnd.api+json';
-const REFRESH_PATH = '/api/v1/players/refresh';
-
-/** A signed-in player's tokens. */
-export interface Tokens {
-  accessToken: string;
-  refreshToken: string;
-}
-
-export interface ChestClientOptions {
-  /** Where the gateway listens, e.g. `http://localhost:3000`. */
-  baseUrl: string;
-  /** The app's publishable key (its secret key for studio tools). */
-  apiKey: string;
-  /** Tokens of a player signed in before (restored from the game's own storage). */
-  tokens?: Tokens;
-  /** Hears every change of the tokens (sign-in, refresh, sign-out), e.g. to store them. */
-  onTokens?: (tokens: Tokens | undefined) => void;
-  /** The fetch to use (the global one by default). */
-  fetch?: typeof fetch;
-}
-
-/** One JSON:API error object as the API sends it. */
-export interface ApiErrorObject {
-  status: string;
-  code: string;
-  title: string;
-  detail?: string;
-  source?: { pointer?: string; parameter?: string; header?: string };
-  meta?: Record<string, unknown>;
-}
-
-/** A call the API refused or failed: the HTTP status and the JSON:API errors it answered with. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly errors: ApiErrorObject[],
-  ) {
-    super(errors.map((e) => `${e.status} ${e.code}: ${e.detail ?? e.title}`).join('; ') || `HTTP ${status}`);
-  }
-
-  /** The code of the first error (e.g. `insufficient_funds`). */
-  get code(): string | undefined {
-    return this.errors[0]?.code;
-  }
-}
-
-/** The document of a successful call, or the ApiError of a failed one. */
-function unwrap<T>(r: { data?: T; error?: unknown; response: Response }): T {
-  if (r.response.ok && r.data !== undefined) return r.data;
-  const errors = (r.error as { errors?: ApiErrorObject[] } | undefined)?.errors ?? [];
-  throw new ApiError(r.response.status, errors);
-}
+export type { components, paths } from './schema.js';
+export { ApiError, type ApiErrorObject } from './errors.js';
+export { ChestSession, type ChestClientOptions, type RetryOptions, type Tokens } from './session.js';
 
 /** A fresh Idempotency-Key: send the same one again to retry a call whose answer was lost. */
 export const newIdempotencyKey = (): string => crypto.randomUUID();
@@ -76,164 +29,247 @@ export interface Idempotent {
   idempotencyKey?: string;
 }
 
-/** The sign-in documents, whose meta carries the tokens. */
-type SessionMeta = { access_token: string; refresh_token: string };
+/** A page of a list: `limit` items from `offset`. */
+export interface Page {
+  page?: { limit?: number; offset?: number };
+}
 
-export class ChestClient {
-  /** The typed API: `client.api.GET('/api/v1/chests', …)`. Credentials are added for you. */
-  readonly api: Client<paths>;
-  private tokens: Tokens | undefined;
-  private refreshing: Promise<boolean> | undefined;
-  private readonly fetchImpl: typeof fetch;
+/** The document a successful call of `M` on `P` answers (its 200 or 201 content). */
+export type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }
+  ? R[Extract<keyof R, 200 | 201>] extends { content: infer C }
+    ? C[keyof C]
+    : never
+  : never;
 
-  constructor(private readonly opts: ChestClientOptions) {
-    this.tokens = opts.tokens;
-    this.fetchImpl = opts.fetch ?? globalThis.fetch.bind(globalThis);
-    this.api = createClient<paths>({
-      baseUrl: opts.baseUrl.replace(/\/$/, ''),
-      headers: { accept: JSONAPI, 'content-type': JSONAPI },
-      fetch: (request: Request) => this.send(request),
-    });
-  }
+type Query<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
-  /** The signed-in player's tokens, if any. */
-  get session(): Tokens | undefined {
-    return this.tokens;
-  }
+const idempotencyHeader = (o: Idempotent) => ({ 'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey() });
 
-  private setTokens(tokens: Tokens | undefined): void {
-    this.tokens = tokens;
-    this.opts.onTokens?.(tokens);
-  }
+/** The client of one app for one player at a time: every player operation by name, failures thrown as ApiError. */
+export class ChestClient extends ChestSession {
+  // Players and sessions
 
-  private signedIn<T extends { meta?: unknown }>(doc: T): T {
-    const meta = doc.meta as SessionMeta;
-    this.setTokens({ accessToken: meta.access_token, refreshToken: meta.refresh_token });
-    return doc;
-  }
-
-  private withCredentials(request: Request): Request {
-    request.headers.set('apikey', this.opts.apiKey);
-    // The refresh call carries only the refresh token: a stale access token beside it would be refused.
-    const refreshing = new URL(request.url).pathname === REFRESH_PATH;
-    if (this.tokens && !refreshing && !request.headers.has('authorization'))
-      request.headers.set('authorization', `Bearer ${this.tokens.accessToken}`);
-    return request;
-  }
-
-  /** Sends a request with the credentials; an expired or invalid token is refreshed once and the request retried once. */
-  private async send(request: Request): Promise<Response> {
-    const again = request.clone();
-    const first = await this.fetchImpl(this.withCredentials(request));
-    if (first.status !== 401 || !this.tokens || new URL(request.url).pathname === REFRESH_PATH) return first;
-    const code = (
-      (await first
-        .clone()
-        .json()
-        .catch(() => undefined)) as { errors?: ApiErrorObject[] } | undefined
-    )?.errors?.[0]?.code;
-    if (code !== 'token_expired' && code !== 'invalid_token') return first;
-    if (!(await this.refresh())) return first;
-    again.headers.delete('authorization');
-    return this.fetchImpl(this.withCredentials(again));
-  }
-
-  /** Trades the refresh token for new tokens (once for concurrent callers); false when refused (signed out). */
-  refresh(): Promise<boolean> {
-    const refreshToken = this.tokens?.refreshToken;
-    if (!refreshToken) return Promise.resolve(false);
-    this.refreshing ??= this.api
-      .POST('/api/v1/players/refresh', { body: { data: { type: 'session', attributes: { refresh_token: refreshToken } } } })
-      .then((r) => {
-        if (!r.response.ok || !r.data) {
-          this.setTokens(undefined);
-          return false;
-        }
-        this.signedIn(r.data);
-        return true;
-      })
-      .finally(() => (this.refreshing = undefined));
-    return this.refreshing;
-  }
-
-  /** Registers a player and signs in as them. */
-  async register(email: string, password: string) {
-    const body = { data: { type: 'player' as const, attributes: { email, password, password_confirmation: password }, relationships: {} } };
-    return this.signedIn(unwrap(await this.api.POST('/api/v1/players/register', { body })));
+  /** Registers a player and signs in as them; signed in as a guest, upgrades that guest (same id, chests and collection). */
+  async register(
+    email: string,
+    password: string,
+    o: Idempotent & { country?: string; birthYear?: number } = {},
+  ): Promise<Ok<'/api/v1/players/register', 'post'>> {
+    const attributes = { email, password, password_confirmation: password, country: o.country, birth_year: o.birthYear };
+    const body = { data: { type: 'player' as const, attributes, relationships: {} } };
+    return this.signedIn(unwrap(await this.api.POST('/api/v1/players/register', { params: { header: idempotencyHeader(o) }, body })));
   }
 
   /** Signs in with email and password. */
-  async login(email: string, password: string) {
+  async login(email: string, password: string): Promise<Ok<'/api/v1/players/login', 'post'>> {
     return this.signedIn(
       unwrap(await this.api.POST('/api/v1/players/login', { body: { data: { type: 'player', attributes: { email, password } } } })),
     );
   }
 
-  /** Plays as a new guest (registering later keeps their progress). */
-  async guest() {
-    return this.signedIn(unwrap(await this.api.POST('/api/v1/players/anonymous', {})));
+  /** Plays as a new guest (registering later keeps their progress); safe to retry with the same key (the same guest). */
+  async guest(o: Idempotent = {}): Promise<Ok<'/api/v1/players/anonymous', 'post'>> {
+    return this.signedIn(unwrap(await this.api.POST('/api/v1/players/anonymous', { params: { header: idempotencyHeader(o) } })));
   }
 
-  /** Signs out: the session is revoked and the tokens forgotten. */
+  /** Signs out: the session is revoked and the tokens forgotten (forgotten here even when the revocation fails). */
   async logout(): Promise<void> {
-    const refresh_token = this.tokens?.refreshToken;
-    await this.api.POST('/api/v1/players/logout', { body: { data: { type: 'session', attributes: refresh_token ? { refresh_token } : {} } } });
-    this.setTokens(undefined);
+    const refresh_token = this.session?.refreshToken;
+    try {
+      await this.api.POST('/api/v1/players/logout', { body: { data: { type: 'session', attributes: refresh_token ? { refresh_token } : {} } } });
+    } finally {
+      this.setTokens(undefined);
+    }
   }
 
   /** The signed-in player. */
-  async me() {
-    return unwrap(await this.api.GET('/api/v1/players/me', {}));
+  async me(query: Query<'/api/v1/players/me', 'get'> = {}): Promise<Ok<'/api/v1/players/me', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/me', { params: { query } }));
   }
 
-  /** The chest catalog (first page of up to 100). */
-  async catalog() {
-    return unwrap(await this.api.GET('/api/v1/chests', { params: { query: { page: { limit: 100, offset: 0 } } } }));
+  /** Changes the player's privacy, country or birth year (at least one). */
+  async updateMe(attributes: {
+    privacy?: 'public' | 'private' | 'friends';
+    country?: string;
+    birth_year?: number;
+  }): Promise<Ok<'/api/v1/players/me', 'patch'>> {
+    return unwrap(await this.api.PATCH('/api/v1/players/me', { body: { data: { type: 'player', attributes } } }));
   }
+
+  // Catalog and content
+
+  /** The chest catalog (the first page of up to 100 unless `query` says otherwise). */
+  async catalog(query: Query<'/api/v1/chests', 'get'> = {}): Promise<Ok<'/api/v1/chests', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/chests', { params: { query: { page: { limit: 100, offset: 0 }, ...query } } }));
+  }
+
+  /** One catalog chest. */
+  async chest(chestTypeId: string): Promise<Ok<'/api/v1/chests/{id}', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/chests/{id}', { params: { path: { id: chestTypeId } } }));
+  }
+
+  /** A catalog chest's disclosed odds (with a session, the player's own for their next opening). */
+  async odds(chestTypeId: string, query: Query<'/api/v1/chests/{id}/odds', 'get'> = {}): Promise<Ok<'/api/v1/chests/{id}/odds', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/chests/{id}/odds', { params: { path: { id: chestTypeId }, query } }));
+  }
+
+  /** The app's collections. */
+  async collections(query: Query<'/api/v1/collections', 'get'> = {}): Promise<Ok<'/api/v1/collections', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/collections', { params: { query } }));
+  }
+
+  /** One collection (with a session, how much of it the player owns). */
+  async collectionById(collectionId: string, query: Query<'/api/v1/collections/{id}', 'get'> = {}): Promise<Ok<'/api/v1/collections/{id}', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/collections/{id}', { params: { path: { id: collectionId }, query } }));
+  }
+
+  /** A collection's collectibles. */
+  async collectionCollectibles(
+    collectionId: string,
+    query: Query<'/api/v1/collections/{id}/collectibles', 'get'> = {},
+  ): Promise<Ok<'/api/v1/collections/{id}/collectibles', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/collections/{id}/collectibles', { params: { path: { id: collectionId }, query } }));
+  }
+
+  /** The app's collectibles. */
+  async collectibles(query: Query<'/api/v1/collectibles', 'get'> = {}): Promise<Ok<'/api/v1/collectibles', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/collectibles', { params: { query } }));
+  }
+
+  /** One collectible (with a session, whether the player owns it). */
+  async collectible(collectibleId: string, query: Query<'/api/v1/collectibles/{id}', 'get'> = {}): Promise<Ok<'/api/v1/collectibles/{id}', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/collectibles/{id}', { params: { path: { id: collectibleId }, query } }));
+  }
+
+  // Wallet
 
   /** The currencies, with the signed-in player's balances. */
-  async currencies() {
+  async currencies(): Promise<Ok<'/api/v1/currencies', 'get'>> {
     return unwrap(await this.api.GET('/api/v1/currencies', {}));
   }
 
-  /** The signed-in player's unopened chests. */
-  async inventory() {
-    return unwrap(await this.api.GET('/api/v1/players/{id}/chests', { params: { path: { id: 'me' } } }));
+  /** Credits the player's balance (plain JSON, as the spec has it); safe to retry with the same key. */
+  async credit(currencyId: string, amount: string, o: Idempotent = {}): Promise<Ok<'/api/v1/currencies/{currency_id}/credit', 'post'>> {
+    return unwrap(
+      await this.api.POST('/api/v1/currencies/{currency_id}/credit', {
+        params: { path: { currency_id: currencyId }, header: idempotencyHeader(o) },
+        body: { amount },
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
   }
 
-  /** The signed-in player's collection. */
-  async collection() {
-    return unwrap(await this.api.GET('/api/v1/players/me/collection', {}));
-  }
+  // Chests
 
   /** Buys `quantity` chests of a catalog chest with a currency code; safe to retry with the same key. */
-  async purchase(chestTypeId: string, currency: string, quantity = 1, o: Idempotent = {}) {
+  async purchase(chestTypeId: string, currency: string, quantity = 1, o: Idempotent = {}): Promise<Ok<'/api/v1/chests/{id}/purchase', 'post'>> {
     return unwrap(
       await this.api.POST('/api/v1/chests/{id}/purchase', {
-        params: { path: { id: chestTypeId }, header: { 'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey() } },
+        params: { path: { id: chestTypeId }, header: idempotencyHeader(o) },
         body: { data: { type: 'purchase', attributes: { currency, quantity } } },
       }),
     );
   }
 
+  /** The signed-in player's unopened chests (or another player's, as their privacy allows). */
+  async inventory(query: Query<'/api/v1/players/{id}/chests', 'get'> = {}, playerId = 'me'): Promise<Ok<'/api/v1/players/{id}/chests', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/{id}/chests', { params: { path: { id: playerId }, query } }));
+  }
+
   /** Opens one of the player's chests; safe to retry with the same key (the same result comes back). */
-  async open(chestId: string, o: Idempotent = {}) {
+  async open(chestId: string, o: Idempotent = {}): Promise<Ok<'/api/v1/chests/{id}/open', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/chests/{id}/open', { params: { path: { id: chestId }, header: idempotencyHeader(o) } }));
+  }
+
+  /** Opens up to 50 of the player's chests, all or none; safe to retry with the same key. */
+  async openMany(chestIds: string[], o: Idempotent = {}): Promise<Ok<'/api/v1/chests/open', 'post'>> {
     return unwrap(
-      await this.api.POST('/api/v1/chests/{id}/open', {
-        params: { path: { id: chestId }, header: { 'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey() } },
+      await this.api.POST('/api/v1/chests/open', {
+        params: { header: idempotencyHeader(o) },
+        body: { data: chestIds.map((id) => ({ type: 'chest' as const, id })) },
       }),
     );
   }
 
-  /** Credits the player's balance (plain JSON, as the spec has it); safe to retry with the same key. */
-  async credit(currencyId: string, amount: string, o: Idempotent = {}) {
+  /** Starts the timer of a time-locked chest (a running timer stays as it is). */
+  async unlock(chestId: string): Promise<Ok<'/api/v1/chests/{id}/unlock', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/chests/{id}/unlock', { params: { path: { id: chestId } } }));
+  }
+
+  /** Skips the timer of a time-locked chest, paying with a currency code (charged once, also when retried). */
+  async skipUnlock(chestId: string, currency: string): Promise<Ok<'/api/v1/chests/{id}/unlock', 'post'>> {
     return unwrap(
-      await this.api.POST('/api/v1/currencies/{currency_id}/credit', {
-        params: { path: { currency_id: currencyId }, header: { 'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey() } },
-        body: { amount },
-        headers: { 'content-type': 'application/json' },
+      await this.api.POST('/api/v1/chests/{id}/unlock', {
+        params: { path: { id: chestId } },
+        body: { data: { type: 'unlock', attributes: { skip_with: currency } } },
       }),
     );
+  }
+
+  /** The chests waiting in the player's mailbox (granted while the inventory was full). */
+  async mailbox(query: Page = {}): Promise<Ok<'/api/v1/players/me/mailbox', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/me/mailbox', { params: { query } }));
+  }
+
+  /** Moves a chest from the mailbox into the inventory (a second claim: ApiError 409 `mailbox_item_claimed`). */
+  async claimMailboxItem(itemId: string): Promise<Ok<'/api/v1/players/me/mailbox/{id}/claim', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/players/me/mailbox/{id}/claim', { params: { path: { id: itemId } } }));
+  }
+
+  // Collection, history and fairness
+
+  /** The signed-in player's collection. */
+  async collection(query: Query<'/api/v1/players/me/collection', 'get'> = {}): Promise<Ok<'/api/v1/players/me/collection', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/me/collection', { params: { query } }));
+  }
+
+  /** The player's openings, newest first. */
+  async openings(query: Page = {}): Promise<Ok<'/api/v1/players/me/openings', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/me/openings', { params: { query } }));
+  }
+
+  /** The player's pity counters. */
+  async pity(): Promise<Ok<'/api/v1/players/me/pity', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/me/pity', {}));
+  }
+
+  /** The player's seed pair: the committed server seed's hash, the client seed, the next nonce. */
+  async fairness(): Promise<Ok<'/api/v1/players/me/fairness', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/me/fairness', {}));
+  }
+
+  /** Starts a new seed pair with this client seed (the previous pair is revealed). */
+  async setClientSeed(clientSeed: string): Promise<Ok<'/api/v1/players/me/fairness', 'patch'>> {
+    return unwrap(
+      await this.api.PATCH('/api/v1/players/me/fairness', { body: { data: { type: 'fairness', attributes: { client_seed: clientSeed } } } }),
+    );
+  }
+
+  /** Reveals the current server seed (its openings become verifiable) and commits a new one. */
+  async rotateSeed(): Promise<Ok<'/api/v1/players/me/fairness/rotate', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/players/me/fairness/rotate', {}));
+  }
+
+  /** Recomputes one of the player's openings (once its seed pair is rotated) and says whether it matches. */
+  async verifyOpening(openingId: string): Promise<Ok<'/api/v1/openings/{id}/verification', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/openings/{id}/verification', { params: { path: { id: openingId } } }));
+  }
+
+  // Friends
+
+  /** The player's friends and pending requests. */
+  async friends(): Promise<Ok<'/api/v1/players/me/friends', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/players/me/friends', {}));
+  }
+
+  /** Sends a friend request to a player (or confirms theirs). */
+  async addFriend(playerId: string): Promise<Ok<'/api/v1/players/me/friends', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/players/me/friends', { body: { data: { type: 'player', id: playerId } } }));
+  }
+
+  /** Ends a friendship or a pending request. */
+  async removeFriend(playerId: string): Promise<void> {
+    unwrapEmpty(await this.api.DELETE('/api/v1/players/me/friends/{id}', { params: { path: { id: playerId } } }));
   }
 }
 
