@@ -110,6 +110,25 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'catalog list with a token',
+    floor: 'echo',
+    async prepare({ api, fx, plan }) {
+      // As many players as connections, round robin: the catalog's per-player part (which
+      // currencies the compliance gate lets each spend) for many players, not one.
+      const players = await fx.creditors(plan.connections);
+      let turn = 0;
+      return {
+        load: { method: 'GET', next: () => ({ path: '/api/v1/chests', headers: api.headers(players[turn++ % players.length]!.token) }) },
+        async describe() {
+          const r = await api.call<{ data: { meta: { purchasable?: Record<string, boolean> } }[] }>('GET', '/api/v1/chests', {
+            token: players[0]!.token,
+          });
+          return `GET /api/v1/chests with a player's token (meta.purchasable: ${JSON.stringify(r.data[0]?.meta.purchasable ?? null)}), round robin over ${players.length} players`;
+        },
+      };
+    },
+  },
+  {
     name: 'one collectible with progress',
     floor: 'pg',
     scale: true,

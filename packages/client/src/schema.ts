@@ -271,7 +271,7 @@ export interface paths {
         };
         /**
          * The chest catalog
-         * @description The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never cached.
+         * @description The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private, never in the shared cache, and may lag a profile or content change by `PURCHASE_FLAGS_TTL_MS` (5 s): the purchase itself always applies the rules.
          */
         get: operations["listChests"];
         put?: never;
@@ -291,7 +291,7 @@ export interface paths {
         };
         /**
          * One catalog chest
-         * @description One chest of the catalog, its price per currency code in `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never cached.
+         * @description One chest of the catalog, its price per currency code in `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private, never in the shared cache, and may lag a profile or content change by `PURCHASE_FLAGS_TTL_MS` (5 s): the purchase itself always applies the rules.
          */
         get: operations["getChest"];
         put?: never;

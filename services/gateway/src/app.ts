@@ -17,6 +17,7 @@ import healthRoutes from './routes/health.js';
 import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
 import { consoleRoutes } from './console/index.js';
+import { RestrictionsMemo } from './lib/restrictions-memo.js';
 import { createHash, randomBytes } from 'node:crypto';
 
 /** What the gateway needs from outside: its config, the NATS bus and Redis. */
@@ -31,6 +32,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     bus: Bus;
     gatewayConfig: GatewayConfig;
+    /** Each player's purchase restrictions for the catalog's flags, briefly (lib/restrictions-memo.ts). */
+    purchaseFlags: RestrictionsMemo;
   }
 }
 
@@ -83,6 +86,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const bus = deps.bus.withOptions({ validateRequests: false });
   app.decorate('bus', bus);
   app.decorate('gatewayConfig', deps.config);
+  app.decorate('purchaseFlags', new RestrictionsMemo(deps.config.PURCHASE_FLAGS_TTL_MS));
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);

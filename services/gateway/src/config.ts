@@ -48,6 +48,11 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
    * at once (ContentChanged), so this bounds only how long a lost notice leaves one stale.
    */
   REPLY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
+  /**
+   * How long the gateway keeps a player's purchase restrictions for the catalog's per-player flags
+   * (`meta.purchasable`, …); 0 asks chests on every read. The gates themselves never use it.
+   */
+  PURCHASE_FLAGS_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   JWT_ISSUER: z.string().default('collectible-chest-service'),
   JWT_AUDIENCE: z.string().default('collectible-chest-api'),
   /**

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type TestStack, startStack } from '../../support/stack.js';
 import { expectError } from '../../support/jsonapi-schema.js';
-import { defaultCatalogIds, purchase, waitForStarterChest, wallet, type Player } from '../../../services/chests/test/support/chests.js';
+import { appIdOf, defaultCatalogIds, purchase, waitForStarterChest, wallet, type Player } from '../../../services/chests/test/support/chests.js';
 import { catalogMeta, patchMe, registerDeclaring, type Declared } from '../../../services/chests/test/support/compliance.js';
 
 const THIS_YEAR = new Date().getUTCFullYear();
@@ -99,14 +99,20 @@ describe('compliance profile: region and age gates on paid currencies', () => {
   });
 
   it(
-    'with players unreachable: the catalog still answers (without meta.purchasable), gems cannot be sold, coins still can',
+    "with players unreachable: the catalog still answers (flags from the gateway's memory, then without meta.purchasable), gems cannot be sold, coins still can",
     { timeout: 60_000 },
     async () => {
       const p = await newPlayer({ country: 'DE', birth_year: THIS_YEAR - 30 });
       expect((await catalogMeta(stack, p)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });
+      const appId = await appIdOf(stack);
       await stack.stopService('players');
       try {
-        // The API key and the token's signing key are cached by the gateway; the profile is not.
+        // The flags just read are in the gateway's memory (PURCHASE_FLAGS_TTL_MS): no hop to
+        // chests or players. Only advice: the purchase below is refused all the same.
+        expect((await catalogMeta(stack, p)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });
+        // Once forgotten (the TTL passed), the restrictions cannot be read: the catalog answers
+        // without them. The API key and the token's signing key are cached by the gateway; the profile is not.
+        stack.app.purchaseFlags.forget(appId, p.id);
         const { res, meta } = await catalogMeta(stack, p);
         expect(res.headers['cache-control']).toBe('private, no-store');
         expect(meta['Silver Chest']).not.toHaveProperty('purchasable');

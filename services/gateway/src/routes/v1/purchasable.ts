@@ -19,12 +19,20 @@ export interface Purchasable {
  * (`cache-control: private, no-store`). Without a token there is no player to judge: undefined,
  * and the chests show none of them. When the restrictions cannot be read (players or
  * chests unavailable), the catalog is still answered, without it: a purchase checks the gates anyway.
+ * The answer is kept for PURCHASE_FLAGS_TTL_MS per player (app.purchaseFlags): the flags are advice,
+ * so they may lag a profile or content change by that long, and a catalog read costs no hop.
  */
 export async function purchasableFor(request: FastifyRequest, reply: FastifyReply): Promise<Purchasable | undefined> {
   if (!request.player) return undefined;
   reply.header('cache-control', 'private, no-store');
   try {
-    const { refused } = await request.server.bus.request(GetPurchaseRestrictions, {}, callContext(request));
+    const ctx = callContext(request);
+    const memo = request.server.purchaseFlags;
+    let refused = memo.get(ctx.appId!, request.player.id);
+    if (!refused) {
+      refused = (await request.server.bus.request(GetPurchaseRestrictions, {}, ctx)).refused;
+      memo.set(ctx.appId!, request.player.id, refused);
+    }
     const allowed = (currency: string) => refused[currency] === undefined;
     return Object.assign((price: Record<string, number>) => Object.fromEntries(Object.keys(price).map((c) => [c, allowed(c)])), { allowed });
   } catch (err) {

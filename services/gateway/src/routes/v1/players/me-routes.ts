@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, applyFieldset, GetInventory, GetMe, UpdateMe, type ErrorKind, type PlayerView } from '@ccs/shared';
-import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
+import { appIdOf, callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { UpdateMeBody } from './bodies.js';
 import { mePlayerResource } from './render.js';
 import type { Schemas } from '../schemas.js';
@@ -66,6 +66,8 @@ export default async function meRoutes(app: FastifyInstance) {
     }
     const { privacy, country, birth_year } = data.attributes;
     const me = await app.bus.request(UpdateMe, { privacy, country, birthYear: birth_year }, callContext(request));
+    // What the compliance gate reads may have changed: this replica's catalog flags ask again.
+    app.purchaseFlags.forget(appIdOf(request), player.id);
     return sendDocument(reply, 200, await meDocument(request, me));
   });
 }
