@@ -14,6 +14,11 @@ export const playerErrors = {
   appHasNoSuchPlayer: () => AppError.notFound('player_not_found', 'The app has no such player.'),
   /** A chest grant's player. */
   grantPlayerNotFound: (appId: string, playerId: string) => AppError.notFound('player_not_found', `App ${appId} has no player ${playerId}.`),
+  grantReferenceReused: (reference: string, earlier: { chestTypeId: string; quantity: number }) =>
+    AppError.conflict(
+      'reference_reused',
+      `Reference ${reference} already granted this player ${earlier.quantity} × ${earlier.chestTypeId}; a different grant needs a new reference.`,
+    ),
   /** The caller's own player, named by the access token. */
   tokenPlayerNotFound: () => AppError.notFound('player_not_found', 'The player of this token does not exist in this app.'),
   /** Another player named by the path's `{id}`. */

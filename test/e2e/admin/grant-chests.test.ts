@@ -54,8 +54,17 @@ describe('admin grant-chests', () => {
     const chests = (await inventory(stack, p)).data.filter((c: { meta: { source: string } }) => c.meta.source === 'special');
     expect(chests.map((c: { id: string }) => c.id).sort()).toEqual([...first.json.chests].sort());
 
+    expect(first.json.replayed).toBe(false);
     const again = await admin(args);
-    expect(again.json.chests).toEqual(first.json.chests);
+    expect(again.json).toMatchObject({ chests: first.json.chests, replayed: true });
+    // In words too: the operator is told nothing was added, not "Granted 2".
+    const text = await admin(args.filter((a) => a !== '--json'));
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toMatch(/^Nothing granted: reference incident-42 already granted 2 Silver Chests to player /);
+    // The same reference for another grant is refused, and adds nothing either.
+    const other = await admin(args.map((a) => (a === '2' ? '3' : a)));
+    expect(other.code).toBe(1);
+    expect(other.err).toMatch(/reference incident-42 already granted this player 2 × silver-chest/i);
     await new Promise((r) => setTimeout(r, 500));
     expect((await inventory(stack, p)).meta.total_chests).toBe(3);
   });

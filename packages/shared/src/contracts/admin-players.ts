@@ -52,8 +52,9 @@ export const AdminListOpenings = defineQuery(
  * players: an operator's grant of chests to a player (compensation, events), as durable ChestGrant
  * messages (source `special`): each lands in the inventory, or the overflow mailbox when it is
  * full. With a `reference` the chests' ids are derived from it, so granting again under the same
- * reference adds nothing (the chests service applies a chest id once). Unknown player → 404
- * player_not_found.
+ * reference adds nothing (the chests service applies a chest id once) and answers `replayed`;
+ * the same reference for another chest type or quantity → 409 reference_reused. Unknown player →
+ * 404 player_not_found.
  */
 export const AdminGrantChests = defineSubject(
   'players.v1.admin_grant_chests',
@@ -68,6 +69,11 @@ export const AdminGrantChests = defineSubject(
       .regex(/^[\x21-\x7e]{1,100}$/)
       .optional(),
   }),
-  z.object({ playerId: UuidSchema, chests: z.array(UuidSchema) }),
+  z.object({
+    playerId: UuidSchema,
+    chests: z.array(UuidSchema),
+    /** The reference had granted these chests before: nothing was sent now. */
+    replayed: z.boolean(),
+  }),
   { callers: ['admin'] },
 );

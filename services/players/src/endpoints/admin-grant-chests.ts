@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { AdminGrantChests, ChestGrant, enqueue, endpoint, withTransaction, type OutboxMessage } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { findPlayer } from '../repositories/players-repository.js';
+import { recordStudioGrant } from '../repositories/studio-grants-repo.js';
 import { playerErrors } from '../errors.js';
 
 // Fixed namespace of studio grant ids (a random v4 chosen once for this project).
@@ -20,7 +21,9 @@ function grantUuid(name: string): string {
  * Operator command (`npm run admin -- grant-chests`): chests for a player, written to the outbox
  * in one transaction with the player's check and published at once. Each message carries the
  * chest's own id; the chests service adds a chest id once (to the inventory or the mailbox), so a
- * grant repeated under the same reference, or a message delivered twice, adds nothing more.
+ * grant repeated under the same reference, or a message delivered twice, adds nothing more. A
+ * reference's grant is recorded (studio_chest_grants): repeated, it enqueues nothing and answers
+ * `replayed`; the same reference for another chest type or quantity is 409 `reference_reused`.
  * Internal NATS only.
  */
 export function adminGrantChestsEndpoint(d: PlayersDeps) {
@@ -30,6 +33,13 @@ export function adminGrantChestsEndpoint(d: PlayersDeps) {
     );
     const messages = await withTransaction(d.pool, async (tx) => {
       if (!(await findPlayer(tx, req.appId, req.playerId))) throw playerErrors.grantPlayerNotFound(req.appId, req.playerId);
+      if (req.reference) {
+        const earlier = await recordStudioGrant(tx, { ...req, reference: req.reference });
+        if (earlier && (earlier.chestTypeId !== req.chestTypeId || earlier.quantity !== req.quantity)) {
+          throw playerErrors.grantReferenceReused(req.reference, earlier);
+        }
+        if (earlier) return undefined;
+      }
       const out: OutboxMessage[] = [];
       for (const inventoryChestId of ids) {
         const payload = { appId: req.appId, playerId: req.playerId, inventoryChestId, chestTypeId: req.chestTypeId, source: 'special' as const };
@@ -37,11 +47,12 @@ export function adminGrantChestsEndpoint(d: PlayersDeps) {
       }
       return out;
     });
+    if (!messages) return { playerId: req.playerId, chests: ids, replayed: true };
     await d.relay.publishNow(messages).catch((err) => d.log.warn({ err: String(err) }, 'studio grant not published yet; the relay will'));
     d.log.info(
       { appId: req.appId, playerId: req.playerId, chestTypeId: req.chestTypeId, quantity: req.quantity, reference: req.reference },
       'chests granted by an operator',
     );
-    return { playerId: req.playerId, chests: ids };
+    return { playerId: req.playerId, chests: ids, replayed: false };
   });
 }

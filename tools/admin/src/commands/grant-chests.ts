@@ -47,7 +47,16 @@ export async function grantChestsCommand(
     adminCall(),
   );
   if (c.json) {
-    c.io.out(JSON.stringify({ appId, playerId: r.playerId, chestType: type.slug, chests: r.chests, reference: o.reference ?? null }));
+    c.io.out(
+      JSON.stringify({ appId, playerId: r.playerId, chestType: type.slug, chests: r.chests, reference: o.reference ?? null, replayed: r.replayed }),
+    );
+    return 0;
+  }
+  if (r.replayed) {
+    c.io.out(
+      `Nothing granted: reference ${o.reference} already granted ${r.chests.length} ${type.name}${r.chests.length === 1 ? '' : 's'} to player ${r.playerId}:`,
+    );
+    for (const id of r.chests) c.io.out(`  ${id}`);
     return 0;
   }
   c.io.out(`Granted ${r.chests.length} ${type.name}${r.chests.length === 1 ? '' : 's'} to player ${r.playerId}:`);
