@@ -61,7 +61,8 @@ export class ChestSession {
     this.tokens = opts.tokens;
     this.fetchImpl = opts.fetch ?? globalThis.fetch.bind(globalThis);
     this.baseUrl = opts.baseUrl.replace(/\/$/, '');
-    this.retry = opts.retry === false ? { attempts: 0, maxDelayMs: 0 } : { attempts: 2, maxDelayMs: 3000, ...opts.retry };
+    const retry = opts.retry === false ? { attempts: 0, maxDelayMs: 0 } : (opts.retry ?? {});
+    this.retry = { attempts: Math.max(0, retry.attempts ?? 2), maxDelayMs: Math.max(0, retry.maxDelayMs ?? 3000) };
     this.api = createClient<paths>({
       baseUrl: this.baseUrl,
       headers: { accept: JSONAPI, 'content-type': JSONAPI },
