@@ -16,8 +16,14 @@ export const BaseConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]*$/, 'NATS_PREFIX may hold letters, digits, - and _ only')
     .default(''),
-  /** Namespaces every Redis key. */
-  REDIS_PREFIX: z.string().default(''),
+  /**
+   * Namespaces every Redis key. A prefix is its own segment: `:` is added when it does not end with
+   * one (`newcomer` → `newcomer:chests:…`, not `newcomerchests:…`).
+   */
+  REDIS_PREFIX: z
+    .string()
+    .default('')
+    .transform((p) => (p === '' || p.endsWith(':') ? p : `${p}:`)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Bound on every NATS request-reply that may change something, so nothing hangs. */
   NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
