@@ -2337,6 +2337,11 @@ export interface components {
                         /** @constant */
                         type: "chest";
                     }[];
+                } | {
+                    meta: {
+                        /** @constant */
+                        available: false;
+                    };
                 };
             };
             /** @constant */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeJson, OpeningGranted, prefixed } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { balances, createGuest, loginBody, newEmail, register, registrationBody } from './support.js';
+import { balances, createGuest, loginBody, newEmail, refreshBody, register, registrationBody } from './support.js';
 
 describe('guests and /players/me', () => {
   let stack: TestStack;
@@ -88,7 +88,19 @@ describe('guests and /players/me', () => {
       headers: jsonApiHeaders(stack.apiKey),
       payload: loginBody(email),
     });
-    expect(JSON.parse(login.body).data.id).toBe(guest.id);
+    const signedIn = JSON.parse(login.body);
+    expectJsonApi(signedIn);
+    expect(signedIn.data.id).toBe(guest.id);
+    // The player's unopened chests, as the spec's player resource says: the guest's starter chest.
+    expect(signedIn.data.relationships.chests).toEqual({ data: [{ type: 'chest', id: guest.body.meta.welcome_bonus!.starter_chest }] });
+    const refreshed = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/refresh',
+      headers: jsonApiHeaders(stack.apiKey),
+      payload: refreshBody(signedIn.meta.refresh_token),
+    });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    expect(JSON.parse(refreshed.body).data.relationships.chests).toEqual(signedIn.data.relationships.chests);
     const again = await stack.inject({
       method: 'POST',
       url: '/api/v1/players/register',

@@ -8,16 +8,18 @@ import { Count, identifierOf, NoRelationships, Timestamp } from './jsonapi.js';
 
 const Email = z.string().nullable().describe('Null for guests (anonymous players).');
 const ChestRefs = z.object({ data: z.array(identifierOf('chest')) });
+/** A player's unopened chests, or that the chests service could not be asked just now. */
+const ChestsRelationship = z.union([ChestRefs, z.object({ meta: z.object({ available: z.literal(false) }) })]);
 
 /** The player as registration, login, refresh and guest creation show it. */
 export const SessionPlayer = component(
   'SessionPlayer',
-  'The player of a session. `relationships.chests` holds the starter chest on registration and guest creation, nothing later (the inventory is at `/players/me/chests`).',
+  'The player of a session. `relationships.chests` holds the starter chest on registration and guest creation; on login and refresh the unopened chests (the first 100, as `/players/me` lists them; the whole inventory is at `/players/me/chests`), or `meta.available: false` when the chests service cannot be reached (the sign-in still succeeds).',
   z.object({
     type: z.literal('player'),
     id: UuidSchema,
     attributes: z.object({ email: Email, is_anonymous: z.boolean() }),
-    relationships: z.object({ chests: ChestRefs }),
+    relationships: z.object({ chests: ChestsRelationship }),
   }),
 );
 
@@ -77,9 +79,7 @@ export const MePlayer = component(
       birth_year: z.number().int().nullable().describe('Birth year the player declared; null until given. Shown to the player alone.'),
       created_at: Timestamp,
     }),
-    relationships: z.object({
-      chests: z.union([ChestRefs, z.object({ meta: z.object({ available: z.literal(false) }) })]),
-    }),
+    relationships: z.object({ chests: ChestsRelationship }),
   }),
 );
 

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, applyFieldset, GetInventory, GetMe, UpdateMe, type ErrorKind, type PlayerView } from '@ccs/shared';
+import { applyFieldset, GetMe, UpdateMe, type PlayerView } from '@ccs/shared';
 import { appIdOf, callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { UpdateMeBody } from './bodies.js';
+import { playerChests } from './player-chests.js';
 import { mePlayerResource } from './render.js';
-import type { Schemas } from '../schemas.js';
-import { inventoryChest } from '../chests.js';
 import { documented } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
 import { gatewayErrors } from '../../../errors.js';
@@ -24,28 +23,6 @@ async function meDocument(request: FastifyRequest, p: PlayerView) {
   const chests = await playerChests(request, p.id, wanted);
   const data = applyFieldset(mePlayerResource(p, chests), fields);
   return { data, included: wanted && chests ? chests : [] };
-}
-
-/** The kinds that mean the chests service could not answer now (not that it refused). */
-const UNREACHABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', 'overloaded', 'timeout']);
-
-/**
- * The player's unopened chests from the chests service. The profile stays readable when that
- * service is down (the relationship then says so in its meta), unless the chests were asked for.
- */
-async function playerChests(request: FastifyRequest, playerId: string, required: boolean): Promise<Schemas['InventoryChest'][] | undefined> {
-  try {
-    const inv = await request.server.bus.request(
-      GetInventory,
-      { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' },
-      callContext(request),
-    );
-    return inv.chests.map((c) => inventoryChest(c));
-  } catch (err) {
-    if (required || !(err instanceof AppError) || !UNREACHABLE.has(err.kind)) throw err;
-    request.log.warn({ code: err.code }, 'chests unavailable; /players/me without its chests');
-    return undefined;
-  }
 }
 
 /** GET and PATCH /api/v1/players/me. */

@@ -1,16 +1,24 @@
 import type { FriendView, PlayerView, Session } from '@ccs/shared';
 import type { Schemas } from '../schemas.js';
 
-/** The player as registration, login and refresh show it (the spec's attributes). */
-export function sessionPlayerResource(s: Session): Schemas['SessionPlayer'] {
-  // The starter chest is known only at creation; later the chests service owns the inventory.
-  const chests = s.grants ? [{ type: 'chest' as const, id: s.grants.starterChestId }] : [];
+/**
+ * The player as registration, login and refresh show it (the spec's attributes), with references
+ * to the unopened chests: the starter chest on registration and guest creation (what was just
+ * granted), else `chests` as the inventory lists them (its first page), or `meta.available: false`
+ * when the chests service could not be asked.
+ */
+export function sessionPlayerResource(s: Session, chests?: { type: 'chest'; id: string }[]): Schemas['SessionPlayer'] {
   return {
     type: 'player',
     id: s.player.id,
     attributes: { email: s.player.email, is_anonymous: s.player.isAnonymous },
-    relationships: { chests: { data: chests } },
+    relationships: { chests: chestsRelationship(s.grants ? [{ type: 'chest', id: s.grants.starterChestId }] : chests) },
   };
+}
+
+/** A player's `relationships.chests`: the references, or that they could not be read now. */
+function chestsRelationship(chests: { type: 'chest'; id: string }[] | undefined) {
+  return chests ? { data: chests.map((c) => ({ type: c.type, id: c.id })) } : { meta: { available: false as const } };
 }
 
 /** A session document's meta; registration's (and a guest's creation's) adds what was granted. */
@@ -42,7 +50,6 @@ export function sessionMeta(s: Session): SessionMeta {
  * and birth year are shown here only, to the player themselves (never to friends or others).
  */
 export function mePlayerResource(p: PlayerView, chests: { type: 'chest'; id: string }[] | undefined): Schemas['MePlayer'] {
-  const relationship = chests ? { data: chests.map((c) => ({ type: c.type, id: c.id })) } : { meta: { available: false as const } };
   return {
     type: 'player',
     id: p.id,
@@ -55,7 +62,7 @@ export function mePlayerResource(p: PlayerView, chests: { type: 'chest'; id: str
       birth_year: p.birthYear,
       created_at: p.createdAt,
     },
-    relationships: { chests: relationship },
+    relationships: { chests: chestsRelationship(chests) },
   };
 }
 

@@ -3,6 +3,7 @@ import { applyFieldset, CreateGuest, LoginPlayer, LogoutPlayer, RefreshSession, 
 import { z } from 'zod';
 import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument } from '../../../lib/http.js';
 import { LoginBody, LogoutBody, RefreshBody, RegisterBody } from './bodies.js';
+import { playerChests } from './player-chests.js';
 import { sessionMeta, sessionPlayerResource } from './render.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
@@ -10,10 +11,15 @@ import * as docs from '../../../openapi/operations/players.js';
 const credentialRoute = { authLimited: true, bodyType: 'jsonapi' as const };
 const SESSION_QUERY = { fields: { player: ['id', 'email', 'is_anonymous'] } } as const;
 
-/** A session document: the player (with the requested fieldset) and its tokens in meta. */
-function sessionDocument(request: FastifyRequest, s: Session) {
+/**
+ * A session document: the player (with the requested fieldset) and its tokens in meta. A login or
+ * refresh (no grants) lists the player's unopened chests, as /players/me does; a chests service
+ * that cannot answer does not fail the sign-in (the relationship says so).
+ */
+async function sessionDocument(request: FastifyRequest, s: Session) {
   const { fields } = jsonApiQuery(request, SESSION_QUERY);
-  return { data: applyFieldset(sessionPlayerResource(s), fields), included: [], meta: sessionMeta(s) };
+  const chests = s.grants ? undefined : await playerChests(request, s.player.id, false);
+  return { data: applyFieldset(sessionPlayerResource(s, chests), fields), included: [], meta: sessionMeta(s) };
 }
 
 const SessionClaims = z.object({ sid: z.string().uuid() });
@@ -46,13 +52,13 @@ export async function sessionRoutes(app: FastifyInstance) {
       credentialsTimeout,
     );
     if (session.replayed) reply.header('idempotent-replayed', 'true');
-    return sendDocument(reply, 201, sessionDocument(request, session));
+    return sendDocument(reply, 201, await sessionDocument(request, session));
   });
 
   const login = async (request: FastifyRequest) => {
     jsonApiQuery(request, SESSION_QUERY);
     const { email, password } = parseBody(LoginBody, request.body).data.attributes;
-    return sessionDocument(request, await app.bus.request(LoginPlayer, { email, password }, callContext(request), credentialsTimeout));
+    return await sessionDocument(request, await app.bus.request(LoginPlayer, { email, password }, callContext(request), credentialsTimeout));
   };
   const loginBody = { query: SESSION_QUERY, body: { schema: LoginBody, required: true } };
   app.post('/api/v1/players/login', { config: { ...credentialRoute, openapi: documented(docs.login, loginBody) } }, async (request, reply) =>
@@ -69,7 +75,7 @@ export async function sessionRoutes(app: FastifyInstance) {
     jsonApiQuery(request, SESSION_QUERY);
     const { refresh_token } = parseBody(RefreshBody, request.body).data.attributes;
     const session = await app.bus.request(RefreshSession, { refreshToken: refresh_token }, callContext(request));
-    return sendDocument(reply, 200, sessionDocument(request, session));
+    return sendDocument(reply, 200, await sessionDocument(request, session));
   });
 
   // No body needed: see allowEmptyJsonApiBody in ../players.ts.
@@ -80,7 +86,7 @@ export async function sessionRoutes(app: FastifyInstance) {
       jsonApiQuery(request, SESSION_QUERY);
       const session = await app.bus.request(CreateGuest, { idempotencyKey: idempotencyKeyOf(request) }, callContext(request));
       if (session.replayed) reply.header('idempotent-replayed', 'true');
-      return sendDocument(reply, 201, sessionDocument(request, session));
+      return sendDocument(reply, 201, await sessionDocument(request, session));
     },
   );
 }
