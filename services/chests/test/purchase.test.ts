@@ -38,6 +38,18 @@ describe('buying chests (service tier)', () => {
   const debitsOf = (playerId: string) => [...run.wallet.debits.values()].filter((d) => d.playerId === playerId);
   const refusal = (kind: string, code: string) => ({ kind, errors: [{ code }] });
 
+  it('answers a time-locked chest as the inventory shows it: locked, no timer started', async () => {
+    const p = await newPlayer();
+    const bought = await buy(p, 'hourglass-chest', 'coins');
+    expect(bought.chests).toHaveLength(1);
+    expect(bought.chests[0]!.lock).toEqual({ state: 'locked', unlocksAt: null });
+    const listed = (await inventoryOf(p)).chests.find((c) => c.id === bought.chests[0]!.id);
+    expect(listed?.lock).toEqual(bought.chests[0]!.lock);
+    // A chest without a timer has no lock, in the answer as in the inventory.
+    const wooden = await buy(p, 'wooden-chest', 'coins');
+    expect(wooden.chests[0]).not.toHaveProperty('lock');
+  });
+
   it('answers 409 insufficient_funds and changes nothing when the balance is too low', async () => {
     const p = await newPlayer();
     await expect(buy(p, 'abyssal-chest', 'coins')).rejects.toMatchObject(refusal('conflict', 'insufficient_funds'));

@@ -85,8 +85,11 @@ async function checkOffer(deps: ChestsDeps, cmd: PurchaseCommand, ctx: CallConte
   return { type, unitPrice, capacity: content.inventoryCapacity };
 }
 
-/** The answer's chests, from what is known: the type's presentation and the rows just added. */
-function chestViews(type: { id: string; name: string; description: string; images: string[] }, added: { id: string; acquiredAt: string }[]) {
+/**
+ * The answer's chests, from what is known: the type's presentation and the rows just added. A
+ * time-locked type's new chests are `locked` with no timer started, as the inventory shows them.
+ */
+function chestViews(type: ChestTypeRecord, added: { id: string; acquiredAt: string }[]) {
   return added.map((c) => ({
     id: c.id,
     chestTypeId: type.id,
@@ -95,6 +98,7 @@ function chestViews(type: { id: string; name: string; description: string; image
     images: type.images,
     source: 'purchased' as const,
     acquiredAt: c.acquiredAt,
+    ...(type.unlock ? { lock: { state: 'locked' as const, unlocksAt: null } } : {}),
   }));
 }
 
