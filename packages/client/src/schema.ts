@@ -6975,7 +6975,7 @@ export interface operations {
              *     - the chest has no timer (`chest_not_time_locked`)
              *     - every unlock slot is busy (`unlock_slot_busy`, `meta.unlock_slots`, `meta.next_free_at`)
              *     - the timer cannot be skipped (`unlock_skip_unavailable`)
-             *     - the balance is too low for the skip (`insufficient_funds`)
+             *     - the balance is too low for the skip (`insufficient_funds`, with what it costs now in `meta.currency` and `meta.amount`)
              */
             409: {
                 headers: {

@@ -112,8 +112,16 @@ export const chestErrors = {
     ),
 };
 
-/** Errors of the chest-debit sagas (keys). */
+/** Errors of the chest-debit sagas (keys, timer skips). */
 export const keyErrors = {
+  /** The wallet refused a timer skip's debit: what the skip costs now, so a client can offer a top-up. */
+  skipInsufficientFunds: (currency: string, amount: number) =>
+    new AppError({
+      kind: 'conflict',
+      code: 'insufficient_funds',
+      detail: `Skipping this timer now costs ${amount} ${currency}, and the balance is too low.`,
+      meta: { currency, amount },
+    }),
   keyRequired: (key: RequiredKey) =>
     new AppError({
       kind: 'conflict',

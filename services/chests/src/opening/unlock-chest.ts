@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isUniqueViolation, withTransaction, type CallContext, type InventoryChestView } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
-import { chestErrors } from '../errors.js';
+import { chestErrors, keyErrors } from '../errors.js';
 import { ONE_SKIP_PER_CHEST, skipBeingPaid } from '../repositories/payments-repo.js';
 import type { Paid } from '../saga/runner.js';
 import { findUnopened } from '../repositories/inventory-repo.js';
@@ -112,7 +112,9 @@ export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: 
     };
     let paid: Paid;
     try {
-      paid = await takeChestDebit(t, debit, ctx);
+      paid = await takeChestDebit(t, debit, ctx, (e) =>
+        e.code === 'insufficient_funds' ? keyErrors.skipInsufficientFunds(skip.currency, amount) : e,
+      );
     } catch (err) {
       if (!isUniqueViolation(err, ONE_SKIP_PER_CHEST)) throw err;
       // Another skip of this chest holds the claim: nothing was debited here. Wait for it, read again.
