@@ -98,7 +98,8 @@ describe('webhook events', () => {
     expect(of('chest.purchased')[0]!.body.data).toMatchObject({
       inventory_chest_id: boughtChest,
       chest_type_id: silver,
-      price: { currency: 'coins' },
+      // Money as every event writes it: a decimal string with two places ("500.00", as currency.credited's amount).
+      price: { currency: 'coins', amount: expect.stringMatching(/^\d+\.\d{2}$/) },
     });
     expect(of('chest.opened').map((r) => r.body.data.opening_id)).toContain(opened.json().meta.opening_id);
     expect(of('collection.completed')[0]!.body.data).toMatchObject({ collection_id: rewarded.id, reward: rewarded.completion_reward });

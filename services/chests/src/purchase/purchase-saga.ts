@@ -46,7 +46,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
         chestTypeId: offer.type.id,
         quantity: cmd.quantity,
         capacity: offer.capacity,
-        price: { currency: cmd.currency, amount: String(offer.unitPrice) },
+        price: { currency: cmd.currency, amount: offer.unitPrice.toFixed(2) },
         // Kept with the completed purchase for a retry with its Idempotency-Key.
         answer: cmd.idempotencyKey ? (added) => ({ purchaseId: payment.id, chests: chestViews(offer.type, added), amount, balance }) : undefined,
       }),
