@@ -2705,7 +2705,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -2868,7 +2868,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -3104,7 +3104,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS` (`overloaded`, with `Retry-After`)
              *     - the run took longer than `SIMULATION_TIMEOUT_MS` and was stopped (`simulation_timeout`)
              *     - Postgres, which holds the per-app lock, or the chests service is not reachable (`service_unavailable`)
@@ -3239,7 +3239,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -3549,7 +3549,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -3712,7 +3712,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -3843,7 +3843,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -4006,7 +4006,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -4239,7 +4239,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -4501,7 +4501,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -4632,7 +4632,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -4852,7 +4852,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -5037,7 +5037,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -5274,7 +5274,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -5464,7 +5464,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -5658,7 +5658,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -5841,7 +5841,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -6003,7 +6003,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -6155,7 +6155,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -6345,7 +6345,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -6561,7 +6561,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -6819,7 +6819,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - the app's content is not loaded yet (`content_unavailable`)
              *     - the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)
              */
@@ -7069,7 +7069,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - the skip was interrupted and refunded (`unlock_interrupted`); retry
              */
             503: {
@@ -7305,7 +7305,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - the player's openings changed too fast to record this batch (`opening_contended`); retry with the same Idempotency-Key
              */
             503: {
@@ -7483,7 +7483,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -7651,7 +7651,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -7803,7 +7803,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -7971,7 +7971,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -8160,7 +8160,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -8287,7 +8287,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -8525,7 +8525,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -8737,7 +8737,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -8946,7 +8946,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -9121,7 +9121,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -9317,7 +9317,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - too many password checks already waiting in the players service (`overloaded`): answered at once, nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             503: {
@@ -9498,7 +9498,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -9644,7 +9644,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -9895,7 +9895,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -10046,7 +10046,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -10164,7 +10164,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -10348,7 +10348,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -10492,7 +10492,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -10608,7 +10608,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -10821,7 +10821,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -10994,7 +10994,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -11127,7 +11127,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - the app's content is not loaded yet (`content_unavailable`)
              */
             503: {
@@ -11319,7 +11319,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - the app's content is not loaded yet (`content_unavailable`)
              */
             503: {
@@ -11453,7 +11453,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -11571,7 +11571,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -11766,7 +11766,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -12010,7 +12010,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - too many password checks already waiting in the players service (`overloaded`): answered at once, nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             503: {
@@ -12139,7 +12139,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -12377,7 +12377,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              */
             503: {
                 headers: {
@@ -12667,7 +12667,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered at once
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
              *     - too many password checks already waiting in the players service (`overloaded`): answered at once, nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             503: {

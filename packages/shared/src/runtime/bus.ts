@@ -97,12 +97,19 @@ export class Bus {
    * One call, observed: a CLIENT span whose context travels in the `traceparent` header, and its
    * duration in `ccs_nats_request_duration_seconds` by outcome, in the metrics of the service
    * (or gateway) whose work makes the call.
+   *
+   * Lose a replica, not the call: a call that met no responder (the server's answer: the message
+   * reached nobody, so sending it again cannot apply anything twice) is sent again every
+   * NO_RESPONDERS_PAUSE_MS for up to NO_RESPONDERS_WINDOW_MS (a rolling restart's gap); a call
+   * that timed out (its replica died holding it, or is stuck) is sent once more, to whichever
+   * replica takes it, when that cannot apply it twice: a read-only contract, or `retryOnTimeout`
+   * (a write carrying the client's Idempotency-Key). Otherwise the first failure is the answer.
    */
   async request<C extends SubjectContract>(
     contract: C,
     payload: RequestOf<C>,
     ctx: CallContext,
-    opts: { timeoutMs?: number } = {},
+    opts: { timeoutMs?: number; retryOnTimeout?: boolean } = {},
   ): Promise<ReplyOf<C>> {
     const body = this.validateRequests ? contract.request.parse(payload) : payload;
     const started = performance.now();
@@ -114,17 +121,23 @@ export class Bus {
     try {
       const headers = contextToHeaders(ctx);
       injectTraceContext(context, headers);
-      let msg: Msg;
-      try {
-        msg = await replyInbox(this.nc).request(
-          prefixed(this.prefix, contract.subject),
-          encodeJson(body),
-          headers,
-          opts.timeoutMs ?? this.boundOf(contract),
-        );
-      } catch (err) {
-        outcome = transportOutcome(err as NatsError);
-        throw transportError(err as NatsError, contract.subject);
+      const data = encodeJson(body);
+      const bound = opts.timeoutMs ?? this.boundOf(contract);
+      const mayRepeatTimeout = contract.readOnly === true || opts.retryOnTimeout === true;
+      let msg: Msg | undefined;
+      for (let timedOut = 0; msg === undefined;) {
+        try {
+          msg = await replyInbox(this.nc).request(prefixed(this.prefix, contract.subject), data, headers, bound);
+        } catch (err) {
+          outcome = transportOutcome(err as NatsError);
+          const waited = performance.now() - started;
+          if (outcome === 'no_responders' && waited + NO_RESPONDERS_PAUSE_MS < NO_RESPONDERS_WINDOW_MS) {
+            await new Promise((r) => setTimeout(r, NO_RESPONDERS_PAUSE_MS));
+            continue;
+          }
+          if (outcome === 'timeout' && mayRepeatTimeout && timedOut++ === 0) continue;
+          throw transportError(err as NatsError, contract.subject);
+        }
       }
       const reply = decodeReply<C>(msg);
       outcome = 'ok';
@@ -140,6 +153,10 @@ export class Bus {
     return contract.readOnly ? this.readTimeoutMs : this.timeoutMs;
   }
 }
+
+/** How long a call that met no responder keeps trying (a replica restarting), and the pause between tries. */
+const NO_RESPONDERS_WINDOW_MS = 1_000;
+const NO_RESPONDERS_PAUSE_MS = 100;
 
 interface PendingReply {
   subject: string;

@@ -72,7 +72,7 @@ function commonLines(doc: RouteDoc, facts: RouteFacts): [ErrorStatus, string][] 
     ]);
   }
   if (facts.apiKey) {
-    lines.push([503, 'a backing service is not running (`service_unavailable`), answered at once']);
+    lines.push([503, 'a backing service is not running (`service_unavailable`), answered once it has had no replica for a second']);
     lines.push([
       504,
       'a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)',
