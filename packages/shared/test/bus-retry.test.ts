@@ -9,7 +9,11 @@ import { testInfra } from '../src/testing/index.js';
 // swallows a message (as a replica killed while holding it does) or that is not there yet.
 
 const Read = defineQuery('test.v1.retry_read', z.object({ n: z.number() }), z.object({ n: z.number() }), { callers: ['gateway'] });
-const Write = defineSubject('test.v1.retry_write', z.object({ n: z.number() }), z.object({ n: z.number() }), { callers: ['gateway'] });
+/** A write that a repeated idempotencyKey applies once (as opening and credit declare). */
+const Write = defineSubject('test.v1.retry_write', z.object({ n: z.number(), idempotencyKey: z.string().optional() }), z.object({ n: z.number() }), {
+  callers: ['gateway'],
+  keyedRetry: true,
+});
 
 describe('Bus: calls that meet a dead or missing replica', () => {
   let nc: NatsConnection;
@@ -51,11 +55,11 @@ describe('Bus: calls that meet a dead or missing replica', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
   });
 
-  it('answers a write that timed out with 504 after one try, and sends it once more only with retryOnTimeout (a keyed write)', async () => {
+  it('answers a write that timed out with 504 after one try, and sends it once more only when it carries its idempotencyKey', async () => {
     const got = await replica(Write.subject, 2);
     await expect(bus.request(Write, { n: 1 }, ctx)).rejects.toMatchObject({ kind: 'timeout', code: 'service_timeout' });
     expect(got).toHaveLength(1);
-    expect(await bus.request(Write, { n: 1 }, ctx, { retryOnTimeout: true })).toEqual({ n: 1 });
+    expect(await bus.request(Write, { n: 1, idempotencyKey: 'k-1' }, ctx)).toEqual({ n: 1 });
     expect(got).toHaveLength(3);
   });
 

@@ -21,5 +21,5 @@ export const OpenChests = defineSubject(
     /** Whether collections confirmed every grant before the answer (else they land shortly). */
     granted: z.boolean(),
   }),
-  { callers: ['gateway'] },
+  { callers: ['gateway'], keyedRetry: true },
 );

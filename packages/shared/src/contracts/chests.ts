@@ -177,7 +177,7 @@ export const OpenChest = defineSubject(
     /** Whether collections confirmed the grant before the answer (else it lands shortly). */
     granted: z.boolean(),
   }),
-  { callers: ['gateway'] },
+  { callers: ['gateway'], keyedRetry: true },
 );
 
 /** ctx.playerId's openings, newest first. */

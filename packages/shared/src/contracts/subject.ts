@@ -16,6 +16,13 @@ export interface SubjectOptions {
    * (packages/shared/src/ops/nats-permissions.ts): no other user may publish to the subject.
    */
   readonly callers: readonly [Caller, ...Caller[]];
+  /**
+   * True for a write whose request may carry an `idempotencyKey` under which repeating it applies
+   * it at most once and answers as the first time (opening, batch opening, credit). Such a request
+   * WITH its key may be sent again after a timeout, and handled again after a lost database
+   * connection (see repeatable()).
+   */
+  readonly keyedRetry?: boolean;
 }
 
 /** One NATS request-reply subject: its unprefixed name, the zod schemas of both directions and its callers. */
@@ -31,6 +38,20 @@ export interface SubjectContract<Req extends z.ZodType = z.ZodType, Res extends 
    * NATS_REQUEST_TIMEOUT_MS, so work that completes is answered rather than cut off.
    */
   readonly readOnly?: boolean;
+  /** SubjectOptions.keyedRetry. */
+  readonly keyedRetry?: boolean;
+}
+
+/**
+ * Whether handling `request` again cannot apply it twice: a read-only contract, or a keyed-retry
+ * contract's request that carries its idempotencyKey. The bus sends such a call once more after
+ * a timeout, and a service handles it again after losing its database connection.
+ */
+export function repeatable(contract: SubjectContract, request: unknown): boolean {
+  if (contract.readOnly) return true;
+  if (!contract.keyedRetry) return false;
+  const key = (request as { idempotencyKey?: unknown } | null)?.idempotencyKey;
+  return typeof key === 'string' && key.length > 0;
 }
 
 export type RequestOf<C extends SubjectContract> = z.infer<C['request']>;
@@ -44,11 +65,11 @@ export function defineSubject<Req extends z.ZodType, Res extends z.ZodType>(
   subject: string,
   request: Req,
   reply: Res,
-  { callers }: SubjectOptions,
+  { callers, keyedRetry }: SubjectOptions,
 ): SubjectContract<Req, Res> {
   if (!/^[a-z]+\.v\d+\.[a-zA-Z0-9_.-]+$/.test(subject)) throw new Error(`subject "${subject}" must be <service>.v<N>.<name>`);
   if (new Set(callers).size !== callers.length) throw new Error(`subject "${subject}" lists a caller twice`);
-  return { subject, request, reply, callers };
+  return { subject, request, reply, callers, ...(keyedRetry ? { keyedRetry } : {}) };
 }
 
 /** Declares a read-only subject contract: one that changes nothing, bounded by the read timeout. */

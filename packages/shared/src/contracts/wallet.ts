@@ -39,7 +39,7 @@ export const CreditCurrency = defineSubject(
     /** True when this is a stored answer to an earlier request with the same Idempotency-Key. */
     replayed: z.boolean(),
   }),
-  { callers: ['gateway'] },
+  { callers: ['gateway'], keyedRetry: true },
 );
 
 /** A debit's reference: the caller's id of it (e.g. `purchase:<uuid>`), printable ASCII. */

@@ -5,6 +5,7 @@ import type { ServiceMetrics } from '../observability/metrics.js';
 import { observeHandler } from '../observability/nats-handler.js';
 import { contextFromHeaders, decodeJson, encodeJson } from './codec.js';
 import type { Endpoint } from './endpoint.js';
+import { repeatOnDatabaseLoss } from './repeat-on-db-loss.js';
 import { prefixed } from './subjects.js';
 
 /** What registering one endpoint needs from the service starting it. */
@@ -45,7 +46,8 @@ export function addEndpoint(service: Service, ep: Endpoint, r: EndpointRegistrat
           if (!req.success) {
             throw AppError.badRequest('invalid_message', `message on ${ep.contract.subject} failed validation`);
           }
-          const reply = await ep.handle(req.data, ctx);
+          // A lost database connection is absorbed when handling again is safe (repeat-on-db-loss.ts).
+          const reply = await repeatOnDatabaseLoss(ep.contract, req.data, () => ep.handle(req.data, ctx));
           const checked = ep.contract.reply.safeParse(reply);
           if (!checked.success) {
             r.log.error({ subject, requestId: ctx.requestId, issues: checked.error.issues }, 'handler reply broke its contract');

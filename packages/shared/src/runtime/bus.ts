@@ -1,7 +1,7 @@
 import { createInbox, ErrorCode, Events, NatsError, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { AppError, ErrorReplySchema } from '../errors/app-error.js';
 import type { CallContext } from '../contracts/context.js';
-import type { EventContract, ReplyOf, RequestOf, SubjectContract } from '../contracts/subject.js';
+import { repeatable, type EventContract, type ReplyOf, type RequestOf, type SubjectContract } from '../contracts/subject.js';
 import type { z } from 'zod';
 import { contextToHeaders, decodeJson, encodeJson } from './codec.js';
 import { prefixed } from './subjects.js';
@@ -102,14 +102,14 @@ export class Bus {
    * reached nobody, so sending it again cannot apply anything twice) is sent again every
    * NO_RESPONDERS_PAUSE_MS for up to NO_RESPONDERS_WINDOW_MS (a rolling restart's gap); a call
    * that timed out (its replica died holding it, or is stuck) is sent once more, to whichever
-   * replica takes it, when that cannot apply it twice: a read-only contract, or `retryOnTimeout`
-   * (a write carrying the client's Idempotency-Key). Otherwise the first failure is the answer.
+   * replica takes it, when that cannot apply it twice (`repeatable`: a read-only contract, or a
+   * keyed-retry write carrying its idempotencyKey). Otherwise the first failure is the answer.
    */
   async request<C extends SubjectContract>(
     contract: C,
     payload: RequestOf<C>,
     ctx: CallContext,
-    opts: { timeoutMs?: number; retryOnTimeout?: boolean } = {},
+    opts: { timeoutMs?: number } = {},
   ): Promise<ReplyOf<C>> {
     const body = this.validateRequests ? contract.request.parse(payload) : payload;
     const started = performance.now();
@@ -123,7 +123,7 @@ export class Bus {
       injectTraceContext(context, headers);
       const data = encodeJson(body);
       const bound = opts.timeoutMs ?? this.boundOf(contract);
-      const mayRepeatTimeout = contract.readOnly === true || opts.retryOnTimeout === true;
+      const mayRepeatTimeout = repeatable(contract, body);
       let msg: Msg | undefined;
       for (let timedOut = 0; msg === undefined;) {
         try {

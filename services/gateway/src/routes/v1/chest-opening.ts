@@ -13,10 +13,7 @@ export async function openChest(request: FastifyRequest, reply: FastifyReply) {
   const chestId = uuidParam(request, 'id');
   const idempotencyKey = idempotencyKeyOf(request);
   jsonApiQuery(request, NO_QUERY);
-  // With the client's key a timed-out call is sent once more (its replica may have died): the key makes it apply once.
-  const o = await request.server.bus.request(OpenChest, { chestId, idempotencyKey }, callContext(request), {
-    retryOnTimeout: idempotencyKey !== undefined,
-  });
+  const o = await request.server.bus.request(OpenChest, { chestId, idempotencyKey }, callContext(request));
   const data = openingData(o);
   // Known once collections confirmed the grant; omitted (not known) otherwise.
   const conversions = conversionsOf(o);
@@ -69,9 +66,7 @@ export async function openMany(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const idempotencyKey = idempotencyKeyOf(request);
   const chestIds = parseBody(OpenChestsBodySchema, request.body).data.map((d) => d.id);
-  const r = await request.server.bus.request(OpenChests, { chestIds, idempotencyKey }, callContext(request), {
-    retryOnTimeout: idempotencyKey !== undefined,
-  });
+  const r = await request.server.bus.request(OpenChests, { chestIds, idempotencyKey }, callContext(request));
   const items = r.openings.reduce((n, o) => n + o.items.length, 0);
   reply.header('cache-control', 'no-store');
   if (r.replayed) reply.header('idempotent-replayed', 'true');

@@ -53,8 +53,6 @@ async function credit(request: FastifyRequest, reply: FastifyReply) {
     CreditCurrency,
     { currencyId, amount: body.amount, keyKind: tenant.keyKind, idempotencyKey },
     callContext(request),
-    // Keyed, a timed-out credit is sent once more (its replica may have died): the key applies it once.
-    { retryOnTimeout: idempotencyKey !== undefined },
   );
   if (result.replayed) reply.header('idempotent-replayed', 'true');
   return reply
