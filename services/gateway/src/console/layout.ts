@@ -10,15 +10,35 @@ export const NAV = [
   { href: '/console/audit', label: 'Audit log' },
 ] as const;
 
-/** A whole page: Pico's responsive styles, htmx, Chart.js and our script, all served by the gateway (no CDN). */
+/** The navigation's links and the sign-out button, as list items (the wide bar and the phone menu show the same). */
+const navItems = (current: string | undefined) =>
+  html`${NAV.map((n) => html`<li><a href="${n.href}" ${n.href === current ? html`aria-current="page"` : ''}>${n.label}</a></li>`)}
+    <li>
+      <form method="post" action="/console/sign-out" class="inline">
+        <button type="submit" class="secondary outline">Sign out</button>
+      </form>
+    </li>`;
+
+/**
+ * htmx's settings: no indicator styles and no settling of `style`, `width` or `height` (both
+ * would set inline styles, which the CSP refuses; settling a chart's canvas copied the old
+ * canvas's size onto the new one and then removed it, which blanked the new chart).
+ */
+const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowScriptTags: false, allowEval: false, attributesToSettle: ['class'] });
+
+/**
+ * A whole page: Pico's responsive styles, htmx, Chart.js and our script, all served by the gateway
+ * (no CDN). The header is one row: the navigation bar on a wide screen, a Menu dropdown on a phone.
+ */
 export function page(o: { title: string; current?: string; app?: { name: string; id: string }; body: SafeHtml }): SafeHtml {
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowScriptTags":false}' />
+        <meta name="htmx-config" content="${HTMX_CONFIG}" />
         <title>${o.title} · Chest Studio Console</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/console/assets/pico.min.css" />
         <link rel="stylesheet" href="/console/assets/console.css" />
         <script src="/console/assets/htmx.min.js" defer></script>
@@ -26,51 +46,78 @@ export function page(o: { title: string; current?: string; app?: { name: string;
         <script src="/console/assets/console.js" defer></script>
       </head>
       <body>
-        <header class="container">
+        <header class="container console-header">
           <nav>
-            <ul>
+            <ul class="brand">
               <li><strong>Chest Studio</strong>${o.app ? html` <small class="muted" data-testid="app-name">${o.app.name}</small>` : ''}</li>
             </ul>
             ${
               o.app
-                ? html`<ul class="console-nav">
-                    ${NAV.map((n) => html`<li><a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}</a></li>`)}
-                    <li>
-                      <form method="post" action="/console/sign-out" class="inline">
-                        <button type="submit" class="secondary outline">Sign out</button>
-                      </form>
-                    </li>
-                  </ul>`
+                ? html`<ul class="console-nav nav-wide">
+                      ${navItems(o.current)}
+                    </ul>
+                    <ul class="nav-phone">
+                      <li>
+                        <details class="dropdown">
+                          <summary>Menu</summary>
+                          <ul dir="rtl">
+                            ${navItems(o.current)}
+                          </ul>
+                        </details>
+                      </li>
+                    </ul>`
                 : ''
             }
           </nav>
         </header>
         <main class="container">
-          <h1>${o.title}</h1>
+          <h1 title="${o.title}">${o.title}</h1>
           ${o.body}
         </main>
       </body>
     </html>`;
 }
 
-/** A message box: `error` for failures, `empty` for "nothing here yet", `info` otherwise. */
-export const notice = (kind: 'error' | 'empty' | 'info' | 'success', body: SafeHtml | string) =>
+/** A message box: `error` for failures, `empty` for "nothing here yet", `warning` before what cannot be undone, `info` otherwise. */
+export const notice = (kind: 'error' | 'empty' | 'info' | 'success' | 'warning', body: SafeHtml | string) =>
   html`<article class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}" data-testid="notice-${kind}">${body}</article>`;
 
-/** A table that scrolls sideways on a narrow screen. */
-export function table(headers: string[], rows: (SafeHtml | string | number | null)[][], testid?: string): SafeHtml {
-  return html`<div class="overflow-auto">
-    <table class="striped" ${testid ? html`data-testid="${testid}"` : ''}>
+/**
+ * A column of a table: its heading; `key` for the columns a phone shows first (counts, attempts,
+ * actions); `wrap` for long unbroken values (ids, URLs, references), broken anywhere to fit.
+ */
+export interface Column {
+  label: string;
+  key?: boolean;
+  wrap?: boolean;
+}
+
+type Cell = SafeHtml | string | number | null;
+
+/**
+ * A table. Under 600 px each row becomes a card (styles in assets.ts): one line per cell with its
+ * column's label, the key columns first, so nothing scrolls sideways out of sight.
+ */
+export function table(columns: (string | Column)[], rows: Cell[][], testid?: string): SafeHtml {
+  const cols = columns.map((c) => (typeof c === 'string' ? { label: c } : c));
+  return html`<div class="table-box">
+    <table class="striped cards" ${testid ? html`data-testid="${testid}"` : ''}>
       <thead>
         <tr>
-          ${headers.map((h) => html`<th scope="col">${h}</th>`)}
+          ${cols.map((c) => html`<th scope="col" ${c.key ? html`class="key"` : ''}>${c.label}</th>`)}
         </tr>
       </thead>
       <tbody>
         ${rows.map(
           (r) =>
             html`<tr>
-              ${r.map((c) => html`<td>${c ?? '—'}</td>`)}
+              ${r.map((cell, i) => {
+                const c = cols[i];
+                const cls = [c?.key ? 'key' : '', c?.wrap ? 'wrap' : ''].filter(Boolean).join(' ');
+                return html`<td ${c?.label ? html`data-label="${c.label}"` : ''} ${cls ? html`class="${cls}"` : ''}>
+                  <div class="cell">${cell ?? '—'}</div>
+                </td>`;
+              })}
             </tr>`,
         )}
       </tbody>
@@ -78,21 +125,36 @@ export function table(headers: string[], rows: (SafeHtml | string | number | nul
   </div>`;
 }
 
-/** A figure the page shows big: a label and a number. */
-export const stat = (label: string, value: string | number, testid: string) =>
-  html`<article class="stat">
+/**
+ * A figure the page shows big: a label and a number. `text`: a word (a date) on one line, cut with
+ * an ellipsis if it must be; `wide`: the same, two columns wide (an email; a row of its own on a phone).
+ */
+export const stat = (label: string, value: string | number, testid: string, kind: 'number' | 'text' | 'wide' = 'number') =>
+  html`<article class="stat${kind === 'number' ? '' : ' stat-text'}${kind === 'wide' ? ' stat-wide' : ''}">
     <small>${label}</small>
-    <p data-testid="${testid}">${value}</p>
+    <p data-testid="${testid}" ${kind === 'number' ? '' : html`title="${value}"`}>${value}</p>
   </article>`;
 
-/** A chart drawn by console.js with Chart.js from its data (labels and datasets), with a caption for screen readers. */
+/**
+ * A chart drawn by console.js with Chart.js from its data (labels and datasets), with a caption for
+ * screen readers. `phoneHorizontal`: on a phone its bars run sideways in a taller box (many labels).
+ */
 export function chart(
   id: string,
-  config: { type: 'line' | 'bar'; labels: string[]; datasets: { label: string; data: number[] }[]; horizontal?: boolean; percent?: boolean },
+  config: {
+    type: 'line' | 'bar';
+    labels: string[];
+    datasets: { label: string; data: number[] }[];
+    horizontal?: boolean;
+    percent?: boolean;
+    phoneHorizontal?: boolean;
+  },
   caption: string,
 ) {
   return html`<figure>
-    <div class="chart-box"><canvas id="${id}" data-chart="${JSON.stringify(config)}" role="img" aria-label="${caption}"></canvas></div>
+    <div class="chart-box${config.phoneHorizontal ? ' phone-tall' : ''}">
+      <canvas id="${id}" data-chart="${JSON.stringify(config)}" role="img" aria-label="${caption}"></canvas>
+    </div>
     <figcaption>${caption}</figcaption>
   </figure>`;
 }

@@ -13,7 +13,7 @@ export function auditBody(doc: Schemas['AuditLogDocument'], offset: number, limi
   return html`${
       doc.data.length
         ? table(
-            ['When', 'Who', 'What', 'Target', 'Status'],
+            ['When', { label: 'Who', wrap: true }, { label: 'What', key: true }, { label: 'Target', wrap: true }, { label: 'Status', key: true }],
             doc.data.map((e) => [when(e.attributes.at), e.attributes.actor, e.attributes.action, e.attributes.target, e.attributes.status]),
             'audit',
           )

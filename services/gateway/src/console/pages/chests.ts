@@ -9,7 +9,7 @@ import { chestOddsRoutes } from './chest-odds.js';
 export function chestsBody(chests: Schemas['CatalogChest'][]): SafeHtml {
   if (chests.length === 0) return notice('empty', 'The app has no chest types in its catalog: load content with chests (Content).');
   return table(
-    ['Chest', 'Description', 'Price', ''],
+    [{ label: 'Chest', key: true }, 'Description', 'Price', { label: '', key: true }],
     chests.map((c) => [
       c.attributes.name,
       c.attributes.description,

@@ -35,17 +35,17 @@ function activity(hourly: Overview['hourly']): SafeHtml {
           { label: 'Openings', data: hourly.map((h) => h.openings) },
           { label: 'Purchases', data: hourly.map((h) => h.purchases) },
         ],
+        phoneHorizontal: true,
       },
       'Openings and completed purchases per hour (UTC), oldest first.',
     )}
   </section>`;
 }
 
-/** Currency flows, balances and the content version each service applied. */
+/** Currency flows (the whole width: four columns of long reasons and amounts), then balances and content versions side by side. */
 function economy(a: Overview): SafeHtml {
   const flows = a.currency_flows_24h;
-  return html`<section class="grid-2">
-    <div>
+  return html`<section>
       <h2>Currency sources and sinks (24 h)</h2>
       ${
         flows.length
@@ -56,22 +56,25 @@ function economy(a: Overview): SafeHtml {
             )
           : notice('empty', 'No currency moved in the last 24 hours.')
       }
-    </div>
-    <div>
-      <h2>Balances</h2>
-      ${table(
-        ['Currency', 'Total held', 'Holders'],
-        a.balances.map((b) => [`${b.name} (${b.code})`, b.total, b.holders]),
-        'balances',
-      )}
-      <h2>Content versions applied</h2>
-      ${table(
-        ['Service', 'Version'],
-        Object.entries(a.content_versions).map(([s, v]) => [s, v ?? 'none yet']),
-        'content-versions',
-      )}
-    </div>
-  </section>`;
+    </section>
+    <section class="grid-2">
+      <div>
+        <h2>Balances</h2>
+        ${table(
+          ['Currency', 'Total held', 'Holders'],
+          a.balances.map((b) => [`${b.name} (${b.code})`, b.total, b.holders]),
+          'balances',
+        )}
+      </div>
+      <div>
+        <h2>Content versions applied</h2>
+        ${table(
+          ['Service', 'Version'],
+          Object.entries(a.content_versions).map(([s, v]) => [s, v ?? 'none yet']),
+          'content-versions',
+        )}
+      </div>
+    </section>`;
 }
 
 /** The overview page's body, from GET /api/v1/admin/overview. */
