@@ -6,6 +6,28 @@ import { paramOf, queryOf, signedIn, type ConsolePage } from '../signed-in.js';
 
 type Player = Schemas['AdminPlayerDocument']['data'];
 type Attributes = Player['attributes'];
+type LedgerEntry = Attributes['ledger']['latest'][number];
+
+/** Names of the app's chest types (by UUID) and collectibles (by slug), from its catalog; an id not found shows as itself. */
+export interface Names {
+  chests: Map<string, string>;
+  collectibles: Map<string, string>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What a ledger row was for: the chests service debits a purchase under the purchase's id, a key
+ * under `key:<id>` and a timer skip under `unlock:<id>` (and refunds each under the same
+ * reference), which the wallet's reason alone (`debit`, `debit_refund`) does not say.
+ */
+export function ledgerLabel(e: Pick<LedgerEntry, 'reason' | 'reference'>): string {
+  if (e.reason !== 'debit' && e.reason !== 'debit_refund') return e.reason;
+  const ref = e.reference ?? '';
+  const kind = ref.startsWith('key:') ? 'key' : ref.startsWith('unlock:') ? 'timer skip' : UUID.test(ref) ? 'purchase' : undefined;
+  if (!kind) return e.reason;
+  return e.reason === 'debit' ? kind : `${kind} refund`;
+}
 
 /** The look-up form, with an error or a hint below. */
 export function playerSearchBody(q: string, error?: string): SafeHtml {
@@ -19,9 +41,10 @@ export function playerSearchBody(q: string, error?: string): SafeHtml {
 /** The player's headline figures. */
 const summary = (p: Player) =>
   html`<section class="stats">
-      ${stat('Email', p.attributes.email ?? 'guest', 'player-email')} ${stat('Unopened chests', p.attributes.inventory.total_chests, 'player-chests')}
+      ${stat('Email', p.attributes.email ?? 'guest', 'player-email', 'wide')}
+      ${stat('Unopened chests', p.attributes.inventory.total_chests, 'player-chests')}
       ${stat('Openings', p.attributes.openings.total, 'player-openings')}
-      ${stat('Joined', when(p.attributes.created_at).slice(0, 10), 'player-joined')}
+      ${stat('Joined', when(p.attributes.created_at).slice(0, 10), 'player-joined', 'text')}
     </section>
     <p class="muted">Player <code data-testid="player-id">${p.id}</code>${p.attributes.is_anonymous ? ' · guest' : ''}</p>`;
 
@@ -66,8 +89,15 @@ const ledgerAndCollections = (a: Attributes) =>
     ${
       a.ledger.latest.length
         ? table(
-            ['When', 'Currency', 'Change', 'Balance after', 'Reason', 'Reference'],
-            a.ledger.latest.map((e) => [when(e.at), e.currency, e.delta, e.balance_after, e.reason, e.reference]),
+            ['When', 'Currency', { label: 'Change', key: true }, 'Balance after', { label: 'For', key: true }, { label: 'Reference', wrap: true }],
+            a.ledger.latest.map((e) => [
+              when(e.at),
+              e.currency,
+              e.delta,
+              e.balance_after,
+              html`<span data-testid="ledger-label">${ledgerLabel(e)}</span>`,
+              e.reference,
+            ]),
             'player-ledger',
           )
         : notice('empty', 'No currency movements yet.')
@@ -79,13 +109,13 @@ const ledgerAndCollections = (a: Attributes) =>
       'player-collections',
     )}`;
 
-/** The unopened chests and the latest openings. */
-const chestsAndOpenings = (a: Attributes) =>
+/** The unopened chests and the latest openings, chest types and items by name. */
+const chestsAndOpenings = (a: Attributes, names: Names) =>
   html`<h2>Unopened chests</h2>
     ${
       a.inventory.chests.length
         ? table(
-            ['Chest', 'Source', 'Acquired'],
+            [{ label: 'Chest', key: true }, 'Source', 'Acquired'],
             a.inventory.chests.map((c) => [c.name, c.source, when(c.acquired_at)]),
             'player-inventory',
           )
@@ -95,12 +125,14 @@ const chestsAndOpenings = (a: Attributes) =>
     ${
       a.openings.latest.length
         ? table(
-            ['Opened', 'Chest type', 'Rules', 'Items'],
+            ['Opened', { label: 'Chest', key: true }, 'Rules', { label: 'Items', key: true }],
             a.openings.latest.map((o) => [
               when(o.opened_at),
-              o.chest_type_id,
+              html`<span data-testid="opening-chest" title="${o.chest_type_id}">${names.chests.get(o.chest_type_id) ?? o.chest_type_id}</span>`,
               `v${o.rules_version}`,
-              o.items.map((i) => `${i.collectible_id} (${i.rarity})`).join(', '),
+              html`<span data-testid="opening-items"
+                >${o.items.map((i) => `${names.collectibles.get(i.collectible_id) ?? i.collectible_id} (${i.rarity})`).join(', ')}</span
+              >`,
             ]),
             'player-openings-table',
           )
@@ -108,19 +140,46 @@ const chestsAndOpenings = (a: Attributes) =>
     }`;
 
 /** One player's page, from GET /api/v1/admin/players/{id}. */
-export const playerBody = (p: Player): SafeHtml =>
+export const playerBody = (p: Player, names: Names): SafeHtml =>
   html`<form method="get" action="/console/players" role="search">
       <input type="search" name="q" placeholder="Another player: id or email" aria-label="Player id or email" required />
     </form>
-    ${summary(p)} ${holdings(p.attributes)} ${ledgerAndCollections(p.attributes)} ${chestsAndOpenings(p.attributes)}`;
+    ${summary(p)} ${holdings(p.attributes)} ${ledgerAndCollections(p.attributes)} ${chestsAndOpenings(p.attributes, names)}`;
+
+/** Collectible pages read for their names (100 each): enough for any catalog the content limits allow. */
+const MAX_COLLECTIBLE_PAGES = 20;
+
+/**
+ * The names of the app's chest types and collectibles, from the catalog routes the secret key may
+ * read (GET /api/v1/chests, GET /api/v1/collectibles, paged). A failed read leaves its ids as
+ * they are: the page still shows the player.
+ */
+async function namesOf(p: ConsolePage): Promise<Names> {
+  const collectiblePage = (offset: number) =>
+    p.api(
+      { method: 'get', path: '/api/v1/collectibles', success: 200 },
+      { query: `page[limit]=100&page[offset]=${offset}&fields[collectible]=name` },
+    );
+  const [chests, first] = await Promise.all([
+    p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' }),
+    collectiblePage(0),
+  ]);
+  const names: Names = { chests: new Map(), collectibles: new Map() };
+  if (chests.ok) for (const c of chests.doc.data) names.chests.set(c.id, c.attributes.name);
+  if (!first.ok) return names;
+  const pages = Math.min(MAX_COLLECTIBLE_PAGES, Math.ceil(first.doc.meta.total_count / 100));
+  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => collectiblePage((i + 1) * 100)));
+  for (const a of [first, ...rest]) if (a.ok) for (const c of a.doc.data) names.collectibles.set(c.id, c.attributes.name);
+  return names;
+}
 
 /** GET /console/players/:id: a player by id or email. */
 async function playerPage(p: ConsolePage) {
   const id = paramOf(p.request, 'id');
-  const a = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200 }, { params: { id } });
+  const [a, names] = await Promise.all([p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200 }, { params: { id } }), namesOf(p)]);
   if (!a.ok && a.status === 404) return p.view('Players', '/console/players', playerSearchBody(id, `No player "${id}" in this app.`), 404);
   if (!a.ok) return p.failed('Player', '/console/players', a);
-  return p.view(`Player ${a.doc.data.attributes.email ?? a.doc.data.id}`, '/console/players', playerBody(a.doc.data));
+  return p.view(`Player ${a.doc.data.attributes.email ?? a.doc.data.id}`, '/console/players', playerBody(a.doc.data, names));
 }
 
 /** The players pages: look-up and one player. */
