@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_TYPES } from '@ccs/shared';
 import { errorLines, type Schemas } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table } from '../layout.js';
-import { formOf, signedIn, type ConsolePage } from '../signed-in.js';
+import { formOf, queryOf, signedIn, type ConsolePage } from '../signed-in.js';
 import { webhookRoutes } from './webhook.js';
 
 type Endpoint = Schemas['WebhookEndpoint'];
@@ -12,7 +12,15 @@ type Endpoint = Schemas['WebhookEndpoint'];
 const endpointsTable = (endpoints: Endpoint[]) =>
   endpoints.length
     ? table(
-        ['URL', 'Events', 'Enabled', 'Pending', 'Delivered', 'Parked', ''],
+        [
+          { label: 'URL', wrap: true },
+          'Events',
+          'Enabled',
+          { label: 'Pending', key: true },
+          { label: 'Delivered', key: true },
+          { label: 'Parked', key: true },
+          { label: '', key: true },
+        ],
         endpoints.map((e) => [
           e.attributes.url,
           e.attributes.events.length ? e.attributes.events.join(', ') : 'all',
@@ -39,8 +47,8 @@ const addForm = html`<h2>Add an endpoint</h2>
   </form>`;
 
 /** The webhooks page: a new endpoint's secret (shown once) or why it was refused, the endpoints, the form. */
-export function webhooksBody(endpoints: Endpoint[], created?: { url: string; secret: string }, error?: string): SafeHtml {
-  return html`${
+export function webhooksBody(endpoints: Endpoint[], created?: { url: string; secret: string }, error?: string, removed = false): SafeHtml {
+  return html`${removed ? notice('success', 'Endpoint removed.') : ''}${
     created
       ? notice(
           'success',
@@ -76,7 +84,7 @@ export function webhooksRoutes(app: FastifyInstance) {
     signedIn(async (p) => {
       const a = await p.api({ method: 'get', path: '/api/v1/admin/webhooks', success: 200 });
       if (!a.ok) return p.failed('Webhooks', '/console/webhooks', a);
-      return p.view('Webhooks', '/console/webhooks', webhooksBody(a.doc.data));
+      return p.view('Webhooks', '/console/webhooks', webhooksBody(a.doc.data, undefined, undefined, queryOf(p.request, 'removed') === '1'));
     }),
   );
   app.post('/webhooks', signedIn(addEndpoint));
