@@ -1,21 +1,90 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { readContentFile } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { createApp, grantChests, open, registerPlayer, wallet, type Player } from '../../services/chests/test/support/chests.js';
+import {
+  catalogIds,
+  createApp,
+  grantChests,
+  open,
+  purchase,
+  registerPlayer,
+  wallet,
+  type Player,
+} from '../../services/chests/test/support/chests.js';
+import { ledgerLabel } from '../../services/gateway/src/console/pages/players.js';
 
 /**
  * The studio console (docs/console.md) in a real browser: Playwright driving Debian's Chromium
  * (CHROMIUM_PATH, default /usr/bin/chromium; `.ci/run` installs it) against the gateway on a real
  * port. It signs in with the secret key, checks the numbers of each page against the admin API,
- * loads a content file, retries a parked webhook delivery, and keeps a screenshot of every page at
- * desktop and phone sizes in artifacts/console/ (git-ignored; CI keeps them as artifacts).
+ * runs simulations again, loads a content file, retries a parked webhook delivery and removes an
+ * endpoint (asked first). Every page of every test fails it on a console error, an uncaught page
+ * error or a Content-Security-Policy violation. Every page is checked at 1280 and 390 px for
+ * overflow and heading sizes, with a screenshot of each in a temporary directory (CONSOLE_SHOTS
+ * chooses another; the path is printed).
  */
-const SHOTS = new URL('../../artifacts/console/', import.meta.url).pathname;
+const SHOTS = `${process.env.CONSOLE_SHOTS ?? mkdtempSync(join(tmpdir(), 'console-shots-'))}/`;
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+/** Reports every CSP violation as a console error, before any of the page's scripts run. */
+const REPORT_CSP = () =>
+  document.addEventListener('securitypolicyviolation', (e) =>
+    console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber} (${e.sample})`),
+  );
+
+/** What a page's layout breaks: anything past the viewport's sides or scrolling sideways, headings out of order, a squeezed chart or header. */
+function layoutProblems(): string[] {
+  const vw = window.innerWidth;
+  const out: string[] = [];
+  const name = (el: Element) =>
+    `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().replace(/\s+/g, '.')}` : ''}${
+      el.getAttribute('data-testid') ? `[${el.getAttribute('data-testid')}]` : ''
+    }`;
+  if (document.documentElement.scrollWidth > vw) out.push(`the page is ${document.documentElement.scrollWidth} px wide in ${vw}`);
+  for (const el of Array.from(document.body.querySelectorAll('*'))) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.right > vw + 1 || r.left < -1) out.push(`${name(el)} spans ${Math.round(r.left)}..${Math.round(r.right)} px`);
+    const cs = getComputedStyle(el);
+    if (cs.overflowX !== 'visible' && cs.textOverflow !== 'ellipsis' && el.scrollWidth > el.clientWidth + 1)
+      out.push(`${name(el)} hides ${el.scrollWidth - el.clientWidth} px sideways`);
+  }
+  const size = (el: Element) => parseFloat(getComputedStyle(el).fontSize);
+  const title = document.querySelector('main > h1');
+  if (!title) out.push('no page title');
+  for (const h of Array.from(document.querySelectorAll('main h2, main h3')))
+    if (title && size(title) <= size(h)) out.push(`the title (${size(title)} px) is not bigger than "${h.textContent?.trim()}" (${size(h)} px)`);
+  // The header is one row: its visible lists (brand, navigation or menu) side by side.
+  const rows = new Set(
+    Array.from(document.querySelectorAll('header nav > ul'))
+      .map((ul) => ul.getBoundingClientRect())
+      .filter((r) => r.height > 0)
+      .map((r) => Math.round(r.top / 24)),
+  );
+  if (rows.size > 1) out.push(`the header takes ${rows.size} rows`);
+  for (const c of Array.from(document.querySelectorAll('canvas[data-chart]'))) {
+    const r = c.getBoundingClientRect();
+    if (r.width < Math.min(300, vw * 0.7) || r.height < 200) out.push(`chart ${c.id} is ${Math.round(r.width)}×${Math.round(r.height)} px`);
+  }
+  return out;
+}
+
+/** Whether a chart's canvas is drawn at its size: its bitmap matches its box and has paint on it. */
+function chartPainted(id: string): boolean {
+  const canvas = document.getElementById(id) as HTMLCanvasElement | null;
+  if (!canvas || canvas.dataset.drawn !== '1') return false;
+  if (Math.abs(canvas.width - Math.round(canvas.clientWidth * devicePixelRatio)) > 2) return false;
+  const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+  let painted = 0;
+  for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
+  return painted > 500;
+}
 
 describe('studio console in a browser', () => {
   let stack: TestStack;
@@ -28,6 +97,7 @@ describe('studio console in a browser', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
+    console.info(`console screenshots: ${SHOTS}`);
     receiver = await new WebhookReceiver().start();
     receiver.on('/down', () => ({ status: 503 }));
     stack = await startStack({
@@ -45,6 +115,9 @@ describe('studio console in a browser', () => {
     ada = await registerPlayer(stack, game.publishableKey);
     const chests = await grantChests(stack, ada, 'silver-chest', 2);
     for (const c of chests) expect((await open(stack, ada, c)).statusCode).toBe(200);
+    // A purchase, for the ledger's labels.
+    const silver = (await catalogIds(stack, game.publishableKey))['Silver Chest']!;
+    expect((await purchase(stack, ada, silver, 'coins')).statusCode).toBe(201);
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
   }, 60_000);
   afterAll(async () => {
@@ -59,9 +132,30 @@ describe('studio console in a browser', () => {
     return res.json();
   };
 
-  async function signedIn(size: keyof typeof SIZES = 'desktop'): Promise<{ context: BrowserContext; page: Page }> {
+  /** The console errors, page errors and CSP violations of each context's pages (checked by `done`). */
+  const problems = new Map<BrowserContext, string[]>();
+  async function browse(size: keyof typeof SIZES = 'desktop'): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: SIZES[size] });
-    const page = await context.newPage();
+    await context.addInitScript(REPORT_CSP);
+    const found: string[] = [];
+    problems.set(context, found);
+    context.on('page', (p) => {
+      p.on('console', (m) => {
+        if (m.type() === 'error') found.push(`${p.url()}: ${m.text()}${m.location().url ? ` (${m.location().url})` : ''}`);
+      });
+      p.on('pageerror', (e) => found.push(`${p.url()}: ${e.message}`));
+    });
+    return { context, page: await context.newPage() };
+  }
+  /** Closes a context: none of its pages may have logged an error, thrown, or broken the CSP. */
+  async function done(context: BrowserContext, expected: RegExp[] = []) {
+    const found = (problems.get(context) ?? []).filter((p) => !expected.some((e) => e.test(p)));
+    await context.close();
+    expect(found).toEqual([]);
+  }
+
+  async function signedIn(size: keyof typeof SIZES = 'desktop'): Promise<{ context: BrowserContext; page: Page }> {
+    const { context, page } = await browse(size);
     await page.goto(`${base}/console`);
     expect(page.url()).toBe(`${base}/console/sign-in`);
     await page.fill('input[name=secret_key]', game.secretKey);
@@ -72,8 +166,7 @@ describe('studio console in a browser', () => {
   const text = async (page: Page, testid: string) => (await page.getByTestId(testid).first().innerText()).trim();
 
   it('refuses a wrong key and a publishable key, each with its reason; keeps the secret key out of the page, the URL and scripts', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
+    const { context, page } = await browse();
     await page.goto(`${base}/console/sign-in`);
     await page.fill('input[name=secret_key]', 'sk_nothing_like_a_key');
     await page.click('form[data-testid=sign-in] button');
@@ -81,7 +174,8 @@ describe('studio console in a browser', () => {
     await page.fill('input[name=secret_key]', game.publishableKey);
     await page.click('form[data-testid=sign-in] button');
     expect(await text(page, 'notice-error')).toContain('publishable key');
-    await context.close();
+    // The refusals answer 401 and 403, which Chromium reports as failed loads; nothing else.
+    await done(context, [/status of 40[13]/]);
 
     const { context: signed, page: p } = await signedIn();
     const cookies = await signed.cookies();
@@ -99,7 +193,7 @@ describe('studio console in a browser', () => {
     // A cross-site form post is refused even with the cookie.
     const forged = await signed.request.post(`${base}/console/sign-out`, { headers: { origin: 'https://evil.example' } });
     expect(forged.status()).toBe(403);
-    await signed.close();
+    await done(signed);
   });
 
   it('shows the overview with the numbers of the admin API and a chart of openings over time', async () => {
@@ -114,7 +208,7 @@ describe('studio console in a browser', () => {
     );
     expect(points.reduce((n: number, x: number) => n + x, 0)).toBe(2);
     await page.screenshot({ path: `${SHOTS}overview-desktop.png`, fullPage: true });
-    await context.close();
+    await done(context);
   });
 
   it('looks up a player who opened chests, with the same balances, chests, openings and collection progress as the API', async () => {
@@ -137,11 +231,43 @@ describe('studio console in a browser', () => {
     for (const c of api.collections as { id: string; unique_items: number }[]) expect(Number(await text(page, `owned-${c.id}`))).toBe(c.unique_items);
     await page.waitForSelector('#completion-chart[data-drawn="1"]');
     expect((await page.getByTestId('player-openings-table').locator('tbody tr').count()) as number).toBe(2);
+    // Chest types and items by their names in the catalog, not their UUIDs and slugs.
+    const chestNames = new Map<string, string>(
+      (await admin('/api/v1/chests?page[limit]=100')).data.map((c: { id: string; attributes: { name: string } }) => [c.id, c.attributes.name]),
+    );
+    const itemNames = new Map<string, string>(
+      (await admin('/api/v1/collectibles?page[limit]=100')).data.map((c: { id: string; attributes: { name: string } }) => [c.id, c.attributes.name]),
+    );
+    const latest = api.openings.latest as { chest_type_id: string; items: { collectible_id: string; rarity: string }[] }[];
+    expect(await page.getByTestId('opening-chest').allInnerTexts()).toEqual(latest.map((o) => chestNames.get(o.chest_type_id)));
+    expect(await page.getByTestId('opening-items').allInnerTexts()).toEqual(
+      latest.map((o) => o.items.map((i) => `${itemNames.get(i.collectible_id)} (${i.rarity})`).join(', ')),
+    );
+    // The purchase's debit says what it paid for.
+    expect(await page.getByTestId('ledger-label').allInnerTexts()).toContain('purchase');
+    // The email on one line, cut with an ellipsis when it does not fit.
+    const emailBox = await page.getByTestId('player-email').evaluate((el) => ({
+      lines: Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)),
+      ellipsis: getComputedStyle(el).textOverflow,
+      title: el.getAttribute('title'),
+    }));
+    expect(emailBox).toEqual({ lines: 1, ellipsis: 'ellipsis', title: email });
     await page.screenshot({ path: `${SHOTS}player-desktop.png`, fullPage: true });
     // An unknown player: an error state, not a crash.
     await page.goto(`${base}/console/players/nobody@example.com`);
     expect(await text(page, 'notice-error')).toContain('No player');
-    await context.close();
+    await done(context, [/status of 404/]);
+  });
+
+  it('labels debits by what their reference names: a purchase, a key, a timer skip', () => {
+    const purchaseId = '0b7e3c52-2f4e-4c8e-9a51-3e0f3b0b6d11';
+    expect(ledgerLabel({ reason: 'debit', reference: purchaseId })).toBe('purchase');
+    expect(ledgerLabel({ reason: 'debit', reference: `key:${purchaseId}` })).toBe('key');
+    expect(ledgerLabel({ reason: 'debit', reference: `unlock:${purchaseId}` })).toBe('timer skip');
+    expect(ledgerLabel({ reason: 'debit_refund', reference: `unlock:${purchaseId}` })).toBe('timer skip refund');
+    expect(ledgerLabel({ reason: 'debit', reference: 'something-else' })).toBe('debit');
+    expect(ledgerLabel({ reason: 'debit', reference: null })).toBe('debit');
+    expect(ledgerLabel({ reason: 'welcome_bonus', reference: null })).toBe('welcome_bonus');
   });
 
   it("charts a chest's disclosed odds against its real drops and a simulation's, with the API's numbers", async () => {
@@ -160,8 +286,19 @@ describe('studio console in a browser', () => {
     const p = Number(await text(page, 'p-rarities'));
     expect(p).toBeGreaterThanOrEqual(0);
     expect(p).toBeLessThanOrEqual(1);
+    await page.waitForTimeout(200);
+    expect(await page.evaluate(chartPainted, 'odds-chart')).toBe(true);
+    // Run again, twice: each new chart is drawn at once at its size (no resize needed), without a CSP violation.
+    for (const seed of ['0a0b', '0c0d']) {
+      await page.getByTestId('simulation-form').locator('input[name=seed]').fill(seed);
+      await page.getByTestId('simulation-form').locator('button').click();
+      await page.locator('#simulation code', { hasText: seed }).waitFor({ timeout: 20_000 });
+      await page.waitForSelector('#odds-chart[data-drawn="1"]');
+      await page.waitForTimeout(200);
+      expect(await page.evaluate(chartPainted, 'odds-chart'), `chart of run ${seed}`).toBe(true);
+    }
     await page.screenshot({ path: `${SHOTS}chest-desktop.png`, fullPage: true });
-    await context.close();
+    await done(context);
   });
 
   it('loads a content file (refusing bad ones with their problems), and escapes what content says', async () => {
@@ -188,7 +325,8 @@ describe('studio console in a browser', () => {
       expect(await page.getByTestId('chests').innerText()).toContain('<img src=x id=injected>Silver');
     }, 15_000);
     expect(await page.$('#injected')).toBeNull();
-    await context.close();
+    // The two refused files answer 422, which Chromium reports as failed loads.
+    await done(context, [/status of 422/]);
   });
 
   it('adds a webhook endpoint (its secret shown once), shows a parked delivery and retries it', async () => {
@@ -208,8 +346,13 @@ describe('studio console in a browser', () => {
     );
     await page.goto(`${base}/console/webhooks/${endpointId}?status=parked`);
     receiver.on('/down', () => ({ status: 200 }));
+    expect(await page.locator('a[href$="?status=parked"]').innerText()).toBe('parked (1)');
     const retry = page.locator('button[data-testid^=retry-]');
     await retry.click();
+    // Back on the page, its counts read again: the delivery is no longer parked.
+    await page.waitForURL(/retried=.*status=parked/);
+    expect(await text(page, 'notice-success')).toContain('sent again');
+    expect(await page.locator('a[href$="?status=parked"]').innerText()).toBe('parked (0)');
     await eventually(async () => {
       const d = (await admin(`/api/v1/admin/webhooks/${endpointId}/deliveries`)).data[0];
       expect(d.attributes.status).toBe('delivered');
@@ -217,33 +360,78 @@ describe('studio console in a browser', () => {
     await page.goto(`${base}/console/webhooks/${endpointId}`);
     expect(await page.getByTestId('deliveries').innerText()).toContain('delivered');
     await page.screenshot({ path: `${SHOTS}webhook-desktop.png`, fullPage: true });
-    await context.close();
+    await done(context);
   });
 
-  it('works at desktop and phone sizes: every page renders without horizontal overflow of the page itself', async () => {
+  it('works at 1280 and 390 px: every page fits the screen, its title above its headings, its header one row, its charts full size', async () => {
     const endpointId = (await admin('/api/v1/admin/webhooks')).data[0]?.id as string;
+    const chestId = (await admin('/api/v1/chests?page[limit]=100')).data[0]?.id as string;
     for (const size of ['desktop', 'phone'] as const) {
+      const anonymous = await browse(size);
+      await anonymous.page.goto(`${base}/console/sign-in`);
+      expect(await anonymous.page.evaluate(layoutProblems), `sign-in at ${size}`).toEqual([]);
+      await anonymous.page.screenshot({ path: `${SHOTS}sign-in-${size}.png`, fullPage: true });
+      await done(anonymous.context);
+
       const { context, page } = await signedIn(size);
       for (const [name, path] of [
         ['overview', '/console'],
         ['players', '/console/players'],
         ['player', `/console/players/${ada.id}`],
         ['chests', '/console/chests'],
+        ['chest', `/console/chests/${chestId}`],
         ['content', '/console/content'],
+        ['content-diff', '/console/content/1/diff'],
         ['webhooks', '/console/webhooks'],
         ['webhook', `/console/webhooks/${endpointId}`],
         ['audit', '/console/audit'],
       ] as const) {
         const res = await page.goto(`${base}${path}`);
         expect(res?.status(), path).toBe(200);
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-        expect(overflow, `${path} at ${size}`).toBeLessThanOrEqual(1);
+        if (name === 'chest') await page.waitForSelector('#odds-chart[data-drawn="1"]', { timeout: 20_000 });
+        await page.waitForTimeout(100);
+        expect(await page.evaluate(layoutProblems), `${path} at ${size}`).toEqual([]);
         await page.screenshot({ path: `${SHOTS}${name}-${size}.png`, fullPage: true });
       }
-      await context.close();
+      if (size === 'phone') {
+        // The phone's menu opens and leads to every page.
+        await page.locator('.nav-phone summary').click();
+        await page.locator('.nav-phone a[href="/console/audit"]').click();
+        await page.waitForURL(`${base}/console/audit`);
+      }
+      await done(context);
     }
     // Every console call went through the admin API and is in the audit log.
     const audit = (await admin('/api/v1/admin/audit?page[limit]=100')).data.map((e: { attributes: { action: string } }) => e.attributes.action);
     expect(audit).toEqual(expect.arrayContaining(['GET /api/v1/admin/overview', 'GET /api/v1/admin/players/{id}', 'POST /api/v1/admin/content']));
-  }, 60_000);
+  }, 90_000);
+
+  it('removes a webhook endpoint only once asked and confirmed', async () => {
+    const endpointId = (await admin('/api/v1/admin/webhooks')).data[0]?.id as string;
+    const listed = async () => ((await admin('/api/v1/admin/webhooks')).data as { id: string }[]).map((e) => e.id);
+    const { context, page } = await signedIn('phone');
+    await page.goto(`${base}/console/webhooks/${endpointId}`);
+    await page.getByTestId('remove-form').locator('button').click();
+    expect(await text(page, 'notice-warning')).toContain('cannot be undone');
+    expect(await page.evaluate(layoutProblems)).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}webhook-remove-phone.png`, fullPage: true });
+    expect(await listed()).toContain(endpointId);
+    // The server removes nothing without the confirmation, whatever posts the form.
+    const unconfirmed = await context.request.post(`${base}/console/webhooks/${endpointId}/delete`, { headers: { origin: base }, form: {} });
+    expect(unconfirmed.status()).toBe(200);
+    const wrong = await context.request.post(`${base}/console/webhooks/${endpointId}/delete`, {
+      headers: { origin: base },
+      form: { confirm: 'yes' },
+    });
+    expect(wrong.status()).toBe(200);
+    expect(await listed()).toContain(endpointId);
+    await page.getByTestId('cancel-remove').click();
+    await page.waitForURL(`${base}/console/webhooks/${endpointId}`);
+    await page.getByTestId('remove-form').locator('button').click();
+    await page.getByTestId('confirm-remove').locator('button').click();
+    await page.waitForURL(`${base}/console/webhooks?removed=1`);
+    expect(await text(page, 'notice-success')).toContain('removed');
+    expect(await listed()).not.toContain(endpointId);
+    await done(context);
+  });
 });
