@@ -179,6 +179,38 @@ describe('admin API', () => {
     });
   });
 
+  it('refuses content that would be a complete gacha (422 complete_gacha naming the collection and collectibles), and loads it once a free chest drops them', async () => {
+    const versionBefore = (await ok('/api/v1/admin/content')).meta.current_version;
+    // The forest's set (it has a completion reward) drops only from a gems-only chest: a prize for
+    // completing a set of paid random items once the rule is on.
+    const content = structuredClone(readContentFile());
+    content.players.player_credit_allowed = false;
+    content.compliance = { ...content.compliance!, forbid_complete_gacha: true };
+    const forest = content.collections.find((c) => c.id === 'enchanted-forest')!;
+    const withoutForest = (pools: { collection?: string }[]) => pools.filter((p) => p.collection !== forest.id);
+    for (const ch of content.chests)
+      if (ch.id !== 'golden-chest') ch.rules.pools = withoutForest(ch.rules.pools as { collection?: string }[]) as typeof ch.rules.pools;
+    const post = (payload: unknown) =>
+      stack.inject({
+        method: 'POST',
+        url: '/api/v1/admin/content',
+        headers: { apikey: game.secretKey, 'content-type': 'application/json', accept: 'application/vnd.api+json' },
+        payload: payload as object,
+      });
+    const refused = expectError(await post(content), 422, 'complete_gacha');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.source).toEqual({ pointer: `/collections/${content.collections.indexOf(forest)}/completion_reward` });
+    expect((refused[0] as { meta?: unknown }).meta).toEqual({ collection: forest.id, collectibles: forest.collectibles.map((c) => c.id) });
+    expect((await ok('/api/v1/admin/content')).meta.current_version).toBe(versionBefore);
+    // Without the rule the same content loads (a studio outside such rules decides); with it, a
+    // free chest dropping the forest makes it fine.
+    content.chests
+      .find((c) => c.id === 'wooden-chest')!
+      .rules.pools.push({ collection: forest.id } as (typeof content.chests)[0]['rules']['pools'][0]);
+    const loaded = await post(content);
+    expect(loaded.statusCode, loaded.body).toBe(201);
+  });
+
   it("simulates a chest's odds on its current rules, reproducibly with a seed", async () => {
     const simulate = (chest: string, attributes: Record<string, unknown>) =>
       stack.inject({

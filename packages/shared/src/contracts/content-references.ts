@@ -12,7 +12,8 @@ interface ReferencedContent {
   compliance?: ComplianceRules;
 }
 
-type Issue = (path: (string | number)[], message: string) => void;
+/** A problem at `path`; `params` give it its own error code and meta (else `invalid_field`). */
+type Issue = (path: (string | number)[], message: string, params?: { code: string; meta: Record<string, unknown> }) => void;
 
 /** The ids a content file declares, for checking what points at them. */
 interface Known {
@@ -119,9 +120,57 @@ function checkRules(c: ReferencedContent, { currencies, rarities }: Known, chest
   }
 }
 
+/**
+ * Whether a chest type costs a paid currency (DESIGN.md §7): bought only with paid currencies (a
+ * price in at least one currency, every one of them paid), or opened with a paid key, or skipped
+ * with a paid currency. A chest with no price at all comes only from grants (starter, rewards,
+ * the studio's): not paid, unless its key or skip is.
+ */
+function costsPaid(ch: ChestTypeContent, paid: ReadonlySet<string>): boolean {
+  const prices = Object.keys(ch.price);
+  if (prices.length > 0 && prices.every((code) => paid.has(code))) return true;
+  if (ch.requires_key && paid.has(ch.requires_key.currency)) return true;
+  return ch.unlock?.skip !== undefined && paid.has(ch.unlock.skip.currency);
+}
+
+/**
+ * No complete gacha (`compliance.forbid_complete_gacha`): a collection with a completion reward
+ * may not hold a collectible that only chests costing a paid currency can drop, since completing
+ * it would then be a prize for a set of paid random items. Collectibles no chest drops are not
+ * this rule's concern (no chest makes them paid). One issue per such collection, coded
+ * `complete_gacha`, naming it and the collectibles.
+ */
+function checkCompleteGacha(c: ReferencedContent, issue: Issue): void {
+  if (!c.compliance?.forbid_complete_gacha) return;
+  const paid = new Set(c.compliance.paid_currencies);
+  const droppedBy = new Map<string, ChestTypeContent[]>();
+  for (const ch of c.chests) {
+    const whole = new Set(ch.rules.pools.flatMap((p) => ('collection' in p ? [p.collection] : [])));
+    const listed = new Set(ch.rules.pools.flatMap((p) => ('collectibles' in p ? p.collectibles : [])));
+    for (const col of c.collections)
+      for (const it of col.collectibles) if (whole.has(col.id) || listed.has(it.id)) droppedBy.set(it.id, [...(droppedBy.get(it.id) ?? []), ch]);
+  }
+  c.collections.forEach((col, i) => {
+    const reward = col.completion_reward;
+    if (!reward || (Object.keys(reward.currencies ?? {}).length === 0 && (reward.chests ?? []).length === 0)) return;
+    const paidOnly = col.collectibles
+      .map((it) => it.id)
+      .filter((id) => {
+        const chests = droppedBy.get(id) ?? [];
+        return chests.length > 0 && chests.every((ch) => costsPaid(ch, paid));
+      });
+    if (!paidOnly.length) return;
+    issue(
+      ['collections', i, 'completion_reward'],
+      `complete gacha: collection ${col.id} rewards its completion, and ${paidOnly.join(', ')} only come from chests that cost a paid currency; drop them from a free chest too, or remove the reward`,
+      { code: 'complete_gacha', meta: { collection: col.id, collectibles: paidOnly } },
+    );
+  });
+}
+
 /** Cross-references a content file must satisfy: every id it points at exists and is unique. */
 export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): void {
-  const issue: Issue = (path, message) => ctx.addIssue({ code: 'custom', path, message });
+  const issue: Issue = (path, message, params) => ctx.addIssue({ code: 'custom', path, message, ...(params ? { params } : {}) });
   const known: Known = {
     rarities: new Set(c.rarities.map((r) => r.id)),
     currencies: new Set(c.currencies.map((x) => x.code)),
@@ -131,4 +180,5 @@ export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): voi
   checkCollections(c, known, issue);
   const chestIds = checkChests(c, known, issue);
   checkRules(c, known, chestIds, issue);
+  checkCompleteGacha(c, issue);
 }

@@ -159,6 +159,12 @@ export const ComplianceSchema = z
     paid_currencies: z.array(z.string()).default([]),
     blocked_regions: z.array(CountryCodeSchema).default([]),
     min_age: z.number().int().min(0).max(99).optional(),
+    /**
+     * Refuse "complete gacha" (DESIGN.md §7; Japan, since 2012): content in which a collection
+     * with a `completion_reward` holds a collectible that only chests costing a paid currency can
+     * drop (422 `complete_gacha` at load, naming the collection and the collectibles).
+     */
+    forbid_complete_gacha: z.boolean().default(false),
   })
   .strict();
 export type ComplianceRules = z.infer<typeof ComplianceSchema>;

@@ -135,11 +135,14 @@ export function zodIssuesToErrors(issues: readonly z.core.$ZodIssue[], where: 'b
   return issues.map((issue) => {
     const path = issue.path.map(String);
     if (where === 'body') {
+      // A rule of our own (a custom issue with params: e.g. content's `complete_gacha`) keeps its code and meta.
+      const own = issue.code === 'custom' ? (issue.params as { code?: unknown; meta?: Record<string, unknown> } | undefined) : undefined;
       return {
         kind: 'invalid',
-        code: 'invalid_field',
+        code: typeof own?.code === 'string' ? own.code : 'invalid_field',
         detail: issue.message,
         source: { pointer: bodyPrefix + (path.length ? '/' + path.join('/') : '') || '/' },
+        ...(own?.meta ? { meta: own.meta } : {}),
       };
     }
     const parameter = path.length
