@@ -3354,6 +3354,8 @@ export interface operations {
                     compliance?: {
                         /** @default [] */
                         blocked_regions?: string[];
+                        /** @default false */
+                        forbid_complete_gacha?: boolean;
                         min_age?: number;
                         /** @default [] */
                         paid_currencies?: string[];
@@ -3509,7 +3511,7 @@ export interface operations {
             /**
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
-             *     - the content file does not validate (`invalid_field` and others, `source.pointer` at each problem)
+             *     - the content file does not validate (`invalid_field`, and `complete_gacha` with `meta.collection` and `meta.collectibles` when `compliance.forbid_complete_gacha` refuses a rewarded set of paid random items; `source.pointer` at each problem)
              */
             422: {
                 headers: {

@@ -90,7 +90,12 @@ export const adminLoadContent: OperationDoc = {
     "Validates a content file (docs/content.md; plain JSON, up to the gateway's body limit) and loads it as the app's next version; every service applies it within moments. A file that does not validate is refused with one 422 error per problem, pointing at it, and nothing changes. Recorded in the audit log.",
   token: 'none',
   responses: [{ status: 201, description: 'Loaded as the next version.', schema: ContentLoadedDocument, headers: NO_STORE_HEADER }],
-  errors: { ...SECRET_KEY_ONLY, 422: ['the content file does not validate (`invalid_field` and others, `source.pointer` at each problem)'] },
+  errors: {
+    ...SECRET_KEY_ONLY,
+    422: [
+      'the content file does not validate (`invalid_field`, and `complete_gacha` with `meta.collection` and `meta.collectibles` when `compliance.forbid_complete_gacha` refuses a rewarded set of paid random items; `source.pointer` at each problem)',
+    ],
+  },
 };
 
 /** POST /api/v1/admin/chests/{id}/simulation. */
