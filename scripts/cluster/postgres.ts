@@ -1,0 +1,172 @@
+/**
+ * Postgres for the cluster: a database (fresh by default), one login role per service whose
+ * search_path is the service's schema (what PG_SEARCH_PATH=role reads behind PgBouncer in
+ * transaction mode, docs/deploy.md "Postgres"), and PgBouncer in front of it as a child process
+ * with its own configuration in a temporary directory.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort, startProgram, waitFor, type Child } from './processes.js';
+
+export const PGBOUNCER = process.env.PGBOUNCER_BIN || '/usr/sbin/pgbouncer';
+
+/** The services that own a schema (the gateway has none), each schema named as its service. */
+export const SCHEMA_OWNERS = ['players', 'wallet', 'chests', 'collections', 'egress'] as const;
+export type SchemaOwner = (typeof SCHEMA_OWNERS)[number];
+
+export interface ClusterDatabase {
+  /** The database's name. */
+  name: string;
+  /** True when it was created for this cluster (and is dropped with it). */
+  created: boolean;
+  /** Superuser URL to the database, directly (no PgBouncer): for checks and clean-up. */
+  adminUrl: string;
+  /** Each service's role. */
+  roles: Record<SchemaOwner, string>;
+  /** Each service's direct URL (its role, no PgBouncer): what migrations use. */
+  directUrl(service: SchemaOwner): string;
+}
+
+const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+function withDatabase(url: string, database: string, user?: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  if (user !== undefined) {
+    u.username = user;
+    u.password = '';
+  }
+  return u.toString();
+}
+
+/**
+ * Creates the database (unless `useExisting`) and the five roles: LOGIN, CREATE and CONNECT on
+ * the database, `ALTER ROLE … SET search_path = <schema>`. Roles are named after the database
+ * so that two clusters on one Postgres do not share them.
+ */
+export async function prepareDatabase(baseUrl: string, useExisting: boolean): Promise<ClusterDatabase> {
+  const base = new URL(baseUrl);
+  const existing = decodeURIComponent(base.pathname.slice(1)) || 'postgres';
+  const name = useExisting ? existing : `ccs_cluster_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    if (!useExisting) await admin.query(`CREATE DATABASE ${ident(name)}`);
+    const prefix = useExisting ? 'ccs' : name;
+    const roles = Object.fromEntries(SCHEMA_OWNERS.map((s) => [s, `${prefix}_${s}`])) as Record<SchemaOwner, string>;
+    for (const service of SCHEMA_OWNERS) {
+      const role = roles[service];
+      const found = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+      if (!found.rowCount) await admin.query(`CREATE ROLE ${ident(role)} LOGIN`);
+      await admin.query(`GRANT CREATE, CONNECT ON DATABASE ${ident(name)} TO ${ident(role)}`);
+      await admin.query(`ALTER ROLE ${ident(role)} SET search_path = ${ident(service)}`);
+    }
+    // egress's first migration takes over the webhook tables players' migration 0008 created
+    // (ALTER TABLE players.webhook_… SET SCHEMA egress): only the tables' owner may, so egress's
+    // role is a member of players'. Without it: "permission denied for schema players".
+    await admin.query(`GRANT ${ident(roles.players)} TO ${ident(roles.egress)}`);
+    return {
+      name,
+      created: !useExisting,
+      adminUrl: withDatabase(baseUrl, name),
+      roles,
+      directUrl: (service) => withDatabase(baseUrl, name, roles[service]),
+    };
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+}
+
+/** Drops a database made for a cluster, and its roles (after closing what still connects). */
+export async function dropDatabase(baseUrl: string, db: ClusterDatabase): Promise<void> {
+  if (!db.created) return;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db.name]);
+    await admin.query(`DROP DATABASE IF EXISTS ${ident(db.name)}`);
+    for (const role of Object.values(db.roles)) await admin.query(`DROP ROLE IF EXISTS ${ident(role)}`);
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+}
+
+export interface Bouncer {
+  port: number;
+  configFile: string;
+  /** A service's URL through PgBouncer (its role). */
+  url(service: SchemaOwner): string;
+}
+
+/** PgBouncer's settings: transaction pooling, trust (the local Postgres trusts loopback), one pool per role. */
+export function pgbouncerConfig(opts: { port: number; dir: string; pgHost: string; pgPort: number; database: string; poolSize: number }): string {
+  return [
+    '[databases]',
+    `${opts.database} = host=${opts.pgHost} port=${opts.pgPort} dbname=${opts.database}`,
+    '',
+    '[pgbouncer]',
+    'listen_addr = 127.0.0.1',
+    `listen_port = ${opts.port}`,
+    // No Unix socket: several clusters (and a system PgBouncer) must not collide on /tmp/.s.PGSQL.6432.
+    'unix_socket_dir =',
+    'auth_type = trust',
+    `auth_file = ${path.join(opts.dir, 'userlist.txt')}`,
+    'pool_mode = transaction',
+    `default_pool_size = ${opts.poolSize}`,
+    'max_client_conn = 1000',
+    'ignore_startup_parameters = extra_float_digits',
+    'log_connections = 0',
+    'log_disconnections = 0',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Starts PgBouncer on a free loopback port in front of the database's Postgres, knowing the
+ * five roles (auth_file; with auth_type trust only the names count), and waits until it answers.
+ */
+export async function startPgbouncer(
+  dir: string,
+  baseUrl: string,
+  db: ClusterDatabase,
+  poolSize: number,
+  print: (line: string) => void,
+): Promise<{ bouncer: Bouncer; child: Child }> {
+  const base = new URL(baseUrl);
+  const port = await freePort();
+  const configFile = path.join(dir, 'pgbouncer.ini');
+  writeFileSync(
+    path.join(dir, 'userlist.txt'),
+    Object.values(db.roles)
+      .map((r) => `"${r}" ""\n`)
+      .join(''),
+  );
+  writeFileSync(configFile, pgbouncerConfig({ port, dir, pgHost: base.hostname, pgPort: Number(base.port || 5432), database: db.name, poolSize }));
+  // PgBouncer refuses to run as root: as root it switches to PGBOUNCER_USER (postgres), which must read the directory.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) chmodSync(dir, 0o755);
+  const args = asRoot ? ['-u', process.env.PGBOUNCER_USER || 'postgres', configFile] : [configFile];
+  const child = startProgram('pgbouncer', PGBOUNCER, args, print);
+  const bouncer: Bouncer = {
+    port,
+    configFile,
+    url: (service) => `postgres://${encodeURIComponent(db.roles[service])}@127.0.0.1:${port}/${encodeURIComponent(db.name)}`,
+  };
+  await waitFor(
+    'PgBouncer answers',
+    async () => {
+      const c = new pg.Client({ connectionString: bouncer.url('players'), connectionTimeoutMillis: 2000 });
+      try {
+        await c.connect();
+        await c.query('SELECT 1');
+        return true;
+      } finally {
+        await c.end().catch(() => undefined);
+      }
+    },
+    { timeoutMs: 15_000, dead: () => (child.hasExited() ? `pgbouncer exited: ${child.tail().slice(-5).join(' / ')}` : undefined) },
+  );
+  return { bouncer, child };
+}
