@@ -322,6 +322,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/chests/{id}/odds/observed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What real openings of a chest drew, against its odds
+         * @description Observed odds in public (DESIGN.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. `rules_version` asks for an earlier content version (an opening records the version it used); by default the current one. Aggregates only; never cached.
+         */
+        get: operations["getObservedOdds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chests/{id}/open": {
         parameters: {
             query?: never;
@@ -2092,6 +2112,36 @@ export interface components {
             };
             /** @constant */
             type: "player";
+        };
+        ObservedOddsDocument: {
+            data: {
+                attributes: {
+                    /** @description Goodness of fit of the counts to the disclosed shares: a very small value says the draws do not follow the disclosure. Null before any opening. */
+                    chi_square_p_value: number | null;
+                    /** @description Items they drew. */
+                    items: number;
+                    /** @description Openings of the chest under that version that are kept (OPENINGS_RETENTION_DAYS). */
+                    openings: number;
+                    rarities: {
+                        count: number;
+                        /** @description The long-run share of the rarity among items that version disclosed. */
+                        disclosed: number;
+                        /** @description Its share among the items drawn. */
+                        observed: number;
+                        rarity: string;
+                    }[];
+                    /** @description The content version whose rules the counted openings rolled with. */
+                    rules_version: number;
+                    /** @description The oldest opening counted; null without any. */
+                    since: string | null;
+                };
+                /** Format: uuid */
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "chest_observed_odds";
+            };
         };
         OpenApiDocument: {
             info: {
@@ -6056,6 +6106,160 @@ export interface operations {
                 };
                 content: {
                     "application/vnd.api+json": components["schemas"]["ChestOddsDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             *     - a `rules_version` that is not a content version number (`invalid_parameter`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such chest in the catalog of this app (`chest_not_found`)
+             *     - the chest has no rules of that `rules_version` (`rules_version_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getObservedOdds: {
+        parameters: {
+            query?: {
+                rules_version?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A catalog chest (chest type).
+                 * @example 3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The observed odds. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ObservedOddsDocument"];
                 };
             };
             /**

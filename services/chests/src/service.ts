@@ -22,6 +22,7 @@ import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
 import { getChestOddsEndpoint } from './endpoints/catalog-odds.js';
+import { observedOddsEndpoint } from './endpoints/observed-odds.js';
 import { getFairnessEndpoint, listPityEndpoint, playerOddsEndpoint, rotateSeedEndpoint, verifyOpeningEndpoint } from './endpoints/fairness.js';
 import { inventoryEndpoint } from './endpoints/inventory.js';
 import { listOpeningsEndpoint } from './endpoints/list-openings.js';
@@ -90,6 +91,7 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     listChestTypesEndpoint(deps),
     getChestTypeEndpoint(deps),
     getChestOddsEndpoint(deps),
+    observedOddsEndpoint(deps),
     getFairnessEndpoint(deps),
     rotateSeedEndpoint(deps),
     listPityEndpoint(deps),

@@ -308,6 +308,8 @@ describe('OpenAPI document and API reference', () => {
     // Fairness and pity.
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=1`, { token });
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=99`); // 404
+    await go('GET', `/api/v1/chests/${chestType}/odds/observed`);
+    await go('GET', `/api/v1/chests/${chestType}/odds/observed?rules_version=99`); // 404
     await go('GET', '/api/v1/players/me/fairness', { token });
     await go('GET', '/api/v1/players/me/pity', { token });
     const opened = (await go('GET', '/api/v1/players/me/openings', { token })).data[0]!.id;

@@ -3,7 +3,16 @@ import { odds, readContentFile } from '@ccs/shared';
 import { startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
 import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
-import { appIdOf, get, defaultCatalogIds } from '../../../services/chests/test/support/chests.js';
+import {
+  appIdOf,
+  get,
+  defaultCatalogIds,
+  grantChests,
+  open,
+  registerPlayer,
+  sql,
+  waitForStarterChest,
+} from '../../../services/chests/test/support/chests.js';
 
 const content = readContentFile();
 const names = (body: { data: { attributes: { name: string } }[] }) => body.data.map((c) => c.attributes.name);
@@ -170,6 +179,46 @@ describe('chest catalog', () => {
     expectError(await get(stack, `/api/v1/chests/${ids['Golden Chest']}?sort=name`), 400, 'unsupported_sort');
     expectError(await get(stack, '/api/v1/chests/not-a-uuid/odds'), 400, 'invalid_id');
     expectError(await get(stack, '/api/v1/chests/00000000-0000-4000-8000-000000000000/odds'), 404, 'chest_not_found');
+  });
+
+  it('shows in public what real openings drew against the disclosed odds, per rules version, with a chi-square p-value', async () => {
+    const wooden = ids['Wooden Chest']!;
+    const observed = async (query = '') => {
+      const res = await get(stack, `/api/v1/chests/${wooden}/odds/observed${query}`);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
+      const body = res.json();
+      expectJsonApi(body);
+      return body.data;
+    };
+    const p = await registerPlayer(stack);
+    await waitForStarterChest(stack, p);
+    for (const chest of [p.starterChestId, ...(await grantChests(stack, p, 'wooden-chest', 4))])
+      expect((await open(stack, p, chest)).statusCode).toBe(200);
+
+    const data = await observed();
+    expect(data).toMatchObject({ type: 'chest_observed_odds', id: wooden, relationships: {} });
+    const a = data.attributes;
+    // The counts are the app's kept openings of this chest under its current rules, as stored.
+    const rows = await sql<{ openings: number; items: number }>(
+      stack,
+      `SELECT count(*)::int AS openings, coalesce(sum(jsonb_array_length(items)), 0)::int AS items
+         FROM chests.openings WHERE app_id = $1 AND chest_type_id = $2 AND content_version = $3`,
+      [appId, wooden, a.rules_version],
+    );
+    expect({ openings: a.openings, items: a.items }).toEqual(rows[0]);
+    expect(a.openings).toBeGreaterThanOrEqual(5);
+    const disclosed = (await get(stack, `/api/v1/chests/${wooden}/odds`)).json().data.attributes.pity;
+    const shares = disclosed ? disclosed.effective_rarities : (await get(stack, `/api/v1/chests/${wooden}/odds`)).json().data.attributes.rarities;
+    for (const s of shares) expect(a.rarities.find((r: { rarity: string }) => r.rarity === s.rarity)?.disclosed).toBeCloseTo(s.probability, 12);
+    expect(a.rarities.reduce((n: number, r: { count: number }) => n + r.count, 0)).toBe(a.items);
+    for (const r of a.rarities) expect(r.observed).toBeCloseTo(r.count / a.items, 12);
+    expect(a.chi_square_p_value).toBeGreaterThanOrEqual(0);
+    expect(a.chi_square_p_value).toBeLessThanOrEqual(1);
+    // The same version asked by number; an unknown one is 404, a malformed one 400.
+    expect((await observed(`?rules_version=${a.rules_version}`)).attributes).toEqual(a);
+    expectError(await get(stack, `/api/v1/chests/${wooden}/odds/observed?rules_version=999`), 404, 'rules_version_not_found');
+    expectError(await get(stack, `/api/v1/chests/${wooden}/odds/observed?rules_version=x`), 400);
   });
 
   it('discloses the exact odds computed from the rules the roll uses', async () => {

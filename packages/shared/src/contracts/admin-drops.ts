@@ -58,6 +58,34 @@ export const AdminChestDrops = defineQuery(
   { callers: ['gateway', 'admin'] },
 );
 
+/** What real openings drew per rarity against the disclosed long-run shares (pity included). */
+const ObservedRaritySchema = z.object({
+  rarity: z.string(),
+  disclosed: z.number().min(0),
+  observed: z.number().min(0),
+  count: z.number().int().min(0),
+});
+
+/**
+ * chests.v1.observed_odds (public, DESIGN.md §7 "Observed odds in public"): what the app's kept
+ * openings of a catalog chest drew under one rules version (the current one by default), per
+ * rarity, against the shares that version disclosed, with a chi-square p-value. Aggregates only.
+ */
+export const GetObservedOdds = defineQuery(
+  'chests.v1.observed_odds',
+  z.object({ chestTypeId: UuidSchema, rulesVersion: z.number().int().min(1).optional() }),
+  z.object({
+    chestTypeId: UuidSchema,
+    rulesVersion: z.number().int().min(1),
+    openings: z.number().int().min(0),
+    items: z.number().int().min(0),
+    since: z.string().nullable(),
+    rarities: z.array(ObservedRaritySchema),
+    chiSquarePValue: z.number().nullable(),
+  }),
+  { callers: ['gateway'] },
+);
+
 /** Observed against disclosed shares of one rarity in a simulation. */
 const SimulatedRaritySchema = z.object({
   rarity: z.string(),

@@ -3,6 +3,7 @@ import {
   ChestCatalogDocument,
   ChestDocument,
   ChestOddsDocument,
+  ObservedOddsDocument,
   ChestOpeningBatchResult,
   ChestOpeningResult,
   ChestOpeningsDocument,
@@ -64,6 +65,23 @@ export const getChestOdds: OperationDoc = {
   token: 'optional',
   params: catalogChestId,
   responses: [{ status: 200, description: 'The odds.', schema: ChestOddsDocument }],
+  errors: {
+    400: [INVALID_ID, 'a `rules_version` that is not a content version number (`invalid_parameter`)'],
+    404: [unknownCatalogChest, 'the chest has no rules of that `rules_version` (`rules_version_not_found`)'],
+  },
+};
+
+/** GET /api/v1/chests/{id}/odds/observed (DESIGN.md §7). */
+export const getObservedOdds: OperationDoc = {
+  operationId: 'getObservedOdds',
+  tag: 'Chests',
+  summary: 'What real openings of a chest drew, against its odds',
+  description:
+    "Observed odds in public (DESIGN.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. " +
+    '`rules_version` asks for an earlier content version (an opening records the version it used); by default the current one. Aggregates only; never cached.',
+  token: 'optional',
+  params: catalogChestId,
+  responses: [{ status: 200, description: 'The observed odds.', schema: ObservedOddsDocument, headers: NO_STORE_HEADER }],
   errors: {
     400: [INVALID_ID, 'a `rules_version` that is not a content version number (`invalid_parameter`)'],
     404: [unknownCatalogChest, 'the chest has no rules of that `rules_version` (`rules_version_not_found`)'],

@@ -119,6 +119,41 @@ export const ChestCatalogDocument = component(
 /** One catalog chest. */
 export const ChestDocument = component('ChestDocument', 'One catalog chest; `meta` is empty.', z.object({ data: CatalogChest, meta: z.object({}) }));
 
+/** What real openings of a catalog chest drew against its disclosed odds (DESIGN.md §7). */
+export const ObservedOddsDocument = component(
+  'ObservedOddsDocument',
+  "What the app's kept openings of a catalog chest drew under one rules version, per rarity, against the long-run shares that version disclosed (pity included), with a chi-square goodness-of-fit p-value. Aggregates of every player's openings, nobody's own.",
+  z.object({
+    data: z.object({
+      type: z.literal('chest_observed_odds'),
+      id: UuidSchema,
+      attributes: z.object({
+        rules_version: z.number().int().min(1).describe('The content version whose rules the counted openings rolled with.'),
+        openings: Count.describe('Openings of the chest under that version that are kept (OPENINGS_RETENTION_DAYS).'),
+        items: Count.describe('Items they drew.'),
+        since: Timestamp.nullable().describe('The oldest opening counted; null without any.'),
+        rarities: z.array(
+          z.object({
+            rarity: z.string(),
+            disclosed: z.number().min(0).max(1).describe('The long-run share of the rarity among items that version disclosed.'),
+            observed: z.number().min(0).max(1).describe('Its share among the items drawn.'),
+            count: Count,
+          }),
+        ),
+        chi_square_p_value: z
+          .number()
+          .min(0)
+          .max(1)
+          .nullable()
+          .describe(
+            'Goodness of fit of the counts to the disclosed shares: a very small value says the draws do not follow the disclosure. Null before any opening.',
+          ),
+      }),
+      relationships: NoRelationships,
+    }),
+  }),
+);
+
 /** The odds of a catalog chest. */
 export const ChestOddsDocument = component(
   'ChestOddsDocument',

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { GetChestOdds, GetPlayerOdds } from '@ccs/shared';
+import { GetChestOdds, GetObservedOdds, GetPlayerOdds } from '@ccs/shared';
 import type { Schemas } from './schemas.js';
 import { callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
@@ -13,6 +13,15 @@ const RulesVersionSchema = z.coerce.number().int().min(1).max(2_147_483_647);
 const shares = (list: { rarity: string; probability: number; expectedCount: number }[]) =>
   list.map((r) => ({ rarity: r.rarity, probability: exact(r.probability), expected_count: exact(r.expectedCount) }));
 
+/** `rules_version` of the query: a content version number, or none (400 for anything else). */
+function rulesVersionOf(request: FastifyRequest): number | undefined {
+  const raw = (request.query as Record<string, unknown> | undefined)?.rules_version;
+  if (raw === undefined) return undefined;
+  const parsed = RulesVersionSchema.safeParse(raw);
+  if (!parsed.success || typeof raw !== 'string') throw gatewayErrors.invalidRulesVersion();
+  return parsed.data;
+}
+
 /**
  * GET /api/v1/chests/{id}/odds: the exact odds of a catalog chest, computed from its rules, with
  * the rules themselves, pity and duplicates disclosed; with a Bearer token, `meta.player` adds the
@@ -21,15 +30,7 @@ const shares = (list: { rarity: string; probability: number; expectedCount: numb
 export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
   jsonApiQuery(request, ODDS_QUERY);
-  const raw = (request.query as Record<string, unknown> | undefined)?.rules_version;
-  let rulesVersion: number | undefined;
-  if (raw !== undefined) {
-    const parsed = RulesVersionSchema.safeParse(raw);
-    if (!parsed.success || typeof raw !== 'string') {
-      throw gatewayErrors.invalidRulesVersion();
-    }
-    rulesVersion = parsed.data;
-  }
+  const rulesVersion = rulesVersionOf(request);
   const o = await contentRead(request, GetChestOdds, { chestTypeId, rulesVersion });
   const mine =
     request.player && rulesVersion === undefined ? await request.server.bus.request(GetPlayerOdds, { chestTypeId }, callContext(request)) : undefined;
@@ -61,6 +62,33 @@ export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
       ? { meta: { player: { opens_since_pity: mine.opensSincePity, guaranteed_within: mine.guaranteedWithin, rarities: shares(mine.rarities) } } }
       : {}),
   } satisfies Schemas['ChestOddsDocument']);
+}
+
+/**
+ * GET /api/v1/chests/{id}/odds/observed (DESIGN.md §7): what the app's real openings of the chest
+ * drew under a rules version against what it disclosed, with a chi-square p-value. Aggregates,
+ * the same for every caller, but never cached: each opening changes them.
+ */
+export async function getObservedOdds(request: FastifyRequest, reply: FastifyReply) {
+  const chestTypeId = uuidParam(request, 'id');
+  jsonApiQuery(request, ODDS_QUERY);
+  const o = await request.server.bus.request(GetObservedOdds, { chestTypeId, rulesVersion: rulesVersionOf(request) }, callContext(request));
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: {
+      type: 'chest_observed_odds',
+      id: o.chestTypeId,
+      attributes: {
+        rules_version: o.rulesVersion,
+        openings: o.openings,
+        items: o.items,
+        since: o.since,
+        rarities: o.rarities.map((r) => ({ rarity: r.rarity, disclosed: exact(r.disclosed), observed: exact(r.observed), count: r.count })),
+        chi_square_p_value: o.chiSquarePValue === null ? null : exact(o.chiSquarePValue),
+      },
+      relationships: {},
+    },
+  } satisfies Schemas['ObservedOddsDocument']);
 }
 
 /**
