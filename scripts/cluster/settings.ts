@@ -48,6 +48,8 @@ export function serviceEnv(
     env.METRICS_PORT = String(extra.metricsPort);
   } else {
     env.DATABASE_URL = bouncer.url(name as SchemaOwner);
+    // Migrated beforehand directly on Postgres (--migrate-only): no session advisory lock through PgBouncer.
+    env.MIGRATE_ON_START = 'off';
   }
   return env;
 }

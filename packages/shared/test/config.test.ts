@@ -17,4 +17,9 @@ describe('base configuration', () => {
     expect(loadConfig(BaseConfigSchema, { ...base, PG_PREPARED_STATEMENTS: 'off' }).PG_PREPARED_STATEMENTS).toBe('off');
     expect(() => loadConfig(BaseConfigSchema, { ...base, PG_PREPARED_STATEMENTS: 'maybe' })).toThrow(/PG_PREPARED_STATEMENTS/);
   });
+
+  it('migrates at start unless MIGRATE_ON_START=off (replicas behind PgBouncer, migrated by --migrate-only)', () => {
+    expect(loadConfig(BaseConfigSchema, { ...base }).MIGRATE_ON_START).toBe('on');
+    expect(loadConfig(BaseConfigSchema, { ...base, MIGRATE_ON_START: 'off' }).MIGRATE_ON_START).toBe('off');
+  });
 });

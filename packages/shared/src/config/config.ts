@@ -42,6 +42,13 @@ export const BaseConfigSchema = z.object({
    * behind PgBouncer before 1.21 in transaction mode, which cannot keep them.
    */
   PG_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
+  /**
+   * `on`: the service applies its migrations at start. `off`: it does not, for replicas behind
+   * PgBouncer in transaction mode, whose migration job (`main.js --migrate-only`, or an init
+   * container) reaches Postgres directly: the migrations' session advisory lock must not go
+   * through a transaction pooler.
+   */
+  MIGRATE_ON_START: z.enum(['on', 'off']).default('on'),
   /** Replicas of the durable grants stream: 1 on a single NATS server, 3 on a JetStream cluster. */
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /**

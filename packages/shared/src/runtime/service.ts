@@ -84,7 +84,7 @@ export interface RunningService<C extends BaseConfig = BaseConfig> {
 }
 
 /**
- * Starts a service: checks Postgres and NATS, migrates the schema, ensures the grants stream,
+ * Starts a service: checks Postgres and NATS, migrates the schema (unless MIGRATE_ON_START=off), ensures the grants stream,
  * registers every endpoint in the service's queue group (validated in and out, typed errors),
  * starts consumers and workers. `stop` stops taking messages, lets in-flight ones finish, drains.
  */
@@ -93,7 +93,7 @@ export async function startService<C extends BaseConfig>(def: ServiceDefinition<
   const pool = await openDatabase(def.schema, config);
   const link = await connectNats(def.name, config, pool);
   const nc = link.nc;
-  await migrateService(def, config.DATABASE_URL);
+  if (config.MIGRATE_ON_START === 'on') await migrateService(def, config.DATABASE_URL);
   const jsm = await prepareJetStream(link, config, log);
   const js = nc.jetstream();
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS, { readTimeoutMs: config.NATS_READ_TIMEOUT_MS });
