@@ -40,7 +40,7 @@ const SCHEMAS = {
   chests: ChestsConfigSchema,
   collections: CollectionsConfigSchema,
 };
-/** The port each service serves its probes and /metrics on (README: PORT, HEALTH_PORT). */
+/** The port each service serves its probes and /metrics on (docs/guide.md, "Configuration": PORT, HEALTH_PORT). */
 const PROBE_PORT: Record<ServiceName, number> = { gateway: 3000, players: 8081, wallet: 8081, chests: 8081, collections: 8081 };
 const PROBE_PATHS: Record<'gateway' | 'backend', { liveness: string; readiness: string }> = {
   gateway: { liveness: '/healthz', readiness: '/readyz' },

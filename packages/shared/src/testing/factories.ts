@@ -7,7 +7,7 @@ import type { EventContract } from '../contracts/subject.js';
 import type { PublishOptions } from './service-tier.js';
 
 /**
- * Fixtures as factories (README, "Tests"): each builds or delivers one thing with defaults that
+ * Fixtures as factories (docs/guide.md, "Tests"): each builds or delivers one thing with defaults that
  * work as they are, and takes overrides for what a test is about.
  */
 

@@ -59,7 +59,7 @@ export interface ServiceTier<C extends BaseConfig> {
 }
 
 /**
- * The service tier (README, "Tests"): ONE service against real Postgres and NATS (its own
+ * The service tier (docs/guide.md, "Tests"): ONE service against real Postgres and NATS (its own
  * database, NATS prefix and Redis prefix), with the services it calls answered by `responders`,
  * small handlers bound to the same contracts (validated both ways, typed errors on the wire, as
  * the runtime does). A service's suite then boots one service, and a contract change fails where
