@@ -565,6 +565,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/odds-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The odds log: every change of a chest's rules, hash-chained
+         * @description The app's append-only odds log (DESIGN.md §7), oldest first: each content version that changes a chest type's rules appends one entry for it, chained by SHA-256 to the entry before, so history cannot be rewritten unseen. Anyone with the API key can recompute every `entry_hash` and each `rules_sha256` from the odds endpoint (`GET /chests/{id}/odds?rules_version=`). Pages of at most 100.
+         */
+        get: operations["listOddsLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -2141,6 +2161,34 @@ export interface components {
                 relationships: Record<string, never>;
                 /** @constant */
                 type: "chest_observed_odds";
+            };
+        };
+        OddsLogDocument: {
+            data: {
+                attributes: {
+                    /** Format: uuid */
+                    chest_type_id: string;
+                    /**
+                     * Format: date-time
+                     * @description When the rules took effect (ISO 8601 UTC with milliseconds: the string the hash covers).
+                     */
+                    effective_at: string;
+                    entry_hash: string;
+                    previous_hash: string;
+                    rules_sha256: string;
+                    rules_version: number;
+                };
+                /** @description The entry's sequence number in the app's log, from 1. */
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "odds_log_entry";
+            }[];
+            links: components["schemas"]["PaginationLinks"];
+            meta: {
+                page: components["schemas"]["PageMeta"];
+                total_count: number;
             };
         };
         OpenApiDocument: {
@@ -8694,6 +8742,139 @@ export interface operations {
              *     - `amount` zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)
              */
             422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    listOddsLog: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Pagination: `page[limit]` (1 to 100, default 20) and `page[offset]` (default 0). The answer's `links` name the first, previous, next and last pages.
+                 * @example {
+                 *       "limit": 20,
+                 *       "offset": 0
+                 *     }
+                 */
+                page?: {
+                    /** @default 20 */
+                    limit?: number;
+                    /** @default 0 */
+                    offset?: number;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["OddsLogDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - `page[limit]` or `page[offset]` out of range (`invalid_page`)
+             *     - a malformed `page[limit]` or `page[offset]` (`invalid_parameter`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -23,6 +23,7 @@ import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
 import { getChestOddsEndpoint } from './endpoints/catalog-odds.js';
 import { observedOddsEndpoint } from './endpoints/observed-odds.js';
+import { oddsLogEndpoint } from './endpoints/odds-log.js';
 import { getFairnessEndpoint, listPityEndpoint, playerOddsEndpoint, rotateSeedEndpoint, verifyOpeningEndpoint } from './endpoints/fairness.js';
 import { inventoryEndpoint } from './endpoints/inventory.js';
 import { listOpeningsEndpoint } from './endpoints/list-openings.js';
@@ -92,6 +93,7 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     getChestTypeEndpoint(deps),
     getChestOddsEndpoint(deps),
     observedOddsEndpoint(deps),
+    oddsLogEndpoint(deps),
     getFairnessEndpoint(deps),
     rotateSeedEndpoint(deps),
     listPityEndpoint(deps),

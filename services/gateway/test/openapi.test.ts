@@ -309,6 +309,7 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=1`, { token });
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=99`); // 404
     await go('GET', `/api/v1/chests/${chestType}/odds/observed`);
+    await go('GET', '/api/v1/odds-log?page[limit]=5');
     await go('GET', `/api/v1/chests/${chestType}/odds/observed?rules_version=99`); // 404
     await go('GET', '/api/v1/players/me/fairness', { token });
     await go('GET', '/api/v1/players/me/pity', { token });

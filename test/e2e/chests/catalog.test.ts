@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { odds, readContentFile } from '@ccs/shared';
+import { createHash, randomUUID } from 'node:crypto';
+import { AdminLoadContent, odds, readContentFile } from '@ccs/shared';
 import { startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
 import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
 import {
   appIdOf,
+  createApp,
   get,
   defaultCatalogIds,
   grantChests,
@@ -179,6 +181,76 @@ describe('chest catalog', () => {
     expectError(await get(stack, `/api/v1/chests/${ids['Golden Chest']}?sort=name`), 400, 'unsupported_sort');
     expectError(await get(stack, '/api/v1/chests/not-a-uuid/odds'), 400, 'invalid_id');
     expectError(await get(stack, '/api/v1/chests/00000000-0000-4000-8000-000000000000/odds'), 404, 'chest_not_found');
+  });
+
+  it('keeps a public, hash-chained odds log: an entry per chest type whose rules a content version changes, verifiable by anyone', async () => {
+    // An app of its own, so this test alone loads its content versions.
+    const app = await createApp(stack, structuredClone(content));
+    const log = async () => {
+      const res = await get(stack, '/api/v1/odds-log?page[limit]=100', undefined, app.publishableKey);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      expectJsonApi(body);
+      return body;
+    };
+    const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+    const canonical = (v: unknown): string =>
+      Array.isArray(v)
+        ? `[${v.map(canonical).join(',')}]`
+        : v !== null && typeof v === 'object'
+          ? `{${Object.keys(v)
+              .sort()
+              .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+              .join(',')}}`
+          : JSON.stringify(v);
+    /** Recomputes the whole chain and each entry's rules hash from the public odds endpoint. */
+    const verify = async (entries: { id: string; attributes: Record<string, string | number> }[]) => {
+      let previous = '0'.repeat(64);
+      for (const [i, e] of entries.entries()) {
+        const a = e.attributes;
+        expect(e.id).toBe(String(i + 1));
+        expect(a.previous_hash).toBe(previous);
+        expect(a.entry_hash).toBe(sha256(`${a.previous_hash}${a.rules_sha256}${a.chest_type_id}${a.rules_version}${a.effective_at}`));
+        const oddsDoc = (
+          await get(stack, `/api/v1/chests/${a.chest_type_id}/odds?rules_version=${a.rules_version}`, undefined, app.publishableKey)
+        ).json();
+        expect(a.rules_sha256).toBe(sha256(canonical(oddsDoc.data.attributes.rules)));
+        previous = String(a.entry_hash);
+      }
+    };
+    /** The log once it holds at least `n` entries (each service applies a content version on its own, moments after the load). */
+    const logWith = async (n: number) => {
+      for (let i = 0; i < 200; i++) {
+        const b = await log();
+        if (b.meta.total_count >= n) return b;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`the odds log did not reach ${n} entries`);
+    };
+    // Version 1: every chest type.
+    const first = await logWith(content.chests.length);
+    expect(first.meta.total_count).toBe(content.chests.length);
+    expect(first.data.map((e: { attributes: { rules_version: number } }) => e.attributes.rules_version)).toEqual(content.chests.map(() => 1));
+    await verify(first.data);
+    // Version 2 changes one chest's rules (and another's price only): one entry, chained on.
+    const next = structuredClone(content);
+    next.players.player_credit_allowed = false;
+    const wooden = next.chests.find((c) => c.id === 'wooden-chest')!;
+    wooden.rules.items = { min: 2, max: 4 } as typeof wooden.rules.items;
+    next.chests.find((c) => c.id === 'silver-chest')!.price = { coins: 1400, gems: 15 };
+    const { version } = await stack.bus.request(AdminLoadContent, { appId: app.appId, content: next }, { requestId: randomUUID() });
+    const second = await logWith(content.chests.length + 1);
+    expect(second.meta.total_count).toBe(content.chests.length + 1);
+    const added = second.data.at(-1);
+    expect(added.attributes).toMatchObject({
+      chest_type_id: (await get(stack, '/api/v1/chests?page[limit]=100', undefined, app.publishableKey))
+        .json()
+        .data.find((c: { attributes: { name: string } }) => c.attributes.name === 'Wooden Chest').id,
+      rules_version: version,
+    });
+    // History unchanged, chain intact.
+    expect(second.data.slice(0, first.data.length)).toEqual(first.data);
+    await verify(second.data);
   });
 
   it('shows in public what real openings drew against the disclosed odds, per rules version, with a chi-square p-value', async () => {

@@ -86,6 +86,28 @@ export const GetObservedOdds = defineQuery(
   { callers: ['gateway'] },
 );
 
+/** One entry of an app's odds log (DESIGN.md §7). */
+export const OddsLogEntrySchema = z.object({
+  seq: z.number().int().min(1),
+  chestTypeId: UuidSchema,
+  rulesVersion: z.number().int().min(1),
+  rulesSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  effectiveAt: z.string(),
+  previousHash: z.string().regex(/^[0-9a-f]{64}$/),
+  entryHash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+/**
+ * chests.v1.odds_log (public): one page of the app's append-only, hash-chained odds log, oldest
+ * first: an entry per chest type whose rules a content version changed.
+ */
+export const ListOddsLog = defineQuery(
+  'chests.v1.odds_log',
+  z.object({ page: z.object({ limit: z.number().int().min(1).max(100), offset: z.number().int().min(0) }) }),
+  z.object({ entries: z.array(OddsLogEntrySchema), total: z.number().int().min(0) }),
+  { callers: ['gateway'] },
+);
+
 /** Observed against disclosed shares of one rarity in a simulation. */
 const SimulatedRaritySchema = z.object({
   rarity: z.string(),

@@ -1,3 +1,5 @@
+import { oddsLogEntries } from '../fairness/odds-log.js';
+import { appendOddsLog, oddsLogHead } from './odds-log-repo.js';
 import { z } from 'zod';
 import {
   ChestRulesSchema,
@@ -101,6 +103,13 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
   }
   await tx.query('UPDATE chest_types SET in_catalog = false WHERE app_id = $1 AND NOT (id = ANY($2::uuid[]))', [appId, ids]);
   await tx.query('UPDATE apps SET content_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
+  // The odds log: an entry per chest type whose rules this version changes, under the app's row lock.
+  const head = await oddsLogHead(tx, appId);
+  await appendOddsLog(
+    tx,
+    appId,
+    oddsLogEntries(content, version, head, (slug) => chestTypeId(appId, slug), new Date()),
+  );
   return true;
 }
 

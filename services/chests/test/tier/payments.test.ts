@@ -76,7 +76,10 @@ describe('migration 0012: purchases and chest debits become payments', () => {
     await db.connect();
     await seedCatalog(db);
     await seedOldPayments(db);
-    expect(await migrateSchema(created.url, 'chests', migrations)).toEqual(['0012_payments']);
+    // 0012 and whatever came after it.
+    const applied = await migrateSchema(created.url, 'chests', migrations);
+    expect(applied[0]).toBe('0012_payments');
+    expect(applied.every((m) => m >= '0012')).toBe(true);
   });
   afterAll(async () => {
     await db?.end();

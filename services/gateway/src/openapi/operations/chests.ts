@@ -4,6 +4,7 @@ import {
   ChestDocument,
   ChestOddsDocument,
   ObservedOddsDocument,
+  OddsLogDocument,
   ChestOpeningBatchResult,
   ChestOpeningResult,
   ChestOpeningsDocument,
@@ -69,6 +70,19 @@ export const getChestOdds: OperationDoc = {
     400: [INVALID_ID, 'a `rules_version` that is not a content version number (`invalid_parameter`)'],
     404: [unknownCatalogChest, 'the chest has no rules of that `rules_version` (`rules_version_not_found`)'],
   },
+};
+
+/** GET /api/v1/odds-log (DESIGN.md §7). */
+export const listOddsLog: OperationDoc = {
+  operationId: 'listOddsLog',
+  tag: 'Chests',
+  summary: "The odds log: every change of a chest's rules, hash-chained",
+  description:
+    "The app's append-only odds log (DESIGN.md §7), oldest first: each content version that changes a chest type's rules appends one entry for it, chained by SHA-256 to the entry before, so history cannot be rewritten unseen. " +
+    'Anyone with the API key can recompute every `entry_hash` and each `rules_sha256` from the odds endpoint (`GET /chests/{id}/odds?rules_version=`). Pages of at most 100.',
+  token: 'optional',
+  responses: [{ status: 200, description: 'A page of the log.', schema: OddsLogDocument, headers: NO_STORE_HEADER }],
+  errors: { 400: ['a malformed `page[limit]` or `page[offset]` (`invalid_parameter`)'] },
 };
 
 /** GET /api/v1/chests/{id}/odds/observed (DESIGN.md §7). */

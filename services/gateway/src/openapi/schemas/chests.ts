@@ -119,6 +119,33 @@ export const ChestCatalogDocument = component(
 /** One catalog chest. */
 export const ChestDocument = component('ChestDocument', 'One catalog chest; `meta` is empty.', z.object({ data: CatalogChest, meta: z.object({}) }));
 
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** A page of the odds log (DESIGN.md §7). */
+export const OddsLogDocument = component(
+  'OddsLogDocument',
+  "The app's odds log, oldest first: append-only and hash-chained, one entry per chest type whose rules a content version changed. `entry_hash` = SHA-256 of `previous_hash + rules_sha256 + chest_type_id + rules_version + effective_at` (the strings as shown, concatenated); `previous_hash` of the first entry is 64 zeros; `rules_sha256` is SHA-256 of the canonical JSON (keys sorted) of the odds document's `attributes.rules` for that `rules_version`.",
+  z.object({
+    data: z.array(
+      z.object({
+        type: z.literal('odds_log_entry'),
+        id: z.string().describe("The entry's sequence number in the app's log, from 1."),
+        attributes: z.object({
+          chest_type_id: UuidSchema,
+          rules_version: z.number().int().min(1),
+          rules_sha256: Sha256,
+          effective_at: Timestamp.describe('When the rules took effect (ISO 8601 UTC with milliseconds: the string the hash covers).'),
+          previous_hash: Sha256,
+          entry_hash: Sha256,
+        }),
+        relationships: NoRelationships,
+      }),
+    ),
+    meta: z.object({ total_count: Count, page: PageMeta }),
+    links: PaginationLinks,
+  }),
+);
+
 /** What real openings of a catalog chest drew against its disclosed odds (DESIGN.md §7). */
 export const ObservedOddsDocument = component(
   'ObservedOddsDocument',

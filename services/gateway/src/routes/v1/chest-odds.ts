@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { GetChestOdds, GetObservedOdds, GetPlayerOdds } from '@ccs/shared';
+import { GetChestOdds, GetObservedOdds, GetPlayerOdds, ListOddsLog, paginationLinks } from '@ccs/shared';
 import type { Schemas } from './schemas.js';
-import { callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
+import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { gatewayErrors } from '../../errors.js';
 
@@ -89,6 +89,34 @@ export async function getObservedOdds(request: FastifyRequest, reply: FastifyRep
       relationships: {},
     },
   } satisfies Schemas['ObservedOddsDocument']);
+}
+
+/** Query members of the odds log: pages of at most 100. */
+export const ODDS_LOG_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
+
+/** GET /api/v1/odds-log (DESIGN.md §7): a page of the app's hash-chained odds log, oldest first. */
+export async function listOddsLog(request: FastifyRequest, reply: FastifyReply) {
+  const q = jsonApiQuery(request, ODDS_LOG_QUERY);
+  const r = await request.server.bus.request(ListOddsLog, { page: q.page }, callContext(request));
+  const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: r.entries.map((e) => ({
+      type: 'odds_log_entry' as const,
+      id: String(e.seq),
+      attributes: {
+        chest_type_id: e.chestTypeId,
+        rules_version: e.rulesVersion,
+        rules_sha256: e.rulesSha256,
+        effective_at: e.effectiveAt,
+        previous_hash: e.previousHash,
+        entry_hash: e.entryHash,
+      },
+      relationships: {},
+    })),
+    meta: { total_count: r.total, page: q.page },
+    links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/odds-log', rest, q.page, r.total),
+  } satisfies Schemas['OddsLogDocument']);
 }
 
 /**

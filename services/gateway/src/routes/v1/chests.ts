@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import { CATALOG_QUERY, CHEST_QUERY, getChest, listChests } from './chest-catalog.js';
-import { getObservedOdds, getOdds, ODDS_QUERY } from './chest-odds.js';
+import { getObservedOdds, getOdds, listOddsLog, ODDS_LOG_QUERY, ODDS_QUERY } from './chest-odds.js';
 import { openChest, OpenChestsBodySchema, openMany } from './chest-opening.js';
 import { purchase, PurchaseBodySchema } from './chest-purchase.js';
 import { unlock, UnlockBodySchema } from './chest-unlock.js';
@@ -18,6 +18,7 @@ export async function catalogRoutes(app: FastifyInstance) {
   app.get('/api/v1/chests', { config: { openapi: documented(docs.listChests, { query: CATALOG_QUERY }) } }, listChests);
   app.get('/api/v1/chests/:id', { config: { openapi: documented(docs.getChest, { query: CHEST_QUERY }) } }, getChest);
   app.get('/api/v1/chests/:id/odds', { config: { openapi: documented(docs.getChestOdds, { query: ODDS_QUERY }) } }, getOdds);
+  app.get('/api/v1/odds-log', { config: { openapi: documented(docs.listOddsLog, { query: ODDS_LOG_QUERY }) } }, listOddsLog);
   app.get('/api/v1/chests/:id/odds/observed', { config: { openapi: documented(docs.getObservedOdds, { query: ODDS_QUERY }) } }, getObservedOdds);
 }
 
