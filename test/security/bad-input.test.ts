@@ -99,6 +99,8 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       listChests: same(player(), 200),
       getChest: same(player({ id: chestType }), 200),
       getChestOdds: same(player({ id: chestType }), 200),
+      getObservedOdds: same(player({ id: chestType }), 200),
+      listOddsLog: same(player(), 200),
       openChest: open,
       openChestPost: open,
       openChests: {
