@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AdminLoadContent, odds, readContentFile } from '@ccs/shared';
 import { startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
@@ -17,6 +22,7 @@ import {
 } from '../../../services/chests/test/support/chests.js';
 
 const content = readContentFile();
+const VERIFIER = fileURLToPath(new URL('../../../scripts/verify-opening.mjs', import.meta.url));
 const names = (body: { data: { attributes: { name: string } }[] }) => body.data.map((c) => c.attributes.name);
 
 // The catalog through the gateway: its documents, filters, sorts, pages, fields and odds as
@@ -251,6 +257,39 @@ describe('chest catalog', () => {
     // History unchanged, chain intact.
     expect(second.data.slice(0, first.data.length)).toEqual(first.data);
     await verify(second.data);
+
+    // Offline, as an auditor would: the saved log and odds documents, checked by the verifier with
+    // nothing but Node's own crypto; a tampered entry is found and named.
+    const dir = await mkdtemp(join(tmpdir(), 'odds-log-'));
+    try {
+      await writeFile(join(dir, 'log.json'), JSON.stringify(second));
+      for (const e of second.data) {
+        const a = e.attributes;
+        const doc = (
+          await get(stack, `/api/v1/chests/${a.chest_type_id}/odds?rules_version=${a.rules_version}`, undefined, app.publishableKey)
+        ).json();
+        await writeFile(join(dir, `${a.chest_type_id}.${a.rules_version}.json`), JSON.stringify(doc));
+      }
+      const verifier = (file: string) =>
+        spawnSync(process.execPath, [VERIFIER, '--odds-log', join(dir, file), '--odds-dir', dir], { encoding: 'utf8' });
+      const ok = verifier('log.json');
+      expect(ok.status, ok.stderr).toBe(0);
+      expect(JSON.parse(ok.stdout)).toEqual({
+        entries: second.data.length,
+        verified: second.data.length,
+        broken: [],
+        rules_checked: second.data.length,
+      });
+      const tampered = structuredClone(second);
+      tampered.data[2].attributes.rules_version = 2;
+      await writeFile(join(dir, 'tampered.json'), JSON.stringify(tampered));
+      const bad = verifier('tampered.json');
+      expect(bad.status).toBe(1);
+      expect(JSON.parse(bad.stdout).broken[0].seq).toBe(3);
+      expect(bad.stderr).toMatch(/chain is broken at entry 3/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('shows in public what real openings drew against the disclosed odds, per rules version, with a chi-square p-value', async () => {
