@@ -5,6 +5,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { oddsLogCommand } from './verify/odds-log.mjs';
 
 /** The random stream: HMAC-SHA256(seed bytes, `client:nonce:block`), five 48-bit numbers per block. */
 export function fairRandom(serverSeedHex, clientSeed, nonce) {
@@ -215,54 +216,6 @@ export function verify({ odds, server_seed, server_seed_hash, client_seed, nonce
 
 const OPTIONS = ['odds', 'server-seed', 'server-seed-hash', 'client-seed', 'nonce', 'pity-before', 'expect', 'batch', 'odds-log', 'odds-dir'];
 
-/** JSON with every object's keys sorted, recursively (what rules_sha256 hashes). */
-export function canonicalJson(value) {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-const sha256hex = (text) => createHash('sha256').update(text).digest('hex');
-
-/** The entries of an odds log in any of the shapes --odds-log takes, as attributes with their seq. */
-function logEntries(doc) {
-  const docs = Array.isArray(doc) && doc.every((d) => d && Array.isArray(d.data)) ? doc : [doc];
-  const items = docs.flatMap((d) => (Array.isArray(d) ? d : Array.isArray(d?.data) ? d.data : []));
-  return items.map((e) => ({ seq: Number(e.id ?? e.seq), ...(e.attributes ?? e) }));
-}
-
-/**
- * Verifies an odds log's chain (and, given `rulesOf`, each entry's rules hash): returns one line
- * per broken entry and the counts. `rulesOf(chestTypeId, rulesVersion)` answers the rules an odds
- * document published, or undefined when none was saved.
- */
-export function verifyOddsLog(doc, rulesOf) {
-  const entries = logEntries(doc).sort((a, b) => a.seq - b.seq);
-  const broken = [];
-  let previous = '0'.repeat(64);
-  let rulesChecked = 0;
-  for (const [i, e] of entries.entries()) {
-    const problems = [];
-    if (e.seq !== i + 1) problems.push(`sequence ${e.seq} where ${i + 1} was due`);
-    if (e.previous_hash !== previous) problems.push("previous_hash is not the entry before's entry_hash");
-    const expected = sha256hex(`${e.previous_hash}${e.rules_sha256}${e.chest_type_id}${e.rules_version}${e.effective_at}`);
-    if (e.entry_hash !== expected) problems.push('entry_hash is not SHA-256 of its fields');
-    const rules = rulesOf?.(e.chest_type_id, e.rules_version);
-    if (rules !== undefined) {
-      rulesChecked++;
-      if (sha256hex(canonicalJson(rules)) !== e.rules_sha256) problems.push('rules_sha256 is not SHA-256 of the published rules');
-    }
-    if (problems.length) broken.push({ seq: e.seq, problems });
-    previous = e.entry_hash;
-  }
-  return { entries: entries.length, verified: entries.length - broken.length, broken, ...(rulesOf ? { rules_checked: rulesChecked } : {}) };
-}
-
 function parseArgs(argv) {
   const args = {};
   for (let i = 0; i < argv.length; i += 2) {
@@ -307,24 +260,7 @@ export function main(argv, out = process.stdout, err = process.stderr) {
   const args = parseArgs(argv);
   if (args['odds-log'] !== undefined) {
     if (Object.keys(args).some((k) => k !== 'odds-log' && k !== 'odds-dir')) throw new UsageError('--odds-log takes only --odds-dir besides');
-    const dir = args['odds-dir'];
-    const rulesOf =
-      dir === undefined
-        ? undefined
-        : (id, version) => {
-            let text;
-            try {
-              text = readFileSync(`${dir}/${id}.${version}.json`, 'utf8');
-            } catch {
-              return undefined;
-            }
-            return JSON.parse(text)?.data?.attributes?.rules;
-          };
-    const r = verifyOddsLog(readJson(args['odds-log']), rulesOf);
-    out.write(`${JSON.stringify(r)}\n`);
-    if (r.broken.length)
-      err.write(`verify-opening: the odds log's chain is broken at entry ${r.broken[0].seq}: ${r.broken[0].problems.join('; ')}\n`);
-    return r.broken.length ? 1 : 0;
+    return oddsLogCommand(readJson(args['odds-log']), args['odds-dir'], out, err);
   }
   if (args.batch !== undefined) {
     if (Object.keys(args).length > 1) throw new UsageError('--batch takes no other argument');
