@@ -3463,6 +3463,8 @@ export interface operations {
                         /** @default 100000 */
                         max_credit?: string;
                         name: string;
+                        /** @default false */
+                        whole?: boolean;
                     }[];
                     duplicates?: {
                         convert: {
@@ -4561,7 +4563,7 @@ export interface operations {
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
              *     - a body that is not `{data: {type: "credit", attributes: {currency, amount, reference}}}`, an amount that is not a decimal string with at most two decimals, a reference empty or longer than 200 characters, or an unknown attribute (`invalid_field`)
-             *     - a currency the app does not have (`currency_not_found`), an amount of zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)
+             *     - a currency the app does not have (`currency_not_found`), an amount of zero (`amount_not_positive`), above the currency's maximum credit (`amount_above_maximum`) or a fraction of a whole-unit currency (`amount_not_whole`)
              */
             422: {
                 headers: {
@@ -8739,7 +8741,7 @@ export interface operations {
             /**
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
-             *     - `amount` zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)
+             *     - `amount` zero (`amount_not_positive`), above the currency's maximum credit (`amount_above_maximum`), or a fraction of a currency counted in whole units (`amount_not_whole`)
              */
             422: {
                 headers: {
@@ -12724,7 +12726,7 @@ export interface operations {
             /**
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
-             *     - `amount` zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)
+             *     - `amount` zero (`amount_not_positive`), above the currency's maximum credit (`amount_above_maximum`), or a fraction of a currency counted in whole units (`amount_not_whole`)
              */
             422: {
                 headers: {

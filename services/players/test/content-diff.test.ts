@@ -12,7 +12,7 @@ describe('content diff', () => {
 
   it('names what was added, removed and changed, section by section', () => {
     const next = structuredClone(content);
-    next.currencies.push({ code: 'rubies', name: 'Rubies', max_credit: '100' });
+    next.currencies.push({ code: 'rubies', name: 'Rubies', max_credit: '100', whole: false });
     next.collections[0]!.collectibles.pop();
     next.collections[1]!.name = 'Renamed';
     next.players.inventory_capacity = 50;

@@ -4,6 +4,10 @@ import { AppError } from '@ccs/shared';
 export const walletErrors = {
   currencyNotFound: (source?: { parameter: string }) => AppError.notFound('currency_not_found', 'No such currency in this app.', source),
   amountNotPositive: (pointer = '/amount') => AppError.unprocessable('amount_not_positive', 'amount must be greater than zero.', { pointer }),
+  amountNotWhole: (pointer = '/amount') =>
+    AppError.unprocessable('amount_not_whole', 'This currency is counted in whole units (a key, a ticket): the amount must be a whole number.', {
+      pointer,
+    }),
   amountAboveMaximum: (max: string, pointer = '/amount') =>
     AppError.unprocessable('amount_above_maximum', `amount must be at most ${max} for this currency.`, { pointer }),
   playerCreditDisabled: () =>

@@ -127,7 +127,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     const gemsId = await currencyId(app, 'gems');
     await grantCredits(tier, app, player, [{ currency: 'gems', amount: '7' }]);
     const base = readContentFile();
-    await loadContent(tier, app, 2, withoutGems(base, [{ code: 'coins', name: 'Gold', max_credit: '50' }]));
+    await loadContent(tier, app, 2, withoutGems(base, [{ code: 'coins', name: 'Gold', max_credit: '50', whole: false }]));
     const v2 = await tier.bus.request(ListCurrencies, {}, ctxOf(app, player));
     expect(v2.currencies).toEqual([{ id: coinsId, code: 'coins', name: 'Gold', balance: '0.00' }]);
     // An older version delivered late changes nothing.

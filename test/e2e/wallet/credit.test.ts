@@ -160,6 +160,10 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
       expect(errors[0]!.source, JSON.stringify(payload)).toEqual({ pointer: '/amount' });
     }
     expectError(await credit(p, vaultKey, { amount: '10.01' }, { alias: true }), 422, 'amount_above_maximum');
+    // A key is counted in whole units (the demo's vault_key is `whole`): half a key is refused, nothing credited.
+    const half = expectError(await credit(p, vaultKey, { amount: '0.5' }), 422, 'amount_not_whole');
+    expect(half[0]!.source).toEqual({ pointer: '/amount' });
+    expect(balanceOf(await credit(p, vaultKey, { amount: '1.00' }))).toBe('1.00');
     const after = await ledgerTotals(walletPool(stack), demoAppId, p.id, coins);
     expect(after).toMatchObject({ rows: 2, balance: p.coins });
   });

@@ -12,6 +12,8 @@ export const CurrencyContentSchema = z.object({
   name: z.string().min(1).max(64),
   /** Largest amount a single credit may add. */
   max_credit: DecimalSchema.default('100000'),
+  /** Counted in whole units (a key, a ticket): a credit of a fraction of it is refused (422 `amount_not_whole`). */
+  whole: z.boolean().default(false),
 });
 
 export const PlayerRulesSchema = z.object({

@@ -40,6 +40,7 @@ export function adminCreditEndpoint(pool: Pool, relay: OutboxRelay, interest?: W
       if (!currency) throw walletErrors.grantCurrencyUnknown();
       if (!currency.positive) throw walletErrors.amountNotPositive(AMOUNT);
       if (!currency.withinMax) throw walletErrors.amountAboveMaximum(currency.maxCredit, AMOUNT);
+      if (!currency.inUnits) throw walletErrors.amountNotWhole(AMOUNT);
       const claimed = await claimGrantReference(tx, appId, {
         reference: req.reference,
         playerId,

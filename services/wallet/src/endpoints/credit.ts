@@ -70,7 +70,7 @@ export function creditEndpoint(pool: Pool, relay: OutboxRelay, interest?: Webhoo
  * Makes the credit, or refuses it with nothing changed: 403 player_credit_disabled when the app's
  * content does not let players credit (a publishable key), 404 for a currency not in the app,
  * 403 paid_currency for a paid currency (whatever the key: the studio grants those through the
- * admin API), 422 for the amount. Returns the new balance.
+ * admin API), 422 for the amount (positive, at most max_credit, whole for a `whole` currency). Returns the new balance.
  */
 async function credit(
   q: Queryable,
@@ -95,6 +95,7 @@ async function credit(
   if (r.paid) throw walletErrors.paidCurrency();
   if (!r.positive) throw walletErrors.amountNotPositive();
   if (!r.withinMax) throw walletErrors.amountAboveMaximum(r.maxCredit ?? '0');
+  if (!r.inUnits) throw walletErrors.amountNotWhole();
   if (r.balance === null) throw new Error(`credit of ${req.currencyId} passed its checks but changed nothing`);
   return { balance: r.balance, events: r.events };
 }

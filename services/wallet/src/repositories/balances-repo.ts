@@ -207,6 +207,8 @@ export interface CheckedCredit {
   maxCredit: string | null;
   positive: boolean | null;
   withinMax: boolean | null;
+  /** The amount is in the currency's units (a whole number of a `whole` currency). */
+  inUnits: boolean | null;
   /** The balance after the credit; null when a check failed and nothing changed. */
   balance: string | null;
   /** The credit's `currency.credited` event message (none when nothing changed). */
@@ -217,13 +219,14 @@ const CREDIT_CHECKED = creditStatement(
   'wallet_credit_checked',
   (ev) => `WITH app AS (SELECT player_credit_allowed AS allowed FROM apps WHERE app_id = $1),
        target AS (
-         SELECT id, paid, max_credit::text AS max_credit, $4::numeric AS amount, $4::numeric > 0 AS positive, $4::numeric <= max_credit AS within_max
+         SELECT id, paid, max_credit::text AS max_credit, $4::numeric AS amount, $4::numeric > 0 AS positive, $4::numeric <= max_credit AS within_max,
+                NOT whole OR $4::numeric = trunc($4::numeric) AS in_units
            FROM currencies WHERE app_id = $1 AND id = $3 AND retired_at IS NULL
        ),
        b AS (
          INSERT INTO balances (app_id, player_id, currency_id, amount)
          SELECT $1, $2, t.id, t.amount FROM target t
-          WHERE t.positive AND t.within_max AND NOT t.paid AND ($7 OR (SELECT allowed FROM app) IS DISTINCT FROM false)
+          WHERE t.positive AND t.within_max AND t.in_units AND NOT t.paid AND ($7 OR (SELECT allowed FROM app) IS DISTINCT FROM false)
          ON CONFLICT (app_id, player_id, currency_id)
            DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
          RETURNING amount
@@ -234,7 +237,7 @@ const CREDIT_CHECKED = creditStatement(
          RETURNING ${LEDGER_RETURNING}
        )${ev.cte}
        SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.paid, t.max_credit AS "maxCredit",
-              t.positive, t.within_max AS "withinMax", (SELECT balance_after::text FROM l) AS balance, ${ev.column}
+              t.positive, t.within_max AS "withinMax", t.in_units AS "inUnits", (SELECT balance_after::text FROM l) AS balance, ${ev.column}
          FROM (SELECT 1) one LEFT JOIN target t ON true`,
 );
 

@@ -11,13 +11,13 @@ type CurrencyContent = z.infer<typeof CurrencyContentSchema>;
 export async function upsertCurrencies(tx: Queryable, appId: string, currencies: CurrencyContent[], paidCodes: string[] = []): Promise<void> {
   const unique = [...new Map(currencies.map((c) => [c.code, c])).values()];
   await tx.query(
-    `INSERT INTO currencies (app_id, code, name, max_credit, position, paid)
-     SELECT $1, c.code, c.name, c.max_credit::numeric, c.ord, c.code = ANY($5::text[])
-       FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS c(code, name, max_credit, ord)
+    `INSERT INTO currencies (app_id, code, name, max_credit, position, paid, whole)
+     SELECT $1, c.code, c.name, c.max_credit::numeric, c.ord, c.code = ANY($5::text[]), c.whole
+       FROM unnest($2::text[], $3::text[], $4::text[], $6::boolean[]) WITH ORDINALITY AS c(code, name, max_credit, whole, ord)
      ON CONFLICT (app_id, code) DO UPDATE
        SET name = EXCLUDED.name, max_credit = EXCLUDED.max_credit, position = EXCLUDED.position, paid = EXCLUDED.paid,
-           retired_at = NULL, updated_at = now()`,
-    [appId, unique.map((c) => c.code), unique.map((c) => c.name), unique.map((c) => c.max_credit), paidCodes],
+           whole = EXCLUDED.whole, retired_at = NULL, updated_at = now()`,
+    [appId, unique.map((c) => c.code), unique.map((c) => c.name), unique.map((c) => c.max_credit), paidCodes, unique.map((c) => c.whole ?? false)],
   );
   await tx.query(
     `UPDATE currencies SET retired_at = now(), updated_at = now()
@@ -61,16 +61,17 @@ export async function currencyIdsByCode(q: Queryable, appId: string, codes: stri
 
 /**
  * The app's live currency with this code, and how an amount compares with it (above zero, within
- * its maximum credit); undefined when the app has no such live currency.
+ * its maximum credit, whole units for a `whole` currency); undefined when the app has no such live currency.
  */
 export async function checkAmountAgainstCurrency(
   q: Queryable,
   appId: string,
   code: string,
   amount: string,
-): Promise<{ id: string; maxCredit: string; positive: boolean; withinMax: boolean } | undefined> {
-  const c = await q.query<{ id: string; maxCredit: string; positive: boolean; withinMax: boolean }>(
-    `SELECT id, max_credit::text AS "maxCredit", $3::numeric > 0 AS positive, $3::numeric <= max_credit AS "withinMax"
+): Promise<{ id: string; maxCredit: string; positive: boolean; withinMax: boolean; inUnits: boolean } | undefined> {
+  const c = await q.query<{ id: string; maxCredit: string; positive: boolean; withinMax: boolean; inUnits: boolean }>(
+    `SELECT id, max_credit::text AS "maxCredit", $3::numeric > 0 AS positive, $3::numeric <= max_credit AS "withinMax",
+            NOT whole OR $3::numeric = trunc($3::numeric) AS "inUnits"
        FROM currencies WHERE app_id = $1 AND code = $2 AND retired_at IS NULL`,
     [appId, code, amount],
   );

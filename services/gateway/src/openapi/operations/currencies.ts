@@ -52,7 +52,9 @@ export const creditCurrency: OperationDoc = {
       'a request with the same Idempotency-Key is still being processed (`idempotency_key_in_use`): retry shortly',
       'the balance would exceed the largest amount the wallet holds (`balance_limit_exceeded`)',
     ],
-    422: ["`amount` zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)"],
+    422: [
+      "`amount` zero (`amount_not_positive`), above the currency's maximum credit (`amount_above_maximum`), or a fraction of a currency counted in whole units (`amount_not_whole`)",
+    ],
   },
 };
 

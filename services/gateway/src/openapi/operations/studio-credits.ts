@@ -42,7 +42,7 @@ export const adminCreditPlayer: OperationDoc = {
     ],
     422: [
       'a body that is not `{data: {type: "credit", attributes: {currency, amount, reference}}}`, an amount that is not a decimal string with at most two decimals, a reference empty or longer than 200 characters, or an unknown attribute (`invalid_field`)',
-      "a currency the app does not have (`currency_not_found`), an amount of zero (`amount_not_positive`) or above the currency's maximum credit (`amount_above_maximum`)",
+      "a currency the app does not have (`currency_not_found`), an amount of zero (`amount_not_positive`), above the currency's maximum credit (`amount_above_maximum`) or a fraction of a whole-unit currency (`amount_not_whole`)",
     ],
   },
 };
