@@ -12,10 +12,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, RequestStrategy } from 'nats';
-import { grantsStream } from '../../packages/shared/src/messaging/stream.js';
+import { grantsLeaderOf, readyOf, replaceChild, waitForGrantsLeaderOf, type Replaced } from './control.js';
 import { startServiceProcess, type ServiceName } from '../start/service-process.js';
 import { natsUrlOf, planNatsCluster, startNatsNode, waitForMetaLeader, type NatsNode } from './nats-cluster.js';
-import { dropDatabase, prepareDatabase, SCHEMA_OWNERS, startPgbouncer, type Bouncer, type ClusterDatabase, type SchemaOwner } from './postgres.js';
+import {
+  dropDatabase,
+  prepareDatabase,
+  SCHEMA_OWNERS,
+  spawnPgbouncer,
+  startPgbouncer,
+  type Bouncer,
+  type ClusterDatabase,
+  type SchemaOwner,
+} from './postgres.js';
 import { freePorts, track, waitFor, type Ended } from './processes.js';
 import { commonEnv, serviceEnv } from './settings.js';
 import { clearRedis, Supervisor } from './supervisor.js';
@@ -67,10 +76,26 @@ export interface Cluster {
   pid(name: string): number | undefined;
   /** Sends SIGKILL (or `signal`) to one child; its exit is then not reported as unexpected. */
   kill(name: string, signal?: NodeJS.Signals): Promise<Ended>;
-  /** Starts a killed child again (a NATS server keeps its store). */
+  /** Starts a killed child again (a NATS server keeps its store; PgBouncer takes the same port). */
   restart(name: string): void;
+  /**
+   * Waits until a running child is ready: a replica answers NATS' service API as often as its
+   * service has replicas running, a gateway's /readyz is 200, a NATS server's /healthz is 200
+   * (JetStream current), PgBouncer answers a query. Returns the milliseconds it waited.
+   */
+  ready(name: string, timeoutMs?: number): Promise<number>;
+  /**
+   * A rolling restart's step: SIGTERM (the child drains), wait for its exit, start it again, wait
+   * until it is ready. How it exited and how long each half took.
+   */
+  replace(name: string, opts?: { stopTimeoutMs?: number; readyTimeoutMs?: number }): Promise<Replaced>;
   /** The name of the server that leads the grants stream (JetStream's Raft group for GRANTS). */
   grantsLeader(): Promise<string>;
+  /**
+   * Polls the grants stream's info (every 50 ms, through the servers other than `not`) until it
+   * names a leader other than `not`; that leader's name.
+   */
+  waitForGrantsLeader(opts: { not?: string; timeoutMs?: number }): Promise<string>;
   /** Exits nobody asked for, one line each. */
   unexpectedExits: string[];
   /** Seconds each phase took: nats, postgres, migrations, services, total. */
@@ -79,7 +104,9 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-const SERVICES_ORDER: ServiceName[] = ['players', 'wallet', 'chests', 'collections', 'egress', 'gateway'];
+export type { Replaced };
+
+export const SERVICES_ORDER: ServiceName[] = ['players', 'wallet', 'chests', 'collections', 'egress', 'gateway'];
 
 /** What every phase of the start reads. */
 interface Start {
@@ -191,17 +218,6 @@ async function startServices(
   mark(st, 'services', t);
 }
 
-/** The name of the server leading the grants stream's Raft group. */
-async function grantsLeaderOf(natsUrl: string): Promise<string> {
-  const c = await connect({ servers: natsUrl, name: 'cluster-launcher' });
-  try {
-    const info = await (await c.jetstreamManager()).streams.info(grantsStream(''));
-    return info.cluster?.leader ?? '';
-  } finally {
-    await c.close().catch(() => undefined);
-  }
-}
-
 /** What `startCluster` returns, over the running children. */
 function handle(
   sup: Supervisor,
@@ -239,11 +255,14 @@ function handle(
     },
     restart(name) {
       const make = sup.relaunch.get(name);
-      if (!make || name === 'pgbouncer') throw new Error(`cannot restart ${name}`);
+      if (!make) throw new Error(`cannot restart ${name}`);
       if (!sup.children.get(name)?.hasExited()) throw new Error(`${name} is still running`);
       sup.launch(name, make);
     },
+    ready: (name, timeoutMs = 60_000) => readyOf(sup, o, name, timeoutMs),
+    replace: (name, opts = {}) => replaceChild(sup, name, (n, t) => readyOf(sup, o, n, t), opts),
     grantsLeader: () => grantsLeaderOf(o.natsUrl),
+    waitForGrantsLeader: ({ not, timeoutMs = 30_000 }) => waitForGrantsLeaderOf(o.nodes, not, timeoutMs),
     unexpectedExits: sup.unexpectedExits,
     timings: o.timings,
     stop: o.stop,
@@ -281,7 +300,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const cdb = (db = await prepareDatabase(baseUrl, opts.useExistingDatabase ?? false));
     say(`Postgres: database ${cdb.name}${cdb.created ? ' (new)' : ''}, roles ${Object.values(cdb.roles).join(', ')} (search_path = their schema)`);
     const { bouncer, child } = await startPgbouncer(dir, baseUrl, cdb, opts.poolSize ?? 5, st.print);
-    st.sup.launch('pgbouncer', () => child);
+    // The first launch is the process startPgbouncer started; a restart spawns one on the same configuration (port).
+    let first: typeof child | undefined = child;
+    st.sup.launch('pgbouncer', () => {
+      const c = first ?? spawnPgbouncer(bouncer.configFile, st.print);
+      first = undefined;
+      return c;
+    });
     mark(st, 'postgres', t);
     say(`PgBouncer: transaction pooling on 127.0.0.1:${bouncer.port} (${st.timings.postgres} s)`);
 

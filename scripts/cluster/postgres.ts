@@ -145,19 +145,31 @@ export async function startPgbouncer(
   );
   writeFileSync(configFile, pgbouncerConfig({ port, dir, pgHost: base.hostname, pgPort: Number(base.port || 5432), database: db.name, poolSize }));
   // PgBouncer refuses to run as root: as root it switches to PGBOUNCER_USER (postgres), which must read the directory.
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) chmodSync(dir, 0o755);
-  const args = asRoot ? ['-u', process.env.PGBOUNCER_USER || 'postgres', configFile] : [configFile];
-  const child = startProgram('pgbouncer', PGBOUNCER, args, print);
+  if (process.getuid?.() === 0) chmodSync(dir, 0o755);
+  const child = spawnPgbouncer(configFile, print);
   const bouncer: Bouncer = {
     port,
     configFile,
     url: (service) => `postgres://${encodeURIComponent(db.roles[service])}@127.0.0.1:${port}/${encodeURIComponent(db.name)}`,
   };
+  await waitForPgbouncer(bouncer, child, 15_000);
+  return { bouncer, child };
+}
+
+/** One PgBouncer process on a configuration written by `startPgbouncer` (again after a kill: same port). */
+export function spawnPgbouncer(configFile: string, print: (line: string) => void): Child {
+  const asRoot = process.getuid?.() === 0;
+  const args = asRoot ? ['-u', process.env.PGBOUNCER_USER || 'postgres', configFile] : [configFile];
+  return startProgram('pgbouncer', PGBOUNCER, args, print);
+}
+
+/** Waits until a query through PgBouncer (as players' role) answers. */
+export async function waitForPgbouncer(bouncer: Bouncer, child: Child, timeoutMs: number): Promise<void> {
   await waitFor(
     'PgBouncer answers',
     async () => {
       const c = new pg.Client({ connectionString: bouncer.url('players'), connectionTimeoutMillis: 2000 });
+      c.on('error', () => undefined);
       try {
         await c.connect();
         await c.query('SELECT 1');
@@ -166,7 +178,6 @@ export async function startPgbouncer(
         await c.end().catch(() => undefined);
       }
     },
-    { timeoutMs: 15_000, dead: () => (child.hasExited() ? `pgbouncer exited: ${child.tail().slice(-5).join(' / ')}` : undefined) },
+    { timeoutMs, everyMs: 100, dead: () => (child.hasExited() ? `pgbouncer exited: ${child.tail().slice(-5).join(' / ')}` : undefined) },
   );
-  return { bouncer, child };
 }
