@@ -1319,7 +1319,7 @@ export interface components {
                         rules_version: number;
                         slug: string;
                     };
-                    /** @description Goodness of fit of the counts to the disclosed shares; null before any opening. */
+                    /** @description Goodness of fit of the counts to the disclosed shares: a very small value says the draws do not follow the disclosure. Null before any opening. */
                     chi_square_p_value: number | null;
                     /** @description Items they drew. */
                     items: number;
@@ -1327,7 +1327,7 @@ export interface components {
                     openings: number;
                     rarities: {
                         count: number;
-                        /** @description Long-run share of the rarity among items under the current rules (pity included). */
+                        /** @description The long-run share of the rarity among items the current rules disclosed (pity included). */
                         disclosed: number;
                         /** @description Its share among the items drawn. */
                         observed: number;
@@ -2144,7 +2144,7 @@ export interface components {
                     openings: number;
                     rarities: {
                         count: number;
-                        /** @description The long-run share of the rarity among items that version disclosed. */
+                        /** @description The long-run share of the rarity among items that version disclosed (pity included). */
                         disclosed: number;
                         /** @description Its share among the items drawn. */
                         observed: number;

@@ -146,6 +146,31 @@ export const OddsLogDocument = component(
   }),
 );
 
+/**
+ * Per rarity, what real openings drew against the disclosed shares, and the chi-square p-value: the
+ * public observed odds and the studio's drops alike (`rules`: whose disclosure, e.g. "that version").
+ */
+export function drawnAgainstDisclosed(rules: string) {
+  return {
+    rarities: z.array(
+      z.object({
+        rarity: z.string(),
+        disclosed: z.number().min(0).max(1).describe(`The long-run share of the rarity among items ${rules} disclosed (pity included).`),
+        observed: z.number().min(0).max(1).describe('Its share among the items drawn.'),
+        count: Count,
+      }),
+    ),
+    chi_square_p_value: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe(
+        'Goodness of fit of the counts to the disclosed shares: a very small value says the draws do not follow the disclosure. Null before any opening.',
+      ),
+  };
+}
+
 /** What real openings of a catalog chest drew against its disclosed odds (DESIGN.md §7). */
 export const ObservedOddsDocument = component(
   'ObservedOddsDocument',
@@ -159,22 +184,7 @@ export const ObservedOddsDocument = component(
         openings: Count.describe('Openings of the chest under that version that are kept (OPENINGS_RETENTION_DAYS).'),
         items: Count.describe('Items they drew.'),
         since: Timestamp.nullable().describe('The oldest opening counted; null without any.'),
-        rarities: z.array(
-          z.object({
-            rarity: z.string(),
-            disclosed: z.number().min(0).max(1).describe('The long-run share of the rarity among items that version disclosed.'),
-            observed: z.number().min(0).max(1).describe('Its share among the items drawn.'),
-            count: Count,
-          }),
-        ),
-        chi_square_p_value: z
-          .number()
-          .min(0)
-          .max(1)
-          .nullable()
-          .describe(
-            'Goodness of fit of the counts to the disclosed shares: a very small value says the draws do not follow the disclosure. Null before any opening.',
-          ),
+        ...drawnAgainstDisclosed('that version'),
       }),
       relationships: NoRelationships,
     }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
+import { drawnAgainstDisclosed } from './chests.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 
 /** Response schemas of the admin API (the studio scope: the app's secret key). */
@@ -225,20 +226,7 @@ export const ChestDropsDocument = component(
         openings: Count.describe('Openings of the chest kept (OPENINGS_RETENTION_DAYS).'),
         items: Count.describe('Items they drew.'),
         since: Timestamp.nullable().describe('The oldest opening counted; null without any.'),
-        rarities: z.array(
-          z.object({
-            rarity: z.string(),
-            disclosed: z.number().min(0).max(1).describe('Long-run share of the rarity among items under the current rules (pity included).'),
-            observed: z.number().min(0).max(1).describe('Its share among the items drawn.'),
-            count: Count,
-          }),
-        ),
-        chi_square_p_value: z
-          .number()
-          .min(0)
-          .max(1)
-          .nullable()
-          .describe('Goodness of fit of the counts to the disclosed shares; null before any opening.'),
+        ...drawnAgainstDisclosed('the current rules'),
       }),
     }),
   }),
