@@ -1783,7 +1783,7 @@ export interface components {
                 collection_completeness: {
                     /** @description When the player first owned every collectible of it (its reward was granted then); null until then; absent for anonymous requests. */
                     completed_at?: string | null;
-                    /** @description unique_items / total_items; 0 for anonymous requests. */
+                    /** @description unique_items / total_items to four decimal places, rounded down (never 1 before the collection is complete); 0 for anonymous requests. */
                     completion_rate: number;
                     /** @description The collection's size. */
                     total_items: number;
@@ -2288,7 +2288,7 @@ export interface components {
                 collections: {
                     /** @description When the player first owned every collectible of it (its reward was granted then); null until then; absent for anonymous requests. */
                     completed_at?: string | null;
-                    /** @description unique_items / total_items; 0 for anonymous requests. */
+                    /** @description unique_items / total_items to four decimal places, rounded down (never 1 before the collection is complete); 0 for anonymous requests. */
                     completion_rate: number;
                     id: string;
                     name: string;

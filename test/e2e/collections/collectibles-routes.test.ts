@@ -195,7 +195,7 @@ describe('collectibles and the player collection through the gateway', () => {
         name: relics.name,
         total_items: 12,
         unique_items: 2,
-        completion_rate: 2 / 12,
+        completion_rate: 0.1666,
         completed_at: null,
       });
     });

@@ -102,7 +102,7 @@ describe('collections through the gateway', () => {
       const res = await get(stack, '/api/v1/collections/ancient-relics', player.token);
       const body = res.json();
       expectJsonApi(body);
-      expect(body.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 2, completion_rate: 2 / 12, completed_at: null });
+      expect(body.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 2, completion_rate: 0.1666, completed_at: null });
       expect(res.headers['cache-control']).toBe('private, no-store');
       const other = (await get(stack, '/api/v1/collections/sea-creatures', player.token)).json();
       expect(other.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 0, completion_rate: 0, completed_at: null });
@@ -166,7 +166,7 @@ describe('collections through the gateway', () => {
     it("carries the player's completion rate and includes the collection on request", async () => {
       const body = (await get(stack, '/api/v1/collections/ancient-relics/collectibles?include=collection', player.token)).json();
       expectJsonApi(body);
-      expect(body.meta.collection_info.completion_rate).toBe(2 / 12);
+      expect(body.meta.collection_info.completion_rate).toBe(0.1666);
       expect(body.included).toHaveLength(1);
       expect(body.included[0]).toMatchObject({ type: 'collection', id: 'ancient-relics', attributes: { name: relics.name } });
       expect(body.included[0].relationships.collectibles.data).toHaveLength(12);

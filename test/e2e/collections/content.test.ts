@@ -122,7 +122,7 @@ describe('content versions, caching and app isolation', () => {
       expectJsonApi(mine);
       expect(mine.data.map((c: { id: string }) => c.id)).toEqual(['vault-gem']);
       expect(mine.meta.collections).toEqual([
-        { id: 'vault-treasures', name: 'Vault Treasures', total_items: 3, unique_items: 1, completion_rate: 1 / 3, completed_at: null },
+        { id: 'vault-treasures', name: 'Vault Treasures', total_items: 3, unique_items: 1, completion_rate: 0.3333, completed_at: null },
       ]);
     });
   });
@@ -181,7 +181,7 @@ describe('content versions, caching and app isolation', () => {
       expect(ids).toContain('ancient-silver-coin');
       expect(ids).not.toContain('ancient-bronze-coin');
       // The retired coin no longer counts towards the collection, the amulet still does.
-      expect(fresh.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 1, completion_rate: 1 / 12, completed_at: null });
+      expect(fresh.meta.collection_completeness).toEqual({ total_items: 12, unique_items: 1, completion_rate: 0.0833, completed_at: null });
       expectError(await get(stack, '/api/v1/collectibles/ancient-bronze-coin', player.token), 404, 'collectible_not_found');
       expect((await get(stack, '/api/v1/collectibles/ancient-silver-coin')).json().meta.rarity_info).toEqual({ level: 'rare', drop_rate: 0.2 });
       const keys = await stack.redis.keys(`${stack.env.REDIS_PREFIX}collections:${demoAppId}:v2:*`);

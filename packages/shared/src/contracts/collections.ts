@@ -58,7 +58,7 @@ const sortOf = <F extends readonly [string, ...string[]]>(fields: F) =>
 export const CompletenessSchema = z.object({
   totalItems: z.number().int().min(0),
   uniqueItems: z.number().int().min(0),
-  /** uniqueItems / totalItems, 0 for anonymous requests. */
+  /** uniqueItems / totalItems to four decimal places, rounded down; 0 for anonymous requests. */
   completionRate: z.number().min(0).max(1),
   /** ISO 8601 UTC: when the player first owned every collectible of it; absent until then. */
   completedAt: z.string().optional(),

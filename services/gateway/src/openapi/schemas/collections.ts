@@ -68,7 +68,9 @@ const Fraction = z.number().min(0).max(1);
 const Completeness = z.object({
   total_items: Count.describe("The collection's size."),
   unique_items: Count.describe('Distinct items of it the player owns.'),
-  completion_rate: Fraction.describe('unique_items / total_items; 0 for anonymous requests.'),
+  completion_rate: Fraction.describe(
+    'unique_items / total_items to four decimal places, rounded down (never 1 before the collection is complete); 0 for anonymous requests.',
+  ),
   completed_at: Timestamp.nullable()
     .optional()
     .describe('When the player first owned every collectible of it (its reward was granted then); null until then; absent for anonymous requests.'),
