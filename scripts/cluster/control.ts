@@ -27,13 +27,22 @@ export interface Parts {
 }
 
 /** The name of the server leading the grants stream's Raft group. */
-export async function grantsLeaderOf(natsUrl: string): Promise<string> {
-  const c = await connect({ servers: natsUrl, name: 'cluster-launcher' });
-  try {
-    const info = await (await c.jetstreamManager()).streams.info(grantsStream(''));
-    return info.cluster?.leader ?? '';
-  } finally {
-    await c.close().catch(() => undefined);
+export async function grantsLeaderOf(natsUrl: string, timeoutMs = 30_000): Promise<string> {
+  // Asked again until the deadline: on a loaded machine one stream-info request can time out.
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const c = await connect({ servers: natsUrl, name: 'cluster-launcher' });
+      try {
+        const info = await (await c.jetstreamManager({ timeout: 2_000 })).streams.info(grantsStream(''));
+        return info.cluster?.leader ?? '';
+      } finally {
+        await c.close().catch(() => undefined);
+      }
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(200);
+    }
   }
 }
 
@@ -41,11 +50,12 @@ export async function grantsLeaderOf(natsUrl: string): Promise<string> {
 export async function waitForGrantsLeaderOf(nodes: NatsNode[], not: string | undefined, timeoutMs: number): Promise<string> {
   const c = await connect({ servers: natsUrlOf(nodes.filter((n) => n.name !== not)), name: 'cluster-launcher', maxReconnectAttempts: -1 });
   try {
-    const jsm = await c.jetstreamManager({ timeout: 500 });
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const leader = await jsm.streams
-        .info(grantsStream(''))
+      // The manager itself asks the server (account info): made anew each time, failures tolerated.
+      const leader = await c
+        .jetstreamManager({ timeout: 1_000 })
+        .then((jsm) => jsm.streams.info(grantsStream('')))
         .then((i) => i.cluster?.leader ?? '')
         .catch(() => '');
       if (leader && leader !== not) return leader;

@@ -25,5 +25,9 @@ describe('infrastructure errors say what is actually wrong', () => {
     const unknown = describeInfraError('NATS', 'nats://user:pw@natz:4222', { code: 'ENOTFOUND' });
     expect(unknown).toBe('Cannot reach NATS at nats://***@natz:4222: the host "natz" is not known; check the host in NATS_URL.');
     expect(unknown).not.toContain('pw');
+    // A list of servers (a NATS cluster) is a valid NATS_URL: its first server is described.
+    const list = describeInfraError('NATS', 'nats://127.0.0.1:4222,nats://127.0.0.1:4223', { code: 'ECONNREFUSED' });
+    expect(list).not.toMatch(/not a valid URL/);
+    expect(list).toContain('127.0.0.1:4222');
   });
 });

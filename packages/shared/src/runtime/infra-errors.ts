@@ -32,7 +32,8 @@ export function describeInfraError(what: Dependency, url: string, err: unknown):
   const e = err as { code?: unknown; message?: unknown } | undefined;
   const code = typeof e?.code === 'string' ? e.code : undefined;
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  const { safe, parsed } = partsOf(url);
+  // NATS takes a comma-separated list of servers: the first one stands for the list here.
+  const { safe, parsed } = partsOf(what === 'NATS' ? (url.split(',')[0] ?? url).trim() : url);
   const variable = VARIABLE[what];
   if (!parsed)
     return `${variable} is not a valid URL (${safe}): expected e.g. ${what === 'Postgres' ? 'postgres://user@host:5432/database' : what === 'NATS' ? 'nats://host:4222' : 'redis://host:6379'}.`;
