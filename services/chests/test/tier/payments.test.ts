@@ -183,7 +183,12 @@ describe('the payments sweeper settles stale payments of every kind', () => {
     const chestDebit = `INSERT INTO payments (id, kind, app_id, player_id, currency, amount, status, chest_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
     await pool.query(chestDebit, [key, 'key', appId, player, 'vault_key', 1, 'debited', randomUUID()]);
     await pool.query(chestDebit, [skip, 'skip', appId, player, 'gems', 60, 'pending', randomUUID()]);
-    for (let i = 0; (await statusOf(skip))!.status !== 'failed' || (await statusOf(key))!.status !== 'refunded'; i++) {
+    // All three settled (the sweeper takes them one after the other: the purchase may be the last).
+    const settled = async () =>
+      (await statusOf(skip))!.status === 'failed' &&
+      (await statusOf(key))!.status === 'refunded' &&
+      (await statusOf(purchase))!.status === 'refunded';
+    for (let i = 0; !(await settled()); i++) {
       if (i > 100) throw new Error('the sweeper never settled them');
       await new Promise((r) => setTimeout(r, 100));
     }
