@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { watchExit } from '../start/service-process.js';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -59,18 +60,7 @@ export function track(name: string, child: ChildProcess, print: (line: string) =
       print(`${prefix} ${line}`);
     });
   }
-  let done = false;
-  const exited = new Promise<Ended>((resolve) => {
-    child.once('exit', (code, signal) => {
-      done = true;
-      resolve({ code, signal });
-    });
-    child.once('error', () => {
-      done = true;
-      resolve({ code: 1, signal: null });
-    });
-  });
-  return { name, child, exited, hasExited: () => done, tail: () => [...lines] };
+  return { name, child, ...watchExit(child), tail: () => [...lines] };
 }
 
 /** Starts a program as a tracked child (its own stdout and stderr piped). */

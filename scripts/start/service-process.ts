@@ -70,6 +70,11 @@ export function startServiceProcess(
       opts.print(`${prefix} ${line}`);
     });
   }
+  return { name, child, ...watchExit(child) };
+}
+
+/** When a child process ends (its exit, or a failure to start: code 1), and whether it has. */
+export function watchExit(child: ChildProcess): { exited: Promise<Exit>; hasExited(): boolean } {
   let done = false;
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -81,5 +86,5 @@ export function startServiceProcess(
       resolve({ code: 1, signal: null });
     });
   });
-  return { name, child, exited, hasExited: () => done };
+  return { exited, hasExited: () => done };
 }
