@@ -20,8 +20,9 @@ export class Supervisor {
     void c.exited.then((e) => {
       if (this.stopping || this.expected.has(c.name) || this.children.get(c.name) !== c) return;
       const line = `${c.name} exited (${e.signal ? `signal ${e.signal}` : `exit code ${e.code}`})`;
-      this.unexpectedExits.push(line);
-      this.say(`${line}; the cluster runs on without it`);
+      // Its last lines say why: they go into the failure message of whoever checks unexpectedExits.
+      this.unexpectedExits.push(`${line}: ${c.tail().slice(-8).join(' / ')}`);
+      this.say(`${line}; the cluster runs on without it; its last lines:\n  ${c.tail().slice(-12).join('\n  ')}`);
     });
     return c;
   }

@@ -1,4 +1,13 @@
-import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
+} from 'nats';
 import type { Logger } from 'pino';
 import type { Pool } from '../db/pool.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
@@ -6,6 +15,7 @@ import { grantsStream } from './stream.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { ConsumerDef } from './consumer-def.js';
 import { deliverBatch } from './consumer-delivery.js';
+import { whileJetStreamSettles } from './jetstream-settle.js';
 
 /** A running consumer; `stop` lets the messages in hand finish. */
 export interface RunningConsumer {
@@ -21,6 +31,14 @@ export interface RunningConsumer {
  */
 export const ACK_WAIT_MS = 4_000;
 
+/**
+ * How long one pull request waits on the server. The client checks its heartbeats every half of
+ * it and, after losing its server (a NATS node down, a stream leader moving), retries on this
+ * rhythm: 5 s rather than the library's 30 s, so grants flow again within seconds of a cluster
+ * change. An idle consumer costs one small request per 5 s.
+ */
+export const PULL_EXPIRES_MS = 5_000;
+
 type ConsumerDeps = {
   nc: NatsConnection;
   js: JetStreamClient;
@@ -35,19 +53,21 @@ type ConsumerDeps = {
 export async function startConsumer(def: ConsumerDef, deps: ConsumerDeps): Promise<RunningConsumer> {
   const stream = grantsStream(deps.prefix);
   const durable = streamName(deps.prefix, def.durable);
-  await ensureDurable(def, deps, stream, durable);
-  const c = await deps.js.consumers.get(stream, durable);
+  const settle = { nc: deps.nc, log: deps.log };
+  await whileJetStreamSettles(`consumer ${durable}`, () => ensureDurable(def, deps, stream, durable), settle);
+  const c = await whileJetStreamSettles(`consumer ${durable}`, () => deps.js.consumers.get(stream, durable), settle);
   // Messages arrive in a buffer; one loop applies what has arrived, a batch (or one) at a time.
   const buffer: JsMsg[] = [];
   let wake: (() => void) | undefined;
   let closing = false;
-  const messages = await c.consume({
-    max_messages: 256,
-    callback: (m) => {
+  const pulls = await keepPulling(
+    c,
+    (m) => {
       buffer.push(m);
       wake?.();
     },
-  });
+    { log: deps.log, consumer: def.durable, ensure: () => ensureDurable(def, deps, stream, durable) },
+  );
   const maxDeliver = def.maxDeliver ?? 8;
   const batchSize = def.handle ? 1 : (def.batchSize ?? 100);
   let inHand: JsMsg[] = [];
@@ -73,11 +93,48 @@ export async function startConsumer(def: ConsumerDef, deps: ConsumerDeps): Promi
   })();
   return {
     async stop() {
-      await messages.close().catch(() => undefined);
+      await pulls.close();
       closing = true;
       wake?.();
       await loop;
       clearInterval(keepAlive);
+    },
+  };
+}
+
+/**
+ * Pulls from `c` into `onMessage` until closed. The library stops a pull loop for good on some
+ * server answers (consumer deleted, a bad request): nothing would be delivered to this replica
+ * again. Another one is started then, the durable made again first (should it have been deleted).
+ */
+async function keepPulling(
+  c: Consumer,
+  onMessage: (m: JsMsg) => void,
+  o: { log: Logger; consumer: string; ensure: () => Promise<void> },
+): Promise<{ close(): Promise<void> }> {
+  let stopping = false;
+  const open = () => c.consume({ max_messages: 256, expires: PULL_EXPIRES_MS, callback: onMessage });
+  let messages = await open();
+  const watch = (m: ConsumerMessages): void =>
+    void m.closed().then(async (err) => {
+      while (!stopping) {
+        o.log.error({ err: String(err ?? 'closed'), consumer: o.consumer }, 'the pull loop stopped; starting it again in 1 s');
+        await new Promise((r) => setTimeout(r, 1000));
+        if (stopping) return;
+        try {
+          await o.ensure();
+          messages = await open();
+          return watch(messages);
+        } catch (e) {
+          err = e as Error;
+        }
+      }
+    });
+  watch(messages);
+  return {
+    async close() {
+      stopping = true;
+      await messages.close().catch(() => undefined);
     },
   };
 }

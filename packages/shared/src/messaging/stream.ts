@@ -20,7 +20,11 @@ export function grantsStream(prefix: string): string {
  */
 export async function ensureGrantsStream(jsm: JetStreamManager, prefix: string, replicas = 1, opts: { update?: boolean } = {}): Promise<boolean> {
   const name = grantsStream(prefix);
-  const existing = await jsm.streams.info(name).catch(() => undefined);
+  // Only "not found" means missing: a timeout (a leader being elected) is thrown for the caller to retry.
+  const existing = await jsm.streams.info(name).catch((err: Error) => {
+    if (/stream not found/i.test(err.message)) return undefined;
+    throw err;
+  });
   if (existing) {
     if (existing.config.num_replicas < replicas || existing.config.max_age !== 0) {
       if (opts.update === false) return false;

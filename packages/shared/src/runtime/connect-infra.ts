@@ -5,6 +5,7 @@ import type { Logger } from '../config/logger.js';
 import { createPool } from '../db/pool.js';
 import { usePreparedStatements } from '../db/prepared.js';
 import { currentSearchPath } from '../db/probes.js';
+import { whileJetStreamSettles } from '../messaging/jetstream-settle.js';
 import { ensureGrantsStream } from '../messaging/stream.js';
 import { describeInfraError, InfraError } from './infra-errors.js';
 import { natsAuthOptions } from './nats-auth.js';
@@ -71,12 +72,18 @@ export async function connectNats(name: string, config: BaseConfig, pool: pg.Poo
 
 /** JetStream's manager, with the grants stream created (or, without NATS users, brought in line). */
 export async function prepareJetStream(link: NatsLink, config: BaseConfig, log: Logger): Promise<JetStreamManager> {
-  const jsm = await link.nc.jetstreamManager().catch((err) => {
+  const settle = { nc: link.nc, log };
+  const jsm = await whileJetStreamSettles('JetStream account', () => link.nc.jetstreamManager(), settle).catch((err) => {
     throw new InfraError(`NATS at ${config.NATS_URL} has no JetStream (${String(err)}): start nats-server with -js.`);
   });
   // With NATS users each service may only create the grants stream (deploy/nats): changing it and
   // purging it are the grants keeper's (`npm run admin -- keep-grants`, the `streams` user).
-  if (!(await ensureGrantsStream(jsm, config.NATS_PREFIX, config.JETSTREAM_REPLICAS, { update: !link.ownStreamUser }))) {
+  const inLine = await whileJetStreamSettles(
+    'the grants stream',
+    () => ensureGrantsStream(jsm, config.NATS_PREFIX, config.JETSTREAM_REPLICAS, { update: !link.ownStreamUser }),
+    settle,
+  );
+  if (!inLine) {
     log.warn(
       { replicas: config.JETSTREAM_REPLICAS },
       'the grants stream differs from JETSTREAM_REPLICAS (or has an age limit): the grants keeper (npm run admin -- keep-grants) brings it in line',
