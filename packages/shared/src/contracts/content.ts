@@ -152,6 +152,22 @@ export const CountryCodeSchema = z
   .regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 code in upper case, e.g. DE')
   .refine(isCountryCode, 'not an assigned ISO 3166-1 alpha-2 country code (e.g. GB, not UK)');
 
+/** The rule packs shipped with the service (DESIGN.md §7), one data file each. */
+export const RULE_PACK_NAMES = ['BE', 'NL', 'BR', 'CN', 'KR', 'JP'] as const;
+export const RulePackName = z.enum(RULE_PACK_NAMES);
+
+/** One spend limit (DESIGN.md §7): at least one of `per_day` and `per_month`. */
+export const SpendLimitSchema = z
+  .object({
+    max_age: z.number().int().min(0).max(99),
+    per_day: z.number().int().positive().max(1e12).optional(),
+    per_month: z.number().int().positive().max(1e12).optional(),
+    countries: z.array(CountryCodeSchema).min(1).optional(),
+  })
+  .strict()
+  .refine((l) => l.per_day !== undefined || l.per_month !== undefined, { message: 'a spend limit needs per_day or per_month' });
+export type SpendLimit = z.infer<typeof SpendLimitSchema>;
+
 /**
  * Where and for whom paid chests are sold: buying with one of `paid_currencies` is refused to
  * players whose country is in `blocked_regions`, or who are younger than `min_age`.
@@ -167,6 +183,25 @@ export const ComplianceSchema = z
      * drop (422 `complete_gacha` at load, naming the collection and the collectibles).
      */
     forbid_complete_gacha: z.boolean().default(false),
+    /**
+     * Spend limits (DESIGN.md §7): what players of at most `max_age` (where `countries` is given,
+     * only there) may spend per UTC calendar day and month, in units of paid currency spent on paid
+     * random items; past one → 403 `spend_limit_reached`, nothing debited.
+     */
+    spend_limits: z.array(SpendLimitSchema).max(50).optional(),
+    /**
+     * Notice period for odds changes (DESIGN.md §7): new rules for an existing chest type take
+     * effect this many hours after the load; until then the old ones roll and the catalog says
+     * `meta.odds_change`.
+     */
+    odds_change_notice_hours: z
+      .number()
+      .int()
+      .min(0)
+      .max(90 * 24)
+      .optional(),
+    /** Shipped, versioned rule packs applied on top of these settings (packages/shared/compliance/packs). */
+    rule_packs: z.array(RulePackName).max(RULE_PACK_NAMES.length).optional(),
   })
   .strict();
 export type ComplianceRules = z.infer<typeof ComplianceSchema>;
