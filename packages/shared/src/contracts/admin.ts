@@ -9,6 +9,7 @@ export * from './admin-players.js';
 export * from './admin-drops.js';
 export * from './admin-audit.js';
 export * from './admin-content.js';
+export * from './admin-export.js';
 
 /** Who may use a key: game clients (publishable) or the studio's servers (secret). */
 export const ApiKeyKindSchema = z.enum(['publishable', 'secret']);

@@ -1,0 +1,88 @@
+import { AdminExportOpenings, AdminExportRules, AdminOddsLog, AppError, endpoint, type AuditOpening } from '@ccs/shared';
+import type { ChestsDeps } from '../deps.js';
+import { catalogVersion } from '../cache/content-version.js';
+import { findChestType } from '../repositories/chest-types-repo.js';
+import { listOddsLog } from '../repositories/odds-log-repo.js';
+import {
+  auditCursorOf,
+  auditItems,
+  auditOpeningsPage,
+  auditPity,
+  parseAuditCursor,
+  type AuditOpeningRow,
+} from '../repositories/audit-export-repo.js';
+import { disclose } from './catalog-odds.js';
+
+// The auditor's export (DESIGN.md §7, `npm run admin -- export-audit`): operator subjects that read
+// an app's openings with their revealed seeds, the rules they rolled, and the odds log.
+
+/** 404 app_not_found unless chests holds content of the app (every app has some from its creation). */
+async function requireApp(deps: ChestsDeps, appId: string): Promise<void> {
+  if ((await catalogVersion(deps, appId)) === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
+}
+
+/** One stored opening as the export lists it; `seedOf` decrypts a revealed pair's server seed. */
+async function toAuditOpening(r: AuditOpeningRow, seedOf: (row: AuditOpeningRow) => Promise<string>): Promise<AuditOpening> {
+  const fair = r.server_seed_hash !== null && r.client_seed !== null && r.nonce !== null;
+  return {
+    openingId: r.id,
+    playerId: r.player_id,
+    chestTypeId: r.chest_type_id,
+    rulesVersion: r.content_version,
+    openedAt: r.opened_at.toISOString(),
+    items: auditItems(r.items),
+    pity: auditPity(r.pity),
+    fairness: fair
+      ? {
+          serverSeedHash: r.server_seed_hash!,
+          clientSeed: r.client_seed!,
+          nonce: r.nonce!,
+          serverSeed: r.revealed_at ? await seedOf(r) : null,
+          revealedAt: r.revealed_at?.toISOString() ?? null,
+        }
+      : null,
+  };
+}
+
+/** chests.v1.admin_export_openings: a page of the app's openings of a period, revealed seeds decrypted. */
+export function adminExportOpeningsEndpoint(deps: ChestsDeps) {
+  return endpoint(AdminExportOpenings, async (req) => {
+    const cursor = req.cursor === undefined ? undefined : parseAuditCursor(req.cursor);
+    if (req.cursor !== undefined && !cursor) throw AppError.badRequest('invalid_cursor', 'The cursor is not one a previous page answered.');
+    await requireApp(deps, req.appId);
+    const rows = await auditOpeningsPage(deps.pool, req.appId, req, cursor, req.limit);
+    await deps.cipher.ready();
+    const seeds = new Map<string, Promise<string>>();
+    const seedOf = (row: AuditOpeningRow) => {
+      let s = seeds.get(row.seed_id!);
+      if (!s) seeds.set(row.seed_id!, (s = deps.cipher.decrypt(row.server_seed_encrypted!)));
+      return s;
+    };
+    const openings = await Promise.all(rows.map((r) => toAuditOpening(r, seedOf)));
+    return { openings, nextCursor: rows.length === req.limit ? auditCursorOf(rows[rows.length - 1]!) : null };
+  });
+}
+
+/** chests.v1.admin_export_rules: the rules (and rule inputs) of chest types at content versions. */
+export function adminExportRulesEndpoint(deps: ChestsDeps) {
+  return endpoint(AdminExportRules, async (req) => {
+    await requireApp(deps, req.appId);
+    const out = [];
+    for (const v of req.versions) {
+      const type = await findChestType(deps.pool, req.appId, v.chestTypeId, { catalogOnly: false });
+      const resolved = type && (await deps.drops.resolveAt(req.appId, type, v.rulesVersion));
+      if (!resolved) continue;
+      const { rules, ruleInputs } = disclose(resolved);
+      out.push({ chestTypeId: v.chestTypeId, rulesVersion: v.rulesVersion, rules, ruleInputs });
+    }
+    return { rules: out };
+  });
+}
+
+/** chests.v1.admin_odds_log: a page of an app's odds log for an operator. */
+export function adminOddsLogEndpoint(deps: ChestsDeps) {
+  return endpoint(AdminOddsLog, async (req) => {
+    await requireApp(deps, req.appId);
+    return listOddsLog(deps.pool, req.appId, req.page);
+  });
+}
