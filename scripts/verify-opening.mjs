@@ -5,6 +5,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { AUDIT_USAGE, AuditUnusable, auditCommand } from './verify/audit.mjs';
 import { oddsLogCommand } from './verify/odds-log.mjs';
 
 /** The random stream: HMAC-SHA256(seed bytes, `client:nonce:block`), five 48-bit numbers per block. */
@@ -115,6 +116,7 @@ const USAGE = `Usage:
       --client-seed <s> --nonce <n> [--pity-before <k>]
   node scripts/verify-opening.mjs --batch cases.json
   node scripts/verify-opening.mjs --odds-log log.json [--odds-dir <dir>]
+  node scripts/verify-opening.mjs --audit <dir>
   node scripts/verify-opening.mjs --help
 
 Recomputes a chest opening from the revealed server seed and says whether the service kept its
@@ -140,6 +142,7 @@ commitment and rolled what it answered (docs/fairness.md).
                       <chest_type_id>.<rules_version>.json (GET /api/v1/chests/{id}/odds?rules_version=):
                       each entry's rules_sha256 must be SHA-256 of the canonical JSON (keys sorted) of
                       that document's attributes.rules
+${AUDIT_USAGE}
   --batch             a JSON array of {odds, server_seed, server_seed_hash?, client_seed?, nonce?,
                       opens_since_before?, expect?}: one JSON line per case, then {cases, failed}
                       (and uncommitted, when some case has no commitment)
@@ -149,8 +152,9 @@ checked), commitment_ok, and matches (with an opening to compare). A seed whose 
 commitment gives commitment_ok false and matches false, whatever the items.
 
 Exit status: 0 the commitment holds (and the items match, when compared); 1 the commitment does
-not hold or the items differ; 2 no commitment was given (neither --server-seed-hash nor one in
-the opening), or the input is unusable.`;
+not hold or the items differ (--audit: any mismatch, a broken chain, a file not the manifest's);
+2 no commitment was given (neither --server-seed-hash nor one in the opening), or the input is
+unusable.`;
 
 const HEX64 = /^[0-9a-f]{64}$/i;
 
@@ -214,7 +218,19 @@ export function verify({ odds, server_seed, server_seed_hash, client_seed, nonce
   return result;
 }
 
-const OPTIONS = ['odds', 'server-seed', 'server-seed-hash', 'client-seed', 'nonce', 'pity-before', 'expect', 'batch', 'odds-log', 'odds-dir'];
+const OPTIONS = [
+  'odds',
+  'server-seed',
+  'server-seed-hash',
+  'client-seed',
+  'nonce',
+  'pity-before',
+  'expect',
+  'batch',
+  'odds-log',
+  'odds-dir',
+  'audit',
+];
 
 function parseArgs(argv) {
   const args = {};
@@ -251,13 +267,17 @@ function whole(name, value) {
 const NO_COMMITMENT =
   'no commitment to check: give --server-seed-hash (the server_seed_hash published before the opening) or an opening document (--expect) that carries fairness.server_seed_hash';
 
-/** Runs the command line; answers the exit status. */
+/** Runs the command line; answers the exit status (a promise of it with --audit). */
 export function main(argv, out = process.stdout, err = process.stderr) {
   if (argv.includes('--help') || argv.includes('-h')) {
     out.write(`${USAGE}\n`);
     return 0;
   }
   const args = parseArgs(argv);
+  if (args.audit !== undefined) {
+    if (Object.keys(args).length > 1) throw new UsageError('--audit takes no other argument');
+    return auditCommand(args.audit, verify, out, err);
+  }
   if (args['odds-log'] !== undefined) {
     if (Object.keys(args).some((k) => k !== 'odds-log' && k !== 'odds-dir')) throw new UsageError('--odds-log takes only --odds-dir besides');
     return oddsLogCommand(readJson(args['odds-log']), args['odds-dir'], out, err);
@@ -311,9 +331,9 @@ export function main(argv, out = process.stdout, err = process.stderr) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    process.exitCode = main(process.argv.slice(2));
+    process.exitCode = await main(process.argv.slice(2));
   } catch (err) {
     process.stderr.write(`verify-opening: ${err.message}\n${err instanceof UsageError ? 'See --help.\n' : ''}`);
-    process.exitCode = 2;
+    process.exitCode = err instanceof UsageError || err instanceof AuditUnusable ? 2 : 1;
   }
 }

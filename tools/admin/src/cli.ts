@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AppError, type Bus } from '@ccs/shared';
 import { createAppCommand } from './commands/create-app.js';
+import { exportAuditCommand } from './commands/export-audit.js';
 import { grantChestsCommand } from './commands/grant-chests.js';
 import { listAppsCommand } from './commands/list-apps.js';
 import { loadContentCommand } from './commands/load-content.js';
@@ -42,6 +43,13 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   openings --app <app id> --player <player id|email> [--limit 20] [--offset 0]
                                               a player's openings, newest first: items, rules version,
                                               seed commitment and nonce, pity before→after, conversions
+  export-audit --app <app id> --from <date> --to <date> --out <dir>
+                                              the auditor's export of a period [--from, --to): openings with
+                                              their inputs and items (seeds where revealed), the rules they
+                                              rolled, the odds log and a manifest of counts and SHA-256s;
+                                              a date alone is UTC midnight (--to includes its day), or give
+                                              2026-11-01T12:00:00Z; --out must be new or empty. Check it with
+                                              node scripts/verify-opening.mjs --audit <dir> (docs/operations.md)
   webhooks --app <app id>                     the app's webhook endpoints and their deliveries by status
   add-webhook --app <app id> --url <url> [--events chest.opened,… | all] [--description <text>] [--disabled]
                                               a new endpoint; its signing secret is shown once (docs/webhooks.md)
@@ -89,6 +97,9 @@ const OPTIONS = {
   webhook: { type: 'string' },
   delivery: { type: 'string' },
   status: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -126,6 +137,8 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
       return openingsCommand(c, { app: v.app, player: v.player, limit: v.limit, offset: v.offset });
     case 'simulate':
       return simulateCommand(c, { app: v.app, chest: v.chest, opens: v.opens, seed: v.seed });
+    case 'export-audit':
+      return exportAuditCommand(c, { app: v.app, from: v.from, to: v.to, out: v.out });
     case 'webhooks':
       return listWebhooksCommand(c, { app: v.app });
     case 'add-webhook':

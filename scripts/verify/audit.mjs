@@ -1,0 +1,132 @@
+// The auditor's export's offline check (DESIGN.md §7; `npm run admin -- export-audit` writes the
+// directory), with nothing but Node's own modules; used by verify-opening.mjs --audit, which hands
+// it its own recomputation (verify) so that there is one.
+import { createHash } from 'node:crypto';
+import { createReadStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { verifyOddsLog } from './odds-log.mjs';
+
+export const AUDIT_USAGE = `  --audit             a directory written by npm run admin -- export-audit: checks that every file
+                      the manifest lists has its SHA-256 (else refuses: exit 1), re-rolls every
+                      opening of openings.jsonl whose seed is revealed with the rules of rules.jsonl
+                      (items, and SHA-256 of the seed = the committed server_seed_hash), verifies the
+                      odds log's chain (and each entry's rules_sha256 against rules.jsonl); prints the
+                      counts verified, unverifiable (seed not revealed), mismatched and the chain's
+                      result; exit 1 on any mismatch, a broken chain or a file that is not the
+                      manifest's`;
+
+/** An export that cannot be read as one: exit status 2. */
+export class AuditUnusable extends Error {}
+
+const FILES = ['openings.jsonl', 'rules.jsonl', 'odds-log.json'];
+
+function readJsonIn(dir, name) {
+  try {
+    return JSON.parse(readFileSync(join(dir, name), 'utf8'));
+  } catch (e) {
+    throw new AuditUnusable(`${join(dir, name)}: ${e.code ?? 'not JSON'} (is ${dir} a directory export-audit wrote?)`);
+  }
+}
+
+/** The manifest's files whose SHA-256 (or presence) differs: one line each. */
+function manifestProblems(dir, manifest) {
+  const problems = [];
+  for (const name of FILES) if (!manifest.files?.[name]) problems.push(`${name} is not in the manifest`);
+  for (const [name, f] of Object.entries(manifest.files ?? {})) {
+    let bytes;
+    try {
+      bytes = readFileSync(join(dir, name));
+    } catch (e) {
+      problems.push(`${name}: ${e.code}`);
+      continue;
+    }
+    if (createHash('sha256').update(bytes).digest('hex') !== f.sha256)
+      problems.push(`${name}: SHA-256 is not the manifest's (the file changed after the export)`);
+  }
+  return problems;
+}
+
+/** rules.jsonl as a map `<chest type id>:<rules version>` → {rules, rule_inputs}. */
+function rulesByVersion(dir) {
+  const lines = readFileSync(join(dir, 'rules.jsonl'), 'utf8').split('\n').filter(Boolean);
+  return new Map(lines.map((l) => JSON.parse(l)).map((r) => [`${r.chest_type_id}:${r.rules_version}`, r]));
+}
+
+/** One opening line's outcome: 'verified', 'unrevealed', 'unfair' (no fairness inputs) or a mismatch's reason. */
+function checkOpening(o, rules, verify) {
+  if (o.server_seed_hash === null) return 'unfair';
+  if (o.server_seed === null) return 'unrevealed';
+  const r = rules.get(`${o.chest_type_id}:${o.rules_version}`);
+  if (!r) return `no rules of chest type ${o.chest_type_id} version ${o.rules_version} in rules.jsonl`;
+  try {
+    const result = verify({
+      odds: { attributes: { rules: r.rules, rule_inputs: r.rule_inputs } },
+      server_seed: o.server_seed,
+      server_seed_hash: o.server_seed_hash,
+      client_seed: o.client_seed,
+      nonce: o.nonce,
+      opens_since_before: o.pity?.opens_since_before ?? 0,
+      expect: { collectibles: o.items.map((it) => ({ id: it.collectible_id, attributes: { rarity: it.rarity } })) },
+    });
+    if (result.commitment_ok === false) return 'SHA-256 of the server seed is not the committed server_seed_hash';
+    return result.matches ? 'verified' : 'the re-rolled items differ from the exported ones';
+  } catch (e) {
+    return `unusable inputs: ${e.message}`;
+  }
+}
+
+/** Re-rolls openings.jsonl line by line (never all in memory); answers the counts and the first mismatches. */
+async function checkOpenings(dir, rules, verify) {
+  const counts = { openings: 0, verified: 0, unrevealed: 0, unfair: 0, mismatched: 0 };
+  const mismatches = [];
+  const lines = createInterface({ input: createReadStream(join(dir, 'openings.jsonl'), 'utf8'), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line) continue;
+    counts.openings++;
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      o = undefined;
+    }
+    const outcome = o ? checkOpening(o, rules, verify) : 'the line is not JSON';
+    if (outcome in counts) counts[outcome]++;
+    else {
+      counts.mismatched++;
+      if (mismatches.length < 20) mismatches.push(`opening ${o?.opening_id ?? `on line ${counts.openings}`}: ${outcome}`);
+    }
+  }
+  return { counts, mismatches };
+}
+
+/**
+ * `--audit <dir>`: the manifest's hashes, every revealed opening re-rolled with `verify` (the
+ * verifier's own), the odds log's chain; answers the exit status (0 all holds, 1 not).
+ */
+export async function auditCommand(dir, verify, out, err) {
+  const manifest = readJsonIn(dir, 'manifest.json');
+  const problems = manifestProblems(dir, manifest);
+  if (problems.length) {
+    out.write(`manifest: refused: ${problems.length} file(s) not as the manifest says\n`);
+    for (const p of problems) err.write(`verify-opening: ${p}\n`);
+    return 1;
+  }
+  out.write(
+    `manifest: ${Object.keys(manifest.files).length} files, SHA-256 as listed (app ${manifest.app_id}, ${manifest.period?.from} to ${manifest.period?.to})\n`,
+  );
+  const rules = rulesByVersion(dir);
+  const { counts, mismatches } = await checkOpenings(dir, rules, verify);
+  const chain = verifyOddsLog(readJsonIn(dir, 'odds-log.json'), (id, version) => rules.get(`${id}:${version}`)?.rules);
+  const listed = manifest.counts?.openings;
+  out.write(`openings: ${counts.openings}${listed === counts.openings ? '' : ` (the manifest counts ${listed})`}\n`);
+  out.write(`  verified: ${counts.verified}\n  unverifiable (seed not revealed): ${counts.unrevealed}\n`);
+  if (counts.unfair) out.write(`  unverifiable (made before verifiable randomness): ${counts.unfair}\n`);
+  out.write(`  mismatched: ${counts.mismatched}\n`);
+  const broken = chain.broken.length;
+  out.write(
+    `odds log: ${chain.entries} entries, ${broken ? `chain broken at entry ${chain.broken[0].seq}: ${chain.broken[0].problems.join('; ')}` : 'chain verifies'} (${chain.rules_checked} rules hashes checked)\n`,
+  );
+  for (const m of mismatches) err.write(`verify-opening: mismatched: ${m}\n`);
+  return counts.mismatched || broken || listed !== counts.openings ? 1 : 0;
+}
