@@ -76,6 +76,28 @@ describe('key-required chests (service tier)', () => {
     expect(run.wallet.debits.has(`key:${debits[0]!.id}`)).toBe(false);
   });
 
+  it('answers an Idempotency-Key again before taking a key: a replay returns the opening, a reuse on another chest is 409, neither debits', async () => {
+    const { playerId, chests } = await playerWithVaults(2, 3);
+    const key = `vault-${randomUUID()}`;
+    const first = await openChest(tier, appId, playerId, chests[0]!, key);
+    expect(keysOf(playerId)).toBe(2);
+    const again = await openChest(tier, appId, playerId, chests[0]!, key);
+    expect(again).toMatchObject({ openingId: first.openingId, items: first.items, replayed: true });
+    await expect(openChest(tier, appId, playerId, chests[1]!, key)).rejects.toMatchObject({
+      kind: 'conflict',
+      errors: [{ code: 'idempotency_key_reused' }],
+    });
+    expect(await openedCount(chests)).toBe(1);
+    expect(keysOf(playerId)).toBe(2);
+    // One key payment: the replay and the reuse never reached the wallet.
+    const payments = await chestsSql<{ n: number }>(
+      tier,
+      "SELECT count(*)::int AS n FROM payments WHERE kind = 'key' AND chest_id = ANY($1::uuid[])",
+      [chests],
+    );
+    expect(payments[0]!.n).toBe(1);
+  });
+
   it('lets exactly one of two concurrent opens share one key', async () => {
     const { playerId, chests } = await playerWithVaults(2, 1);
     const answers = await Promise.allSettled(chests.map((id) => openChest(tier, appId, playerId, id)));

@@ -50,7 +50,9 @@ const OPTIMISTIC_ATTEMPTS = 3;
 
 /**
  * THE opening pipeline, for one chest or a batch of them (docs/architecture.md, "Opening a chest"):
- * 1. an Idempotency-Key that opened these chests before answers with those openings (`replayed`);
+ * 1. an Idempotency-Key that opened these chests before answers with those openings (`replayed`):
+ *    found when a chest reads as opened, before a key chest's key is taken, or when the write
+ *    meets the key's unique index (nothing written); a fresh key costs no look-up;
  * 2. `readOpeningState` reads the chests, the caller's seed pair and pity counters, without a lock:
  *    404 unknown, 403 not owned, already opened (or the keyed twin's replay), locked, in order;
  * 3. the keys of key-required chests are taken (the compliance gate first, one debit per chest);
@@ -63,11 +65,9 @@ const OPTIMISTIC_ATTEMPTS = 3;
 export async function openChests(tools: OpeningTools, cmd: OpenCommand, ctx: CallContext): Promise<Opened> {
   const point = cmd.kind === 'batch' ? pointInBatch : pointInPath;
   refuseDuplicates(cmd.chestIds);
-  const first = cmd.idempotencyKey ? await replayOf(tools.pool, cmd) : undefined;
-  if (first) return first;
   await tools.cipher.ready();
   const keys = new ChestKeys(tools, cmd, ctx, point);
-  let outcome: Written | { opened: number };
+  let outcome: Written | { opened: number } | Opened;
   try {
     outcome = await tools.perPlayer.run(`${cmd.appId}:${cmd.playerId}`, () => turns(tools, cmd, keys, point, ctx));
   } catch (err) {
@@ -81,7 +81,8 @@ export async function openChests(tools: OpeningTools, cmd: OpenCommand, ctx: Cal
     }
     throw err;
   }
-  if ('grants' in outcome) return { ...outcome, replayed: false };
+  if ('replayed' in outcome) return outcome;
+  if ('grants' in outcome) return { openings: outcome.openings, grants: outcome.grants, replayed: false };
   // A chest opened meanwhile (maybe by a keyed twin queued just before): its replay, else 403.
   await keys.refund();
   const replayed = cmd.idempotencyKey ? await replayOf(tools.pool, cmd) : undefined;
@@ -114,11 +115,15 @@ async function turns(
   keys: ChestKeys,
   point: Pointer,
   ctx: CallContext,
-): Promise<Written | { opened: number }> {
+): Promise<Written | { opened: number } | Opened> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const state = await readOpeningState(tools.pool, cmd.appId, cmd.playerId, cmd.chestIds);
     const checked = await checkChests(cmd, state, point);
     if ('opened' in checked) return checked;
+    // Before a key is debited, a key that opened before answers with its openings (else its reuse
+    // would debit and refund a key); without keys the write itself refuses a used key.
+    const replayed = attempt === 1 && checked.keyed.length && cmd.idempotencyKey ? await replayOf(tools.pool, cmd) : undefined;
+    if (replayed) return replayed;
     await keys.take(checked.keyed);
     if (!state.seed) {
       // The player's first use of a seed pair: commit one, then read again.
