@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenChests, type OpeningView, type ReplyOf } from '@ccs/shared';
+import { OpenChest, OpenChests, type OpeningView, type ReplyOf } from '@ccs/shared';
 import { callOf, chestsApp, chestsSql, grantedChests, openChest, startChestsTier, type ChestsTier } from './support/chests-tier.js';
 
 // Batch open on the service tier: chests alone, called over chests.v1.open_batch. The rendered
@@ -22,6 +22,23 @@ describe('batch open (service tier)', () => {
   const refusal = (kind: string, code: string | undefined, pointer?: string) => ({
     kind,
     errors: [{ ...(code ? { code } : {}), ...(pointer ? { source: { pointer } } : {}) }],
+  });
+
+  it("opens once under the gateway's retry key: a repeat of the request (single or batch) answers the same openings", async () => {
+    const { playerId, chests } = await grantedChests(tier, appId, { n: 3 });
+    const retryKey = randomUUID();
+    const one = () => tier.bus.request(OpenChest, { chestId: chests[0]!, retryKey }, callOf(appId, playerId));
+    const [a, b] = await Promise.all([one(), one()]);
+    expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
+    expect(a.openingId).toBe(b.openingId);
+    const batchKey = randomUUID();
+    const batch = () => tier.bus.request(OpenChests, { chestIds: chests.slice(1), retryKey: batchKey }, callOf(appId, playerId));
+    const first = await batch();
+    const again = await batch();
+    expect([first.replayed, again.replayed]).toEqual([false, true]);
+    expect(again.openings.map((o) => o.openingId)).toEqual(first.openings.map((o) => o.openingId));
+    const rows = await chestsSql<{ n: number }>(tier, 'SELECT count(*)::int AS n FROM openings WHERE chest_id = ANY($1::uuid[])', [chests]);
+    expect(rows[0]!.n).toBe(3);
   });
 
   it('opens nothing when one chest cannot be opened, and names it', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AppError,
+  CreditCurrency,
   DebitCurrency,
   GetBalances,
   ListCurrencies,
@@ -142,6 +143,29 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
       { id: gemsId, code: 'gems', name: 'Gems', balance: '7.00' },
     ]);
     expect(v3.currencies.map((c) => c.code)).toEqual(base.currencies.map((c) => c.code));
+  });
+
+  it("applies a credit once under the gateway's retry key, also when the request comes again concurrently", async () => {
+    const player = randomUUID();
+    const coins = await currencyId(appId, 'coins');
+    const retryKey = randomUUID();
+    const credit = () => tier.bus.request(CreditCurrency, { currencyId: coins, amount: '7', keyKind: 'publishable', retryKey }, ctxOf(appId, player));
+    const answers = await Promise.all([credit(), credit(), credit()]);
+    // One applied it; the repeats answer the balance, marked as repeats.
+    expect(answers.map((a) => a.replayed).sort()).toEqual([false, true, true]);
+    expect(answers.map((a) => a.balance)).toEqual(['7.00', '7.00', '7.00']);
+    expect(await ledgerTotals(walletPool(tier), appId, player, coins)).toEqual({ sum: '7.00', rows: 1, balance: '7.00' });
+    // Another request (another key) is another credit; the key is per player.
+    await tier.bus.request(CreditCurrency, { currencyId: coins, amount: '1', keyKind: 'publishable', retryKey: randomUUID() }, ctxOf(appId, player));
+    expect(
+      (await tier.bus.request(CreditCurrency, { currencyId: coins, amount: '2', keyKind: 'publishable', retryKey }, ctxOf(appId, randomUUID())))
+        .replayed,
+    ).toBe(false);
+    expect(await ledgerTotals(walletPool(tier), appId, player, coins)).toEqual({ sum: '8.00', rows: 2, balance: '8.00' });
+    // A retry key is a UUID the gateway makes: anything else is refused by the contract (the caller validates).
+    await expect(
+      tier.bus.request(CreditCurrency, { currencyId: coins, amount: '1', keyKind: 'publishable', retryKey: 'not-a-uuid' }, ctxOf(appId, player)),
+    ).rejects.toThrow(/uuid/i);
   });
 
   it('never debits below zero: 20 concurrent debits of 100 from 1000 leave exactly 10 successes', async () => {

@@ -135,11 +135,21 @@ describe('opening a chest', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     const other = await buyWooden(p);
     expectError(await open(stack, p, other, { idempotencyKey: 'open-once-1' }), 409, 'idempotency_key_reused');
+    // The reused key was refused by the opening's write itself: nothing of it stayed.
+    expect(await sql(stack, 'SELECT id FROM chests.openings WHERE chest_id = $1', [other])).toHaveLength(0);
     expectError(await open(stack, p, other, { idempotencyKey: 'bad key with spaces' }), 400, 'invalid_idempotency_key');
     // Keys are per player: another player may use the same one.
     const q = await newPlayer();
     expect((await open(stack, q, q.starterChestId, { idempotencyKey: 'open-once-1' })).statusCode).toBe(200);
     expect(await sql(stack, 'SELECT id FROM chests.openings WHERE chest_id = $1', [p.starterChestId])).toHaveLength(1);
+    // Without a key, the opening travels under the gateway's retry key (a repeat to another replica opens nothing twice).
+    const unkeyed = await buyWooden(p);
+    const plain = await open(stack, p, unkeyed);
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['idempotent-replayed']).toBeUndefined();
+    expect(await sql(stack, 'SELECT idempotency_key FROM chests.openings WHERE chest_id = $1', [unkeyed])).toEqual([
+      { idempotency_key: expect.stringMatching(/^retry:[0-9a-f-]{36}$/) },
+    ]);
   });
 
   it('applies every grant before answering when many different chests open at once (read-your-writes)', async () => {

@@ -85,6 +85,16 @@ describe('POST /api/v1/currencies/{currency_id}/credit and POST /currencies/{cur
       { delta: '0.50', balance_after: '1510.50', reason: 'credit' },
       { delta: '2.25', balance_after: '1512.75', reason: 'credit' },
     ]);
+    // Sent without an Idempotency-Key, each credit travelled under a key of the gateway's own (a
+    // retry to another replica applies it once), one per request, never reported as a replay.
+    const keys = await walletPool(stack).query<{ retry_key: string | null; reference: string | null }>(
+      "SELECT retry_key, reference FROM ledger WHERE app_id = $1 AND player_id = $2 AND reason = 'credit'",
+      [demoAppId, p.id],
+    );
+    expect(keys.rows).toHaveLength(4);
+    expect(new Set(keys.rows.map((r) => r.retry_key)).size).toBe(4);
+    for (const r of keys.rows) expect(r).toEqual({ retry_key: expect.stringMatching(/^[0-9a-f-]{36}$/), reference: null });
+    expect((await credit(p, coins, { amount: '1' })).headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('needs the apikey and a Bearer token (401), on both paths', async () => {

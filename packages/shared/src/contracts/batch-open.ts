@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OpeningViewSchema } from './chests.js';
 import { UuidSchema } from './context.js';
-import { defineSubject } from './subject.js';
+import { defineSubject, RetryKeySchema } from './subject.js';
 
 /** Most chests one batch open takes. */
 export const MAX_BATCH_OPEN = 50;
@@ -14,7 +14,11 @@ export const MAX_BATCH_OPEN = 50;
  */
 export const OpenChests = defineSubject(
   'chests.v1.open_batch',
-  z.object({ chestIds: z.array(UuidSchema).min(1).max(MAX_BATCH_OPEN), idempotencyKey: z.string().min(1).max(255).optional() }),
+  z.object({
+    chestIds: z.array(UuidSchema).min(1).max(MAX_BATCH_OPEN),
+    idempotencyKey: z.string().min(1).max(255).optional(),
+    retryKey: RetryKeySchema.optional(),
+  }),
   z.object({
     openings: z.array(OpeningViewSchema),
     replayed: z.boolean(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChestDisclosureSchema } from './fairness.js';
-import { defineQuery, defineSubject } from './subject.js';
+import { defineQuery, defineSubject, RetryKeySchema } from './subject.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 import { CurrencyCodeSchema } from './wallet.js';
 import { FilterNodeSchema } from '../jsonapi/filter.js';
@@ -171,7 +171,7 @@ export type OpeningView = z.infer<typeof OpeningViewSchema>;
  */
 export const OpenChest = defineSubject(
   'chests.v1.open',
-  z.object({ chestId: UuidSchema, idempotencyKey: z.string().min(1).max(255).optional() }),
+  z.object({ chestId: UuidSchema, idempotencyKey: z.string().min(1).max(255).optional(), retryKey: RetryKeySchema.optional() }),
   OpeningViewSchema.extend({
     replayed: z.boolean(),
     /** Whether collections confirmed the grant before the answer (else it lands shortly). */

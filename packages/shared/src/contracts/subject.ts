@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * Who may call a subject: `gateway` (an HTTP route, or readiness), `admin` (the operator's command
@@ -18,9 +18,10 @@ export interface SubjectOptions {
   readonly callers: readonly [Caller, ...Caller[]];
   /**
    * True for a write whose request may carry an `idempotencyKey` under which repeating it applies
-   * it at most once and answers as the first time (opening, batch opening, credit). Such a request
-   * WITH its key may be sent again after a timeout, and handled again after a lost database
-   * connection (see repeatable()).
+   * it at most once and answers as the first time (opening, batch opening, credit), or, when the
+   * client sent none, the `retryKey` the gateway made for that HTTP request alone (RetryKeySchema).
+   * Such a request WITH a key may be sent again after a timeout, and handled again after a lost
+   * database connection (see repeatable()).
    */
   readonly keyedRetry?: boolean;
 }
@@ -50,9 +51,18 @@ export interface SubjectContract<Req extends z.ZodType = z.ZodType, Res extends 
 export function repeatable(contract: SubjectContract, request: unknown): boolean {
   if (contract.readOnly) return true;
   if (!contract.keyedRetry) return false;
-  const key = (request as { idempotencyKey?: unknown } | null)?.idempotencyKey;
+  const r = request as { idempotencyKey?: unknown; retryKey?: unknown } | null;
+  const key = r?.idempotencyKey ?? r?.retryKey;
   return typeof key === 'string' && key.length > 0;
 }
+
+/**
+ * The key the gateway attaches to a keyed-retry write whose client sent no Idempotency-Key (a
+ * UUID made for that HTTP request alone): a repeat of the request (the bus sending it again to
+ * another replica after a timeout) applies it at most once. Unlike a client's key it stores no
+ * answer for later requests and is never reported back as a replay.
+ */
+export const RetryKeySchema = z.string().uuid();
 
 export type RequestOf<C extends SubjectContract> = z.infer<C['request']>;
 export type ReplyOf<C extends SubjectContract> = z.infer<C['reply']>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineQuery, defineSubject } from './subject.js';
+import { defineQuery, defineSubject, RetryKeySchema } from './subject.js';
 import { CurrencyContentSchema } from './content.js';
 import { DecimalSchema, UuidSchema } from './context.js';
 
@@ -33,6 +33,7 @@ export const CreditCurrency = defineSubject(
     amount: DecimalSchema,
     keyKind: z.enum(['publishable', 'secret']),
     idempotencyKey: z.string().min(1).max(255).optional(),
+    retryKey: RetryKeySchema.optional(),
   }),
   z.object({
     balance: DecimalSchema,

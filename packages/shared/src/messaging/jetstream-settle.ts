@@ -1,5 +1,4 @@
 import type { NatsConnection } from 'nats';
-import type { Logger } from 'pino';
 
 /**
  * How long a starting service waits for JetStream to answer its set-up calls (the grants stream,
@@ -19,7 +18,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export async function whileJetStreamSettles<T>(
   what: string,
   call: () => Promise<T>,
-  o: { nc: NatsConnection; log: Pick<Logger, 'warn'>; boundMs?: number },
+  o: { nc: NatsConnection; log: { warn(obj: object, msg: string): void }; boundMs?: number },
 ): Promise<T> {
   const deadline = Date.now() + (o.boundMs ?? JETSTREAM_SETTLE_MS);
   for (let attempt = 0; ; attempt++) {

@@ -2,6 +2,7 @@ import { appOf, callerOf, DURABLE, endpoint, OpenChests, publishAndAwait, record
 import type { ChestsDeps } from '../deps.js';
 import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
 import { openChests } from '../opening/open-chests.js';
+import { openingKeyOf } from '../opening/replay.js';
 
 /**
  * chests.v1.open_batch: the opening saga for up to 50 chests at once (see openChests): one
@@ -15,7 +16,7 @@ export function openBatchEndpoint(deps: ChestsDeps) {
     const playerId = callerOf(ctx);
     const result = await openChests(
       deps,
-      { appId, playerId, chestIds: req.chestIds, kind: 'batch', idempotencyKey: req.idempotencyKey, notify: deps.notices.subject },
+      { appId, playerId, chestIds: req.chestIds, kind: 'batch', idempotencyKey: openingKeyOf(req), notify: deps.notices.subject },
       ctx,
     );
     if (result.replayed) return { openings: await withStoredConversions(deps.bus, deps.log, result.openings, ctx), replayed: true, granted: true };

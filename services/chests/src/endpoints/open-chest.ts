@@ -2,6 +2,7 @@ import { appOf, callerOf, DURABLE, endpoint, OpenChest, publishAndAwait, recordS
 import type { ChestsDeps } from '../deps.js';
 import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
 import { openChests } from '../opening/open-chests.js';
+import { openingKeyOf } from '../opening/replay.js';
 
 /**
  * chests.v1.open: the opening saga, a batch of one.
@@ -19,7 +20,7 @@ import { openChests } from '../opening/open-chests.js';
 export function openChestEndpoint(deps: ChestsDeps) {
   return endpoint(OpenChest, async (req, ctx) => {
     const cmd = { appId: appOf(ctx), playerId: callerOf(ctx), chestIds: [req.chestId], kind: 'one' as const, notify: deps.notices.subject };
-    const result = await openChests(deps, { ...cmd, idempotencyKey: req.idempotencyKey }, ctx);
+    const result = await openChests(deps, { ...cmd, idempotencyKey: openingKeyOf(req) }, ctx);
     if (result.replayed) return { ...(await withStoredConversions(deps.bus, deps.log, result.openings, ctx))[0]!, replayed: true, granted: true };
     const opening = result.openings[0]!;
     recordSagaOutcome('opening', 'opened');

@@ -5,6 +5,13 @@ import { findOpeningByKey, listOpeningsByIds } from '../repositories/openings-re
 import type { OpenCommand, Opened } from './open-chests.js';
 
 /**
+ * The key an opening is stored under: the client's Idempotency-Key, else the gateway's retry key
+ * (`retry:<uuid>`, made for one HTTP request: a repeat of that request opens nothing twice).
+ */
+export const openingKeyOf = (req: { idempotencyKey?: string; retryKey?: string }): string | undefined =>
+  req.idempotencyKey ?? (req.retryKey ? `retry:${req.retryKey}` : undefined);
+
+/**
  * The openings the command's Idempotency-Key made before, if it opened these same chests (a retry,
  * maybe concurrent); 409 `idempotency_key_reused` when it opened others. A single open's key is
  * stored on its opening, a batch's with its chests in `opening_batches`.

@@ -105,6 +105,19 @@ export function genRequestId(req: { headers: Record<string, string | string[] | 
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * The keys a keyed-retry write (opening, batch opening, credit) travels under: the client's
+ * Idempotency-Key, or else a `retryKey` made for this request alone, so that the bus may send the
+ * write again to another replica after a timeout without applying it twice (a replica lost, not
+ * a request). Only a client's key stores an answer and is reported as a replay.
+ */
+export function writeKeysOf(
+  request: FastifyRequest,
+): { idempotencyKey: string; retryKey?: undefined } | { idempotencyKey?: undefined; retryKey: string } {
+  const idempotencyKey = idempotencyKeyOf(request);
+  return idempotencyKey ? { idempotencyKey } : { retryKey: randomUUID() };
+}
+
 /** The optional Idempotency-Key header: printable ASCII, 1 to 255 characters, sent once (else 400). */
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const value = request.headers['idempotency-key'];

@@ -4,6 +4,7 @@ import {
   callerOf,
   CreditCurrency,
   endpoint,
+  isUniqueViolation,
   withTransaction,
   type OutboxMessage,
   type OutboxRelay,
@@ -14,7 +15,7 @@ import {
 } from '@ccs/shared';
 import { z } from 'zod';
 import { walletErrors } from '../errors.js';
-import { creditChecked } from '../repositories/balances-repo.js';
+import { balanceOf, creditChecked } from '../repositories/balances-repo.js';
 import { claimKey, storeAnswer } from '../repositories/idempotency-repo.js';
 
 const StoredAnswer = z.object({ balance: z.string() });
@@ -28,7 +29,8 @@ const requestHash = (req: CreditRequest) =>
 
 /**
  * wallet.v1.credit: credits the calling player. Without an Idempotency-Key it is one statement
- * (checks and change together, see creditChecked). With one, the key is claimed first in the same
+ * (checks and change together, see creditChecked), under the gateway's retry key when it sent one:
+ * a repeat of that request applies nothing and answers the balance. With one, the key is claimed first in the same
  * transaction, so a repeat returns the stored answer and a concurrent repeat waits for it.
  * Failed requests store nothing: the client may correct them and retry with the same key.
  */
@@ -42,9 +44,15 @@ export function creditEndpoint(pool: Pool, relay: OutboxRelay, interest?: Webhoo
     // In memory after the app's first credit: whether its webhooks take currency.credited.
     const emitEvent = interest ? await interest.wants(appId, 'currency.credited', ctx.requestId) : true;
     if (!key) {
-      const { balance, events } = await credit(pool, appId, playerId, req, ctx.requestId, emitEvent);
-      publish(events);
-      return { balance, replayed: false };
+      try {
+        const { balance, events } = await credit(pool, appId, playerId, req, ctx.requestId, emitEvent);
+        publish(events);
+        return { balance, replayed: false };
+      } catch (err) {
+        // The gateway's retry key was applied by an earlier try of this very request: answer the balance.
+        if (!req.retryKey || !isUniqueViolation(err, 'ledger_retry_once')) throw err;
+        return { balance: await balanceOf(pool, appId, playerId, req.currencyId), replayed: true };
+      }
     }
     const events: OutboxMessage[] = [];
     const answer = await withTransaction(pool, async (tx) => {
@@ -86,6 +94,8 @@ async function credit(
     currencyId: req.currencyId,
     amount: req.amount,
     reference: req.idempotencyKey ?? null,
+    // Only on the plain path: a client's key is claimed in idempotency_keys instead.
+    ...(req.idempotencyKey ? {} : { retryKey: req.retryKey }),
     requestId,
     emitEvent,
     secretKey: req.keyKind === 'secret',

@@ -40,9 +40,12 @@ function eventsPart(c: { appId: string; playerId: string; requestId: string | nu
 }
 
 /** A credit statement in its two variants, each named: with the event it writes, and without. */
-function creditStatement(name: string, text: (ev: EventsSql) => string): (c: { emitEvent?: boolean }) => PreparedStatement {
+function creditStatement(name: string, text: (ev: EventsSql) => string, headersParam = '$8'): (c: { emitEvent?: boolean }) => PreparedStatement {
   const plain = preparedStatement(name, text(NO_EVENTS));
-  const evented = preparedStatement(`${name}_event`, text(WITH_EVENTS));
+  const evented = preparedStatement(
+    `${name}_event`,
+    text(headersParam === '$8' ? WITH_EVENTS : { cte: `, ${creditedEvents(headersParam)}`, column: EVENTS }),
+  );
   return (c) => (c.emitEvent === false ? plain : evented);
 }
 
@@ -232,13 +235,14 @@ const CREDIT_CHECKED = creditStatement(
          RETURNING amount
        ),
        l AS (
-         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
-         SELECT $1, $2, $3, t.amount, b.amount, 'credit', $5, $6 FROM b, target t
+         INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id, retry_key)
+         SELECT $1, $2, $3, t.amount, b.amount, 'credit', $5, $6, $8::uuid FROM b, target t
          RETURNING ${LEDGER_RETURNING}
        )${ev.cte}
        SELECT (SELECT allowed FROM app) AS allowed, t.id AS "currencyId", t.paid, t.max_credit AS "maxCredit",
               t.positive, t.within_max AS "withinMax", t.in_units AS "inUnits", (SELECT balance_after::text FROM l) AS balance, ${ev.column}
          FROM (SELECT 1) one LEFT JOIN target t ON true`,
+  '$9',
 );
 
 /**
@@ -247,11 +251,24 @@ const CREDIT_CHECKED = creditStatement(
  * ledger row. Atomic on its own (no transaction needed around it); the caller turns a failed check
  * into its error. The amount reaches the NUMERIC(20,2) columns only through the checked row, so
  * an amount too large for them is refused by the maximum check, not by an overflow at planning.
+ * With `retryKey` (the gateway's key for one HTTP request) the ledger row carries it: a repeat of
+ * the request fails on `ledger_retry_once` as a whole, with nothing changed.
  */
-export async function creditChecked(q: Queryable, c: Omit<BalanceChange, 'reason'> & { secretKey: boolean }): Promise<CheckedCredit> {
+export async function creditChecked(
+  q: Queryable,
+  c: Omit<BalanceChange, 'reason'> & { secretKey: boolean; retryKey?: string },
+): Promise<CheckedCredit> {
   const ev = eventsPart(c);
-  const r = await q
-    .query<CheckedCredit>(CREDIT_CHECKED(c).with([c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, ...ev.params]))
-    .catch(mapOverflow);
+  const params = [c.appId, c.playerId, c.currencyId, c.amount, c.reference, c.requestId, c.secretKey, c.retryKey ?? null, ...ev.params];
+  const r = await q.query<CheckedCredit>(CREDIT_CHECKED(c).with(params)).catch(mapOverflow);
   return r.rows[0]!;
+}
+
+/** A player's balance of one currency now ('0.00' when none), e.g. to answer a credit's repeat. */
+export async function balanceOf(q: Queryable, appId: string, playerId: string, currencyId: string): Promise<string> {
+  const r = await q.query<{ amount: string }>(
+    'SELECT amount::text AS amount FROM balances WHERE app_id = $1 AND player_id = $2 AND currency_id = $3',
+    [appId, playerId, currencyId],
+  );
+  return r.rows[0]?.amount ?? '0.00';
 }

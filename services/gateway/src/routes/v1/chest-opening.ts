@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { MAX_BATCH_OPEN, OpenChest, OpenChests } from '@ccs/shared';
-import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
+import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam, writeKeysOf } from '../../lib/http.js';
 import type { Schemas } from './schemas.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { conversionsOf } from './conversions-render.js';
@@ -11,9 +11,9 @@ import { openingData } from './chest-resources.js';
 /** GET or POST /api/v1/chests/{id}/open: consumes the chest and answers the chest-opening result. */
 export async function openChest(request: FastifyRequest, reply: FastifyReply) {
   const chestId = uuidParam(request, 'id');
-  const idempotencyKey = idempotencyKeyOf(request);
+  const keys = writeKeysOf(request);
   jsonApiQuery(request, NO_QUERY);
-  const o = await request.server.bus.request(OpenChest, { chestId, idempotencyKey }, callContext(request));
+  const o = await request.server.bus.request(OpenChest, { chestId, ...keys }, callContext(request));
   const data = openingData(o);
   // Known once collections confirmed the grant; omitted (not known) otherwise.
   const conversions = conversionsOf(o);
@@ -29,7 +29,7 @@ export async function openChest(request: FastifyRequest, reply: FastifyReply) {
           .join(', ')}`
       : '';
   reply.header('cache-control', 'no-store');
-  if (o.replayed) reply.header('idempotent-replayed', 'true');
+  if (o.replayed && keys.idempotencyKey) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 200, {
     data,
     meta: {
@@ -64,12 +64,12 @@ export const OpenChestsBodySchema = z.object({
  */
 export async function openMany(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
-  const idempotencyKey = idempotencyKeyOf(request);
+  const keys = writeKeysOf(request);
   const chestIds = parseBody(OpenChestsBodySchema, request.body).data.map((d) => d.id);
-  const r = await request.server.bus.request(OpenChests, { chestIds, idempotencyKey }, callContext(request));
+  const r = await request.server.bus.request(OpenChests, { chestIds, ...keys }, callContext(request));
   const items = r.openings.reduce((n, o) => n + o.items.length, 0);
   reply.header('cache-control', 'no-store');
-  if (r.replayed) reply.header('idempotent-replayed', 'true');
+  if (r.replayed && keys.idempotencyKey) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 200, {
     data: r.openings.map((o) => ({
       ...openingData(o),

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { applyFieldset, CreditCurrency, ListCurrencies, selfLink, type CurrencyView } from '@ccs/shared';
-import { appIdOf, baseUrl, callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
+import { appIdOf, baseUrl, callContext, jsonApiQuery, parseBody, sendDocument, uuidParam, writeKeysOf } from '../../lib/http.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/currencies.js';
 import { gatewayErrors } from '../../errors.js';
@@ -47,14 +47,14 @@ async function credit(request: FastifyRequest, reply: FastifyReply) {
   const tenant = request.tenant;
   if (!tenant) throw gatewayErrors.missingApiKey();
   const currencyId = uuidParam(request, 'currency_id');
-  const idempotencyKey = idempotencyKeyOf(request);
+  const keys = writeKeysOf(request);
   const body = parseBody(CreditBodySchema, request.body);
   const result = await request.server.bus.request(
     CreditCurrency,
-    { currencyId, amount: body.amount, keyKind: tenant.keyKind, idempotencyKey },
+    { currencyId, amount: body.amount, keyKind: tenant.keyKind, ...keys },
     callContext(request),
   );
-  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  if (result.replayed && keys.idempotencyKey) reply.header('idempotent-replayed', 'true');
   return reply
     .code(200)
     .type('application/json')
