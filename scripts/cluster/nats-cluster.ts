@@ -46,6 +46,9 @@ export function natsConfig(node: NatsNode, all: NatsNode[]): string {
     `server_name: ${node.name}`,
     `listen: 127.0.0.1:${node.port}`,
     `http: 127.0.0.1:${node.monitorPort}`,
+    // A graceful stop (SIGUSR2, `nats-server --signal ldm`): leaderships move first, clients leave over 30 s (its minimum).
+    'lame_duck_duration: "30s"',
+    'lame_duck_grace_period: "1s"',
     'jetstream {',
     `  store_dir: ${JSON.stringify(node.storeDir)}`,
     '  max_memory_store: 256MB',
