@@ -500,7 +500,7 @@ describe.runIf(run)('stack:cluster: three NATS servers, PgBouncer, two replicas 
       for (const d of s.done) {
         const n = d.op.kind === 'open' ? (opened.get(d.op.chest!) ?? 0) : (credited.get(d.op.key) ?? 0);
         if (d.op.kind === 'open' && ok(d.final) && n === 0) lost.push(`chest ${d.op.chest} answered opened, not opened`);
-        if (d.op.kind === 'credit' && ok(d.final) && n === 0) lost.push(`credit ${d.op.key} answered, not in the ledger`);
+        if (d.op.kind === 'credit' && d.op.key && ok(d.final) && n === 0) lost.push(`credit ${d.op.key} answered, not in the ledger`);
         if (d.op.kind === 'credit' && d.op.key && n > 1) duplicated.push(`credit ${d.op.key} ${n} times in the ledger`);
       }
       for (const p of s.players) {
