@@ -1,4 +1,4 @@
-import { AppError, type ComplianceRefusal } from '@ccs/shared';
+import { AppError, type ComplianceRefusal, type SpendStanding } from '@ccs/shared';
 import type { RequiredKey } from './repositories/chest-mechanics-repo.js';
 
 /** The ways a player spends a paid currency on random content, all behind the one compliance gate (compliance/gate.ts). */
@@ -101,6 +101,14 @@ export const chestErrors = {
       code: refusal.code,
       detail: COMPLIANCE_DETAILS[refusal.reason](PAID_USE[use], minAge),
       meta: { reason: refusal.reason, ...(refusal.code === 'age_restricted' && minAge ? { min_age: minAge } : {}) },
+    }),
+  /** A payment past one of the player's spend limits (DESIGN.md §7): which, and when it resets. */
+  spendLimitReached: (s: SpendStanding) =>
+    new AppError({
+      kind: 'forbidden',
+      code: 'spend_limit_reached',
+      detail: `This would pass your spend limit of ${s.limit} a ${s.period} (${s.spent} spent); it resets at ${s.resetsAt}.`,
+      meta: { limit: { period: s.period, limit: s.limit, spent: s.spent, resets_at: s.resetsAt } },
     }),
   duplicateChest: (alsoAt: number | undefined) => AppError.unprocessable('duplicate_chest', `This chest is listed twice (also at ${alsoAt}).`),
   chestTypeNotLoaded: (named: string, appId: string) =>

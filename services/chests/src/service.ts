@@ -32,6 +32,7 @@ import { openBatchEndpoint } from './endpoints/open-batch.js';
 import { openChestEndpoint } from './endpoints/open-chest.js';
 import { purchaseChestsEndpoint } from './endpoints/purchase-chests.js';
 import { purchaseRestrictionsEndpoint } from './endpoints/purchase-restrictions.js';
+import { spendLimitsEndpoint } from './endpoints/spend-limits.js';
 import { SeedCipher } from './fairness/seed-cipher.js';
 import { DropTables } from './opening/drop-tables.js';
 import { OneAtATime } from './opening/one-at-a-time.js';
@@ -108,6 +109,7 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     claimMailboxItemEndpoint(deps),
     purchaseChestsEndpoint(deps),
     purchaseRestrictionsEndpoint(deps),
+    spendLimitsEndpoint(deps),
     adminStatsEndpoint(deps.pool),
     adminListOpeningsEndpoint(deps),
     contentVersionEndpoint('chests', deps.pool),

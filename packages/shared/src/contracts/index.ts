@@ -16,3 +16,4 @@ export * from './unlock.js';
 export * from './admin.js';
 export * from './compliance.js';
 export * from './domain-events.js';
+export * from './spend-limits.js';

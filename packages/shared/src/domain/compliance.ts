@@ -12,10 +12,10 @@ export interface ComplianceRefusal {
   reason: 'country_unknown' | 'country_blocked' | 'birth_year_unknown' | 'under_min_age';
 }
 
-/** Whether buying with `currency` is gated at all: it is a paid currency and some gate is set. */
+/** Whether buying with `currency` is gated at all: it is a paid currency and some gate (region, age, spend limit) is set. */
 export function isGatedCurrency(rules: ComplianceRules | undefined, currency: string): boolean {
   if (!rules || !rules.paid_currencies.includes(currency)) return false;
-  return rules.blocked_regions.length > 0 || (rules.min_age ?? 0) > 0;
+  return rules.blocked_regions.length > 0 || (rules.min_age ?? 0) > 0 || (rules.spend_limits?.length ?? 0) > 0;
 }
 
 /**
@@ -50,4 +50,38 @@ export function purchaseRefusal(
     if (guaranteedAge(profile.birthYear, now) < minAge) return { code: 'age_restricted', reason: 'under_min_age' };
   }
   return undefined;
+}
+
+/** A spend limit's period: the UTC calendar day or month. */
+export type SpendPeriod = 'day' | 'month';
+
+/** One limit a player is held to: at most `limit` units of paid currency per `period`. */
+export interface ApplicableSpendLimit {
+  period: SpendPeriod;
+  limit: number;
+}
+
+/**
+ * The spend limits (DESIGN.md §7) `profile` is held to under `rules`: for each period, the
+ * strictest of the limits whose `max_age` and `countries` cover the player, at most one per
+ * period (day first). What is not known counts against the player, as the region and age gates
+ * do: an unknown birth year is held to every age's limits (a player who has not shown they are
+ * older than `max_age` is treated as a minor), an unknown country to the limits of every country.
+ */
+export function applicableSpendLimits(
+  rules: ComplianceRules | undefined,
+  profile: PlayerComplianceProfile,
+  now: Date = new Date(),
+): ApplicableSpendLimit[] {
+  const strictest: Partial<Record<SpendPeriod, number>> = {};
+  for (const l of rules?.spend_limits ?? []) {
+    if (profile.birthYear !== null && guaranteedAge(profile.birthYear, now) > l.max_age) continue;
+    if (l.countries && profile.country !== null && !l.countries.includes(profile.country)) continue;
+    for (const [period, limit] of [
+      ['day', l.per_day],
+      ['month', l.per_month],
+    ] as const)
+      if (limit !== undefined) strictest[period] = Math.min(strictest[period] ?? limit, limit);
+  }
+  return (['day', 'month'] as const).flatMap((period) => (strictest[period] === undefined ? [] : [{ period, limit: strictest[period] }]));
 }

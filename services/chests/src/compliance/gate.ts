@@ -1,4 +1,5 @@
 import {
+  applicableSpendLimits,
   GetComplianceProfile,
   isGatedCurrency,
   purchaseRefusal,
@@ -9,6 +10,7 @@ import {
 import type { ChestsDeps } from '../deps.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { chestErrors, type PaidUse } from '../errors.js';
+import type { SpendCheck } from '../saga/steps/reserve-spend.js';
 
 /** What the gate reads: the app's current content (its compliance rules) and, when needed, the player's profile. */
 export type GateDeps = Pick<ChestsDeps, 'bus' | 'cache' | 'pool' | 'drops'>;
@@ -22,6 +24,11 @@ export type GateDeps = Pick<ChestsDeps, 'bus' | 'cache' | 'pool' | 'drops'>;
  * minimum age (403 `age_restricted`), unknown country or birth year included. Players owns the
  * country and birth year: they are asked for (one read-only call) only when the currency is
  * gated, so a free currency never depends on the players service.
+ *
+ * Passed, it answers the spend limits (DESIGN.md §7) the player is held to, if any: the caller
+ * gives them to the payment runner, whose record of the payment reserves the amount under them
+ * (403 `spend_limit_reached` past one). An unknown birth year or country is held to every limit
+ * that could apply (`applicableSpendLimits`).
  */
 export async function checkPaidUse(
   deps: Pick<ChestsDeps, 'bus'>,
@@ -29,11 +36,13 @@ export async function checkPaidUse(
   currency: string,
   use: PaidUse,
   ctx: CallContext,
-): Promise<void> {
-  if (!isGatedCurrency(rules, currency)) return;
+): Promise<SpendCheck | undefined> {
+  if (!rules || !isGatedCurrency(rules, currency)) return undefined;
   const profile = await deps.bus.request(GetComplianceProfile, {}, ctx);
   const refusal = purchaseRefusal(rules, currency, profile);
-  if (refusal) throw chestErrors.complianceRefused(refusal, use, rules?.min_age);
+  if (refusal) throw chestErrors.complianceRefused(refusal, use, rules.min_age);
+  const limits = applicableSpendLimits(rules, profile);
+  return limits.length ? { limits, currencies: rules.paid_currencies } : undefined;
 }
 
 /**
@@ -46,9 +55,15 @@ export async function currentComplianceRules(deps: GateDeps, appId: string): Pro
   return content?.compliance;
 }
 
-/** The gate for a key or skip currency: reads the current rules only when it could matter. */
-export async function checkPaidUseNow(deps: GateDeps, appId: string, currency: string, use: PaidUse, ctx: CallContext): Promise<void> {
-  await checkPaidUse(deps, await currentComplianceRules(deps, appId), currency, use, ctx);
+/** The gate for a key or skip currency, with the current rules; the spend limits the debit is held to, if any. */
+export async function checkPaidUseNow(
+  deps: GateDeps,
+  appId: string,
+  currency: string,
+  use: PaidUse,
+  ctx: CallContext,
+): Promise<SpendCheck | undefined> {
+  return checkPaidUse(deps, await currentComplianceRules(deps, appId), currency, use, ctx);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { AppError, CallContext, Queryable } from '@ccs/shared';
 import type { PaymentRef } from '../repositories/payments-repo.js';
 import { asIs, compensatePayment, completePayment, runPayment, type Paid, type SagaTools } from '../saga/runner.js';
 import { keyErrors } from '../errors.js';
+import type { SpendCheck } from '../saga/steps/reserve-spend.js';
 
 /** What the chest-debit sagas (keys, timer skips) need from the service: the payment runner's tools. */
 export type DebitTools = SagaTools;
@@ -14,6 +15,8 @@ export interface ChestDebit {
   currency: string;
   amount: number;
   kind: 'key' | 'skip';
+  /** The spend limits the player is held to (the compliance gate's answer): the record reserves the amount under them. */
+  spend?: SpendCheck;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface ChestDebit {
  */
 export function takeChestDebit(t: DebitTools, d: ChestDebit, ctx: CallContext, refused?: (walletError: AppError) => Error): Promise<Paid> {
   const payment = { kind: d.kind, appId: d.appId, playerId: d.playerId, chestId: d.chestId, currency: d.currency, amount: String(d.amount) };
-  return runPayment(t, { payment, refused, interrupted: asIs }, ctx);
+  return runPayment(t, { payment, spend: d.spend, refused, interrupted: asIs }, ctx);
 }
 
 /** In the effect's transaction: the debit → `completed`; false when the sweeper claimed it (the effect must not happen). */

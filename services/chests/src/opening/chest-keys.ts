@@ -1,5 +1,6 @@
 import type { CallContext, Queryable } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
+import { checkSpendFits, type SpendCheck } from '../saga/steps/reserve-spend.js';
 import type { RequiredKey } from '../repositories/chest-mechanics-repo.js';
 import type { PaymentRef } from '../repositories/payments-repo.js';
 import { keyErrors } from '../errors.js';
@@ -35,18 +36,29 @@ export class ChestKeys {
   }
 
   /**
-   * Takes the keys not taken yet: first the compliance gate of every paid key (nothing is debited
-   * when one is refused), then one debit per chest (no key → 409 `key_required`, naming the chest).
+   * Takes the keys not taken yet: first the compliance gate of every paid key, and the spend limits
+   * against the cost of all of them (nothing is debited when one is refused), then one debit per
+   * chest (no key → 409 `key_required`, naming the chest), each reserved under the spend limits.
    */
   async take(chests: KeyedChest[]): Promise<void> {
     const due = chests.filter((c) => !this.taken.has(c.chestId));
     // One gate question per key currency (the answer is the player's, not the chest's), pointed at its first chest.
     const firstByCurrency = new Map<string, KeyedChest>();
     for (const c of due) if (!firstByCurrency.has(c.requiresKey.currency)) firstByCurrency.set(c.requiresKey.currency, c);
-    for (const [currency, c] of firstByCurrency)
-      await this.point(c.index, () => checkPaidUseNow(this.tools, this.cmd.appId, currency, 'key', this.ctx));
+    const spendBy = new Map<string, SpendCheck>();
+    for (const [currency, c] of firstByCurrency) {
+      const spend = await this.point(c.index, () => checkPaidUseNow(this.tools, this.cmd.appId, currency, 'key', this.ctx));
+      if (spend) spendBy.set(currency, spend);
+    }
+    // The whole batch's limited cost, before its first debit (each debit reserves its own amount again under the lock).
+    const limited = due.filter((c) => spendBy.has(c.requiresKey.currency));
+    if (limited.length) {
+      const total = limited.reduce((sum, c) => sum + c.requiresKey.amount, 0);
+      await this.point(limited[0]!.index, () => checkSpendFits(this.tools.pool, this.cmd, spendBy.get(limited[0]!.requiresKey.currency)!, total));
+    }
     for (const c of due) {
-      const key = { appId: this.cmd.appId, playerId: this.cmd.playerId, chestId: c.chestId, ...c.requiresKey };
+      const spend = spendBy.get(c.requiresKey.currency);
+      const key = { appId: this.cmd.appId, playerId: this.cmd.playerId, chestId: c.chestId, ...c.requiresKey, spend };
       this.taken.set(c.chestId, await this.point(c.index, () => debitKey(this.tools, key, this.ctx)));
     }
   }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isUniqueViolation, withTransaction, type CallContext, type InventoryChestView } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
+import type { SpendCheck } from '../saga/steps/reserve-spend.js';
 import { chestErrors, keyErrors } from '../errors.js';
 import { ONE_SKIP_PER_CHEST, skipBeingPaid } from '../repositories/payments-repo.js';
 import type { Paid } from '../saga/runner.js';
@@ -90,6 +91,7 @@ const SKIP_ATTEMPTS = 5;
  */
 export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: string }, ctx: CallContext): Promise<UnlockOutcome> {
   let gated = false;
+  let spend: SpendCheck | undefined;
   for (let attempt = 1; attempt <= SKIP_ATTEMPTS; attempt++) {
     const state = checked(await readUnlockState(t.pool, cmd.appId, cmd.chestId), cmd);
     const skip = state.unlock.skip;
@@ -97,7 +99,7 @@ export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: 
     if (cmd.skipWith !== skip.currency) throw chestErrors.skipCurrencyMismatch(skip.currency);
     if (state.remainingSeconds !== null && state.remainingSeconds <= 0) return { chest: await current(t, cmd) };
     if (!gated) {
-      await checkPaidUseNow(t, cmd.appId, skip.currency, 'skip', ctx);
+      spend = await checkPaidUseNow(t, cmd.appId, skip.currency, 'skip', ctx);
       gated = true;
     }
 
@@ -109,6 +111,7 @@ export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: 
       currency: skip.currency,
       amount,
       kind: 'skip' as const,
+      spend,
     };
     let paid: Paid;
     try {

@@ -9,6 +9,7 @@ import { runPayment, type PaymentSaga } from '../saga/runner.js';
 import { planned } from '../saga/step.js';
 import { checkCapacity } from '../saga/steps/check-capacity.js';
 import { grantChests, type Granted } from '../saga/steps/grant-chests.js';
+import type { SpendCheck } from '../saga/steps/reserve-spend.js';
 
 /** A purchase request of one player. */
 export interface PurchaseCommand {
@@ -23,7 +24,8 @@ export interface PurchaseCommand {
 /**
  * The purchase saga, as a list of steps for the payment runner (saga/runner.ts): the offer's
  * checks (chest type, price, content, compliance gates), then the `check-capacity` step, nothing
- * recorded or debited yet; the payment recorded `pending` (its id is the debit's reference); the
+ * recorded or debited yet; the payment recorded `pending` (its id is the debit's reference), which
+ * reserves its amount under the player's spend limits (403 `spend_limit_reached`); the
  * `debit-wallet` step; the `grant-chests` step, whose transaction checks the capacity again and
  * completes the payment. When the grant fails, the debit is compensated by a refund. A crash
  * mid-way leaves the payment `pending` or `debited`, and the payments sweeper refunds it later.
@@ -37,6 +39,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
   const amount = String(offer.unitPrice * cmd.quantity);
   const saga: PaymentSaga<Granted> = {
     payment: { kind: 'purchase', ...cmd, amount },
+    spend: offer.spend,
     checks: [planned(checkCapacity(deps.pool), { ...cmd, capacity: offer.capacity })],
     effect: ({ payment, balance }) =>
       planned(grantChests(deps.pool, deps.faults.inPurchaseGrant), {
@@ -67,6 +70,8 @@ interface Offer {
   type: ChestTypeRecord;
   unitPrice: number;
   capacity: number;
+  /** The spend limits the player is held to in this currency (the gate's answer), if any. */
+  spend?: SpendCheck;
 }
 
 /** The chest type on sale at a price in the command's currency, with the app's content; the region and age gates of paid currencies passed. */
@@ -81,8 +86,8 @@ async function checkOffer(deps: ChestsDeps, cmd: PurchaseCommand, ctx: CallConte
   const content = version === undefined ? undefined : await deps.drops.content(cmd.appId, version);
   if (!content) throw chestErrors.contentUnavailable();
   // Region and age gates of paid currencies: refused before anything is recorded or debited.
-  await checkPaidUse(deps, content.compliance, cmd.currency, 'purchase', ctx);
-  return { type, unitPrice, capacity: content.inventoryCapacity };
+  const spend = await checkPaidUse(deps, content.compliance, cmd.currency, 'purchase', ctx);
+  return { type, unitPrice, capacity: content.inventoryCapacity, spend };
 }
 
 /**

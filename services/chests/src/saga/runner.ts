@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, recordSagaOutcome, type Bus, type CallContext, type Logger, type Pool } from '@ccs/shared';
-import {
-  insertPayment,
-  paymentReference,
-  transitionPayment,
-  type NewPayment,
-  type PaymentRef,
-  type PaymentStatus,
-} from '../repositories/payments-repo.js';
+import { paymentReference, transitionPayment, type NewPayment, type PaymentRef, type PaymentStatus } from '../repositories/payments-repo.js';
 import { classifyFailure, type PlannedStep, type SagaStep, type StepResult } from './step.js';
 import { debitWallet } from './steps/debit-wallet.js';
+import { recordPayment, type SpendCheck } from './steps/reserve-spend.js';
 
 /**
  * The one way a saga runs a step: invoke it and answer its output, or its failure classified
@@ -53,6 +47,8 @@ export interface Paid {
  */
 export interface PaymentSaga<Effect> {
   payment: NewPayment;
+  /** The spend limits the payment is held to (the compliance gate's answer): its record reserves the amount under them. */
+  spend?: SpendCheck;
   checks?: PlannedStep<unknown>[];
   effect?: (paid: Paid) => PlannedStep<Effect>;
   /** What a refusal of the debit (a permanent failure) is answered with; the wallet's error by default. */
@@ -65,7 +61,8 @@ export interface PaymentSaga<Effect> {
 export const asIs = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /**
- * Runs a payment saga: the checks, the record, the debit (a refusal settles the payment `failed`;
+ * Runs a payment saga: the checks, the record (which reserves the amount under the player's spend
+ * limits, saga/steps/reserve-spend.ts), the debit (a refusal settles the payment `failed`;
  * no answer compensates it now, or leaves it to the sweeper), then the effect (its failure
  * compensates the debit). The record's insert fails as it is (a unique index: the caller's
  * conflict). Returns the payment, the balance and the effect's output.
@@ -73,7 +70,8 @@ export const asIs = (error: unknown): Error => (error instanceof Error ? error :
 export async function runPayment<Effect>(t: SagaTools, saga: PaymentSaga<Effect>, ctx: CallContext): Promise<Paid & { effect?: Effect }> {
   for (const check of saga.checks ?? []) await check.invoke(ctx);
   const payment: PaymentRef = { id: randomUUID(), appId: saga.payment.appId, kind: saga.payment.kind };
-  await insertPayment(t.pool, payment.id, saga.payment);
+  // The record is the spend reservation too (403 spend_limit_reached past a limit, nothing recorded).
+  await recordPayment(t.pool, payment.id, saga.payment, saga.spend);
   const p = saga.payment;
   const debit = await runStep(
     debitWallet(t.bus),
