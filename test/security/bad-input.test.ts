@@ -148,6 +148,7 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       listOpenings: same(player(), 200),
       getFairness: same(player(), 200),
       listPity: same(player(), 200),
+      getSpendLimits: same(player(), 200),
       listMailbox: same(player(), 200),
       claimMailboxItem: same(player({ id: unknown }), 404),
       // Rotations as the guest: the player's own seed pair (and its openings' state) never changes.

@@ -379,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * Buy chests
-         * @description Debits the calling player's balance and adds `quantity` (default 1, at most 10) chests of a catalog chest to their inventory, atomically: when the chests cannot be added, the debit is refunded. With a paid currency of the app's compliance rules, the purchase is refused, before anything is debited, to players of a blocked region or under the minimum age, and to players who have not declared the `country` (when regions are blocked) or `birth_year` (when there is a minimum age) it needs; `meta.reason` of the error says which.
+         * @description Debits the calling player's balance and adds `quantity` (default 1, at most 10) chests of a catalog chest to their inventory, atomically: when the chests cannot be added, the debit is refunded. With a paid currency of the app's compliance rules, the purchase is refused, before anything is debited, to players of a blocked region or under the minimum age, and to players who have not declared the `country` (when regions are blocked) or `birth_year` (when there is a minimum age) it needs; `meta.reason` of the error says which. It is also refused when its amount would pass one of the player's spend limits (`compliance.spend_limits`, per UTC day and month, in units of paid currency; GET /api/v1/players/me/limits).
          */
         post: operations["purchaseChests"];
         delete?: never;
@@ -829,6 +829,26 @@ export interface paths {
          * @description Ends a friendship or a pending request, in both directions; answers 204 also when there was none.
          */
         delete: operations["removeFriend"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling player's spend limits
+         * @description Each spend limit of the app's compliance rules (`compliance.spend_limits`) that holds the calling player: at most one a period, the strictest, with what was spent in paid currencies on paid random items (purchases, paid keys, paid timer skips) in the current UTC day or month, what remains and when it resets. A player whose birth year or country is not declared is held to every limit that could apply. Past a limit, paying is refused with 403 `spend_limit_reached` and `meta.limit`. An empty list when no limit applies.
+         */
+        get: operations["getSpendLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2487,6 +2507,34 @@ export interface components {
                 type: "simulation";
             };
         };
+        SpendLimitsDocument: {
+            data: {
+                attributes: {
+                    /** @description Units of paid currency that may be spent on paid random items in the period. */
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "month";
+                    /** @description `limit` − `spent`, never below 0. */
+                    remaining: number;
+                    /** @description When the period ends (ISO 8601 UTC): the next midnight, or the first of next month. */
+                    resets_at: string;
+                    /** @description Units spent in the current period, payments under way included. */
+                    spent: number;
+                };
+                /**
+                 * @description The period: the UTC calendar day or month.
+                 * @enum {string}
+                 */
+                id: "day" | "month";
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "spend_limit";
+            }[];
+            meta: {
+                total_count: number;
+            };
+        };
         StudioCreditDocument: {
             data: {
                 attributes: {
@@ -3455,8 +3503,16 @@ export interface operations {
                         /** @default false */
                         forbid_complete_gacha?: boolean;
                         min_age?: number;
+                        odds_change_notice_hours?: number;
                         /** @default [] */
                         paid_currencies?: string[];
+                        rule_packs?: ("BE" | "NL" | "BR" | "CN" | "KR" | "JP")[];
+                        spend_limits?: {
+                            countries?: string[];
+                            max_age: number;
+                            per_day?: number;
+                            per_month?: number;
+                        }[];
                     };
                     currencies: {
                         code: string;
@@ -6508,7 +6564,7 @@ export interface operations {
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
-             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited
+             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited
              */
             403: {
                 headers: {
@@ -6698,7 +6754,7 @@ export interface operations {
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
-             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited
+             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited
              */
             403: {
                 headers: {
@@ -6941,6 +6997,7 @@ export interface operations {
              * @description Forbidden:
              *     - a paid currency, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)
              *     - a paid currency, and the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`)
+             *     - a paid currency, and the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits)
              */
             403: {
                 headers: {
@@ -7188,7 +7245,7 @@ export interface operations {
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
-             *     - a skip with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited
+             *     - a skip with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited
              */
             403: {
                 headers: {
@@ -7441,7 +7498,7 @@ export interface operations {
             /**
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at
-             *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`); nothing is debited, pointed at
+             *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited, pointed at
              */
             403: {
                 headers: {
@@ -11346,6 +11403,124 @@ export interface operations {
              *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
              */
             415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getSpendLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limits and their standing. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["SpendLimitsDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -313,6 +313,7 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', `/api/v1/chests/${chestType}/odds/observed?rules_version=99`); // 404
     await go('GET', '/api/v1/players/me/fairness', { token });
     await go('GET', '/api/v1/players/me/pity', { token });
+    await go('GET', '/api/v1/players/me/limits', { token }); // the demo content sets no spend limit: an empty list
     const opened = (await go('GET', '/api/v1/players/me/openings', { token })).data[0]!.id;
     await go('GET', `/api/v1/openings/${opened}/verification`, { token }); // 409
     await go('POST', '/api/v1/players/me/fairness/rotate', { token });

@@ -40,7 +40,7 @@ export const listChests: OperationDoc = {
 };
 
 const PAID_GATE_403 = (what: string) =>
-  `${what} with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (\`blocked_in_region\`, \`meta.reason\` \`country_blocked\` or \`country_unknown\`), or the player is under the minimum age or has not declared a birth year (\`age_restricted\`, \`meta.reason\` \`under_min_age\` or \`birth_year_unknown\`, \`meta.min_age\`); nothing is debited`;
+  `${what} with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (\`blocked_in_region\`, \`meta.reason\` \`country_blocked\` or \`country_unknown\`), or the player is under the minimum age or has not declared a birth year (\`age_restricted\`, \`meta.reason\` \`under_min_age\` or \`birth_year_unknown\`, \`meta.min_age\`), or the amount would pass one of the player's spend limits (\`spend_limit_reached\`, \`meta.limit\` = \`{period, limit, spent, resets_at}\`; GET /api/v1/players/me/limits); nothing is debited`;
 
 /** GET /api/v1/chests/{id}. */
 export const getChest: OperationDoc = {
@@ -226,7 +226,8 @@ export const purchaseChests: OperationDoc = {
   description:
     "Debits the calling player's balance and adds `quantity` (default 1, at most 10) chests of a catalog chest to their inventory, atomically: when the chests cannot be added, the debit is refunded. " +
     "With a paid currency of the app's compliance rules, the purchase is refused, before anything is debited, to players of a blocked region or under the minimum age, " +
-    'and to players who have not declared the `country` (when regions are blocked) or `birth_year` (when there is a minimum age) it needs; `meta.reason` of the error says which.',
+    'and to players who have not declared the `country` (when regions are blocked) or `birth_year` (when there is a minimum age) it needs; `meta.reason` of the error says which. ' +
+    "It is also refused when its amount would pass one of the player's spend limits (`compliance.spend_limits`, per UTC day and month, in units of paid currency; GET /api/v1/players/me/limits).",
   token: 'required',
   params: catalogChestId,
   headers: idempotencyKeyHeader('the first purchase (a purchase that failed or was refunded releases its key)'),
@@ -239,6 +240,7 @@ export const purchaseChests: OperationDoc = {
     403: [
       "a paid currency, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)",
       'a paid currency, and the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`)',
+      "a paid currency, and the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits)",
     ],
     404: [unknownCatalogChest],
     409: [

@@ -8,6 +8,7 @@ import { catalogRoutes, chestActionRoutes } from './chests.js';
 import { inventoryRoutes } from './inventory.js';
 import { mailboxRoutes } from './mailbox.js';
 import { fairnessRoutes } from './fairness.js';
+import { spendLimitRoutes } from './spend-limits.js';
 import { studioRoutes } from './studio.js';
 
 /**
@@ -18,7 +19,16 @@ import { studioRoutes } from './studio.js';
 export default async function v1Routes(app: FastifyInstance) {
   await credentialScopes(app, {
     app: [playerSessionRoutes, currencyRoutes, collectionRoutes, catalogRoutes],
-    player: [playerOwnRoutes, creditRoutes, playerCollectionRoutes, chestActionRoutes, inventoryRoutes, mailboxRoutes, fairnessRoutes],
+    player: [
+      playerOwnRoutes,
+      creditRoutes,
+      playerCollectionRoutes,
+      chestActionRoutes,
+      inventoryRoutes,
+      mailboxRoutes,
+      fairnessRoutes,
+      spendLimitRoutes,
+    ],
     studio: [studioRoutes],
   });
   // An unknown path under /api asks for the apikey first (401 without one, 404 with one), so a

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { component } from '../components.js';
+import { Count, NoRelationships } from './jsonapi.js';
+
+/** Response schema of the calling player's spend limits (DESIGN.md §7, docs/compliance.md). */
+export const SpendLimitsDocument = component(
+  'SpendLimitsDocument',
+  "The spend limits of the app's compliance rules that hold the calling player, the strictest per period, each with the player's standing; empty when none applies.",
+  z.object({
+    data: z.array(
+      z.object({
+        type: z.literal('spend_limit'),
+        id: z.enum(['day', 'month']).describe('The period: the UTC calendar day or month.'),
+        attributes: z.object({
+          period: z.enum(['day', 'month']),
+          limit: z.number().int().min(1).describe('Units of paid currency that may be spent on paid random items in the period.'),
+          spent: z.number().min(0).describe('Units spent in the current period, payments under way included.'),
+          remaining: z.number().min(0).describe('`limit` − `spent`, never below 0.'),
+          resets_at: z.string().describe('When the period ends (ISO 8601 UTC): the next midnight, or the first of next month.'),
+        }),
+        relationships: NoRelationships,
+      }),
+    ),
+    meta: z.object({ total_count: Count }),
+  }),
+);

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { GetSpendLimits, type ReplyOf } from '@ccs/shared';
+import { callContext, jsonApiQuery, sendDocument } from '../../lib/http.js';
+import { documented, NO_QUERY } from '../../openapi/route-doc.js';
+import { getSpendLimits } from '../../openapi/operations/spend-limits.js';
+import type { Schemas } from './schemas.js';
+
+/** The caller's spend limits, one resource per period. */
+const limitsDocument = (r: ReplyOf<typeof GetSpendLimits>): Schemas['SpendLimitsDocument'] => ({
+  data: r.limits.map((l) => ({
+    type: 'spend_limit' as const,
+    id: l.period,
+    attributes: { period: l.period, limit: l.limit, spent: l.spent, remaining: l.remaining, resets_at: l.resetsAt },
+    relationships: {},
+  })),
+  meta: { total_count: r.limits.length },
+});
+
+/** GET /api/v1/players/me/limits (DESIGN.md §7): the caller's own standing, never cached. */
+export async function spendLimitRoutes(app: FastifyInstance) {
+  app.get('/api/v1/players/me/limits', { config: { openapi: documented(getSpendLimits, { query: NO_QUERY }) } }, async (request, reply) => {
+    jsonApiQuery(request, NO_QUERY);
+    const r = await app.bus.request(GetSpendLimits, {}, callContext(request));
+    reply.header('cache-control', 'no-store');
+    return sendDocument(reply, 200, limitsDocument(r));
+  });
+}
