@@ -8,3 +8,4 @@ export * from './simulate.js';
 export * from './countries.js';
 export * from './compliance.js';
 export * from './webhook-signature.js';
+export * from './rule-packs.js';
