@@ -15,6 +15,7 @@ import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import type { ChestsDeps, ChestsFaults } from './deps.js';
+import { adminExportOpeningsEndpoint, adminExportRulesEndpoint, adminOddsLogEndpoint } from './endpoints/admin-audit-export.js';
 import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
 import { adminChestDropsEndpoint } from './endpoints/admin-chest-drops.js';
 import { adminSimulateEndpoint } from './endpoints/admin-simulate.js';
@@ -116,6 +117,9 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     adminDropInputsEndpoint(deps),
     adminChestDropsEndpoint(deps),
     adminSimulateEndpoint(deps),
+    adminExportOpeningsEndpoint(deps),
+    adminExportRulesEndpoint(deps),
+    adminOddsLogEndpoint(deps),
   ];
 }
 
