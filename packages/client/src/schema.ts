@@ -1287,6 +1287,16 @@ export interface components {
             /** Format: uuid */
             id: string;
             meta: {
+                /** @description A change of the chest's rules announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` openings roll the rules in force; absent when none is pending. */
+                odds_change?: {
+                    /**
+                     * Format: date-time
+                     * @description When the new rules take effect (the odds log entry of the change says the same).
+                     */
+                    effective_at: string;
+                    /** @description The content version of the coming rules (`GET /chests/{id}/odds?rules_version=` discloses them). */
+                    rules_version: number;
+                };
                 /** @description Price per currency code, e.g. `{"coins": 500, "gems": 5}`. */
                 price: {
                     [key: string]: number;
@@ -1435,9 +1445,20 @@ export interface components {
                 /** @constant */
                 type: "chest_odds";
             };
-            /** @description With a Bearer token: the calling player's odds for their next opening, pity applied. */
+            /** @description With a Bearer token, `player`; for the rules in force (no `rules_version`) while a change is announced, `odds_change`: the attributes disclose the rules that roll now. */
             meta?: {
-                player: {
+                /** @description A change of the chest's rules announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` openings roll the rules in force; absent when none is pending. */
+                odds_change?: {
+                    /**
+                     * Format: date-time
+                     * @description When the new rules take effect (the odds log entry of the change says the same).
+                     */
+                    effective_at: string;
+                    /** @description The content version of the coming rules (`GET /chests/{id}/odds?rules_version=` discloses them). */
+                    rules_version: number;
+                };
+                /** @description With a Bearer token: the calling player's odds for their next opening, pity applied. */
+                player?: {
                     /** @description Openings until the guaranteed one, counting it. */
                     guaranteed_within: number | null;
                     opens_since_pity: number | null;

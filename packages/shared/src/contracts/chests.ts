@@ -19,6 +19,11 @@ export const ChestTypeViewSchema = z.object({
   requiresKey: z.object({ currency: z.string(), amount: z.number().int() }).optional(),
   /** Its timer (docs/content.md, "Time-locked chests"); absent: opens at once. */
   unlock: z.object({ seconds: z.number().int(), skip: z.object({ currency: z.string(), perMinute: z.number() }).optional() }).optional(),
+  /**
+   * A change of its rules announced and not yet in force (DESIGN.md §7, odds change notice
+   * periods): when the new rules take effect and their rules version; absent: none pending.
+   */
+  oddsChange: z.object({ effectiveAt: z.string(), rulesVersion: z.number().int() }).optional(),
 });
 export type ChestTypeView = z.infer<typeof ChestTypeViewSchema>;
 
@@ -56,6 +61,8 @@ export const GetChestOdds = defineQuery(
     itemsPerOpen: z.object({ min: z.number().int(), max: z.number().int(), expected: z.number() }),
     rarities: z.array(z.object({ rarity: z.string(), probability: z.number(), expectedCount: z.number() })),
     collectibles: z.array(z.object({ id: z.string(), rarity: z.string(), probability: z.number() })),
+    /** For the rules in force (no `rulesVersion` asked): a change announced and not yet in force. */
+    oddsChange: ChestTypeViewSchema.shape.oddsChange,
   }),
   { callers: ['gateway'] },
 );

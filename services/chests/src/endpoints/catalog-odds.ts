@@ -6,6 +6,7 @@ import { pityGroupOf } from '../opening/roll-openings.js';
 import type { ResolvedChestType } from '../opening/drop-tables.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
+import { catalogChestType } from './catalog.js';
 
 type Odds = ReplyOf<typeof GetChestOdds>;
 
@@ -47,7 +48,12 @@ export function getChestOddsEndpoint(deps: ChestsDeps) {
     const appId = appOf(ctx);
     const version = await catalogVersion(deps, appId);
     if (version === undefined) throw chestErrors.chestTypeNotFound();
-    const key = `odds:${req.chestTypeId}:${req.rulesVersion ?? 'current'}`;
+    // The rules in force change when an announced odds change takes effect, with no new content
+    // version: the current odds are cached apart while a change is pending, and name it.
+    const view = req.rulesVersion === undefined ? await catalogChestType(deps, appId, version, req.chestTypeId) : undefined;
+    if (view === null) throw chestErrors.chestTypeNotFound();
+    const change = view?.oddsChange;
+    const key = `odds:${req.chestTypeId}:${req.rulesVersion ?? 'current'}${change ? `:until:${change.effectiveAt}` : ''}`;
     const odds = await deps.cache.read(appId, version, key, GetChestOdds.reply.nullable(), async (): Promise<Odds | null> => {
       const type = await findChestType(deps.pool, appId, req.chestTypeId, { catalogOnly: true });
       if (!type) return null;
@@ -57,6 +63,6 @@ export function getChestOddsEndpoint(deps: ChestsDeps) {
       return disclose(resolved);
     });
     if (!odds) throw chestErrors.chestTypeNotFound();
-    return odds;
+    return change ? { ...odds, oddsChange: change } : odds;
   });
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { appOf, endpoint, GetChestType, ListChestTypes } from '@ccs/shared';
+import type { z } from 'zod';
+import { appOf, endpoint, GetChestType, ListChestTypes, type ChestTypeView } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { findChestType, listCatalog, toView } from '../repositories/chest-types-repo.js';
@@ -12,10 +13,11 @@ export function listChestTypesEndpoint(deps: ChestsDeps) {
     const version = await catalogVersion(deps, appId);
     if (version === undefined) return { chests: [], total: 0 };
     const queryHash = createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
-    return deps.cache.read(appId, version, `list:${queryHash}`, ListChestTypes.reply, async () => {
+    const load = async () => {
       const { rows, total } = await listCatalog(deps.pool, appId, req);
       return { chests: rows.map(toView), total };
-    });
+    };
+    return readFresh(deps, appId, version, `list:${queryHash}`, ListChestTypes.reply, load, (v) => v.chests);
   });
 }
 
@@ -25,11 +27,56 @@ export function getChestTypeEndpoint(deps: ChestsDeps) {
     const appId = appOf(ctx);
     const version = await catalogVersion(deps, appId);
     if (version === undefined) throw chestErrors.chestTypeNotFound();
-    const cached = await deps.cache.read(appId, version, `chest:${req.chestTypeId}`, GetChestType.reply.nullable(), async () => {
-      const type = await findChestType(deps.pool, appId, req.chestTypeId, { catalogOnly: true });
-      return type ? toView(type) : null;
-    });
+    const cached = await catalogChestType(deps, appId, version, req.chestTypeId);
     if (!cached) throw chestErrors.chestTypeNotFound();
     return cached;
   });
+}
+
+/** One catalog chest type of content `version` as the catalog shows it (null: not in the catalog). */
+export function catalogChestType(
+  deps: Pick<ChestsDeps, 'cache' | 'pool'>,
+  appId: string,
+  version: number,
+  id: string,
+): Promise<ChestTypeView | null> {
+  const load = async () => {
+    const type = await findChestType(deps.pool, appId, id, { catalogOnly: true });
+    return type ? toView(type) : null;
+  };
+  return readFresh(deps, appId, version, `chest:${id}`, GetChestType.reply.nullable(), load, (v) => (v ? [v] : []));
+}
+
+/** How often a cached read is taken again under a later key before the database is read directly. */
+const MAX_REREADS = 4;
+
+/**
+ * A cached catalog read that stays true when an announced odds change takes effect (DESIGN.md §7):
+ * a cached value is per content version, but a change's rules come into force at its effective
+ * time with no new version. A value that still shows a change whose time has passed was read
+ * before it: it is read again under a key naming that time, once per change, so the common read
+ * stays a memory hit and a passed change costs one database read per process.
+ */
+async function readFresh<S extends z.ZodType>(
+  deps: Pick<ChestsDeps, 'cache'>,
+  appId: string,
+  version: number,
+  what: string,
+  schema: S,
+  load: () => Promise<z.infer<S>>,
+  typesIn: (value: z.infer<S>) => ChestTypeView[],
+): Promise<z.infer<S>> {
+  const passed = (value: z.infer<S>) => {
+    const now = Date.now();
+    const times = typesIn(value).flatMap((t) => (t.oddsChange && Date.parse(t.oddsChange.effectiveAt) <= now ? [t.oddsChange.effectiveAt] : []));
+    return times.sort().at(-1);
+  };
+  let key = what;
+  for (let i = 0; i < MAX_REREADS; i++) {
+    const value = await deps.cache.read(appId, version, key, schema, load);
+    const latest = passed(value);
+    if (latest === undefined) return value;
+    key = `${what}@${latest}`;
+  }
+  return load();
 }

@@ -30,22 +30,23 @@ export const entryHashOf = (e: Pick<OddsLogEntry, 'previousHash' | 'rulesSha256'
 /**
  * The entries a content version appends (DESIGN.md §7): one per chest type whose rules differ from
  * the ones last logged for it (all of them on the app's first logged version), in the content's
- * order, each chained to the one before. `effectiveAt` is when the version is applied.
+ * order, each chained to the one before. `effectiveAt` gives when each chest type's new rules
+ * take effect: when the version is applied, or at the end of an odds change notice period.
  */
 export function oddsLogEntries(
   content: AppContent,
   version: number,
   head: { last?: OddsLogEntry; rulesOf: Map<string, string> },
   chestTypeIdOf: (slug: string) => string,
-  effectiveAt: Date,
+  effectiveAt: (chestTypeId: string) => Date,
 ): OddsLogEntry[] {
-  const at = effectiveAt.toISOString();
   const out: OddsLogEntry[] = [];
   let previous = head.last;
   for (const ch of content.chests) {
     const chestTypeId = chestTypeIdOf(ch.id);
     const hash = rulesSha256(ch.rules);
     if (head.rulesOf.get(chestTypeId) === hash) continue;
+    const at = effectiveAt(chestTypeId).toISOString();
     const base = { chestTypeId, rulesVersion: version, rulesSha256: hash, effectiveAt: at, previousHash: previous?.entryHash ?? GENESIS_HASH };
     const entry: OddsLogEntry = { seq: (previous?.seq ?? 0) + 1, ...base, entryHash: entryHashOf(base) };
     out.push(entry);

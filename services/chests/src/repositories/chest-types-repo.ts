@@ -6,10 +6,22 @@ const ImagesSchema = z.array(z.string());
 
 /** A chest type with its rules and the content version they belong to. */
 export interface ChestTypeRecord extends ChestTypeView {
+  /** The rules in force now (what openings roll and the odds document discloses). */
   rules: ChestRules;
+  /** The content version of the rules in force (an opening's `rules_version`). */
   contentVersion: number;
   inCatalog: boolean;
 }
+
+/**
+ * SQL for the rules in force of chest type row `t` (DESIGN.md §7, odds change notice periods): a
+ * pending change (migration 0015) is in force once its effective time has passed, by the
+ * database's clock, with no content load needed. Used by every read that rolls or discloses.
+ */
+export const inForce = (t: string) => ({
+  rules: `CASE WHEN ${t}.pending_effective_at <= now() THEN ${t}.pending_rules ELSE ${t}.rules END`,
+  contentVersion: `CASE WHEN ${t}.pending_effective_at <= now() THEN ${t}.pending_version ELSE ${t}.content_version END`,
+});
 
 interface Row {
   id: string;
@@ -23,9 +35,14 @@ interface Row {
   in_catalog: boolean;
   requires_key: { currency: string; amount: number } | null;
   unlock: unknown;
+  pending_version: number | null;
+  pending_effective_at: Date | null;
 }
 
-const COLUMNS = 'id, slug, name, description, images, price, rules, content_version, in_catalog, requires_key, unlock';
+const T = inForce('chest_types');
+const COLUMNS = `id, slug, name, description, images, price, ${T.rules} AS rules, ${T.contentVersion} AS content_version, in_catalog, requires_key, unlock,
+  CASE WHEN pending_effective_at > now() THEN pending_version END AS pending_version,
+  CASE WHEN pending_effective_at > now() THEN pending_effective_at END AS pending_effective_at`;
 // Filterable and sortable fields → SQL expressions (never user text).
 const FIELDS: Record<'id' | 'name' | 'description', string> = { id: 'id::text', name: 'name', description: 'description' };
 
@@ -43,6 +60,9 @@ function toRecord(row: Row): ChestTypeRecord {
     inCatalog: row.in_catalog,
     ...(row.requires_key ? { requiresKey: row.requires_key } : {}),
     ...(row.unlock ? { unlock: unlockView(row.unlock) } : {}),
+    ...(row.pending_version !== null && row.pending_effective_at
+      ? { oddsChange: { effectiveAt: row.pending_effective_at.toISOString(), rulesVersion: row.pending_version } }
+      : {}),
   };
 }
 
@@ -63,6 +83,7 @@ export function toView(r: ChestTypeRecord): ChestTypeView {
     price: r.price,
     ...(r.requiresKey ? { requiresKey: r.requiresKey } : {}),
     ...(r.unlock ? { unlock: r.unlock } : {}),
+    ...(r.oddsChange ? { oddsChange: r.oddsChange } : {}),
   };
 }
 

@@ -1,8 +1,9 @@
-import { oddsLogEntries } from '../fairness/odds-log.js';
+import { oddsLogEntries, rulesSha256 } from '../fairness/odds-log.js';
 import { appendOddsLog, oddsLogHead } from './odds-log-repo.js';
 import { z } from 'zod';
 import {
   ChestRulesSchema,
+  complianceInForce,
   ComplianceSchema,
   DuplicatesSchema,
   type AppContent,
@@ -88,29 +89,92 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
   const current = await tx.query<{ content_version: number }>('SELECT content_version FROM apps WHERE app_id = $1 FOR UPDATE', [appId]);
   if (current.rows[0]!.content_version >= version) return false;
 
-  const ids: string[] = [];
-  for (const [position, ch] of content.chests.entries()) {
-    const id = chestTypeId(appId, ch.id);
-    ids.push(id);
-    await tx.query(
-      `INSERT INTO chest_types (app_id, id, slug, content_version, name, description, images, price, rules, position, in_catalog)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true)
-       ON CONFLICT (app_id, id) DO UPDATE SET content_version = EXCLUDED.content_version, name = EXCLUDED.name,
-         description = EXCLUDED.description, images = EXCLUDED.images, price = EXCLUDED.price, rules = EXCLUDED.rules,
-         position = EXCLUDED.position, in_catalog = true`,
-      [appId, id, ch.id, version, ch.name, ch.description, JSON.stringify(ch.images), JSON.stringify(ch.price), JSON.stringify(ch.rules), position],
-    );
-  }
+  const now = new Date();
+  const changes = await noticedChanges(tx, appId, content, now);
+  const ids = await upsertChestTypes(tx, appId, version, content, changes);
   await tx.query('UPDATE chest_types SET in_catalog = false WHERE app_id = $1 AND NOT (id = ANY($2::uuid[]))', [appId, ids]);
   await tx.query('UPDATE apps SET content_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
-  // The odds log: an entry per chest type whose rules this version changes, under the app's row lock.
+  // The odds log: an entry per chest type whose rules this version changes, under the app's row
+  // lock, effective when the change is (a change in its notice period: at the end of it).
   const head = await oddsLogHead(tx, appId);
   await appendOddsLog(
     tx,
     appId,
-    oddsLogEntries(content, version, head, (slug) => chestTypeId(appId, slug), new Date()),
+    oddsLogEntries(
+      content,
+      version,
+      head,
+      (slug) => chestTypeId(appId, slug),
+      (id) => changes.get(id) ?? now,
+    ),
   );
   return true;
+}
+
+/**
+ * Writes the version's chest types (ids in content order returned). A change in its notice period
+ * (`changes`) leaves the rules in force (and their version) as they are and waits in pending_*;
+ * otherwise the new rules are in force at once and nothing is pending.
+ */
+async function upsertChestTypes(tx: Queryable, appId: string, version: number, content: AppContent, changes: Map<string, Date>): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [position, ch] of content.chests.entries()) {
+    const id = chestTypeId(appId, ch.id);
+    ids.push(id);
+    const rules = JSON.stringify(ch.rules);
+    const change = changes.get(id);
+    await tx.query(
+      `INSERT INTO chest_types (app_id, id, slug, content_version, name, description, images, price, rules, position, in_catalog)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true)
+       ON CONFLICT (app_id, id) DO UPDATE SET name = EXCLUDED.name,
+         description = EXCLUDED.description, images = EXCLUDED.images, price = EXCLUDED.price,
+         position = EXCLUDED.position, in_catalog = true,
+         content_version = CASE WHEN $11::timestamptz IS NULL THEN EXCLUDED.content_version ELSE chest_types.content_version END,
+         rules = CASE WHEN $11::timestamptz IS NULL THEN EXCLUDED.rules ELSE chest_types.rules END,
+         pending_version = CASE WHEN $11::timestamptz IS NULL THEN NULL ELSE EXCLUDED.content_version END,
+         pending_rules = CASE WHEN $11::timestamptz IS NULL THEN NULL ELSE EXCLUDED.rules END,
+         pending_effective_at = $11::timestamptz`,
+      [appId, id, ch.id, version, ch.name, ch.description, JSON.stringify(ch.images), JSON.stringify(ch.price), rules, position, change ?? null],
+    );
+  }
+  return ids;
+}
+
+/**
+ * The chest types whose new rules wait out a notice period (DESIGN.md §7), with when they take
+ * effect. With `compliance.odds_change_notice_hours` = N > 0 (or a rule pack's), a chest type of the catalog whose
+ * rules in force differ from the content's waits N hours after `now`, or keeps the effective time
+ * of a pending change with the same rules (an unchanged reload restarts no clock, and a notice
+ * given stands even if N drops to 0: nothing takes effect before the log says); a newer change
+ * replaces a pending one and waits its own N hours; rules equal to those in force cancel a pending
+ * change at once. New chest types, and every type when N is 0 or absent, take effect at once.
+ * Pending changes already in force are first folded into the rows (`rules`, `content_version`).
+ */
+async function noticedChanges(tx: Queryable, appId: string, content: AppContent, now: Date): Promise<Map<string, Date>> {
+  await tx.query(
+    `UPDATE chest_types SET rules = pending_rules, content_version = pending_version,
+            pending_version = NULL, pending_rules = NULL, pending_effective_at = NULL
+      WHERE app_id = $1 AND pending_effective_at <= $2`,
+    [appId, now],
+  );
+  // The content's own setting, raised by its rule packs (`KR`: at least 24 hours).
+  const hours = (content.compliance && complianceInForce(content.compliance).odds_change_notice_hours) ?? 0;
+  const out = new Map<string, Date>();
+  const r = await tx.query<{ id: string; rules: unknown; pending_rules: unknown; pending_effective_at: Date | null }>(
+    'SELECT id, rules, pending_rules, pending_effective_at FROM chest_types WHERE app_id = $1 AND in_catalog',
+    [appId],
+  );
+  const rows = new Map(r.rows.map((row) => [row.id, row]));
+  for (const ch of content.chests) {
+    const id = chestTypeId(appId, ch.id);
+    const row = rows.get(id);
+    if (!row) continue;
+    const hash = rulesSha256(ch.rules);
+    if (hash === rulesSha256(row.rules)) continue;
+    if (row.pending_effective_at && hash === rulesSha256(row.pending_rules)) out.set(id, row.pending_effective_at);
+    else if (hours > 0) out.set(id, new Date(now.getTime() + hours * 3_600_000));
+  }
+  return out;
 }
 
 /** The app's current content version, or undefined before its content arrived. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { preparedStatement, type InventoryChestView, type Queryable } from '@ccs/shared';
+import { inForce } from './chest-types-repo.js';
 
 type Source = InventoryChestView['source'];
 const SourceSchema = z.enum(['purchased', 'earned', 'welcome', 'special']);
@@ -168,7 +169,7 @@ export interface ChestToOpen {
   id: string;
   playerId: string;
   chestTypeId: string;
-  /** The content version of its chest type's current rules. */
+  /** The content version of its chest type's rules in force. */
   contentVersion: number;
   opened: boolean;
 }
@@ -176,7 +177,7 @@ export interface ChestToOpen {
 /** A chest of the app with its type's rules version (read without a lock; `recordOpenings` decides). */
 export async function findChestToOpen(db: Queryable, appId: string, chestId: string): Promise<ChestToOpen | undefined> {
   const r = await db.query<{ id: string; player_id: string; chest_type_id: string; content_version: number; opened: boolean }>(
-    `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened
+    `SELECT c.id, c.player_id, c.chest_type_id, ${inForce('t').contentVersion} AS content_version, c.opened_at IS NOT NULL AS opened
        FROM inventory_chests c JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
       WHERE c.app_id = $1 AND c.id = $2`,
     [appId, chestId],

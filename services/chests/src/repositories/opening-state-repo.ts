@@ -1,5 +1,6 @@
 import { preparedStatement, type Queryable } from '@ccs/shared';
 import type { RequiredKey } from './chest-mechanics-repo.js';
+import { inForce } from './chest-types-repo.js';
 import type { ActiveSeed } from './seeds-repo.js';
 
 /** One chest of an opening as read before the roll. */
@@ -7,7 +8,7 @@ export interface ChestState {
   chestId: string;
   playerId: string;
   chestTypeId: string;
-  /** The content version of the chest type's current rules. */
+  /** The content version of the chest type's rules in force (a pending change once effective: `inForce`). */
   contentVersion: number;
   opened: boolean;
   /** The key the chest type needs to open (docs/content.md, "Key-required chests"). */
@@ -73,15 +74,19 @@ const toSeed = (row: Row): ActiveSeed | undefined =>
       }
     : undefined;
 
-/** The columns and joins of readOpeningState's statement ($2 the player), its WHERE apart. */
-const OPENING_STATE_FROM = `SELECT c.id, c.player_id, c.chest_type_id, t.content_version, c.opened_at IS NOT NULL AS opened,
+const T = inForce('t');
+/**
+ * The columns and joins of readOpeningState's statement ($2 the player), its WHERE apart: the
+ * chest type's rules in force now (an odds change in its notice period rolls the old rules).
+ */
+const OPENING_STATE_FROM = `SELECT c.id, c.player_id, c.chest_type_id, ${T.contentVersion} AS content_version, c.opened_at IS NOT NULL AS opened,
               s.id AS seed_id, s.server_seed_hash, s.client_seed, s.next_nonce, s.server_seed_encrypted, s.created_at AS seed_created_at,
               pc.pity_group, pc.opens_since, t.requires_key, ${LOCKED_SQL} AS locked, c.unlocks_at
          FROM inventory_chests c
          JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
          LEFT JOIN player_seeds s ON s.app_id = c.app_id AND s.player_id = $2 AND s.revealed_at IS NULL
          LEFT JOIN pity_counters pc ON pc.app_id = c.app_id AND pc.player_id = $2
-                                   AND pc.pity_group = coalesce(t.rules -> 'pity' ->> 'group', t.slug)`;
+                                   AND pc.pity_group = coalesce((${T.rules}) -> 'pity' ->> 'group', t.slug)`;
 
 /**
  * readOpeningState's statement in two forms, both named: one chest (`c.id = $3`), whose cached

@@ -1,4 +1,5 @@
 import { ChestRulesSchema, type Queryable } from '@ccs/shared';
+import { inForce } from './chest-types-repo.js';
 
 /** The player's pity counters: group → openings since the last pity-rarity item, with the rule last used. */
 export async function pityCounters(db: Queryable, appId: string, playerId: string, groups?: string[]) {
@@ -10,10 +11,12 @@ export async function pityCounters(db: Queryable, appId: string, playerId: strin
   return new Map(r.rows.map((row) => [row.pity_group, { opensSince: row.opens_since, rarity: row.rarity, hard: row.hard }]));
 }
 
-/** The app's catalog chest types that have pity: id, slug and rules. */
+/** The app's catalog chest types whose rules in force have pity: id, slug and rules. */
 export async function catalogPityTypes(db: Queryable, appId: string) {
+  const rules = inForce('t').rules;
   const r = await db.query<{ id: string; slug: string; rules: unknown }>(
-    `SELECT id, slug, rules FROM chest_types WHERE app_id = $1 AND in_catalog AND rules ? 'pity' ORDER BY position`,
+    `SELECT id, slug, rules FROM (SELECT id, slug, position, ${rules} AS rules FROM chest_types t WHERE app_id = $1 AND in_catalog) t
+      WHERE rules ? 'pity' ORDER BY position`,
     [appId],
   );
   return r.rows.map((row) => ({ id: row.id, slug: row.slug, rules: ChestRulesSchema.parse(row.rules) }));

@@ -14,6 +14,20 @@ const ChestAttributes = z.object({
 /** Amounts per currency code, as integers. */
 const PerCurrency = z.record(z.string(), z.number().int());
 
+/** An announced odds change not yet in force (DESIGN.md §7, odds change notice periods). */
+const OddsChange = z
+  .object({
+    effective_at: Timestamp.describe('When the new rules take effect (the odds log entry of the change says the same).'),
+    rules_version: z
+      .number()
+      .int()
+      .min(1)
+      .describe('The content version of the coming rules (`GET /chests/{id}/odds?rules_version=` discloses them).'),
+  })
+  .describe(
+    "A change of the chest's rules announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` openings roll the rules in force; absent when none is pending.",
+  );
+
 /** A chest of the catalog (a chest type). */
 export const CatalogChest = component(
   'CatalogChest',
@@ -62,6 +76,7 @@ export const CatalogChest = component(
           'With a Bearer token only: per price currency, whether the compliance rules let the caller buy with it, e.g. `{"coins": true, "gems": false}` (not whether the balance suffices). ' +
             'Absent without a token, and when it cannot be determined right now.',
         ),
+      odds_change: OddsChange.optional(),
     }),
   }),
 );
@@ -239,14 +254,20 @@ export const ChestOddsDocument = component(
     }),
     meta: z
       .object({
-        player: z.object({
-          opens_since_pity: Count.nullable(),
-          guaranteed_within: z.number().int().min(1).nullable().describe('Openings until the guaranteed one, counting it.'),
-          rarities: z.array(z.object({ rarity: z.string(), probability: z.number().min(0).max(1), expected_count: z.number().min(0) })),
-        }),
+        player: z
+          .object({
+            opens_since_pity: Count.nullable(),
+            guaranteed_within: z.number().int().min(1).nullable().describe('Openings until the guaranteed one, counting it.'),
+            rarities: z.array(z.object({ rarity: z.string(), probability: z.number().min(0).max(1), expected_count: z.number().min(0) })),
+          })
+          .optional()
+          .describe("With a Bearer token: the calling player's odds for their next opening, pity applied."),
+        odds_change: OddsChange.optional(),
       })
       .optional()
-      .describe("With a Bearer token: the calling player's odds for their next opening, pity applied."),
+      .describe(
+        'With a Bearer token, `player`; for the rules in force (no `rules_version`) while a change is announced, `odds_change`: the attributes disclose the rules that roll now.',
+      ),
   }),
 );
 

@@ -58,8 +58,15 @@ export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
       },
       relationships: {},
     },
-    ...(mine
-      ? { meta: { player: { opens_since_pity: mine.opensSincePity, guaranteed_within: mine.guaranteedWithin, rarities: shares(mine.rarities) } } }
+    ...(mine || o.oddsChange
+      ? {
+          meta: {
+            ...(mine
+              ? { player: { opens_since_pity: mine.opensSincePity, guaranteed_within: mine.guaranteedWithin, rarities: shares(mine.rarities) } }
+              : {}),
+            ...(o.oddsChange ? { odds_change: { effective_at: o.oddsChange.effectiveAt, rules_version: o.oddsChange.rulesVersion } } : {}),
+          },
+        }
       : {}),
   } satisfies Schemas['ChestOddsDocument']);
 }

@@ -31,6 +31,7 @@ export const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Schem
         }
       : {}),
     ...(purchasable ? { purchasable: purchasable(c.price) } : {}),
+    ...(c.oddsChange ? { odds_change: { effective_at: c.oddsChange.effectiveAt, rules_version: c.oddsChange.rulesVersion } } : {}),
   },
 });
 
