@@ -5,6 +5,7 @@ import secureSession from '@fastify/secure-session';
 import { auditRoutes } from './pages/audit.js';
 import { chestsRoutes } from './pages/chests.js';
 import { contentRoutes } from './pages/content.js';
+import { oddsLogRoutes } from './pages/odds-log.js';
 import { overviewRoutes } from './pages/overview.js';
 import { playersRoutes } from './pages/players.js';
 import { signInRoutes } from './pages/sign-in.js';
@@ -51,6 +52,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions) 
   overviewRoutes(app);
   playersRoutes(app);
   chestsRoutes(app);
+  oddsLogRoutes(app);
   contentRoutes(app);
   webhooksRoutes(app);
   auditRoutes(app);

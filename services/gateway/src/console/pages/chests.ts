@@ -29,7 +29,15 @@ export function chestsRoutes(app: FastifyInstance) {
     signedIn(async (p) => {
       const a = await p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' });
       if (!a.ok) return p.failed('Chests', '/console/chests', a);
-      return p.view('Chests', '/console/chests', chestsBody(a.doc.data));
+      return p.view(
+        'Chests',
+        '/console/chests',
+        html`<p>
+            <a href="/console/odds-log" data-testid="odds-log-link">Odds log</a>: every change of the chests' rules, whether its hash chain verifies,
+            and the changes waiting out their notice period.
+          </p>
+          ${chestsBody(a.doc.data)}`,
+      );
     }),
   );
   chestOddsRoutes(app);
