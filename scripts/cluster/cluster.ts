@@ -74,6 +74,8 @@ export interface Cluster {
   /** The children's names: n1..n3, pgbouncer, players-1, …, gateway-2. */
   names(): string[];
   pid(name: string): number | undefined;
+  /** Whether the child runs now (false: killed, crashed, or not started again yet). */
+  running(name: string): boolean;
   /** Sends SIGKILL (or `signal`) to one child; its exit is then not reported as unexpected. */
   kill(name: string, signal?: NodeJS.Signals): Promise<Ended>;
   /** Starts a killed child again (a NATS server keeps its store; PgBouncer takes the same port). */
@@ -246,6 +248,7 @@ function handle(
     dir: o.dir,
     names: () => [...sup.relaunch.keys()],
     pid: (name) => sup.children.get(name)?.child.pid,
+    running: (name) => sup.children.get(name)?.hasExited() === false,
     async kill(name, signal = 'SIGKILL') {
       const c = sup.children.get(name);
       if (!c || !sup.relaunch.has(name)) throw new Error(`no child named ${name} (names: ${[...sup.relaunch.keys()].join(', ')})`);
