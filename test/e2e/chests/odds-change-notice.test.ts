@@ -72,6 +72,7 @@ describe('odds change notice periods', () => {
     eventually(async () => {
       const body = await read('/api/v1/odds-log?page[limit]=100', apiKey);
       expect(body.meta.total_count).toBe(n);
+      expect(body.data).toHaveLength(n);
       return body.data as { id: string; attributes: { chest_type_id: string; rules_version: number; effective_at: string } }[];
     }, 20_000);
 

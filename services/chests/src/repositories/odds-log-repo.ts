@@ -74,15 +74,26 @@ export async function appendOddsLog(tx: Queryable, appId: string, entries: OddsL
   );
 }
 
-/** One page of the app's odds log, oldest first, and its length. */
+/**
+ * One page of the app's odds log, oldest first, and its length, read in one statement (one
+ * snapshot): read apart, a load committing between them gave a length that counted entries the
+ * page did not show yet.
+ */
 export async function listOddsLog(
   db: Queryable,
   appId: string,
   page: { limit: number; offset: number },
 ): Promise<{ entries: OddsLogEntry[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    db.query<Row>(`SELECT ${COLUMNS} FROM odds_log WHERE app_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`, [appId, page.limit, page.offset]),
-    db.query<{ n: number }>('SELECT count(*)::int AS n FROM odds_log WHERE app_id = $1', [appId]),
-  ]);
-  return { entries: rows.rows.map(toEntry), total: count.rows[0]!.n };
+  const rows = await db.query<Row & { total: number }>(
+    `SELECT ${COLUMNS}, (SELECT count(*)::int FROM odds_log WHERE app_id = $1) AS total
+       FROM odds_log WHERE app_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`,
+    [appId, page.limit, page.offset],
+  );
+  let total = rows.rows[0]?.total;
+  if (total === undefined) {
+    // A page past the end has no row to carry the length: count apart.
+    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM odds_log WHERE app_id = $1', [appId]);
+    total = count.rows[0]!.n;
+  }
+  return { entries: rows.rows.map(toEntry), total };
 }
