@@ -2534,19 +2534,25 @@ export interface components {
                     /** @description Units of paid currency that may be spent on paid random items in the period. */
                     limit: number;
                     /** @enum {string} */
-                    period: "day" | "month";
+                    period: "day" | "month" | "payment";
                     /** @description `limit` − `spent`, never below 0. */
                     remaining: number;
-                    /** @description When the period ends (ISO 8601 UTC): the next midnight, or the first of next month. */
-                    resets_at: string;
+                    /** @description When the period ends (ISO 8601 UTC): the next midnight, or the first of next month; null for a cap per payment. */
+                    resets_at: string | null;
+                    /** @description The rule pack rule that sets this limit (`compliance.rule_packs`; docs/compliance.md); absent for the content's own limits. */
+                    rule?: {
+                        pack: string;
+                        rule: string;
+                        source: string;
+                    };
                     /** @description Units spent in the current period, payments under way included. */
                     spent: number;
                 };
                 /**
-                 * @description The period: the UTC calendar day or month.
+                 * @description The period: the UTC calendar day or month, or one payment (a cap per payment).
                  * @enum {string}
                  */
-                id: "day" | "month";
+                id: "day" | "month" | "payment";
                 /** @description Always empty: this resource has no relationships. */
                 relationships: Record<string, never>;
                 /** @constant */
@@ -6585,7 +6591,7 @@ export interface operations {
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
-             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited
+             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited
              */
             403: {
                 headers: {
@@ -6775,7 +6781,7 @@ export interface operations {
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
-             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited
+             *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited
              */
             403: {
                 headers: {
@@ -7266,7 +7272,7 @@ export interface operations {
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
-             *     - a skip with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited
+             *     - a skip with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited
              */
             403: {
                 headers: {
@@ -7519,7 +7525,7 @@ export interface operations {
             /**
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at
-             *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits); nothing is debited, pointed at
+             *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited, pointed at
              */
             403: {
                 headers: {

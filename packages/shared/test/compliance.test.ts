@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ComplianceSchema, guaranteedAge, isCountryCode, isGatedCurrency, normalizeCountry, purchaseRefusal } from '../src/index.js';
+import {
+  applicableSpendLimits,
+  ComplianceSchema,
+  guaranteedAge,
+  isCountryCode,
+  isGatedCurrency,
+  normalizeCountry,
+  purchaseRefusal,
+} from '../src/index.js';
 
 /** The demo content's rules (docs/content.md, "Compliance"). */
 const rules = ComplianceSchema.parse({ paid_currencies: ['gems'], blocked_regions: ['BE', 'NL'], min_age: 18 });
@@ -21,8 +29,8 @@ describe('compliance gates (pure)', () => {
     expect(at('DE', 2007)).toBeUndefined();
     expect(at('BE', 2015)).toEqual({ code: 'blocked_in_region', reason: 'country_blocked' });
     expect(at(null, 1990)).toEqual({ code: 'blocked_in_region', reason: 'country_unknown' });
-    expect(at('DE', 2008)).toEqual({ code: 'age_restricted', reason: 'under_min_age' });
-    expect(at('DE', null)).toEqual({ code: 'age_restricted', reason: 'birth_year_unknown' });
+    expect(at('DE', 2008)).toEqual({ code: 'age_restricted', reason: 'under_min_age', minAge: 18 });
+    expect(at('DE', null)).toEqual({ code: 'age_restricted', reason: 'birth_year_unknown', minAge: 18 });
     expect(at(null, null, 'coins')).toBeUndefined();
     expect(at('BE', 2015, 'coins')).toBeUndefined();
   });
@@ -32,7 +40,11 @@ describe('compliance gates (pure)', () => {
     expect(purchaseRefusal(regionOnly, 'gems', { country: 'DE', birthYear: null }, in2026)).toBeUndefined();
     const ageOnly = ComplianceSchema.parse({ paid_currencies: ['gems'], min_age: 16 });
     expect(purchaseRefusal(ageOnly, 'gems', { country: null, birthYear: 2009 }, in2026)).toBeUndefined();
-    expect(purchaseRefusal(ageOnly, 'gems', { country: null, birthYear: 2010 }, in2026)).toEqual({ code: 'age_restricted', reason: 'under_min_age' });
+    expect(purchaseRefusal(ageOnly, 'gems', { country: null, birthYear: 2010 }, in2026)).toEqual({
+      code: 'age_restricted',
+      reason: 'under_min_age',
+      minAge: 16,
+    });
     // Paid currencies but no gate, or no rules at all: nothing to check (and no profile to read).
     expect(isGatedCurrency(ComplianceSchema.parse({ paid_currencies: ['gems'], min_age: 0 }), 'gems')).toBe(false);
     expect(isGatedCurrency(undefined, 'gems')).toBe(false);
@@ -48,5 +60,37 @@ describe('compliance gates (pure)', () => {
     expect(ComplianceSchema.safeParse({ blocked_regions: ['UK'] }).success).toBe(false);
     expect(ComplianceSchema.safeParse({ blocked_regions: ['be'] }).success).toBe(false);
     expect(ComplianceSchema.safeParse({ blocked_regions: ['GB', 'BE'] }).success).toBe(true);
+  });
+
+  it("applies the rule packs' gates and names their rules: a blocked region, a country's minimum age, caps per payment", () => {
+    const packs = ComplianceSchema.parse({ paid_currencies: ['gems'], rule_packs: ['NL', 'BR', 'CN'] });
+    const at = (country: string | null, birthYear: number | null) => purchaseRefusal(packs, 'gems', { country, birthYear }, in2026);
+    expect(at('NL', 1990)).toMatchObject({ code: 'blocked_in_region', reason: 'country_blocked', rule: { pack: 'NL' } });
+    // Brazil under 18, China under 8; elsewhere (and for adults) no age gate.
+    expect(at('BR', 2010)).toMatchObject({
+      code: 'age_restricted',
+      reason: 'under_min_age',
+      minAge: 18,
+      rule: { pack: 'BR', rule: 'no_paid_random_items_for_minors' },
+    });
+    expect(at('BR', 1990)).toBeUndefined();
+    expect(at('CN', 2020)).toMatchObject({ code: 'age_restricted', minAge: 8, rule: { pack: 'CN', rule: 'no_payments_under_8' } });
+    expect(at('CN', 2012)).toBeUndefined();
+    expect(at('DE', 2015)).toBeUndefined();
+    // A country not declared is refused where regions are blocked (NL); else it may be Brazil: a
+    // minor, or an undeclared age, is held to its gate.
+    expect(at(null, 2012)).toMatchObject({ code: 'blocked_in_region', reason: 'country_unknown' });
+    const ages = ComplianceSchema.parse({ paid_currencies: ['gems'], rule_packs: ['BR', 'CN'] });
+    expect(purchaseRefusal(ages, 'gems', { country: null, birthYear: 2012 }, in2026)).toMatchObject({ code: 'age_restricted', rule: { pack: 'BR' } });
+    expect(purchaseRefusal(ages, 'gems', { country: null, birthYear: 1990 }, in2026)).toBeUndefined();
+    expect(at('DE', null)).toBeUndefined();
+    expect(at('BR', null)).toMatchObject({ code: 'age_restricted', reason: 'birth_year_unknown', rule: { pack: 'BR' } });
+    // CN's caps for a 14-year-old: 50 a payment, 200 a month, each naming its rule.
+    expect(applicableSpendLimits(packs, { country: 'CN', birthYear: 2011 }, in2026)).toEqual([
+      { period: 'month', limit: 200, rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_8_to_15' }) },
+      { period: 'payment', limit: 50, rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_8_to_15' }) },
+    ]);
+    expect(applicableSpendLimits(packs, { country: 'CN', birthYear: 2000 }, in2026)).toEqual([]);
+    expect(isGatedCurrency(ComplianceSchema.parse({ paid_currencies: ['gems'], rule_packs: ['BR'] }), 'gems')).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ComplianceSchema, RULE_PACK_NAMES } from '../src/contracts/content.js';
+import { AppContentSchema, ComplianceSchema, RULE_PACK_NAMES } from '../src/contracts/content.js';
+import { readContentFile } from '../src/contracts/default-content.js';
 import { complianceInForce, rulePacks } from '../src/domain/rule-packs.js';
 
 // The shipped rule packs (packages/shared/compliance/packs) and how content applies them.
@@ -24,6 +25,9 @@ describe('rule packs', () => {
     const inForce = complianceInForce(rules({ paid_currencies: ['gems'], blocked_regions: ['BE'], min_age: 16 }));
     expect(inForce).toMatchObject({ blocked_regions: ['BE'], min_age: 16, spend_limits: [], regional_age_gates: [], forbid_complete_gacha: false });
     expect(inForce.from).toEqual({ blocked_regions: {} });
+    // Computed once per rules object (content is cached): the gates pay nothing per request.
+    const same = rules({});
+    expect(complianceInForce(same)).toBe(complianceInForce(same));
   });
 
   it('adds each pack on top of the explicit settings, only tightening, and names the rule behind each addition', () => {
@@ -36,9 +40,10 @@ describe('rule packs', () => {
         rule_packs: ['BE', 'NL', 'BR', 'CN', 'KR', 'JP'],
       }),
     );
-    // BE was blocked explicitly: the explicit setting keeps the attribution; NL comes from its pack.
-    expect(inForce.blocked_regions.sort()).toEqual(['BE', 'NL']);
+    // BE was also blocked explicitly: once in the list, and its pack still names the law behind it.
+    expect([...inForce.blocked_regions].sort()).toEqual(['BE', 'NL']);
     expect(inForce.from.blocked_regions).toEqual({
+      BE: expect.objectContaining({ pack: 'BE', rule: 'paid_random_items_are_gambling' }),
       NL: expect.objectContaining({ pack: 'NL', rule: 'paid_random_items_with_tradable_prizes_are_gambling' }),
     });
     expect(inForce.regional_age_gates.map((g) => [g.countries, g.min_age, g.rule.pack])).toEqual([
@@ -62,7 +67,7 @@ describe('rule packs', () => {
         rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_16_to_17' }),
       },
     ]);
-    // KR's 24 h is less than the explicit 48 h: the longer notice holds, and it is the content's.
+    // KR's 24 h is less than the explicit 48 h: the longer notice holds, and it is the content's own.
     expect(inForce.odds_change_notice_hours).toBe(48);
     expect(inForce.from.odds_change_notice_hours).toBeUndefined();
     expect(inForce.forbid_complete_gacha).toBe(true);
@@ -79,5 +84,24 @@ describe('rule packs', () => {
     expect(inForce.odds_change_notice_hours).toBe(24);
     expect(inForce.from.odds_change_notice_hours).toMatchObject({ pack: 'KR', rule: 'odds_change_notice_24h' });
     expect(ComplianceSchema.safeParse({ rule_packs: ['XX'] }).success).toBe(false);
+  });
+
+  it('refuses a complete gacha under the JP pack alone, naming the pack rule', () => {
+    // The forest's set (it has a completion reward) only from the gems-only golden chest.
+    const content = structuredClone(readContentFile());
+    content.compliance = { ...content.compliance!, forbid_complete_gacha: false, rule_packs: ['JP'] };
+    for (const ch of content.chests)
+      if (ch.id !== 'golden-chest') ch.rules.pools = ch.rules.pools.filter((p) => !('collection' in p) || p.collection !== 'enchanted-forest');
+    const parsed = AppContentSchema.safeParse(content);
+    expect(parsed.success).toBe(false);
+    const issue = parsed.error!.issues.find((i) => (i as { params?: { code?: string } }).params?.code === 'complete_gacha') as {
+      params?: { meta?: unknown };
+    };
+    expect(issue.params?.meta).toMatchObject({
+      collection: 'enchanted-forest',
+      rule: { pack: 'JP', rule: 'no_complete_gacha', source: expect.stringContaining('2012-05-18') },
+    });
+    content.compliance = { ...content.compliance, rule_packs: [] };
+    expect(AppContentSchema.safeParse(content).success).toBe(true);
   });
 });

@@ -95,20 +95,28 @@ export const chestErrors = {
         guest_forbidden: 'Guests and anonymous callers can only see their own inventory.',
       }[code] ?? "You may not see this player's inventory.",
     ),
-  complianceRefused: (refusal: ComplianceRefusal, use: PaidUse, minAge?: number) =>
+  complianceRefused: (refusal: ComplianceRefusal, use: PaidUse) =>
     new AppError({
       kind: 'forbidden',
       code: refusal.code,
-      detail: COMPLIANCE_DETAILS[refusal.reason](PAID_USE[use], minAge),
-      meta: { reason: refusal.reason, ...(refusal.code === 'age_restricted' && minAge ? { min_age: minAge } : {}) },
+      detail: COMPLIANCE_DETAILS[refusal.reason](PAID_USE[use], refusal.minAge),
+      meta: {
+        reason: refusal.reason,
+        ...(refusal.code === 'age_restricted' && refusal.minAge ? { min_age: refusal.minAge } : {}),
+        // A rule pack's gate names its rule (DESIGN.md §7): {pack, rule, source}.
+        ...(refusal.rule ? { rule: refusal.rule } : {}),
+      },
     }),
   /** A payment past one of the player's spend limits (DESIGN.md §7): which, and when it resets. */
   spendLimitReached: (s: SpendStanding) =>
     new AppError({
       kind: 'forbidden',
       code: 'spend_limit_reached',
-      detail: `This would pass your spend limit of ${s.limit} a ${s.period} (${s.spent} spent); it resets at ${s.resetsAt}.`,
-      meta: { limit: { period: s.period, limit: s.limit, spent: s.spent, resets_at: s.resetsAt } },
+      detail:
+        s.period === 'payment'
+          ? `This is more than the ${s.limit} you may spend in one payment.`
+          : `This would pass your spend limit of ${s.limit} a ${s.period} (${s.spent} spent); it resets at ${s.resetsAt}.`,
+      meta: { limit: { period: s.period, limit: s.limit, spent: s.spent, resets_at: s.resetsAt }, ...(s.rule ? { rule: s.rule } : {}) },
     }),
   duplicateChest: (alsoAt: number | undefined) => AppError.unprocessable('duplicate_chest', `This chest is listed twice (also at ${alsoAt}).`),
   chestTypeNotLoaded: (named: string, appId: string) =>

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules } from './content.js';
+import { complianceInForce } from '../domain/rule-packs.js';
 
 /** The parts of a content file whose cross-references AppContentSchema checks. */
 interface ReferencedContent {
@@ -134,15 +135,18 @@ function costsPaid(ch: ChestTypeContent, paid: ReadonlySet<string>): boolean {
 }
 
 /**
- * No complete gacha (`compliance.forbid_complete_gacha`): a collection with a completion reward
+ * No complete gacha (`compliance.forbid_complete_gacha`, or the JP rule pack): a collection with a completion reward
  * may not hold a collectible that only chests costing a paid currency can drop, since completing
  * it would then be a prize for a set of paid random items. Collectibles no chest drops are not
  * this rule's concern (no chest makes them paid). One issue per such collection, coded
  * `complete_gacha`, naming it and the collectibles.
  */
 function checkCompleteGacha(c: ReferencedContent, issue: Issue): void {
-  if (!c.compliance?.forbid_complete_gacha) return;
-  const paid = new Set(c.compliance.paid_currencies);
+  // The content's own setting, or a rule pack's (JP): the refusal names the pack's rule then.
+  const inForce = c.compliance && complianceInForce(c.compliance);
+  if (!inForce?.forbid_complete_gacha) return;
+  const paid = new Set(inForce.paid_currencies);
+  const rule = inForce.from.forbid_complete_gacha;
   const droppedBy = new Map<string, ChestTypeContent[]>();
   for (const ch of c.chests) {
     const whole = new Set(ch.rules.pools.flatMap((p) => ('collection' in p ? [p.collection] : [])));
@@ -163,7 +167,7 @@ function checkCompleteGacha(c: ReferencedContent, issue: Issue): void {
     issue(
       ['collections', i, 'completion_reward'],
       `complete gacha: collection ${col.id} rewards its completion, and ${paidOnly.join(', ')} only come from chests that cost a paid currency; drop them from a free chest too, or remove the reward`,
-      { code: 'complete_gacha', meta: { collection: col.id, collectibles: paidOnly } },
+      { code: 'complete_gacha', meta: { collection: col.id, collectibles: paidOnly, ...(rule ? { rule } : {}) } },
     );
   });
 }

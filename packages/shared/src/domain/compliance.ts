@@ -1,4 +1,5 @@
 import type { ComplianceRules } from '../contracts/content.js';
+import { complianceInForce, type RuleRef } from './rule-packs.js';
 
 /** What the compliance gates know of a player: both self-declared, either may be unknown (null). */
 export interface PlayerComplianceProfile {
@@ -10,12 +11,20 @@ export interface PlayerComplianceProfile {
 export interface ComplianceRefusal {
   code: 'blocked_in_region' | 'age_restricted';
   reason: 'country_unknown' | 'country_blocked' | 'birth_year_unknown' | 'under_min_age';
+  /** The rule pack's rule behind the refusal, when a pack set the gate (`meta.rule`). */
+  rule?: RuleRef;
+  /** The minimum age that refused (an age gate's). */
+  minAge?: number;
 }
 
-/** Whether buying with `currency` is gated at all: it is a paid currency and some gate (region, age, spend limit) is set. */
+/**
+ * Whether buying with `currency` is gated at all: it is a paid currency and some gate (region,
+ * age, spend limit; the content's own or its rule packs') is set.
+ */
 export function isGatedCurrency(rules: ComplianceRules | undefined, currency: string): boolean {
   if (!rules || !rules.paid_currencies.includes(currency)) return false;
-  return rules.blocked_regions.length > 0 || (rules.min_age ?? 0) > 0 || (rules.spend_limits?.length ?? 0) > 0;
+  const r = complianceInForce(rules);
+  return r.blocked_regions.length > 0 || (r.min_age ?? 0) > 0 || r.spend_limits.length > 0 || r.regional_age_gates.length > 0;
 }
 
 /**
@@ -40,25 +49,37 @@ export function purchaseRefusal(
   now: Date = new Date(),
 ): ComplianceRefusal | undefined {
   if (!rules || !isGatedCurrency(rules, currency)) return undefined;
-  if (rules.blocked_regions.length > 0) {
+  const r = complianceInForce(rules);
+  if (r.blocked_regions.length > 0) {
     if (profile.country === null) return { code: 'blocked_in_region', reason: 'country_unknown' };
-    if (rules.blocked_regions.includes(profile.country)) return { code: 'blocked_in_region', reason: 'country_blocked' };
+    if (r.blocked_regions.includes(profile.country)) {
+      const rule = r.from.blocked_regions[profile.country];
+      return { code: 'blocked_in_region', reason: 'country_blocked', ...(rule ? { rule } : {}) };
+    }
   }
-  const minAge = rules.min_age ?? 0;
+  const minAge = r.min_age ?? 0;
   if (minAge > 0) {
-    if (profile.birthYear === null) return { code: 'age_restricted', reason: 'birth_year_unknown' };
-    if (guaranteedAge(profile.birthYear, now) < minAge) return { code: 'age_restricted', reason: 'under_min_age' };
+    if (profile.birthYear === null) return { code: 'age_restricted', reason: 'birth_year_unknown', minAge };
+    if (guaranteedAge(profile.birthYear, now) < minAge) return { code: 'age_restricted', reason: 'under_min_age', minAge };
+  }
+  // A pack's age gate of a country (BR under 18): an unknown country may be that one.
+  for (const gate of r.regional_age_gates) {
+    if (profile.country !== null && !gate.countries.includes(profile.country)) continue;
+    const at = { code: 'age_restricted', minAge: gate.min_age, rule: gate.rule } as const;
+    if (profile.birthYear === null) return { ...at, reason: 'birth_year_unknown' };
+    if (guaranteedAge(profile.birthYear, now) < gate.min_age) return { ...at, reason: 'under_min_age' };
   }
   return undefined;
 }
 
-/** A spend limit's period: the UTC calendar day or month. */
-export type SpendPeriod = 'day' | 'month';
+/** A spend limit's period: the UTC calendar day or month, or one payment (a rule pack's cap per payment). */
+export type SpendPeriod = 'day' | 'month' | 'payment';
 
-/** One limit a player is held to: at most `limit` units of paid currency per `period`. */
+/** One limit a player is held to: at most `limit` units of paid currency per `period`; `rule` when a rule pack set it. */
 export interface ApplicableSpendLimit {
   period: SpendPeriod;
   limit: number;
+  rule?: RuleRef;
 }
 
 /**
@@ -73,15 +94,17 @@ export function applicableSpendLimits(
   profile: PlayerComplianceProfile,
   now: Date = new Date(),
 ): ApplicableSpendLimit[] {
-  const strictest: Partial<Record<SpendPeriod, number>> = {};
-  for (const l of rules?.spend_limits ?? []) {
+  const strictest: Partial<Record<SpendPeriod, ApplicableSpendLimit>> = {};
+  for (const l of rules ? complianceInForce(rules).spend_limits : []) {
     if (profile.birthYear !== null && guaranteedAge(profile.birthYear, now) > l.max_age) continue;
     if (l.countries && profile.country !== null && !l.countries.includes(profile.country)) continue;
     for (const [period, limit] of [
       ['day', l.per_day],
       ['month', l.per_month],
+      ['payment', l.per_payment],
     ] as const)
-      if (limit !== undefined) strictest[period] = Math.min(strictest[period] ?? limit, limit);
+      if (limit !== undefined && limit < (strictest[period]?.limit ?? Infinity))
+        strictest[period] = { period, limit, ...(l.rule ? { rule: l.rule } : {}) };
   }
-  return (['day', 'month'] as const).flatMap((period) => (strictest[period] === undefined ? [] : [{ period, limit: strictest[period] }]));
+  return (['day', 'month', 'payment'] as const).flatMap((period) => (strictest[period] ? [strictest[period]] : []));
 }

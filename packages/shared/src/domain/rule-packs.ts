@@ -12,67 +12,76 @@ import { CountryCodeSchema, RULE_PACK_NAMES, RulePackName, type ComplianceRules,
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** What one rule of a pack does. */
-const EffectSchema = z.union([
-  /** Paid random items refused in these countries (below `below_age` only, when given). */
-  z
-    .object({ block: z.object({ countries: z.array(CountryCodeSchema).min(1), below_age: z.number().int().min(1).max(99).optional() }).strict() })
-    .strict(),
-  /** A spend limit (units of paid currency), as content's compliance.spend_limits, with a cap per payment. */
-  z
-    .object({
-      spend_limit: z
-        .object({
-          countries: z.array(CountryCodeSchema).min(1).optional(),
-          max_age: z.number().int().min(0).max(99),
-          per_payment: z.number().int().positive().optional(),
-          per_day: z.number().int().positive().optional(),
-          per_month: z.number().int().positive().optional(),
-        })
-        .strict(),
-    })
-    .strict(),
-  /** The least notice before new odds take effect. */
-  z
-    .object({
-      odds_change_notice_hours: z
-        .number()
-        .int()
-        .min(1)
-        .max(90 * 24),
-    })
-    .strict(),
-  /** Content that would make a complete gacha is refused at load. */
-  z.object({ forbid_complete_gacha: z.literal(true) }).strict(),
-  /** Openings (draw records) are kept at least this long. */
-  z.object({ keep_draw_records_days: z.number().int().min(1).max(36_500) }).strict(),
-]);
-
-export const RulePackSchema = z
-  .object({
-    pack: RulePackName,
-    version: z.number().int().min(1),
-    jurisdiction: z.string().min(1),
-    checked_at: z.string().regex(DATE),
-    /** False: written from public reporting, not yet checked against the law's own text. */
-    checked_against_primary_text: z.boolean(),
-    units: z.string().optional(),
-    rules: z
-      .array(
-        z
+const effectSchema = () =>
+  z.union([
+    /** Paid random items refused in these countries (below `below_age` only, when given). */
+    z
+      .object({ block: z.object({ countries: z.array(CountryCodeSchema).min(1), below_age: z.number().int().min(1).max(99).optional() }).strict() })
+      .strict(),
+    /** A spend limit (units of paid currency), as content's compliance.spend_limits, with a cap per payment. */
+    z
+      .object({
+        spend_limit: z
           .object({
-            rule: z.string().regex(/^[a-z0-9_]+$/),
-            summary: z.string().min(1),
-            effect: EffectSchema,
-            source: z
-              .object({ title: z.string().min(1), issuer: z.string().min(1), date: z.string().regex(DATE), law: z.string().optional() })
-              .strict(),
+            countries: z.array(CountryCodeSchema).min(1).optional(),
+            max_age: z.number().int().min(0).max(99),
+            per_payment: z.number().int().positive().optional(),
+            per_day: z.number().int().positive().optional(),
+            per_month: z.number().int().positive().optional(),
           })
           .strict(),
-      )
-      .min(1),
-  })
-  .strict();
-export type RulePack = z.infer<typeof RulePackSchema>;
+      })
+      .strict(),
+    /** The least notice before new odds take effect. */
+    z
+      .object({
+        odds_change_notice_hours: z
+          .number()
+          .int()
+          .min(1)
+          .max(90 * 24),
+      })
+      .strict(),
+    /** Content that would make a complete gacha is refused at load. */
+    z.object({ forbid_complete_gacha: z.literal(true) }).strict(),
+    /** Openings (draw records) are kept at least this long. */
+    z.object({ keep_draw_records_days: z.number().int().min(1).max(36_500) }).strict(),
+  ]);
+
+/**
+ * A pack file's schema. Made on first use: content's schema checks packs (complete gacha), so this
+ * module is loaded while contracts/content.ts is still loading, before its schemas exist.
+ */
+const packSchema = () =>
+  z
+    .object({
+      pack: RulePackName,
+      version: z.number().int().min(1),
+      jurisdiction: z.string().min(1),
+      checked_at: z.string().regex(DATE),
+      /** False: written from public reporting, not yet checked against the law's own text. */
+      checked_against_primary_text: z.boolean(),
+      units: z.string().optional(),
+      rules: z
+        .array(
+          z
+            .object({
+              rule: z.string().regex(/^[a-z0-9_]+$/),
+              summary: z.string().min(1),
+              effect: effectSchema(),
+              source: z
+                .object({ title: z.string().min(1), issuer: z.string().min(1), date: z.string().regex(DATE), law: z.string().optional() })
+                .strict(),
+            })
+            .strict(),
+        )
+        .min(1),
+    })
+    .strict();
+let schema: ReturnType<typeof packSchema> | undefined;
+/** The schema of a pack file (packages/shared/compliance/packs/*.json). */
+export const rulePackSchema = () => (schema ??= packSchema());
+export type RulePack = z.infer<ReturnType<typeof packSchema>>;
 
 /** Which rule of which pack a setting comes from: what a refusal names (`meta.rule`). */
 export interface RuleRef {
@@ -91,7 +100,7 @@ export function rulePacks(): ReadonlyMap<string, RulePack> {
     const packs = new Map<string, RulePack>();
     for (const name of RULE_PACK_NAMES) {
       const file = new URL(`${name}.json`, PACKS_DIR);
-      const pack = RulePackSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+      const pack = rulePackSchema().parse(JSON.parse(readFileSync(file, 'utf8')));
       if (pack.pack !== name) throw new Error(`rule pack ${file.pathname} says it is "${pack.pack}"`);
       packs.set(name, pack);
     }
@@ -117,7 +126,7 @@ export interface ComplianceInForce extends Omit<ComplianceRules, 'spend_limits'>
   regional_age_gates: RegionalAgeGate[];
   /** Days openings must be kept (the strictest pack's), if a pack sets it. */
   keep_draw_records_days?: number;
-  /** Which pack rule a setting came from, where a pack set it (the explicit settings win the attribution when both apply). */
+  /** Which pack rule a setting comes from, where a pack sets it (also when the content sets the same explicitly: the pack names the law). */
   from: {
     blocked_regions: Record<string, RuleRef>;
     forbid_complete_gacha?: RuleRef;
@@ -132,12 +141,21 @@ const refOf = (pack: RulePack, rule: RulePack['rules'][number]): RuleRef => ({
   source: `${rule.source.issuer}: ${rule.source.title} (${rule.source.date})`,
 });
 
+const inForceOf = new WeakMap<ComplianceRules, ComplianceInForce>();
+
 /**
  * The settings in force: `rules` with every pack of `rules.rule_packs` applied on top. A pack
  * only adds or tightens: a blocked country, an age gate, a spend limit, a longer notice, the
- * complete-gacha check, a longer record keeping.
+ * complete-gacha check, a longer record keeping. Remembered per rules object (content is cached,
+ * so the gates compute it once per content version).
  */
 export function complianceInForce(rules: ComplianceRules): ComplianceInForce {
+  let known = inForceOf.get(rules);
+  if (!known) inForceOf.set(rules, (known = applyPacks(rules)));
+  return known;
+}
+
+function applyPacks(rules: ComplianceRules): ComplianceInForce {
   const out: ComplianceInForce = {
     ...rules,
     blocked_regions: [...rules.blocked_regions],
@@ -153,25 +171,21 @@ export function complianceInForce(rules: ComplianceRules): ComplianceInForce {
       const e = rule.effect;
       if ('block' in e && e.block.below_age === undefined) {
         for (const c of e.block.countries) {
-          if (!out.blocked_regions.includes(c)) {
-            out.blocked_regions.push(c);
-            out.from.blocked_regions[c] = ref;
-          }
+          if (!out.blocked_regions.includes(c)) out.blocked_regions.push(c);
+          out.from.blocked_regions[c] ??= ref;
         }
       } else if ('block' in e) {
         out.regional_age_gates.push({ countries: e.block.countries, min_age: e.block.below_age!, rule: ref });
       } else if ('spend_limit' in e) {
         out.spend_limits.push({ ...e.spend_limit, rule: ref });
       } else if ('odds_change_notice_hours' in e) {
-        if ((out.odds_change_notice_hours ?? 0) < e.odds_change_notice_hours) {
+        if ((out.odds_change_notice_hours ?? 0) <= e.odds_change_notice_hours) {
           out.odds_change_notice_hours = e.odds_change_notice_hours;
           out.from.odds_change_notice_hours = ref;
         }
       } else if ('forbid_complete_gacha' in e) {
-        if (!out.forbid_complete_gacha) {
-          out.forbid_complete_gacha = true;
-          out.from.forbid_complete_gacha = ref;
-        }
+        out.forbid_complete_gacha = true;
+        out.from.forbid_complete_gacha ??= ref;
       } else if ((out.keep_draw_records_days ?? 0) < e.keep_draw_records_days) {
         out.keep_draw_records_days = e.keep_draw_records_days;
         out.from.keep_draw_records_days = ref;

@@ -40,7 +40,7 @@ export async function checkPaidUse(
   if (!rules || !isGatedCurrency(rules, currency)) return undefined;
   const profile = await deps.bus.request(GetComplianceProfile, {}, ctx);
   const refusal = purchaseRefusal(rules, currency, profile);
-  if (refusal) throw chestErrors.complianceRefused(refusal, use, rules.min_age);
+  if (refusal) throw chestErrors.complianceRefused(refusal, use);
   const limits = applicableSpendLimits(rules, profile);
   return limits.length ? { limits, currencies: rules.paid_currencies } : undefined;
 }

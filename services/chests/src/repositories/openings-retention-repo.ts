@@ -1,14 +1,33 @@
 import type { Queryable } from '@ccs/shared';
 
 /**
- * Deletes up to `limit` openings opened more than `days` ago, of every app (retention is one
- * rule for all); returns how many went.
+ * Deletes up to `limit` openings opened more than `days` ago, of every app but those that keep
+ * draw records longer (`keepLonger`); returns how many went.
  */
-export async function deleteOpeningsBatchOlderThan(q: Queryable, days: number, limit: number): Promise<number> {
+export async function deleteOpeningsBatchOlderThan(
+  q: Queryable,
+  days: number,
+  limit: number,
+  keepLonger: Record<string, number> = {},
+): Promise<number> {
+  // `keepLonger`: apps whose compliance keeps draw records longer (a rule pack's
+  // keep_draw_records_days), app id → days; the first condition lets the BRIN index narrow the scan.
   const r = await q.query(
     `DELETE FROM openings WHERE id IN (
-       SELECT id FROM openings WHERE opened_at < now() - make_interval(days => $1) LIMIT $2)`,
-    [days, limit],
+       SELECT id FROM openings
+        WHERE opened_at < now() - make_interval(days => $1)
+          AND opened_at < now() - make_interval(days => greatest($1, coalesce(($3::jsonb ->> app_id::text)::int, 0)))
+        LIMIT $2)`,
+    [days, limit, JSON.stringify(keepLonger)],
   );
   return r.rowCount ?? 0;
+}
+
+/** Each app's compliance settings of its current content version (none: no row). */
+export async function currentCompliance(q: Queryable): Promise<{ appId: string; compliance: unknown }[]> {
+  const r = await q.query<{ app_id: string; compliance: unknown }>(
+    `SELECT a.app_id, v.compliance FROM apps a JOIN content_versions v ON v.app_id = a.app_id AND v.version = a.content_version
+      WHERE v.compliance IS NOT NULL`,
+  );
+  return r.rows.map((row) => ({ appId: row.app_id, compliance: row.compliance }));
 }

@@ -37,9 +37,18 @@ export async function lockPlayerSpend(tx: Queryable, appId: string, playerId: st
 
 /** Each limit with the player's standing against it. */
 export function standings(limits: ApplicableSpendLimit[], totals: SpendTotals): SpendStanding[] {
-  return limits.map(({ period, limit }) => {
-    const t = totals[period satisfies SpendPeriod];
-    return { period, limit, spent: t.spent, remaining: Math.max(0, round2(limit - t.spent)), resetsAt: t.resetsAt.toISOString() };
+  return limits.map(({ period, limit, rule }) => {
+    // A cap per payment: nothing accumulates against it.
+    const t = period === 'payment' ? undefined : totals[period satisfies Exclude<SpendPeriod, 'payment'>];
+    const spent = t?.spent ?? 0;
+    return {
+      period,
+      limit,
+      spent,
+      remaining: Math.max(0, round2(limit - spent)),
+      resetsAt: t ? t.resetsAt.toISOString() : null,
+      ...(rule ? { rule } : {}),
+    };
   });
 }
 

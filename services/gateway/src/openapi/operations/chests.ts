@@ -40,7 +40,7 @@ export const listChests: OperationDoc = {
 };
 
 const PAID_GATE_403 = (what: string) =>
-  `${what} with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (\`blocked_in_region\`, \`meta.reason\` \`country_blocked\` or \`country_unknown\`), or the player is under the minimum age or has not declared a birth year (\`age_restricted\`, \`meta.reason\` \`under_min_age\` or \`birth_year_unknown\`, \`meta.min_age\`), or the amount would pass one of the player's spend limits (\`spend_limit_reached\`, \`meta.limit\` = \`{period, limit, spent, resets_at}\`; GET /api/v1/players/me/limits); nothing is debited`;
+  `${what} with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (\`blocked_in_region\`, \`meta.reason\` \`country_blocked\` or \`country_unknown\`), or the player is under the minimum age or has not declared a birth year (\`age_restricted\`, \`meta.reason\` \`under_min_age\` or \`birth_year_unknown\`, \`meta.min_age\`), or the amount would pass one of the player's spend limits (\`spend_limit_reached\`, \`meta.limit\` = \`{period, limit, spent, resets_at}\`, \`period\` \`day\`, \`month\` or \`payment\`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (\`meta.rule\` = \`{pack, rule, source}\`); nothing is debited`;
 
 /** GET /api/v1/chests/{id}. */
 export const getChest: OperationDoc = {

@@ -10,7 +10,14 @@ const limitsDocument = (r: ReplyOf<typeof GetSpendLimits>): Schemas['SpendLimits
   data: r.limits.map((l) => ({
     type: 'spend_limit' as const,
     id: l.period,
-    attributes: { period: l.period, limit: l.limit, spent: l.spent, remaining: l.remaining, resets_at: l.resetsAt },
+    attributes: {
+      period: l.period,
+      limit: l.limit,
+      spent: l.spent,
+      remaining: l.remaining,
+      resets_at: l.resetsAt,
+      ...(l.rule ? { rule: l.rule } : {}),
+    },
     relationships: {},
   })),
   meta: { total_count: r.limits.length },

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readContentFile } from '@ccs/shared';
+import { deleteOpeningsOlderThan } from '../src/workers/openings-retention.js';
+import { chestsApp, chestsSql, grantedChests, openChest, startChestsTier, type ChestsTier } from './support/chests-tier.js';
+
+// Openings retention (OPENINGS_RETENTION_DAYS) and the CN rule pack's draw records kept 90 days
+// (DESIGN.md §7): an app whose content applies the pack keeps its openings at least that long.
+describe('openings retention (service tier)', () => {
+  let tier: ChestsTier;
+  let plain: string;
+  let chinese: string;
+  beforeAll(async () => {
+    ({ tier } = await startChestsTier());
+    ({ appId: plain } = await chestsApp(tier));
+    const content = structuredClone(readContentFile());
+    content.compliance = { ...content.compliance!, rule_packs: ['CN'] };
+    ({ appId: chinese } = await chestsApp(tier, { content }));
+  });
+  afterAll(async () => tier?.close());
+
+  /** Opens `n` chests of a fresh player of the app, and dates the openings `daysAgo` days back. */
+  async function openingsAged(appId: string, daysAgo: number): Promise<string[]> {
+    const { playerId, chests } = await grantedChests(tier, appId, { n: 1 });
+    const opened = await openChest(tier, appId, playerId, chests[0]!);
+    await chestsSql(tier, `UPDATE openings SET opened_at = now() - make_interval(days => $2) WHERE id = $1`, [opened.openingId, daysAgo]);
+    return [opened.openingId];
+  }
+  const left = async (ids: string[]) =>
+    (await chestsSql<{ id: string }>(tier, 'SELECT id FROM openings WHERE id = ANY($1::uuid[])', [ids])).map((r) => r.id);
+
+  it('deletes what is past the retention, but keeps 90 days of draw records for an app under the CN pack', async () => {
+    const plainOld = await openingsAged(plain, 60);
+    const plainNew = await openingsAged(plain, 10);
+    const cnOld = await openingsAged(chinese, 60);
+    const cnAncient = await openingsAged(chinese, 120);
+    // A retention of 30 days: the plain app loses its 60-day-old opening; the CN app keeps it (90 days), not the 120-day-old one.
+    await deleteOpeningsOlderThan(tier.service.deps.pool, 30);
+    expect(await left([...plainOld, ...plainNew, ...cnOld, ...cnAncient])).toEqual(expect.arrayContaining([...plainNew, ...cnOld]));
+    expect(await left([...plainOld, ...cnAncient])).toEqual([]);
+  });
+});
