@@ -7,9 +7,26 @@
  * every source, else tsx), CHAOS_LOG_LEVEL (the services' log
  * level, default warn), CHAOS_KEEP_LOGS=1 (keep their logs even when everything held). Exit code 0 only when every scenario
  * held; 1 otherwise; 2 for a bad setting.
+ *
+ * `npm run chaos -- --cluster`: the same on the production topology (scripts/chaos/cluster.ts: a
+ * private Postgres, three NATS servers, PgBouncer, two replicas of every service; replicas,
+ * gateway, NATS servers, Postgres and PgBouncer killed or restarted during bursts, and a rolling
+ * restart); CHAOS_ONLY, CHAOS_TIMEOUT_S (default 900 s), CHAOS_LOG_LEVEL and CHAOS_KEEP_LOGS apply,
+ * CHAOS_SHORT and CHAOS_RUNTIME do not (the replicas run from their sources; test/cluster is its
+ * short version). `npm run chaos -- --help` prints this.
  */
+import { cleanupClusterRun, CLUSTER_SCENARIOS, runClusterChaos } from './cluster.js';
 import { cleanupActiveRun, runChaos, SCENARIOS } from './suite.js';
 import { SetupError } from './support/infra.js';
+
+const USAGE = `npm run chaos [-- --cluster]
+  (no flag)   the single-node fault suite: a private Postgres and nats-server, one process per service
+  --cluster   the production topology: a private Postgres behind PgBouncer, three NATS servers, two
+              replicas of every service; replicas, a gateway, NATS servers, Postgres and PgBouncer
+              killed or restarted during bursts, and a rolling restart (docs/deploy.md)
+settings: CHAOS_ONLY="<name part>,…"  CHAOS_TIMEOUT_S (single 420 s, short 200 s, cluster 900 s)
+          CHAOS_SHORT=1 and CHAOS_RUNTIME=auto|dist|tsx (single-node only)  CHAOS_LOG_LEVEL  CHAOS_KEEP_LOGS=1
+exit code: 0 every scenario held, 1 not, 2 a bad setting`;
 
 const log = (line: string) => console.log(`[chaos] ${line}`);
 
@@ -18,24 +35,35 @@ function bad(message: string): never {
   process.exit(2);
 }
 
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const strange = args.filter((a) => a !== '--cluster');
+if (strange.length) bad(`unknown argument ${strange.join(' ')}\n${USAGE}`);
+const cluster = args.includes('--cluster');
+const scenarioNames = (cluster ? CLUSTER_SCENARIOS : SCENARIOS).map((s) => s.name);
+const cleanup = () => (cluster ? cleanupClusterRun() : cleanupActiveRun());
+
 const short = ['1', 'true', 'yes', 'on'].includes((process.env.CHAOS_SHORT ?? '').toLowerCase());
 const only = (process.env.CHAOS_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
 const rawTimeout = process.env.CHAOS_TIMEOUT_S;
-const timeoutS = rawTimeout ? Number(rawTimeout) : short ? 200 : 420;
+const timeoutS = rawTimeout ? Number(rawTimeout) : cluster ? 900 : short ? 200 : 420;
 if (!Number.isFinite(timeoutS) || timeoutS < 60) bad(`CHAOS_TIMEOUT_S must be a number of seconds, at least 60, not "${rawTimeout}"`);
 const runtime = (process.env.CHAOS_RUNTIME || 'auto').toLowerCase();
 if (runtime !== 'tsx' && runtime !== 'dist' && runtime !== 'auto') bad(`CHAOS_RUNTIME must be auto, dist or tsx, not "${process.env.CHAOS_RUNTIME}"`);
-const unknown = only.filter((o) => !SCENARIOS.some((s) => s.name.toLowerCase().includes(o.toLowerCase())));
-if (unknown.length) bad(`CHAOS_ONLY names no scenario: ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+const unknown = only.filter((o) => !scenarioNames.some((n) => n.toLowerCase().includes(o.toLowerCase())));
+if (unknown.length) bad(`CHAOS_ONLY names no scenario: ${unknown.join(', ')}; scenarios: ${scenarioNames.join(', ')}`);
 
 // The hard bound: past it (and a minute for cleaning up), whatever still runs is stopped.
 const hardStop = setTimeout(
   () => {
     console.error(`[chaos] the run passed its bound of ${timeoutS} s; cleaning up and exiting (raise CHAOS_TIMEOUT_S, or run CHAOS_SHORT=1)`);
-    void Promise.race([cleanupActiveRun(), new Promise((r) => setTimeout(r, 30_000))]).finally(() => process.exit(1));
+    void Promise.race([cleanup(), new Promise((r) => setTimeout(r, 30_000))]).finally(() => process.exit(1));
   },
   (timeoutS + 60) * 1000,
 );
@@ -53,13 +81,30 @@ const onSignal = (signal: NodeJS.Signals) => {
   }
   firstSignal = Date.now();
   log(`${signal}: cleaning up before exiting (Ctrl-C again to skip)`);
-  void Promise.resolve(cleanupActiveRun()).finally(() => process.exit(130));
+  void Promise.resolve(cleanup()).finally(() => process.exit(130));
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-runChaos({ short, only, timeoutS, log, runtime }).then(
-  (run) => {
+const failed = (err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`[chaos] failed: ${message}`);
+  if (!(err instanceof SetupError))
+    console.error("[chaos] the stack could not be set up or run; the services' last output is above or in the log named earlier");
+  process.exit(1);
+};
+
+if (cluster) {
+  runClusterChaos({ only, timeoutS, log }).then((run) => {
+    log(`${run.held} of ${run.total} held (cluster run, ${Math.round(run.seconds)} s)`);
+    if (run.held < run.total)
+      console.log(
+        `\nNot every scenario held: read the lines above${run.logFile ? ` and the cluster's logs in ${run.logFile}` : ''}; run one alone with CHAOS_ONLY="<name part>".`,
+      );
+    process.exit(run.held === run.total ? 0 : 1);
+  }, failed);
+} else
+  runChaos({ short, only, timeoutS, log, runtime }).then((run) => {
     console.log(`\n${run.summary}`);
     if (run.held < run.total) {
       console.log(
@@ -67,12 +112,4 @@ runChaos({ short, only, timeoutS, log, runtime }).then(
       );
     }
     process.exit(run.held === run.total ? 0 : 1);
-  },
-  (err) => {
-    const message = err instanceof Error ? err.message : String(err);
-    console.error(`[chaos] failed: ${message}`);
-    if (!(err instanceof SetupError))
-      console.error("[chaos] the stack could not be set up or run; the services' last output is above or in the log named earlier");
-    process.exit(1);
-  },
-);
+  }, failed);

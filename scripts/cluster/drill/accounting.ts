@@ -161,12 +161,12 @@ export async function account(db: pg.Pool, scenarios: DrillScenario[]): Promise<
   const held = scenarios.filter((s) => s.held).length;
   const lines = [
     `every opening granted (items and experience) after its burst: ${scenarios.map((s, i) => `${s.name} ${settled[i] === undefined ? 'NOT within 90 s' : `${settled[i]!.toFixed(1)} s`}`).join('; ')}`,
-    'scenario | attempted | lost | duplicated | client-visible errors | time without leader | grants landed',
+    'scenario | attempted | lost | duplicated | client-visible errors | time without leader | grants landed | held',
     ...scenarios.map(
       (s, i) =>
         `${s.name} | ${s.done.length} | ${s.lost} | ${s.duplicated} | ${visible(s.done).length} (${describeErrors(s.done)})` +
         `${s.tolerated && visible(s.done).length ? `, tolerated: ${s.tolerated.why}` : ''}${s.exits.length ? `; unexpected exits: ${s.exits.join('; ')}` : ''}` +
-        `${s.error ? `; did not finish: ${s.error}` : ''} | ${s.leaderlessMs === undefined ? '-' : `${(s.leaderlessMs / 1000).toFixed(2)} s`} | ${landed(i)}`,
+        `${s.error ? `; did not finish: ${s.error}` : ''} | ${s.leaderlessMs === undefined ? '-' : `${(s.leaderlessMs / 1000).toFixed(2)} s`} | ${landed(i)} | ${s.held ? 'yes' : 'NO'}`,
     ),
     `${held} of ${scenarios.length} held`,
   ];
