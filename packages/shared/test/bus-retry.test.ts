@@ -10,10 +10,15 @@ import { testInfra } from '../src/testing/index.js';
 
 const Read = defineQuery('test.v1.retry_read', z.object({ n: z.number() }), z.object({ n: z.number() }), { callers: ['gateway'] });
 /** A write that a repeated idempotencyKey applies once (as opening and credit declare). */
-const Write = defineSubject('test.v1.retry_write', z.object({ n: z.number(), idempotencyKey: z.string().optional() }), z.object({ n: z.number() }), {
-  callers: ['gateway'],
-  keyedRetry: true,
-});
+const Write = defineSubject(
+  'test.v1.retry_write',
+  z.object({ n: z.number(), idempotencyKey: z.string().optional(), retryKey: z.string().optional() }),
+  z.object({ n: z.number() }),
+  {
+    callers: ['gateway'],
+    keyedRetry: true,
+  },
+);
 
 describe('Bus: calls that meet a dead or missing replica', () => {
   let nc: NatsConnection;
@@ -80,5 +85,20 @@ describe('Bus: calls that meet a dead or missing replica', () => {
     // It kept trying for its window, and gave up rather than hanging (generous: a loaded machine).
     expect(waited).toBeGreaterThanOrEqual(800);
     expect(waited).toBeLessThan(5_000);
+  });
+
+  it('answers 504, not 503, when the repeat of a timed-out keyed write finds no replica (the first try may have applied)', async () => {
+    // The only replica takes the message and dies holding it: nobody is left for the repeat.
+    const got: number[] = [];
+    const sub = nc.subscribe(prefixed(prefix, Write.subject), {
+      queue: 'replicas',
+      callback: () => {
+        got.push(1);
+        sub.unsubscribe();
+      },
+    });
+    await nc.flush();
+    await expect(bus.request(Write, { n: 4, retryKey: randomUUID() }, ctx)).rejects.toMatchObject({ kind: 'timeout', code: 'service_timeout' });
+    expect(got).toHaveLength(1);
   });
 });

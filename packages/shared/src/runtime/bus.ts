@@ -136,6 +136,12 @@ export class Bus {
             continue;
           }
           if (outcome === 'timeout' && mayRepeatTimeout && timedOut++ === 0) continue;
+          // A repeat that meets no replica cannot tell what the timed-out first try did: the answer
+          // stays the timeout's (504: maybe applied), never 503 (which says to send it again).
+          if (timedOut > 0 && outcome !== 'timeout') {
+            outcome = 'timeout';
+            throw transportError(NatsError.errorForCode(ErrorCode.Timeout), contract.subject);
+          }
           throw transportError(err as NatsError, contract.subject);
         }
       }
