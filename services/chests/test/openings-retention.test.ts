@@ -11,7 +11,10 @@ describe('openings retention (service tier)', () => {
   let chinese: string;
   beforeAll(async () => {
     ({ tier } = await startChestsTier());
-    ({ appId: plain } = await chestsApp(tier));
+    // The demo content applies every pack: the plain app applies none, the other only CN.
+    const plainContent = structuredClone(readContentFile());
+    plainContent.compliance = { ...plainContent.compliance!, rule_packs: [] };
+    ({ appId: plain } = await chestsApp(tier, { content: plainContent }));
     const content = structuredClone(readContentFile());
     content.compliance = { ...content.compliance!, rule_packs: ['CN'] };
     ({ appId: chinese } = await chestsApp(tier, { content }));

@@ -200,7 +200,12 @@ describe('admin API', () => {
     const refused = expectError(await post(content), 422, 'complete_gacha');
     expect(refused).toHaveLength(1);
     expect(refused[0]!.source).toEqual({ pointer: `/collections/${content.collections.indexOf(forest)}/completion_reward` });
-    expect((refused[0] as { meta?: unknown }).meta).toEqual({ collection: forest.id, collectibles: forest.collectibles.map((c) => c.id) });
+    // The demo content applies the JP rule pack too: the refusal names its rule.
+    expect((refused[0] as { meta?: unknown }).meta).toEqual({
+      collection: forest.id,
+      collectibles: forest.collectibles.map((c) => c.id),
+      rule: { pack: 'JP', rule: 'no_complete_gacha', source: expect.stringContaining('Consumer Affairs Agency') },
+    });
     expect((await ok('/api/v1/admin/content')).meta.current_version).toBe(versionBefore);
     // Without the rule the same content loads (a studio outside such rules decides); with it, a
     // free chest dropping the forest makes it fine.

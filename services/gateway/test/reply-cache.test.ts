@@ -12,6 +12,7 @@ import {
   type BaseConfig,
   type RunningService,
 } from '@ccs/shared';
+import { withoutOddsNotice } from '@ccs/shared/testing';
 import { eventually, jsonApiHeaders, startStack, type ServiceName, type TestStack } from '../../../test/support/stack.js';
 import { expectError } from '../../../test/support/jsonapi-schema.js';
 import { valueOf } from '../../../test/observability/support/prometheus-text.js';
@@ -123,7 +124,8 @@ describe('the gateway reply cache', () => {
     ];
     for (const r of warm) expect(r.statusCode, r.body).toBe(200);
 
-    const next = structuredClone(content);
+    // Without the demo's KR pack, so the silver chest's new rules roll at once (no notice period).
+    const next = withoutOddsNotice(structuredClone(content));
     const silver = next.chests.find((c) => c.id === 'silver-chest')!;
     silver.name = 'Silver Chest Renewed';
     silver.rules.rarity_weights = { common: 1, rare: 1, legendary: 1 };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { AdminLoadContent, readContentFile, type AppContent } from '@ccs/shared';
+import { withoutOddsNotice } from '@ccs/shared/testing';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectJsonApi } from '../../support/jsonapi-schema.js';
 import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
@@ -18,9 +19,9 @@ import {
 const HOUR = 3_600_000;
 type Rules = AppContent['chests'][number]['rules'];
 
-/** The default content with `hours` of odds change notice (absent: none). */
+/** The default content with `hours` of odds change notice (absent: none, the KR rule pack left out too). */
 function contentWith(hours?: number): AppContent {
-  const c = structuredClone(readContentFile());
+  const c = withoutOddsNotice(structuredClone(readContentFile()));
   if (hours !== undefined) c.compliance = { ...c.compliance!, odds_change_notice_hours: hours };
   return c;
 }

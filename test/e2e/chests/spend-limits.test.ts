@@ -31,6 +31,8 @@ function limitedContent(): AppContent {
       blocked_regions: [],
       min_age: undefined,
       spend_limits: [{ max_age: 17, per_day: PER_DAY, per_month: PER_MONTH, countries: ['DE', 'FR'] }],
+      // The content's own limits alone (the demo's rule packs are test/e2e/chests/rule-packs.test.ts').
+      rule_packs: [],
     },
   };
 }

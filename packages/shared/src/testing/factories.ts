@@ -23,6 +23,19 @@ export function contentFactory(edit?: (content: AppContent) => AppContent | void
 }
 
 /**
+ * `content` without an odds change notice: no `odds_change_notice_hours` and not the KR rule pack
+ * (the demo content applies it), for a test whose next version's rules must roll at once.
+ */
+export function withoutOddsNotice(content: AppContent): AppContent {
+  const { odds_change_notice_hours: _n, ...compliance } = content.compliance ?? {
+    paid_currencies: [],
+    blocked_regions: [],
+    forbid_complete_gacha: false,
+  };
+  return { ...content, compliance: { ...compliance, rule_packs: (compliance.rule_packs ?? []).filter((p) => p !== 'KR') } };
+}
+
+/**
  * An app's content delivered as the players service's outbox does (AppContentLoaded), applied:
  * defaults to a fresh app id, version 1 and the default content. Answers the app id.
  */
