@@ -61,6 +61,8 @@ export function selectClusterScenarios(only: string[]): ClusterScenario[] {
 /** What one run made, and its removal (once, whatever happens). */
 class ClusterRun {
   postgres?: PrivatePostgres;
+  /** The cluster while it starts: a signal then waits for it, to stop what it started. */
+  starting?: Promise<Cluster>;
   cluster?: Cluster;
   drill?: Drill;
   keepLogs = false;
@@ -75,7 +77,9 @@ class ClusterRun {
     return (this.cleaning ??= (async () => {
       this.log('cleaning up: stopping the cluster (gateways, services, PgBouncer, NATS), removing the private Postgres ...');
       await this.drill?.close();
-      await this.cluster?.stop().catch((err) => this.log(`could not stop the cluster: ${String(err)}`));
+      if (!this.cluster && this.starting) this.log('waiting for the cluster to finish starting, to stop what it started ...');
+      const cluster = this.cluster ?? (await this.starting?.catch(() => undefined));
+      await cluster?.stop().catch((err) => this.log(`could not stop the cluster: ${String(err)}`));
       await this.postgres?.destroy().catch((err) => this.log(`could not remove the private Postgres: ${String(err)}`));
       await new Promise((r) => this.out.end(r));
       if (this.keepLogs) this.log(`the cluster's logs are kept in ${this.logFile}`);
@@ -99,14 +103,15 @@ async function setUp(run: ClusterRun, log: (line: string) => void): Promise<Dril
   await checkRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const postgres = (run.postgres = await startPrivatePostgres({ settings: { max_connections: '200' } }));
   log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);
-  const cluster = (run.cluster = await startCluster({
+  run.starting = startCluster({
     databaseUrl: postgres.url,
     logLevel: process.env.CHAOS_LOG_LEVEL || 'warn',
     // The burst is one app's traffic from one address; cheap password hashing for the registrations.
     env: { RATE_LIMIT: 'off', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1', OTEL_SDK_DISABLED: 'true' },
     say: (line) => log(`cluster: ${line}`),
     print: (line) => run.out.write(`${line}\n`),
-  }));
+  });
+  const cluster = (run.cluster = await run.starting);
   const drill = (run.drill = new Drill(cluster, log));
   const { player, opened } = await drill.client.openStarterChest();
   await drill.client.must('opening the starter chest', Promise.resolve(opened));
