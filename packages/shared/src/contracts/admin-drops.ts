@@ -96,6 +96,21 @@ export const OddsLogEntrySchema = z.object({
   previousHash: z.string().regex(/^[0-9a-f]{64}$/),
   entryHash: z.string().regex(/^[0-9a-f]{64}$/),
 });
+export type OddsLogEntryView = z.infer<typeof OddsLogEntrySchema>;
+
+/**
+ * An entry as the public log names its fields (GET /api/v1/odds-log's attributes, the auditor's
+ * export, the offline verifier, the stored row): snake_case.
+ */
+export const oddsLogRecord = (e: OddsLogEntryView) => ({
+  seq: e.seq,
+  chest_type_id: e.chestTypeId,
+  rules_version: e.rulesVersion,
+  rules_sha256: e.rulesSha256,
+  effective_at: e.effectiveAt,
+  previous_hash: e.previousHash,
+  entry_hash: e.entryHash,
+});
 
 /**
  * chests.v1.odds_log (public): one page of the app's append-only, hash-chained odds log, oldest

@@ -1,4 +1,4 @@
-import type { Queryable } from '@ccs/shared';
+import { oddsLogRecord, type Queryable } from '@ccs/shared';
 
 /** One entry of an app's odds log, as stored and served. */
 export interface OddsLogEntry {
@@ -57,20 +57,7 @@ export async function appendOddsLog(tx: Queryable, appId: string, entries: OddsL
      SELECT $1, e.seq, e.chest_type_id, e.rules_version, e.rules_sha256, e.effective_at, e.previous_hash, e.entry_hash
        FROM jsonb_to_recordset($2::jsonb) AS e(seq integer, chest_type_id uuid, rules_version integer, rules_sha256 text,
                                                 effective_at timestamptz, previous_hash text, entry_hash text)`,
-    [
-      appId,
-      JSON.stringify(
-        entries.map((e) => ({
-          seq: e.seq,
-          chest_type_id: e.chestTypeId,
-          rules_version: e.rulesVersion,
-          rules_sha256: e.rulesSha256,
-          effective_at: e.effectiveAt,
-          previous_hash: e.previousHash,
-          entry_hash: e.entryHash,
-        })),
-      ),
-    ],
+    [appId, JSON.stringify(entries.map(oddsLogRecord))],
   );
 }
 

@@ -1,6 +1,6 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AdminExportOpenings, AdminExportRules, AdminOddsLog, AppError, type AuditOpening, type ReplyOf } from '@ccs/shared';
+import { AdminExportOpenings, AdminExportRules, AdminOddsLog, AppError, oddsLogRecord, type AuditOpening, type ReplyOf } from '@ccs/shared';
 import { AdminFailure, adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
 import { JsonLinesFile, type WrittenFile } from './audit-files.js';
 
@@ -178,12 +178,4 @@ export async function exportAuditCommand(c: AdminContext, o: { app?: string; fro
 }
 
 /** An odds log entry as GET /api/v1/odds-log's attributes name it (what --odds-log reads). */
-const logEntryOf = (e: ReplyOf<typeof AdminOddsLog>['entries'][number]) => ({
-  seq: e.seq,
-  chest_type_id: e.chestTypeId,
-  rules_version: e.rulesVersion,
-  rules_sha256: e.rulesSha256,
-  effective_at: e.effectiveAt,
-  previous_hash: e.previousHash,
-  entry_hash: e.entryHash,
-});
+const logEntryOf = oddsLogRecord;

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { GetChestOdds, GetObservedOdds, GetPlayerOdds, ListOddsLog, paginationLinks } from '@ccs/shared';
+import { GetChestOdds, GetObservedOdds, GetPlayerOdds, ListOddsLog, oddsLogRecord, paginationLinks, type OddsLogEntryView } from '@ccs/shared';
 import type { Schemas } from './schemas.js';
 import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
@@ -101,6 +101,12 @@ export async function getObservedOdds(request: FastifyRequest, reply: FastifyRep
 /** Query members of the odds log: pages of at most 100. */
 export const ODDS_LOG_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
 
+/** An entry's attributes: its public fields but the sequence, which is its id. */
+function attributesOf(e: OddsLogEntryView) {
+  const { seq: _seq, ...attributes } = oddsLogRecord(e);
+  return attributes;
+}
+
 /** GET /api/v1/odds-log (DESIGN.md §7): a page of the app's hash-chained odds log, oldest first. */
 export async function listOddsLog(request: FastifyRequest, reply: FastifyReply) {
   const q = jsonApiQuery(request, ODDS_LOG_QUERY);
@@ -111,14 +117,7 @@ export async function listOddsLog(request: FastifyRequest, reply: FastifyReply) 
     data: r.entries.map((e) => ({
       type: 'odds_log_entry' as const,
       id: String(e.seq),
-      attributes: {
-        chest_type_id: e.chestTypeId,
-        rules_version: e.rulesVersion,
-        rules_sha256: e.rulesSha256,
-        effective_at: e.effectiveAt,
-        previous_hash: e.previousHash,
-        entry_hash: e.entryHash,
-      },
+      attributes: attributesOf(e),
       relationships: {},
     })),
     meta: { total_count: r.total, page: q.page },
