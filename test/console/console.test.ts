@@ -259,6 +259,39 @@ describe('studio console in a browser', () => {
     await done(context, [/status of 404/]);
   });
 
+  it('shows the spend limits that hold a player, with the rule pack behind each, as the API does', async () => {
+    // The demo content applies the CN pack: a 14-year-old in China is held to its caps.
+    const declare = async (p: Player, attributes: Record<string, unknown>) => {
+      const patched = await stack.inject({
+        method: 'PATCH',
+        url: '/api/v1/players/me',
+        headers: { apikey: game.publishableKey, authorization: `Bearer ${p.token}`, 'content-type': 'application/vnd.api+json' },
+        payload: { data: { type: 'player', attributes } },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+    };
+    const minor = await registerPlayer(stack, game.publishableKey);
+    await declare(minor, { country: 'CN', birth_year: new Date().getUTCFullYear() - 15 });
+    const api = (await admin(`/api/v1/admin/players/${minor.id}`)).data.attributes.spend_limits as { period: string; limit: number; spent: number }[];
+    expect(api.map((l) => [l.period, l.limit, l.spent])).toEqual([
+      ['month', 200, 0],
+      ['payment', 50, 0],
+    ]);
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/console/players/${minor.id}`);
+    await page.waitForSelector('[data-testid=player-spend-limits]');
+    for (const l of api) expect(Number(await text(page, `limit-${l.period}`))).toBe(l.limit);
+    expect(await page.getByTestId('player-spend-limits').innerText()).toContain('CN rule pack: minor_spend_limits_8_to_15');
+    // A player no limit holds (an adult in Germany) has no such section; one who declared nothing
+    // is held to every limit that could apply, as the gate holds them.
+    const adult = await registerPlayer(stack, game.publishableKey);
+    await declare(adult, { country: 'DE', birth_year: 1990 });
+    await page.goto(`${base}/console/players/${adult.id}`);
+    await page.waitForSelector('[data-testid=player-id]');
+    expect(await page.getByTestId('player-spend-limits').count()).toBe(0);
+    await done(context);
+  });
+
   it('labels debits by what their reference names: a purchase, a key, a timer skip', () => {
     const purchaseId = '0b7e3c52-2f4e-4c8e-9a51-3e0f3b0b6d11';
     expect(ledgerLabel({ reason: 'debit', reference: purchaseId })).toBe('purchase');

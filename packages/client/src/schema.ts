@@ -1178,6 +1178,25 @@ export interface components {
                         }[];
                         total: number;
                     };
+                    /** @description The spend limits that hold the player (DESIGN.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies. */
+                    spend_limits: {
+                        /** @description Units of paid currency that may be spent on paid random items in the period. */
+                        limit: number;
+                        /** @enum {string} */
+                        period: "day" | "month" | "payment";
+                        /** @description `limit` − `spent`, never below 0. */
+                        remaining: number;
+                        /** @description When the period ends (ISO 8601 UTC): the next midnight, or the first of next month; null for a cap per payment. */
+                        resets_at: string | null;
+                        /** @description The rule pack rule that sets this limit (`compliance.rule_packs`; docs/compliance.md); absent for the content's own limits. */
+                        rule?: {
+                            pack: string;
+                            rule: string;
+                            source: string;
+                        };
+                        /** @description Units spent in the current period, payments under way included. */
+                        spent: number;
+                    }[];
                 };
                 /** Format: uuid */
                 id: string;

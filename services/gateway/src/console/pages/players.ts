@@ -83,6 +83,24 @@ function holdings(a: Attributes): SafeHtml {
   </section>`;
 }
 
+/** The spend limits that hold the player (DESIGN.md §7), with their standing and the rule pack behind each; nothing when none does. */
+const spendLimits = (a: Attributes) =>
+  a.spend_limits.length
+    ? html`<h2>Spend limits</h2>
+        ${table(
+          ['Per', { label: 'Limit', key: true }, 'Spent', 'Remaining', 'Resets', { label: 'Set by', wrap: true }],
+          a.spend_limits.map((l) => [
+            l.period,
+            html`<span data-testid="limit-${l.period}">${l.limit}</span>`,
+            html`<span data-testid="spent-${l.period}">${l.spent}</span>`,
+            l.remaining,
+            l.resets_at ? when(l.resets_at) : '—',
+            l.rule ? html`<span title="${l.rule.source}">${l.rule.pack} rule pack: ${l.rule.rule}</span>` : 'the content',
+          ]),
+          'player-spend-limits',
+        )}`
+    : html``;
+
 /** The ledger and the collections, as tables. */
 const ledgerAndCollections = (a: Attributes) =>
   html`<h2>Ledger</h2>
@@ -144,7 +162,8 @@ export const playerBody = (p: Player, names: Names): SafeHtml =>
   html`<form method="get" action="/console/players" role="search">
       <input type="search" name="q" placeholder="Another player: id or email" aria-label="Player id or email" required />
     </form>
-    ${summary(p)} ${holdings(p.attributes)} ${ledgerAndCollections(p.attributes)} ${chestsAndOpenings(p.attributes, names)}`;
+    ${summary(p)} ${holdings(p.attributes)} ${spendLimits(p.attributes)} ${ledgerAndCollections(p.attributes)}
+    ${chestsAndOpenings(p.attributes, names)}`;
 
 /** Collectible pages read for their names (100 each): enough for any catalog the content limits allow. */
 const MAX_COLLECTIBLE_PAGES = 20;

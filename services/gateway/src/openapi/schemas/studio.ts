@@ -3,6 +3,7 @@ import { DecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
 import { drawnAgainstDisclosed } from './chests.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
+import { SpendLimitAttributes } from './spend-limits.js';
 
 /** Response schemas of the admin API (the studio scope: the app's secret key). */
 
@@ -93,6 +94,11 @@ export const AdminPlayerDocument = component(
             }),
           ),
         }),
+        spend_limits: z
+          .array(SpendLimitAttributes)
+          .describe(
+            'The spend limits that hold the player (DESIGN.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies.',
+          ),
       }),
     }),
   }),

@@ -5,19 +5,24 @@ import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import { getSpendLimits } from '../../openapi/operations/spend-limits.js';
 import type { Schemas } from './schemas.js';
 
+type Standing = ReplyOf<typeof GetSpendLimits>['limits'][number];
+
+/** A limit and the player's standing as a spend_limit resource's attributes (also the studio's player look-up). */
+export const spendLimitAttributes = (l: Standing): Schemas['SpendLimitsDocument']['data'][number]['attributes'] => ({
+  period: l.period,
+  limit: l.limit,
+  spent: l.spent,
+  remaining: l.remaining,
+  resets_at: l.resetsAt,
+  ...(l.rule ? { rule: l.rule } : {}),
+});
+
 /** The caller's spend limits, one resource per period. */
 const limitsDocument = (r: ReplyOf<typeof GetSpendLimits>): Schemas['SpendLimitsDocument'] => ({
   data: r.limits.map((l) => ({
     type: 'spend_limit' as const,
     id: l.period,
-    attributes: {
-      period: l.period,
-      limit: l.limit,
-      spent: l.spent,
-      remaining: l.remaining,
-      resets_at: l.resetsAt,
-      ...(l.rule ? { rule: l.rule } : {}),
-    },
+    attributes: spendLimitAttributes(l),
     relationships: {},
   })),
   meta: { total_count: r.limits.length },

@@ -1,9 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminFindPlayer, AdminListOpenings, AdminPlayerLedger, GetBalances, GetInventory, GetPlayerCollection, UuidSchema } from '@ccs/shared';
+import {
+  AdminFindPlayer,
+  AdminListOpenings,
+  AdminPlayerLedger,
+  GetBalances,
+  GetInventory,
+  GetPlayerCollection,
+  GetSpendLimits,
+  UuidSchema,
+} from '@ccs/shared';
 import { jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall, type Schemas } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
+import { spendLimitAttributes } from './spend-limits.js';
 
 type PlayerAttributes = Schemas['AdminPlayerDocument']['data']['attributes'];
 
@@ -23,14 +33,15 @@ async function recordsOf(request: FastifyRequest, playerId: string) {
   const appId = request.tenant!.appId;
   const bus = request.server.bus;
   const ctx = studioCall(request, playerId);
-  const [inventory, balances, collection, openings, ledger] = await Promise.all([
+  const [inventory, balances, collection, openings, ledger, limits] = await Promise.all([
     bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'desc' }, ctx),
     bus.request(GetBalances, { playerId }, ctx),
     bus.request(GetPlayerCollection, { page: { limit: 1, offset: 0 } }, ctx),
     bus.request(AdminListOpenings, { appId, playerId, page: { limit: 20, offset: 0 } }, ctx),
     bus.request(AdminPlayerLedger, { appId, playerId, limit: 50 }, ctx),
+    bus.request(GetSpendLimits, {}, ctx),
   ]);
-  return { inventory, balances, collection, openings, ledger };
+  return { inventory, balances, collection, openings, ledger, limits };
 }
 type Records = Awaited<ReturnType<typeof recordsOf>>;
 
@@ -91,6 +102,7 @@ export async function player(request: FastifyRequest, reply: FastifyReply) {
         created_at: found.createdAt,
         ...holdings(records),
         ...history(records),
+        spend_limits: records.limits.limits.map(spendLimitAttributes),
       },
     },
   } satisfies Schemas['AdminPlayerDocument']);
