@@ -30,6 +30,7 @@ const PUBLIC = [
   'GET /console/players/:id',
   'GET /console/chests',
   'GET /console/chests/:id',
+  'GET /console/odds-log',
   'POST /console/chests/:id/simulation',
   'GET /console/content',
   'POST /console/content',

@@ -45,6 +45,7 @@ export class ServiceMetrics {
   private readonly requestDuration: Histogram<'subject' | 'outcome'>;
   private readonly sagaOutcomes: Counter<'saga' | 'outcome'>;
   private readonly consumerMessages: Counter<'consumer' | 'outcome'>;
+  private readonly repeats: Counter<'subject'>;
   private http?: { requests: Counter<'route' | 'method' | 'status'>; duration: Histogram<'route' | 'method' | 'status'> };
   private readonly tallies = new Map<string, EndpointTally>();
   private webhooks?: { attempts: Counter<'outcome'>; duration: Histogram<'outcome'> };
@@ -85,6 +86,17 @@ export class ServiceMetrics {
       labelNames: ['consumer', 'outcome'],
       registers,
     });
+    this.repeats = new Counter({
+      name: 'ccs_nats_handler_repeats_total',
+      help: 'Requests handled again after their database connection was lost (reads and keyed writes; runtime/repeat-on-db-loss.ts), by subject',
+      labelNames: ['subject'],
+      registers,
+    });
+  }
+
+  /** A request handled again after losing its database connection. */
+  repeatedAfterDbLoss(subject: string): void {
+    this.repeats.inc({ subject });
   }
 
   /** A NATS request this service answered: `ok`, or the kind of the error it replied with. */

@@ -47,7 +47,13 @@ export function addEndpoint(service: Service, ep: Endpoint, r: EndpointRegistrat
             throw AppError.badRequest('invalid_message', `message on ${ep.contract.subject} failed validation`);
           }
           // A lost database connection is absorbed when handling again is safe (repeat-on-db-loss.ts).
-          const reply = await repeatOnDatabaseLoss(ep.contract, req.data, () => ep.handle(req.data, ctx));
+          const reply = await repeatOnDatabaseLoss(
+            ep.contract,
+            req.data,
+            () => ep.handle(req.data, ctx),
+            undefined,
+            () => r.metrics.repeatedAfterDbLoss(ep.contract.subject),
+          );
           const checked = ep.contract.reply.safeParse(reply);
           if (!checked.success) {
             r.log.error({ subject, requestId: ctx.requestId, issues: checked.error.issues }, 'handler reply broke its contract');

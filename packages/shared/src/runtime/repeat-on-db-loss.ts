@@ -21,6 +21,7 @@ export async function repeatOnDatabaseLoss<T>(
   request: unknown,
   handle: () => Promise<T>,
   windowMs: number = contract.readOnly ? DB_LOSS_WINDOW_MS.read : DB_LOSS_WINDOW_MS.keyedWrite,
+  onRepeat?: () => void,
 ): Promise<T> {
   const started = Date.now();
   let pause = 50;
@@ -32,6 +33,7 @@ export async function repeatOnDatabaseLoss<T>(
       if (!lost || !repeatable(contract, request) || Date.now() - started + pause > windowMs) throw err;
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 400);
+      onRepeat?.();
     }
   }
 }
