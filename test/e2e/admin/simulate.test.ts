@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminDropInputs, GetChestOdds } from '@ccs/shared';
+import { AdminCreateApp, AdminDropInputs, GetChestOdds, readContentFile } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../../support/stack.js';
 import { runAdminIn } from '../../../tools/admin/test/support/run-admin.js';
 import type { SimulationDocument } from '../../../tools/admin/src/commands/simulate.js';
@@ -113,6 +113,36 @@ describe('admin simulate (the odds simulator)', () => {
     const missing = await usage(['--chest', 'no-such-chest']);
     expect(missing).toMatchObject({ code: 1, out: '' });
     expect(missing.err).toMatch(/No chest type "no-such-chest" in app/);
+  });
+
+  it('names the complete gachas a chest takes part in, with what to change (content that allows them)', async () => {
+    // The forest's set (it has a completion reward) only from the gems-only golden chest, in content
+    // without the rule (and without the JP pack), so it loads.
+    const content = structuredClone(readContentFile());
+    content.compliance = { ...content.compliance!, forbid_complete_gacha: false, rule_packs: [] };
+    for (const ch of content.chests)
+      if (ch.id !== 'golden-chest') ch.rules.pools = ch.rules.pools.filter((p) => !('collection' in p) || p.collection !== 'enchanted-forest');
+    const other = await stack.bus.request(AdminCreateApp, { name: 'Complete gacha', content }, { requestId: 'simulate-test' });
+    await eventually(() => stack.bus.request(AdminDropInputs, { appId: other.appId, slug: 'golden-chest' }, { requestId: 'simulate-test' }), 20_000);
+    const r = await admin(['simulate', '--app', other.appId, '--chest', 'golden-chest', '--opens', '1000', '--seed', SEED, '--json']);
+    expect(r.code, r.err).toBe(0);
+    const forest = content.collections.find((c) => c.id === 'enchanted-forest')!;
+    expect((JSON.parse(r.out) as SimulationDocument).completeGachas).toEqual([
+      {
+        collection: 'enchanted-forest',
+        collectibles: forest.collectibles.map((c) => c.id),
+        chests: ['golden-chest'],
+        advice: expect.stringContaining('free chest'),
+      },
+    ]);
+    const text = await admin(['simulate', '--app', other.appId, '--chest', 'golden-chest', '--opens', '1000', '--seed', SEED]);
+    expect(text.out).toMatch(/Complete gacha: collection enchanted-forest rewards its completion[^]*drop these collectibles from a free chest too/);
+    // A chest outside it, and the demo app's chests (its coin chests drop every collection), name none.
+    expect(
+      JSON.parse((await admin(['simulate', '--app', other.appId, '--chest', 'wooden-chest', '--opens', '1000', '--seed', SEED, '--json'])).out)
+        .completeGachas,
+    ).toEqual([]);
+    expect((await simulateJson('silver-chest', 1000)).completeGachas).toEqual([]);
   });
 
   it('runs as a process: JSON alone on stdout, progress on stderr', async () => {

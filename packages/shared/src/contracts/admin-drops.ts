@@ -11,6 +11,17 @@ const ChestNamedSchema = z
   .refine((r) => (r.chestTypeId === undefined) !== (r.slug === undefined), { message: 'give chestTypeId or slug, not both' });
 
 /**
+ * A complete gacha a chest takes part in (DESIGN.md §7, domain/complete-gacha.ts): a rewarded
+ * collection some of whose collectibles only paid chests (`chests`, slugs) drop, and what to change.
+ */
+export const CompleteGachaSchema = z.object({
+  collection: z.string(),
+  collectibles: z.array(z.string()),
+  chests: z.array(z.string()),
+  advice: z.string(),
+});
+
+/**
  * chests: what the odds simulator (`npm run admin -- simulate`) needs to roll a chest type exactly
  * as openings do: its rules and the rarities and collectibles of the content version they belong
  * to. The type is named by id or by slug (the content's chest id); retired types are included.
@@ -29,6 +40,8 @@ export const AdminDropInputs = defineQuery(
     rules: ChestRulesSchema,
     rarities: z.array(z.object({ id: z.string(), name: z.string(), drop_rate: z.number(), rank: z.number().int() })),
     collectibles: z.array(z.object({ id: z.string(), name: z.string(), collectionId: z.string(), rarity: z.string() })),
+    /** The complete gachas this chest takes part in (CompleteGachaSchema); absent or empty: none. */
+    completeGachas: z.array(CompleteGachaSchema).optional(),
   }),
   // The admin CLI's own simulator; the admin API's simulation asks chests.v1.admin_simulate.
   { callers: ['admin'] },
@@ -173,6 +186,8 @@ export const AdminSimulate = defineQuery(
         expectedMeanGap: z.number(),
       })
       .nullable(),
+    /** The complete gachas this chest takes part in (CompleteGachaSchema); absent or empty: none. */
+    completeGachas: z.array(CompleteGachaSchema).optional(),
   }),
   { callers: ['gateway', 'admin'] },
 );

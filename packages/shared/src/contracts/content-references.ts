@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules } from './content.js';
+import { COMPLETE_GACHA_ADVICE, completeGachas } from '../domain/complete-gacha.js';
 import { complianceInForce } from '../domain/rule-packs.js';
 
 /** The parts of a content file whose cross-references AppContentSchema checks. */
@@ -122,54 +123,23 @@ function checkRules(c: ReferencedContent, { currencies, rarities }: Known, chest
 }
 
 /**
- * Whether a chest type costs a paid currency (DESIGN.md §7): bought only with paid currencies (a
- * price in at least one currency, every one of them paid), or opened with a paid key, or skipped
- * with a paid currency. A chest with no price at all comes only from grants (starter, rewards,
- * the studio's): not paid, unless its key or skip is.
- */
-function costsPaid(ch: ChestTypeContent, paid: ReadonlySet<string>): boolean {
-  const prices = Object.keys(ch.price);
-  if (prices.length > 0 && prices.every((code) => paid.has(code))) return true;
-  if (ch.requires_key && paid.has(ch.requires_key.currency)) return true;
-  return ch.unlock?.skip !== undefined && paid.has(ch.unlock.skip.currency);
-}
-
-/**
- * No complete gacha (`compliance.forbid_complete_gacha`, or the JP rule pack): a collection with a completion reward
- * may not hold a collectible that only chests costing a paid currency can drop, since completing
- * it would then be a prize for a set of paid random items. Collectibles no chest drops are not
- * this rule's concern (no chest makes them paid). One issue per such collection, coded
- * `complete_gacha`, naming it and the collectibles.
+ * No complete gacha (`compliance.forbid_complete_gacha`, or the JP rule pack): a collection with a
+ * completion reward may not hold a collectible that only chests costing a paid currency can drop
+ * (domain/complete-gacha.ts). One issue per such collection, coded `complete_gacha`, naming it,
+ * the collectibles and (for a pack's rule) the rule.
  */
 function checkCompleteGacha(c: ReferencedContent, issue: Issue): void {
   // The content's own setting, or a rule pack's (JP): the refusal names the pack's rule then.
   const inForce = c.compliance && complianceInForce(c.compliance);
   if (!inForce?.forbid_complete_gacha) return;
-  const paid = new Set(inForce.paid_currencies);
   const rule = inForce.from.forbid_complete_gacha;
-  const droppedBy = new Map<string, ChestTypeContent[]>();
-  for (const ch of c.chests) {
-    const whole = new Set(ch.rules.pools.flatMap((p) => ('collection' in p ? [p.collection] : [])));
-    const listed = new Set(ch.rules.pools.flatMap((p) => ('collectibles' in p ? p.collectibles : [])));
-    for (const col of c.collections)
-      for (const it of col.collectibles) if (whole.has(col.id) || listed.has(it.id)) droppedBy.set(it.id, [...(droppedBy.get(it.id) ?? []), ch]);
-  }
-  c.collections.forEach((col, i) => {
-    const reward = col.completion_reward;
-    if (!reward || (Object.keys(reward.currencies ?? {}).length === 0 && (reward.chests ?? []).length === 0)) return;
-    const paidOnly = col.collectibles
-      .map((it) => it.id)
-      .filter((id) => {
-        const chests = droppedBy.get(id) ?? [];
-        return chests.length > 0 && chests.every((ch) => costsPaid(ch, paid));
-      });
-    if (!paidOnly.length) return;
+  for (const g of completeGachas(c, inForce.paid_currencies)) {
     issue(
-      ['collections', i, 'completion_reward'],
-      `complete gacha: collection ${col.id} rewards its completion, and ${paidOnly.join(', ')} only come from chests that cost a paid currency; drop them from a free chest too, or remove the reward`,
-      { code: 'complete_gacha', meta: { collection: col.id, collectibles: paidOnly, ...(rule ? { rule } : {}) } },
+      ['collections', c.collections.findIndex((col) => col.id === g.collection), 'completion_reward'],
+      `complete gacha: collection ${g.collection} rewards its completion, and ${g.collectibles.join(', ')} only come from chests that cost a paid currency; ${COMPLETE_GACHA_ADVICE}`,
+      { code: 'complete_gacha', meta: { collection: g.collection, collectibles: g.collectibles, ...(rule ? { rule } : {}) } },
     );
-  });
+  }
 }
 
 /** Cross-references a content file must satisfy: every id it points at exists and is unique. */

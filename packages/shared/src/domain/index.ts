@@ -9,3 +9,4 @@ export * from './countries.js';
 export * from './compliance.js';
 export * from './webhook-signature.js';
 export * from './rule-packs.js';
+export * from './complete-gacha.js';

@@ -1,4 +1,4 @@
-import { AdminDropInputs, endpoint } from '@ccs/shared';
+import { AdminDropInputs, COMPLETE_GACHA_ADVICE, endpoint, type CompleteGacha } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { findChestType, findChestTypeBySlug, type ChestTypeRecord } from '../repositories/chest-types-repo.js';
@@ -36,6 +36,11 @@ export function adminDropInputsEndpoint(deps: ChestsDeps) {
       rules: type.rules,
       rarities: content.rarities.map((r) => ({ id: r.id, name: r.name, drop_rate: r.drop_rate, rank: r.rank })),
       collectibles: content.collectibles.map((c) => ({ id: c.id, name: c.name, collectionId: c.collection_id, rarity: c.rarity })),
+      completeGachas: completeGachasOf(content.completeGachas, type.slug),
     };
   });
 }
+
+/** The complete gachas of a content version that `slug` is one of the paid chests of, with what to change. */
+export const completeGachasOf = (all: CompleteGacha[], slug: string) =>
+  all.filter((g) => g.chests.includes(slug)).map((g) => ({ ...g, advice: COMPLETE_GACHA_ADVICE }));

@@ -1,6 +1,6 @@
 import { AdminSimulate, endpoint } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { chestTypeNamed } from './admin-drop-inputs.js';
+import { chestTypeNamed, completeGachasOf } from './admin-drop-inputs.js';
 
 /** A deviation as JSON carries it: null where it is infinite (what JSON.stringify made of it before). */
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
@@ -42,6 +42,7 @@ export function adminSimulateEndpoint(deps: ChestsDeps) {
         meanGap: r.pity.gap.mean,
         expectedMeanGap: r.pity.gap.expectedMean,
       },
+      completeGachas: completeGachasOf(content.completeGachas, type.slug),
     };
   });
 }

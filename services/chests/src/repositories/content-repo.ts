@@ -3,11 +3,13 @@ import { appendOddsLog, oddsLogHead } from './odds-log-repo.js';
 import { z } from 'zod';
 import {
   ChestRulesSchema,
+  completeGachas,
   complianceInForce,
   ComplianceSchema,
   DuplicatesSchema,
   type AppContent,
   type ChestRules,
+  type CompleteGacha,
   type ComplianceRules,
   type DuplicatesRules,
   type Queryable,
@@ -48,6 +50,8 @@ export interface ContentSnapshot {
   currencies: string[];
   rarities: z.infer<typeof StoredRaritySchema>[];
   collectibles: StoredCollectible[];
+  /** The version's complete gachas (domain/complete-gacha.ts), as found at load: none for versions stored before. */
+  completeGachas: CompleteGacha[];
   /** The version's duplicate rules (disclosed with the odds), if any. */
   duplicates?: DuplicatesRules;
   /** The version's compliance profile (purchase gates), if any. */
@@ -67,8 +71,8 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
   );
   await tx.query(
     `INSERT INTO content_versions (app_id, version, starter_chest_type, inventory_capacity, currencies, rarities, collectibles, duplicates, compliance, chest_rules,
-       inventory_overflow, mailbox_ttl_days, unlock_slots)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (app_id, version) DO NOTHING`,
+       inventory_overflow, mailbox_ttl_days, unlock_slots, complete_gachas)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT (app_id, version) DO NOTHING`,
     [
       appId,
       version,
@@ -83,6 +87,8 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
       content.players.inventory_overflow,
       content.players.mailbox_ttl_days,
       content.players.unlock_slots,
+      // Found from the whole content (collections' rewards are not kept here): the simulator names them.
+      JSON.stringify(completeGachas(content, content.compliance?.paid_currencies ?? [])),
     ],
   );
   await tx.query('INSERT INTO apps (app_id, content_version) VALUES ($1, 0) ON CONFLICT (app_id) DO NOTHING', [appId]);
@@ -197,8 +203,10 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     duplicates: unknown;
     compliance: unknown;
     chest_rules: unknown;
+    complete_gachas: CompleteGacha[] | null;
   }>(
-    `SELECT starter_chest_type, inventory_capacity, inventory_overflow, mailbox_ttl_days, unlock_slots, currencies, rarities, collectibles, duplicates, compliance, chest_rules
+    `SELECT starter_chest_type, inventory_capacity, inventory_overflow, mailbox_ttl_days, unlock_slots, currencies, rarities, collectibles, duplicates, compliance, chest_rules,
+            complete_gachas
      FROM content_versions WHERE app_id = $1 AND version = $2`,
     [appId, version],
   );
@@ -218,5 +226,6 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     ...(row.duplicates ? { duplicates: DuplicatesSchema.parse(row.duplicates) } : {}),
     ...(row.compliance ? { compliance: ComplianceSchema.parse(row.compliance) } : {}),
     ...(row.chest_rules ? { chestRules: z.record(z.string(), ChestRulesSchema).parse(row.chest_rules) } : {}),
+    completeGachas: row.complete_gachas ?? [],
   };
 }

@@ -118,6 +118,12 @@ export function renderSimulation(d: SimulationDocument): string[] {
     '',
   );
   lines.push(...(d.pity ? renderPity(d.pity) : ['Pity: none for this chest.']));
+  for (const g of d.completeGachas)
+    lines.push(
+      '',
+      `Complete gacha: collection ${g.collection} rewards its completion, and ${g.collectibles.join(', ')} only come from paid chests (${g.chests.join(', ')}).`,
+      `  Refused at load under forbid_complete_gacha or the JP rule pack (docs/content.md, "No complete gacha"): ${g.advice}.`,
+    );
   while (lines.at(-1) === '') lines.pop();
   return lines;
 }

@@ -36,6 +36,8 @@ export interface SimulationDocument extends SimulationReport {
   seed: string | null;
   random: string;
   elapsedMs: number;
+  /** The complete gachas this chest takes part in (DESIGN.md §7), with what to change; empty: none. */
+  completeGachas: NonNullable<DropInputs['completeGachas']>;
 }
 
 function parseOpens(text: string | undefined): number {
@@ -107,6 +109,7 @@ export async function simulateCommand(c: AdminContext, o: { app?: string; chest?
     random: seed ? `${FAIRNESS_ALGORITHM}: server seed = --seed, client seed "${SIMULATE_CLIENT_SEED}", nonce = opening index` : 'crypto',
     elapsedMs,
     ...sim.report(),
+    completeGachas: inputs.completeGachas ?? [],
   };
   if (c.json) c.io.out(JSON.stringify(doc, null, 2));
   else for (const line of renderSimulation(doc)) c.io.out(line);

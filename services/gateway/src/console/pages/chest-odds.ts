@@ -92,7 +92,13 @@ export function simulationBody(a: Simulation): SafeHtml {
       ${a.chi_square_p_value.collectibles.toFixed(4)}${a.seed ? html` · seed <code>${a.seed}</code>` : ''}${
         a.pity ? html` · pity on ${a.pity.rarity}: ${a.pity.guaranteed} guaranteed of ${a.pity.hits} hits` : ''
       }
-    </p>`;
+    </p>
+    ${a.complete_gachas.map((g) =>
+      notice(
+        'warning',
+        `Complete gacha: collection ${g.collection} rewards its completion, and ${g.collectibles.join(', ')} only come from paid chests (${g.chests.join(', ')}). Refused at load under forbid_complete_gacha or the JP rule pack: ${g.advice}.`,
+      ),
+    )}`;
 }
 
 /** GET /console/chests/:id: the chest's name and observed drops, asked together. */

@@ -214,6 +214,11 @@ export const SimulationDocument = component(
         pity: z
           .object({ rarity: z.string(), hard: z.number().int(), hits: Count, guaranteed: Count, mean_gap: z.number(), expected_mean_gap: z.number() })
           .nullable(),
+        complete_gachas: z
+          .array(z.object({ collection: z.string(), collectibles: z.array(z.string()), chests: z.array(z.string()), advice: z.string() }))
+          .describe(
+            'The complete gachas this chest takes part in (DESIGN.md §7): a collection whose completion is rewarded while these collectibles only come from paid chests (`chests`). Refused at load under `forbid_complete_gacha` or the JP rule pack; `advice` says what to change. Empty: none.',
+          ),
       }),
     }),
   }),

@@ -80,6 +80,7 @@ export async function simulation(request: FastifyRequest, reply: FastifyReply) {
           mean_gap: r.pity.meanGap,
           expected_mean_gap: r.pity.expectedMeanGap,
         },
+        complete_gachas: r.completeGachas ?? [],
       },
     },
   } satisfies Schemas['SimulationDocument']);
