@@ -2517,6 +2517,13 @@ export interface components {
                         collectibles: number;
                         rarities: number;
                     };
+                    /** @description The complete gachas this chest takes part in (DESIGN.md §7): a collection whose completion is rewarded while these collectibles only come from paid chests (`chests`). Refused at load under `forbid_complete_gacha` or the JP rule pack; `advice` says what to change. Empty: none. */
+                    complete_gachas: {
+                        advice: string;
+                        chests: string[];
+                        collectibles: string[];
+                        collection: string;
+                    }[];
                     items: number;
                     opens: number;
                     pity: {
@@ -3467,6 +3474,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    banners?: {
+                        allow_overlap?: boolean;
+                        chest: string;
+                        /** Format: date-time */
+                        ends_at: string;
+                        featured: {
+                            collectibles: string[];
+                            rarity: string;
+                            share: number;
+                        };
+                        guarantee: boolean;
+                        name: string;
+                        pity_group?: string;
+                        slug: string;
+                        spark?: {
+                            cost: number;
+                            currency?: string;
+                        };
+                        /** Format: date-time */
+                        starts_at: string;
+                        ten_pull_floor?: string;
+                    }[];
                     /** @default [] */
                     chests?: {
                         description: string;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules } from './content.js';
+import type { BannerContent, ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules } from './content.js';
 import { COMPLETE_GACHA_ADVICE, completeGachas } from '../domain/complete-gacha.js';
 import { complianceInForce } from '../domain/rule-packs.js';
 
@@ -12,6 +12,7 @@ interface ReferencedContent {
   players: { starter_chest_type: string };
   duplicates?: DuplicatesRules;
   compliance?: ComplianceRules;
+  banners?: BannerContent[];
 }
 
 /** A problem at `path`; `params` give it its own error code and meta (else `invalid_field`). */
@@ -142,6 +143,84 @@ function checkCompleteGacha(c: ReferencedContent, issue: Issue): void {
   }
 }
 
+/** The collectibles of a chest's pool (the union of its pools), by id. */
+function poolOf(c: ReferencedContent, ch: ChestTypeContent): Map<string, { rarity: string }> {
+  const listed = new Set(ch.rules.pools.flatMap((p) => ('collectibles' in p ? p.collectibles : [])));
+  const whole = new Set(ch.rules.pools.flatMap((p) => ('collection' in p ? [p.collection] : [])));
+  const pool = new Map<string, { rarity: string }>();
+  for (const col of c.collections) for (const it of col.collectibles) if (whole.has(col.id) || listed.has(it.id)) pool.set(it.id, it);
+  return pool;
+}
+
+/** One banner: its chest, featured rarity and collectibles (of that rarity, from the chest's pool), window, floor and spark. */
+function checkBanner(c: ReferencedContent, b: BannerContent, i: number, known: Known, issue: Issue): void {
+  const at = (...path: (string | number)[]) => ['banners', i, ...path];
+  if (Date.parse(b.ends_at) <= Date.parse(b.starts_at)) issue(at('ends_at'), 'ends_at must be after starts_at');
+  if (b.spark?.currency !== undefined && !known.currencies.has(b.spark.currency))
+    issue(at('spark', 'currency'), `unknown currency ${b.spark.currency}`);
+  const chest = c.chests.find((ch) => ch.id === b.chest);
+  if (!chest) {
+    issue(at('chest'), `unknown chest ${b.chest}`);
+    return;
+  }
+  if (b.ten_pull_floor !== undefined) {
+    if (!known.rarities.has(b.ten_pull_floor)) issue(at('ten_pull_floor'), `unknown rarity ${b.ten_pull_floor}`);
+    else if (!poolReaches(c, chest, b.ten_pull_floor))
+      issue(at('ten_pull_floor'), `the pool of ${b.chest} has no collectible of rarity ${b.ten_pull_floor} or better`);
+  }
+  const { rarity, collectibles, share } = b.featured;
+  if (!known.rarities.has(rarity)) {
+    issue(at('featured', 'rarity'), `unknown rarity ${rarity}`);
+    return;
+  }
+  const pool = poolOf(c, chest);
+  const seen = new Set<string>();
+  collectibles.forEach((id, j) => {
+    const rarityOf = c.collections.flatMap((col) => col.collectibles).find((it) => it.id === id)?.rarity;
+    if (seen.has(id)) issue(at('featured', 'collectibles', j), `${id} is listed twice`);
+    else if (!known.collectibles.has(id)) issue(at('featured', 'collectibles', j), `unknown collectible ${id}`);
+    else if (rarityOf !== rarity) issue(at('featured', 'collectibles', j), `${id} is ${rarityOf}, not the featured rarity ${rarity}`);
+    else if (!pool.has(id)) issue(at('featured', 'collectibles', j), `${id} does not drop from ${b.chest}`);
+    seen.add(id);
+  });
+  // An off-banner result needs an off-banner collectible of the rarity to give.
+  const offBanner = [...pool].some(([id, it]) => it.rarity === rarity && !seen.has(id));
+  if (share < 1 && !offBanner)
+    issue(at('featured', 'share'), `the pool of ${b.chest} has no off-banner collectible of rarity ${rarity}: share must be 1`);
+}
+
+/**
+ * Banners: unique slugs, each banner's references, and no two banners of one pity group (default:
+ * the banner's slug) whose windows overlap unless both say `allow_overlap` (coded
+ * `banner_overlap`, naming the group and both banners): a player's guarantee and pity would
+ * otherwise be spent on two banners at once without the studio meaning it.
+ */
+function checkBanners(c: ReferencedContent, known: Known, issue: Issue): void {
+  const banners = c.banners ?? [];
+  const slugs = new Set<string>();
+  banners.forEach((b, i) => {
+    if (slugs.has(b.slug)) issue(['banners', i, 'slug'], `duplicate banner ${b.slug}`);
+    slugs.add(b.slug);
+    checkBanner(c, b, i, known, issue);
+  });
+  banners.forEach((b, i) => {
+    const group = b.pity_group ?? b.slug;
+    const start = Date.parse(b.starts_at);
+    const end = Date.parse(b.ends_at);
+    for (let j = 0; j < i; j++) {
+      const o = banners[j]!;
+      if ((o.pity_group ?? o.slug) !== group || o.slug === b.slug) continue;
+      if (!(start < Date.parse(o.ends_at) && Date.parse(o.starts_at) < end)) continue;
+      if (b.allow_overlap && o.allow_overlap) continue;
+      issue(
+        ['banners', i, 'starts_at'],
+        `banners ${o.slug} and ${b.slug} of pity group ${group} overlap in time: move one, or set allow_overlap on both`,
+        { code: 'banner_overlap', meta: { pity_group: group, banners: [o.slug, b.slug] } },
+      );
+    }
+  });
+}
+
 /** Cross-references a content file must satisfy: every id it points at exists and is unique. */
 export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): void {
   const issue: Issue = (path, message, params) => ctx.addIssue({ code: 'custom', path, message, ...(params ? { params } : {}) });
@@ -155,4 +234,5 @@ export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): voi
   const chestIds = checkChests(c, known, issue);
   checkRules(c, known, chestIds, issue);
   checkCompleteGacha(c, issue);
+  checkBanners(c, known, issue);
 }

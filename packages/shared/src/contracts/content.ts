@@ -247,6 +247,47 @@ export const ChestTypeContentSchema = z.object({
   unlock: UnlockRulesSchema.optional(),
 });
 
+/**
+ * A gacha banner (DESIGN.md §8, docs/content.md "Banners"): a time-limited way to pull from a
+ * chest type, whose items of `featured.rarity` are one of `featured.collectibles` with probability
+ * `featured.share` (else an off-banner collectible of that rarity). With `guarantee`, the item of
+ * that rarity after an off-banner one is featured for certain. Banners of one `pity_group` (default:
+ * the banner's slug) share the player's guarantee flag, pity counter and spark points, and their
+ * windows may not overlap unless each says `allow_overlap`. The roll: src/domain/banner.ts.
+ */
+export const BannerContentSchema = z
+  .object({
+    slug: Slug,
+    name: z.string().min(1).max(128),
+    /** The chest type (slug) pulled: its price per pull, its rules, pity included. */
+    chest: Slug,
+    /** The window, ISO 8601 UTC (`Z`): pulls are taken from `starts_at` up to, not including, `ends_at`. */
+    starts_at: z.iso.datetime(),
+    ends_at: z.iso.datetime(),
+    featured: z
+      .object({
+        rarity: Slug,
+        /** In draw order: the featured collectible is drawn uniformly from this list. */
+        collectibles: z.array(Slug).min(1).max(100),
+        /** Probability that an item of `rarity` is featured, in (0, 1]. */
+        share: z.number().gt(0).max(1),
+      })
+      .strict(),
+    guarantee: z.boolean(),
+    /** Spark: after `cost` pulls the player may take one featured collectible of choice; left-over points convert to `currency` at the end, if set. */
+    spark: z
+      .object({ cost: z.number().int().positive().max(100_000), currency: z.string().optional() })
+      .strict()
+      .optional(),
+    pity_group: Slug.optional(),
+    /** A ten-pull gives at least one item of this rarity or better. */
+    ten_pull_floor: Slug.optional(),
+    /** Whether this banner's window may overlap another's of the same pity group (both must say so). */
+    allow_overlap: z.boolean().optional(),
+  })
+  .strict();
+export type BannerContent = z.infer<typeof BannerContentSchema>;
+
 export const AppContentSchema = z
   .object({
     currencies: z.array(CurrencyContentSchema).min(1),
@@ -256,6 +297,8 @@ export const AppContentSchema = z
     chests: z.array(ChestTypeContentSchema).default([]),
     duplicates: DuplicatesSchema.optional(),
     compliance: ComplianceSchema.optional(),
+    /** Gacha banners (DESIGN.md §8); absent: none. */
+    banners: z.array(BannerContentSchema).max(200).optional(),
   })
   .superRefine(checkReferences);
 export type AppContent = z.infer<typeof AppContentSchema>;
