@@ -2,116 +2,21 @@
 // Recomputes chest openings from their revealed inputs, with nothing but Node's own modules, so
 // that anyone can check the service did not cheat and kept its commitment (docs/fairness.md
 // states the algorithm). `node scripts/verify-opening.mjs --help` prints the usage.
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AUDIT_USAGE, AuditUnusable, auditCommand } from './verify/audit.mjs';
+import { BANNER_USAGE, bannerParameters, recomputeBannerOpening } from './verify/banner.mjs';
+import { atCounter, dropTable, fairRandom, roll } from './verify/roll.mjs';
+
+export { atCounter, dropTable, fairRandom, roll } from './verify/roll.mjs';
+export { bannerOpening, bannerPull, floorDistribution } from './verify/banner.mjs';
 import { oddsLogCommand } from './verify/odds-log.mjs';
-
-/** The random stream: HMAC-SHA256(seed bytes, `client:nonce:block`), five 48-bit numbers per block. */
-export function fairRandom(serverSeedHex, clientSeed, nonce) {
-  const key = Buffer.from(serverSeedHex, 'hex');
-  let block = Buffer.alloc(0);
-  let k = 0;
-  let i = 5;
-  return () => {
-    if (i >= 5) {
-      block = createHmac('sha256', key).update(`${clientSeed}:${nonce}:${k++}`).digest();
-      i = 0;
-    }
-    return block.readUIntBE(6 * i++, 6) / 2 ** 48;
-  };
-}
-
-/** Normalised weights over the given rarities; all-zero weights are equally likely. */
-function distribution(rarities, weight) {
-  const total = rarities.reduce((s, r) => s + weight(r), 0);
-  return rarities.map((r) => ({ rarity: r.id, probability: total > 0 ? weight(r) / total : 1 / rarities.length }));
-}
-
-/** The drop table of a chest's rules read against its rule inputs (rarities, pool collectibles in content order). */
-export function dropTable(rules, inputs) {
-  const byId = new Map(inputs.collectibles.map((c) => [c.id, c]));
-  const chosen = new Map();
-  for (const p of rules.pools) {
-    if (p.collection !== undefined) for (const c of inputs.collectibles) if (c.collection_id === p.collection) chosen.set(c.id, c);
-    if (p.collectibles !== undefined) for (const id of p.collectibles) if (byId.has(id)) chosen.set(id, byId.get(id));
-  }
-  const pool = new Map();
-  for (const c of chosen.values()) pool.set(c.rarity, [...(pool.get(c.rarity) ?? []), c]);
-  const present = inputs.rarities.filter((r) => pool.has(r.id));
-  const weight = (r) => rules.rarity_weights?.[r.id] ?? r.drop_rate;
-  const base = distribution(present, weight);
-  const rank = new Map(inputs.rarities.map((r) => [r.id, r.rank]));
-  const atLeast = (min) => {
-    const eligible = present.filter((r) => r.rank >= (rank.get(min) ?? Infinity));
-    return eligible.length ? distribution(eligible, weight) : base;
-  };
-  const items = rules.items;
-  return {
-    itemsMin: items.fixed ?? items.min,
-    itemsMax: items.fixed ?? items.max,
-    guarantees: (rules.guarantees ?? []).map((g) => ({ count: g.count, distribution: atLeast(g.min_rarity) })),
-    base,
-    bonuses: (rules.bonus ?? []).map((b) => ({ chance: b.chance, count: b.count, distribution: atLeast(b.min_rarity) })),
-    pool,
-    rank,
-    // A pity rule the pool cannot honour is left out (content validation refuses such a rule).
-    pity:
-      rules.pity && present.some((r) => r.rank >= (rank.get(rules.pity.rarity) ?? Infinity))
-        ? { ...rules.pity, rank: rank.get(rules.pity.rarity), guaranteed: atLeast(rules.pity.rarity) }
-        : undefined,
-  };
-}
-
-/** The table as pity shapes it at `counter`: the guaranteed first slot, or the raised share of soft pity. */
-export function atCounter(table, counter) {
-  const pity = table.pity;
-  if (!pity) return table;
-  if (counter >= pity.hard - 1) return { ...table, guarantees: [{ count: 1, distribution: pity.guaranteed }, ...table.guarantees] };
-  if (pity.soft_start === undefined || counter < pity.soft_start) return table;
-  const boost = pity.soft_step * (counter - pity.soft_start + 1);
-  const raise = (dist) => {
-    const own = dist.find((d) => d.rarity === pity.rarity);
-    if (!own || own.probability >= 1) return dist;
-    const raised = Math.min(1, own.probability + boost);
-    const scale = (1 - raised) / (1 - own.probability);
-    return dist.map((d) => ({ rarity: d.rarity, probability: d.rarity === pity.rarity ? raised : d.probability * scale }));
-  };
-  return {
-    ...table,
-    base: raise(table.base),
-    guarantees: table.guarantees.map((g) => ({ ...g, distribution: raise(g.distribution) })),
-    bonuses: table.bonuses.map((b) => ({ ...b, distribution: raise(b.distribution) })),
-  };
-}
-
-/** One opening: item count, guarantee slots, ordinary slots, bonuses; then rarity and collectible per slot. */
-export function roll(table, random) {
-  const n = table.itemsMin + Math.floor(random() * (table.itemsMax - table.itemsMin + 1));
-  const slots = [];
-  for (const g of table.guarantees) for (let i = 0; i < g.count && slots.length < n; i++) slots.push(g.distribution);
-  while (slots.length < n) slots.push(table.base);
-  for (const b of table.bonuses) if (random() < b.chance) for (let i = 0; i < b.count; i++) slots.push(b.distribution);
-  return slots.map((dist, slot) => {
-    const u = random();
-    let acc = 0;
-    let rarity = dist[0].rarity;
-    for (const d of dist) {
-      if (d.probability <= 0) continue;
-      acc += d.probability;
-      rarity = d.rarity;
-      if (u < acc) break;
-    }
-    const candidates = table.pool.get(rarity);
-    const c = candidates[Math.min(candidates.length - 1, Math.floor(random() * candidates.length))];
-    return { slot, collectible_id: c.id, rarity };
-  });
-}
 
 const USAGE = `Usage:
   node scripts/verify-opening.mjs --odds odds.json --server-seed <hex> --expect opening.json
       [--server-seed-hash <hex>] [--client-seed <s>] [--nonce <n>] [--pity-before <k>]
+      [--banner banner-odds.json [--guaranteed-before true|false] [--floor-rerolled true|false]]
   node scripts/verify-opening.mjs --odds odds.json --server-seed <hex> --server-seed-hash <hex>
       --client-seed <s> --nonce <n> [--pity-before <k>]
   node scripts/verify-opening.mjs --batch cases.json
@@ -133,6 +38,7 @@ commitment and rolled what it answered (docs/fairness.md).
                       has one too, the seed must hash to both.
   --client-seed, --nonce, --pity-before
                       the opening's client seed, nonce and pity counter before it (default 0)
+${BANNER_USAGE}
   --odds-log          the app's odds log (GET /api/v1/odds-log, every page: a JSON:API document, an
                       array of them, or an array of its entries): checks that the entries run from 1
                       without a gap, that each previous_hash is the entry before's entry_hash (64 zeros
@@ -144,7 +50,8 @@ commitment and rolled what it answered (docs/fairness.md).
                       that document's attributes.rules
 ${AUDIT_USAGE}
   --batch             a JSON array of {odds, server_seed, server_seed_hash?, client_seed?, nonce?,
-                      opens_since_before?, expect?}: one JSON line per case, then {cases, failed}
+                      opens_since_before?, expect?, banner?, guaranteed_before?, floor_rerolled?}:
+                      one JSON line per case, then {cases, failed}
                       (and uncommitted, when some case has no commitment)
 
 It prints the recomputed items, commitment (SHA-256 of the seed), server_seed_hash (the commitment
@@ -173,7 +80,12 @@ export function openingParts(doc) {
   const meta = d?.attributes ?? d?.meta ?? {};
   if (!body || !Array.isArray(body.collectibles))
     throw new UsageError('the opening document has no collectibles: give an opening result or an item of /players/me/openings');
-  return { collectibles: body.collectibles, fairness: meta.fairness ?? body.fairness ?? undefined, pity: meta.pity ?? body.pity ?? undefined };
+  return {
+    collectibles: body.collectibles,
+    fairness: meta.fairness ?? body.fairness ?? undefined,
+    pity: meta.pity ?? body.pity ?? undefined,
+    banner: meta.banner ?? body.banner ?? undefined,
+  };
 }
 
 /**
@@ -182,7 +94,18 @@ export function openingParts(doc) {
  * commitment_ok is null (the caller says so and exits 2). With a commitment that fails, matches is
  * false whatever the items.
  */
-export function verify({ odds, server_seed, server_seed_hash, client_seed, nonce, opens_since_before, expect }) {
+export function verify({
+  odds,
+  server_seed,
+  server_seed_hash,
+  client_seed,
+  nonce,
+  opens_since_before,
+  expect,
+  banner,
+  guaranteed_before,
+  floor_rerolled,
+}) {
   if (typeof server_seed !== 'string' || !HEX64.test(server_seed))
     throw new UsageError('the server seed must be 64 hex digits (the revealed server_seed)');
   const opening = expect === undefined ? undefined : openingParts(expect);
@@ -194,10 +117,22 @@ export function verify({ odds, server_seed, server_seed_hash, client_seed, nonce
   if (!Number.isSafeInteger(n) || n < 0) throw new UsageError('no nonce (a whole number from 0): give --nonce or an opening that has fairness.nonce');
   const pity = opens_since_before ?? opening?.pity?.opens_since_before ?? 0;
   if (!Number.isSafeInteger(pity) || pity < 0) throw new UsageError('the pity counter must be a whole number from 0');
-  const a = (odds?.data ?? odds)?.attributes ?? odds;
+  const b = banner === undefined ? undefined : bannerParameters(banner);
+  if (banner !== undefined && !b)
+    throw new UsageError(
+      'the banner document has no attributes.featured {rarity, collectibles, share} and guarantee: give GET /api/v1/banners/{id}/odds',
+    );
+  const a = odds === undefined && b?.rules ? b : ((odds?.data ?? odds)?.attributes ?? odds);
   if (!a?.rules || !a?.rule_inputs)
     throw new UsageError('the odds document has no attributes.rules and attributes.rule_inputs: fetch it with ?rules_version=');
-  const items = roll(atCounter(dropTable(a.rules, a.rule_inputs), pity), fairRandom(server_seed, clientSeed, n));
+  const random = fairRandom(server_seed, clientSeed, n);
+  const flag = guaranteed_before ?? opening?.banner?.guaranteed_before ?? false;
+  const rerolled = floor_rerolled ?? opening?.banner?.floor_rerolled ?? false;
+  if (typeof flag !== 'boolean' || typeof rerolled !== 'boolean') throw new UsageError('guaranteed_before and floor_rerolled are true or false');
+  if (rerolled && !b?.ten_pull_floor) throw new UsageError('the opening says floor_rerolled, but the banner has no ten_pull_floor');
+  const recomputed = b && recomputeBannerOpening(dropTable(a.rules, a.rule_inputs), pity, b, { flag, rerolled }, random);
+  const items = recomputed?.items ?? roll(atCounter(dropTable(a.rules, a.rule_inputs), pity), random);
+  const bannerResult = recomputed?.banner;
   const commitment = createHash('sha256').update(Buffer.from(server_seed, 'hex')).digest('hex');
   const commitmentOk = committed.length === 0 ? null : committed.every((h) => h.toLowerCase() === commitment);
   const result = {
@@ -210,10 +145,12 @@ export function verify({ odds, server_seed, server_seed_hash, client_seed, nonce
           ? committed[0].toLowerCase()
           : committed.map((h) => h.toLowerCase()),
     commitment_ok: commitmentOk,
+    ...(bannerResult ? { banner: bannerResult } : {}),
   };
   if (opening !== undefined) {
     const given = opening.collectibles.map((c, slot) => ({ slot, collectible_id: c.id, rarity: c.attributes?.rarity }));
-    result.matches = commitmentOk !== false && JSON.stringify(given) === JSON.stringify(items);
+    const featuredOk = !bannerResult || opening.banner?.featured === undefined || opening.banner.featured === bannerResult.featured;
+    result.matches = commitmentOk !== false && featuredOk && JSON.stringify(given) === JSON.stringify(items);
   } else if (commitmentOk === false) result.matches = false;
   return result;
 }
@@ -230,6 +167,9 @@ const OPTIONS = [
   'odds-log',
   'odds-dir',
   'audit',
+  'banner',
+  'guaranteed-before',
+  'floor-rerolled',
 ];
 
 function parseArgs(argv) {
@@ -264,8 +204,38 @@ function whole(name, value) {
   return Number(value);
 }
 
+function flagOf(name, value) {
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw new UsageError(`--${name} takes true or false`);
+  return value === 'true';
+}
+
 const NO_COMMITMENT =
   'no commitment to check: give --server-seed-hash (the server_seed_hash published before the opening) or an opening document (--expect) that carries fairness.server_seed_hash';
+
+/** --batch: one JSON line per case, then {cases, failed[, uncommitted]}; the exit status. */
+function batchCommand(cases, out, err) {
+  if (!Array.isArray(cases)) throw new UsageError('--batch takes a JSON array of cases');
+  let failed = 0;
+  let uncommitted = 0;
+  for (const [i, c] of cases.entries()) {
+    let line;
+    try {
+      const r = verify(c ?? {});
+      if (r.commitment_ok === null) uncommitted++;
+      else if (r.matches === false || r.commitment_ok === false) failed++;
+      line = { case: i, matches: r.matches ?? null, commitment_ok: r.commitment_ok, items: r.items, ...(r.banner ? { banner: r.banner } : {}) };
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      failed++;
+      line = { case: i, matches: false, commitment_ok: null, error: e.message };
+    }
+    out.write(`${JSON.stringify(line)}\n`);
+  }
+  out.write(`${JSON.stringify({ cases: cases.length, failed, ...(uncommitted ? { uncommitted } : {}) })}\n`);
+  if (uncommitted) err.write(`verify-opening: ${uncommitted} case(s) with ${NO_COMMITMENT}\n`);
+  return failed ? 1 : uncommitted ? 2 : 0;
+}
 
 /** Runs the command line; answers the exit status (a promise of it with --audit). */
 export function main(argv, out = process.stdout, err = process.stderr) {
@@ -284,39 +254,25 @@ export function main(argv, out = process.stdout, err = process.stderr) {
   }
   if (args.batch !== undefined) {
     if (Object.keys(args).length > 1) throw new UsageError('--batch takes no other argument');
-    const cases = readJson(args.batch);
-    if (!Array.isArray(cases)) throw new UsageError('--batch takes a JSON array of cases');
-    let failed = 0;
-    let uncommitted = 0;
-    for (const [i, c] of cases.entries()) {
-      let line;
-      try {
-        const r = verify(c ?? {});
-        if (r.commitment_ok === null) uncommitted++;
-        else if (r.matches === false || r.commitment_ok === false) failed++;
-        line = { case: i, matches: r.matches ?? null, commitment_ok: r.commitment_ok, items: r.items };
-      } catch (e) {
-        if (!(e instanceof UsageError)) throw e;
-        failed++;
-        line = { case: i, matches: false, commitment_ok: null, error: e.message };
-      }
-      out.write(`${JSON.stringify(line)}\n`);
-    }
-    out.write(`${JSON.stringify({ cases: cases.length, failed, ...(uncommitted ? { uncommitted } : {}) })}\n`);
-    if (uncommitted) err.write(`verify-opening: ${uncommitted} case(s) with ${NO_COMMITMENT}\n`);
-    return failed ? 1 : uncommitted ? 2 : 0;
+    return batchCommand(readJson(args.batch), out, err);
   }
-  for (const need of ['odds', 'server-seed']) if (args[need] === undefined) throw new UsageError(`--${need} is required`);
+  if (args.odds === undefined && args.banner === undefined) throw new UsageError('--odds is required');
+  if (args['server-seed'] === undefined) throw new UsageError('--server-seed is required');
+  if (args.banner === undefined && (args['guaranteed-before'] !== undefined || args['floor-rerolled'] !== undefined))
+    throw new UsageError('--guaranteed-before and --floor-rerolled go with --banner');
   if (args.expect === undefined)
     for (const need of ['client-seed', 'nonce']) if (args[need] === undefined) throw new UsageError(`--${need} is required without --expect`);
   const r = verify({
-    odds: readJson(args.odds),
+    odds: args.odds === undefined ? undefined : readJson(args.odds),
     server_seed: args['server-seed'],
     server_seed_hash: args['server-seed-hash'],
     client_seed: args['client-seed'],
     nonce: whole('nonce', args.nonce),
     opens_since_before: whole('pity-before', args['pity-before']),
     expect: args.expect === undefined ? undefined : readJson(args.expect),
+    banner: args.banner === undefined ? undefined : readJson(args.banner),
+    guaranteed_before: flagOf('guaranteed-before', args['guaranteed-before']),
+    floor_rerolled: flagOf('floor-rerolled', args['floor-rerolled']),
   });
   out.write(`${JSON.stringify(r, null, 2)}\n`);
   if (r.commitment_ok === null) {

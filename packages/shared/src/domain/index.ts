@@ -9,4 +9,5 @@ export * from './countries.js';
 export * from './compliance.js';
 export * from './webhook-signature.js';
 export * from './rule-packs.js';
+export * from './banner.js';
 export * from './complete-gacha.js';
