@@ -1,7 +1,7 @@
 // Banner pulls (docs/fairness.md, "Banner pulls"), restated with nothing but plain JavaScript so
 // that an auditor needs none of the service's code: the featured roll, the guarantee, the ten-pull
 // floor. The drop table and the pity adjustment are the chest's (roll.mjs: dropTable, atCounter).
-import { atCounter } from './roll.mjs';
+import { atCounter, pickRarity } from './roll.mjs';
 
 export const BANNER_USAGE = `  --banner            a banner pull's opening: GET /api/v1/banners/{id}/odds (saved), whose
                       attributes.featured, guarantee and ten_pull_floor are the disclosed banner, and
@@ -13,19 +13,6 @@ export const BANNER_USAGE = `  --banner            a banner pull's opening: GET 
                       --floor-rerolled true). It prints banner: {featured, guaranteed_before,
                       guaranteed_after, floor_rerolled}; with --expect, matches also needs its
                       meta.banner.featured to be the recomputed one.`;
-
-/** The rarity whose cumulative probability interval holds u. */
-function pickRarity(dist, u) {
-  let acc = 0;
-  let rarity = dist[0].rarity;
-  for (const d of dist) {
-    if (d.probability <= 0) continue;
-    acc += d.probability;
-    rarity = d.rarity;
-    if (u < acc) break;
-  }
-  return rarity;
-}
 
 const pickOf = (list, u) => list[Math.min(list.length - 1, Math.floor(u * list.length))];
 

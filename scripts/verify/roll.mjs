@@ -82,6 +82,19 @@ export function atCounter(table, counter) {
   };
 }
 
+/** The rarity whose cumulative probability interval holds u (rounding's remainder to the last possible one). */
+export function pickRarity(dist, u) {
+  let acc = 0;
+  let rarity = dist[0].rarity;
+  for (const d of dist) {
+    if (d.probability <= 0) continue;
+    acc += d.probability;
+    rarity = d.rarity;
+    if (u < acc) break;
+  }
+  return rarity;
+}
+
 /** One opening: item count, guarantee slots, ordinary slots, bonuses; then rarity and collectible per slot. */
 export function roll(table, random) {
   const n = table.itemsMin + Math.floor(random() * (table.itemsMax - table.itemsMin + 1));
@@ -90,15 +103,7 @@ export function roll(table, random) {
   while (slots.length < n) slots.push(table.base);
   for (const b of table.bonuses) if (random() < b.chance) for (let i = 0; i < b.count; i++) slots.push(b.distribution);
   return slots.map((dist, slot) => {
-    const u = random();
-    let acc = 0;
-    let rarity = dist[0].rarity;
-    for (const d of dist) {
-      if (d.probability <= 0) continue;
-      acc += d.probability;
-      rarity = d.rarity;
-      if (u < acc) break;
-    }
+    const rarity = pickRarity(dist, random());
     const candidates = table.pool.get(rarity);
     const c = candidates[Math.min(candidates.length - 1, Math.floor(random() * candidates.length))];
     return { slot, collectible_id: c.id, rarity };

@@ -3,7 +3,7 @@ import type { DropCollectible, DropTable, RarityDistribution } from './drop-tabl
 import { slotsWithin } from './drop-table.js';
 import { nextCounter, tableAtCounter } from './pity.js';
 import type { RandomSource } from './random.js';
-import type { RolledItem } from './roll.js';
+import { pickRarity, type RolledItem } from './roll.js';
 
 /**
  * Gacha banner pulls (DESIGN.md §8), as one pure function of the chest's drop table, the banner,
@@ -60,19 +60,6 @@ export interface BannerPull {
 
 /** The random stream of a pull's i-th opening (0-based): fairRandom(serverSeed, clientSeed, firstNonce + i). */
 export type BannerRandomFor = (opening: number) => RandomSource;
-
-/** The rarity whose cumulative probability interval holds u (as roll.ts draws it). */
-function pickRarity(dist: RarityDistribution, u: number): string {
-  let acc = 0;
-  let last = dist[0]!.rarity;
-  for (const d of dist) {
-    if (d.probability <= 0) continue;
-    acc += d.probability;
-    last = d.rarity;
-    if (u < acc) return d.rarity;
-  }
-  return last;
-}
 
 const pickOf = <T>(list: readonly T[], u: number): T => list[Math.min(list.length - 1, Math.floor(u * list.length))]!;
 

@@ -40,8 +40,8 @@ export function rollTable(table: DropTable, random: RandomSource = cryptoRandom)
   });
 }
 
-/** The rarity whose cumulative probability interval holds u. */
-function pickRarity(dist: RarityDistribution, u: number): string {
+/** The rarity whose cumulative probability interval holds u (a banner's pull draws it the same way). */
+export function pickRarity(dist: RarityDistribution, u: number): string {
   let acc = 0;
   let last = dist[0]!.rarity;
   for (const d of dist) {
