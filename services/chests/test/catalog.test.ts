@@ -58,6 +58,8 @@ describe('chest catalog (service tier)', () => {
     // Without the demo's KR pack: the new rules roll at once (the notice period is its own test).
     const next: AppContent = withoutOddsNotice(structuredClone(content));
     next.chests = next.chests.filter((c) => c.id !== 'abyssal-chest');
+    // The demo's banner is on the chest type this version drops.
+    next.banners = [];
     next.chests[1]!.name = 'Silver Chest Deluxe';
     next.chests[1]!.rules.rarity_weights = { common: 1, rare: 1, legendary: 1 };
     // A player owns a chest of the type the new version drops.

@@ -52,6 +52,8 @@ export function otherAppContent(): AppContent {
   const base = readContentFile();
   return {
     ...base,
+    // The demo's banner is on a chest this app does not have.
+    banners: [],
     players: { ...base.players, starter_chest_type: 'b-vault-box' },
     collections: [
       {
