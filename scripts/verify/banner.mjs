@@ -1,7 +1,7 @@
 // Banner pulls (docs/fairness.md, "Banner pulls"), restated with nothing but plain JavaScript so
 // that an auditor needs none of the service's code: the featured roll, the guarantee, the ten-pull
 // floor. The drop table and the pity adjustment are the chest's (roll.mjs: dropTable, atCounter).
-import { atCounter, pickRarity } from './roll.mjs';
+import { atCounter, openingSlots, pickRarity } from './roll.mjs';
 
 export const BANNER_USAGE = `  --banner            a banner pull's opening: GET /api/v1/banners/{id}/odds (saved), whose
                       attributes.featured, guarantee and ten_pull_floor are the disclosed banner, and
@@ -51,11 +51,7 @@ function drawSlot(table, banner, dist, slot, guaranteed, random) {
 
 /** One banner opening of a (pity-adjusted) table: item count, bonuses, then every slot in order. */
 export function bannerOpening(table, banner, guaranteed, random) {
-  const n = table.itemsMin + Math.floor(random() * (table.itemsMax - table.itemsMin + 1));
-  const slots = [];
-  for (const g of table.guarantees) for (let i = 0; i < g.count && slots.length < n; i++) slots.push(g.distribution);
-  while (slots.length < n) slots.push(table.base);
-  for (const b of table.bonuses) if (random() < b.chance) for (let i = 0; i < b.count; i++) slots.push(b.distribution);
+  const slots = openingSlots(table, random);
   let flag = guaranteed;
   let beforeLast = guaranteed;
   const items = slots.map((dist, slot) => {

@@ -95,14 +95,19 @@ export function pickRarity(dist, u) {
   return rarity;
 }
 
-/** One opening: item count, guarantee slots, ordinary slots, bonuses; then rarity and collectible per slot. */
-export function roll(table, random) {
+/** An opening's slots: the item count, the guarantees' slots, ordinary slots, then each bonus with its chance. */
+export function openingSlots(table, random) {
   const n = table.itemsMin + Math.floor(random() * (table.itemsMax - table.itemsMin + 1));
   const slots = [];
   for (const g of table.guarantees) for (let i = 0; i < g.count && slots.length < n; i++) slots.push(g.distribution);
   while (slots.length < n) slots.push(table.base);
   for (const b of table.bonuses) if (random() < b.chance) for (let i = 0; i < b.count; i++) slots.push(b.distribution);
-  return slots.map((dist, slot) => {
+  return slots;
+}
+
+/** One opening: its slots (openingSlots), then rarity and collectible per slot. */
+export function roll(table, random) {
+  return openingSlots(table, random).map((dist, slot) => {
     const rarity = pickRarity(dist, random());
     const candidates = table.pool.get(rarity);
     const c = candidates[Math.min(candidates.length - 1, Math.floor(random() * candidates.length))];

@@ -3,7 +3,7 @@ import type { DropCollectible, DropTable, RarityDistribution } from './drop-tabl
 import { slotsWithin } from './drop-table.js';
 import { nextCounter, tableAtCounter } from './pity.js';
 import type { RandomSource } from './random.js';
-import { pickRarity, type RolledItem } from './roll.js';
+import { openingSlots, pickRarity, type RolledItem } from './roll.js';
 
 /**
  * Gacha banner pulls (DESIGN.md §8), as one pure function of the chest's drop table, the banner,
@@ -98,18 +98,6 @@ function drawSlot(
   };
 }
 
-/** The slot distributions of one opening (item count, then bonuses drawn), as roll.ts lays them out. */
-function slotsOf(table: DropTable, random: RandomSource): RarityDistribution[] {
-  const n = table.itemsMin + Math.floor(random() * (table.itemsMax - table.itemsMin + 1));
-  const slots: RarityDistribution[] = [];
-  for (const g of table.guarantees) for (let i = 0; i < g.count && slots.length < n; i++) slots.push(g.distribution);
-  while (slots.length < n) slots.push(table.base);
-  for (const b of table.bonuses) {
-    if (random() < b.chance) for (let i = 0; i < b.count; i++) slots.push(b.distribution);
-  }
-  return slots;
-}
-
 /** One banner opening at a pity-adjusted table: its items, the flag after it, and the flag before its last slot (for the floor). */
 export function rollBannerOpening(
   table: DropTable,
@@ -120,7 +108,7 @@ export function rollBannerOpening(
   const pools = featuredPools(table, banner);
   let flag = guaranteed;
   let beforeLast = guaranteed;
-  const items = slotsOf(table, random).map((dist, slot) => {
+  const items = openingSlots(table, random).map((dist, slot) => {
     beforeLast = flag;
     const drawn = drawSlot(table, banner, pools, dist, slot, flag, random);
     flag = drawn.guaranteed;

@@ -25,6 +25,16 @@ export function roll(
  * guarantees' slots first, then ordinary slots; then each bonus with its chance.
  */
 export function rollTable(table: DropTable, random: RandomSource = cryptoRandom): RolledItem[] {
+  return openingSlots(table, random).map((dist, slot) => {
+    const rarity = pickRarity(dist, random());
+    const candidates = table.pool.get(rarity)!;
+    const c = candidates[Math.min(candidates.length - 1, Math.floor(random() * candidates.length))]!;
+    return { slot, collectibleId: c.id, collectionId: c.collectionId, rarity };
+  });
+}
+
+/** An opening's slots: the item count uniformly in [min, max], the guarantees' slots, ordinary slots, then each bonus with its chance (a banner's pull lays them out the same way). */
+export function openingSlots(table: DropTable, random: RandomSource): RarityDistribution[] {
   const n = table.itemsMin + Math.floor(random() * (table.itemsMax - table.itemsMin + 1));
   const slots: RarityDistribution[] = [];
   for (const g of table.guarantees) for (let i = 0; i < g.count && slots.length < n; i++) slots.push(g.distribution);
@@ -32,12 +42,7 @@ export function rollTable(table: DropTable, random: RandomSource = cryptoRandom)
   for (const b of table.bonuses) {
     if (random() < b.chance) for (let i = 0; i < b.count; i++) slots.push(b.distribution);
   }
-  return slots.map((dist, slot) => {
-    const rarity = pickRarity(dist, random());
-    const candidates = table.pool.get(rarity)!;
-    const c = candidates[Math.min(candidates.length - 1, Math.floor(random() * candidates.length))]!;
-    return { slot, collectibleId: c.id, collectionId: c.collectionId, rarity };
-  });
+  return slots;
 }
 
 /** The rarity whose cumulative probability interval holds u (a banner's pull draws it the same way). */
