@@ -2,12 +2,14 @@ import { oddsLogEntries, rulesSha256 } from '../fairness/odds-log.js';
 import { appendOddsLog, oddsLogHead } from './odds-log-repo.js';
 import { z } from 'zod';
 import {
+  BannerContentSchema,
   ChestRulesSchema,
   completeGachas,
   complianceInForce,
   ComplianceSchema,
   DuplicatesSchema,
   type AppContent,
+  type BannerContent,
   type ChestRules,
   type CompleteGacha,
   type ComplianceRules,
@@ -58,6 +60,8 @@ export interface ContentSnapshot {
   compliance?: ComplianceRules;
   /** Each chest type's rules in this version, by slug (absent for versions stored before 0005). */
   chestRules?: Record<string, ChestRules>;
+  /** The version's gacha banners (DESIGN.md §8): none for versions stored before 0017. */
+  banners: BannerContent[];
 }
 
 /**
@@ -71,8 +75,8 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
   );
   await tx.query(
     `INSERT INTO content_versions (app_id, version, starter_chest_type, inventory_capacity, currencies, rarities, collectibles, duplicates, compliance, chest_rules,
-       inventory_overflow, mailbox_ttl_days, unlock_slots, complete_gachas)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT (app_id, version) DO NOTHING`,
+       inventory_overflow, mailbox_ttl_days, unlock_slots, complete_gachas, banners)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (app_id, version) DO NOTHING`,
     [
       appId,
       version,
@@ -89,6 +93,7 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
       content.players.unlock_slots,
       // Found from the whole content (collections' rewards are not kept here): the simulator names them.
       JSON.stringify(completeGachas(content, content.compliance?.paid_currencies ?? [])),
+      JSON.stringify(content.banners ?? []),
     ],
   );
   await tx.query('INSERT INTO apps (app_id, content_version) VALUES ($1, 0) ON CONFLICT (app_id) DO NOTHING', [appId]);
@@ -204,9 +209,10 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     compliance: unknown;
     chest_rules: unknown;
     complete_gachas: CompleteGacha[] | null;
+    banners: unknown;
   }>(
     `SELECT starter_chest_type, inventory_capacity, inventory_overflow, mailbox_ttl_days, unlock_slots, currencies, rarities, collectibles, duplicates, compliance, chest_rules,
-            complete_gachas
+            complete_gachas, banners
      FROM content_versions WHERE app_id = $1 AND version = $2`,
     [appId, version],
   );
@@ -227,5 +233,6 @@ export async function loadContentVersion(db: Queryable, appId: string, version: 
     ...(row.compliance ? { compliance: ComplianceSchema.parse(row.compliance) } : {}),
     ...(row.chest_rules ? { chestRules: z.record(z.string(), ChestRulesSchema).parse(row.chest_rules) } : {}),
     completeGachas: row.complete_gachas ?? [],
+    banners: row.banners ? z.array(BannerContentSchema).parse(row.banners) : [],
   };
 }
