@@ -25,6 +25,8 @@ export const gatewayErrors = {
   invalidRulesVersion: () =>
     AppError.badRequest('invalid_parameter', 'rules_version must be a content version number (1 or more).', { parameter: 'rules_version' }),
   chestNotFound: () => AppError.notFound('chest_not_found', 'No such chest in this app.', { parameter: 'id' }),
+  /** A banner id that is not a slug names no banner: 404, as an unknown one. */
+  bannerNotFound: () => AppError.notFound('banner_not_found', 'No banner with this id.', { parameter: 'id' }),
   contentVersionNotFound: () => AppError.notFound('content_version_not_found', 'No stored content of that version.', { parameter: 'version' }),
   idMismatch: () => AppError.conflict('id_mismatch', 'data.id must be the id of the calling player.', { pointer: '/data/id' }),
   tooManyFilterValues: () => AppError.badRequest('invalid_filter', 'The filter has too many values.', { parameter: 'filter' }),
