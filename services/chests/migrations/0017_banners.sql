@@ -50,6 +50,7 @@ CREATE TABLE spark_exchanges (
   banner          text NOT NULL,
   collectible_id  text NOT NULL,
   cost            integer NOT NULL CHECK (cost > 0),
+  points_after    integer NOT NULL CHECK (points_after >= 0),
   idempotency_key text,
   created_at      timestamptz NOT NULL DEFAULT now()
 );

@@ -30,6 +30,8 @@ import { inventoryEndpoint } from './endpoints/inventory.js';
 import { listOpeningsEndpoint } from './endpoints/list-openings.js';
 import { claimMailboxItemEndpoint, listMailboxEndpoint } from './endpoints/mailbox.js';
 import { openBatchEndpoint } from './endpoints/open-batch.js';
+import { pullBannerEndpoint } from './endpoints/pull-banner.js';
+import { sparkBannerEndpoint } from './endpoints/spark-banner.js';
 import { openChestEndpoint } from './endpoints/open-chest.js';
 import { purchaseChestsEndpoint } from './endpoints/purchase-chests.js';
 import { purchaseRestrictionsEndpoint } from './endpoints/purchase-restrictions.js';
@@ -104,6 +106,8 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     inventoryEndpoint(deps),
     openChestEndpoint(deps),
     openBatchEndpoint(deps),
+    pullBannerEndpoint(deps),
+    sparkBannerEndpoint(deps),
     unlockChestEndpoint(deps),
     listOpeningsEndpoint(deps),
     listMailboxEndpoint(deps),

@@ -154,6 +154,20 @@ export const OpeningFairnessSchema = z.object({
   nonce: z.number().int().min(0),
 });
 
+/** What a banner opening recorded (DESIGN.md §8, `meta.banner`); absent on other openings. */
+export const OpeningBannerSchema = z.object({
+  /** The banner's id (its slug). */
+  bannerId: z.string(),
+  /** Whether the opening gave one of the featured collectibles. */
+  featured: z.boolean(),
+  /** Whether the guarantee held before the opening (its next item of the featured rarity was certain to be featured). */
+  guaranteedBefore: z.boolean(),
+  /** The player's spark points on the banner after the opening. */
+  sparkPointsAfter: z.number().int().min(0),
+  /** Whether the ten-pull floor re-rolled this opening's last item. */
+  floorRerolled: z.boolean(),
+});
+
 /** The stored result of one chest opening. */
 export const OpeningViewSchema = z.object({
   openingId: UuidSchema,
@@ -167,6 +181,8 @@ export const OpeningViewSchema = z.object({
   pity: OpeningPitySchema.optional(),
   /** Absent on openings made before fairness existed. */
   fairness: OpeningFairnessSchema.optional(),
+  /** A banner pull's opening: what it recorded of the banner. */
+  banner: OpeningBannerSchema.optional(),
   /** Totals per currency of the items converted as duplicates (known once collections applied the grant). */
   conversions: z.array(z.object({ currency: z.string(), amount: z.number().int().min(0) })).optional(),
 });

@@ -73,6 +73,13 @@ export const OpeningGranted = defineEvent(
     /** The content version whose rules made the opening (its duplicate rules apply); absent on older messages. */
     rulesVersion: z.number().int().min(1).optional(),
     items: z.array(z.object({ slot: z.number().int().min(0), collectibleId: z.string(), collectionId: z.string(), rarity: z.string() })).min(1),
+    /**
+     * What granted the items: a chest's opening (absent: older messages), or a banner's spark
+     * exchange (DESIGN.md §8: one featured collectible, no chest, no experience; the id is the
+     * exchange's); `bannerId` names the banner of a banner pull's opening or of the exchange.
+     */
+    source: z.enum(['opening', 'spark']).optional(),
+    bannerId: z.string().optional(),
   }),
   { publishers: ['chests'] },
 );

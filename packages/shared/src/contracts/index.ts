@@ -11,6 +11,7 @@ export * from './collections.js';
 export * from './chests.js';
 export * from './fairness.js';
 export * from './batch-open.js';
+export * from './banner-pulls.js';
 export * from './mailbox.js';
 export * from './unlock.js';
 export * from './admin.js';

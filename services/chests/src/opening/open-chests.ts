@@ -7,11 +7,13 @@ import { readOpeningState, type ChestState, type OpeningState } from '../reposit
 import { defaultClientSeed, holdSeed, insertSeed } from '../repositories/seeds-repo.js';
 import type { DebitTools } from './chest-debit-saga.js';
 import { ChestKeys, type KeyedChest } from './chest-keys.js';
-import type { DropTables } from './drop-tables.js';
+import type { DropTables, ResolvedChestType } from './drop-tables.js';
 import type { OneAtATime } from './one-at-a-time.js';
 import { pointedAt, pointInBatch, pointInPath, type Pointer } from './pointer.js';
 import { replayOf } from './replay.js';
-import { grantOf, rollOpenings, type ChestToRoll } from './roll-openings.js';
+import { grantOf, rollOpenings, type BannerToRoll, type ChestToRoll } from './roll-openings.js';
+import { bannerGroupOf, findBanner } from '../banners/banners.js';
+import { readBannerStandings, recordBannerStandings } from '../repositories/banners-repo.js';
 
 /** Who opens which chests: one (a single open, `GET|POST /chests/{id}/open`) or a batch of them. */
 export interface OpenCommand {
@@ -132,8 +134,11 @@ async function turns(
     }
     // Drop tables resolved here, from memory or the pool, with no connection held (nor under the lock).
     const chests: ChestToRoll[] = [];
-    for (const c of checked.chests)
-      chests.push({ chestId: c.chestId, resolved: await tools.drops.resolveType(cmd.appId, c.chestTypeId, c.contentVersion) });
+    for (const c of checked.chests) {
+      const resolved = await tools.drops.resolveType(cmd.appId, c.chestTypeId, c.contentVersion);
+      const banner = c.banner ? await bannerToRoll(tools, cmd.appId, c.banner, resolved) : undefined;
+      chests.push({ chestId: c.chestId, resolved, ...(banner ? { banner } : {}) });
+    }
     if (tools.faults.beforeOpeningWrite) await tools.faults.beforeOpeningWrite(cmd.playerId, attempt);
     const done = await writeTurn(tools, cmd, keys, { state: { ...state, seed: state.seed }, chests, locking: attempt > OPTIMISTIC_ATTEMPTS }, ctx);
     if (done) return done;
@@ -180,16 +185,21 @@ interface Turn {
  */
 async function writeTurn(tools: OpeningTools, cmd: OpenCommand, keys: ChestKeys, turn: Turn, ctx: CallContext): Promise<Written | undefined> {
   const serverSeed = await tools.cipher.decrypt(turn.state.seed.serverSeedEncrypted);
+  const bannered = turn.chests.filter((c) => c.banner).map((c) => c.banner!);
   const write = async (db: Queryable, state: Turn['state']): Promise<Written | undefined> => {
-    const rolled = rollOpenings(turn.chests, state.seed, serverSeed, state.counters);
+    // A banner pull's standing is read in the write's transaction: the nonce's compare-and-set proves it current (only openings move it).
+    const standings = bannered.length
+      ? await readBannerStandings(db, cmd.appId, cmd.playerId, [...new Set(bannered.map((b) => b.group))], [...new Set(bannered.map((b) => b.id))])
+      : undefined;
+    const rolled = rollOpenings(turn.chests, state.seed, serverSeed, state.counters, standings);
     const grants = rolled.openings.map((o) => grantOf(o, cmd, ctx));
     const owner = { appId: cmd.appId, playerId: cmd.playerId, seedId: state.seed.id, nonce: state.seed.nextNonce };
     const keyed = cmd.kind === 'batch' ? { batchKey: cmd.idempotencyKey } : { openingKey: cmd.idempotencyKey };
-    return (await recordOpenings(db, { ...owner, ...keyed }, rolled.openings, grants, rolled.counters))
-      ? { openings: rolled.openings, grants }
-      : undefined;
+    if (!(await recordOpenings(db, { ...owner, ...keyed }, rolled.openings, grants, rolled.counters))) return undefined;
+    if (rolled.banners.length) await recordBannerStandings(db, cmd.appId, cmd.playerId, rolled.banners);
+    return { openings: rolled.openings, grants };
   };
-  if (!keys.any && !turn.locking) return write(tools.pool, turn.state);
+  if (!keys.any && !turn.locking && !bannered.length) return write(tools.pool, turn.state);
   return withTransaction(tools.pool, async (tx) => {
     await keys.complete(tx);
     const at = turn.locking ? await lockedState(tx, cmd, turn.state) : turn.state;
@@ -216,6 +226,18 @@ async function lockedState(tx: Queryable, cmd: OpenCommand, before: Turn['state'
       return undefined;
   }
   return { ...now, seed: now.seed };
+}
+
+/**
+ * The banner a banner pull's chest opens as: the app's current banner of that slug, else the one of
+ * the content version its rules came from; none (an ordinary opening) when the banner is gone or
+ * now pulls another chest type.
+ */
+async function bannerToRoll(tools: OpeningTools, appId: string, slug: string, resolved: ResolvedChestType): Promise<BannerToRoll | undefined> {
+  const current = await findBanner(tools, appId, slug);
+  const content = current?.content ?? resolved.content.banners.find((b) => b.slug === slug);
+  if (!content || content.chest !== resolved.type.slug) return undefined;
+  return { id: content.slug, group: bannerGroupOf(content), rules: content };
 }
 
 /** Rolls a try's transaction back to read and try again (the nonce moved). */

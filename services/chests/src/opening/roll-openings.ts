@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   fairRandom,
   nextCounter,
+  pullBanner,
+  type BannerRules,
+  type BannerStanding,
   OpeningGranted,
   outboxMessage,
   rollTable,
@@ -18,16 +21,41 @@ import type { ResolvedChestType } from './drop-tables.js';
 export const pityGroupOf = (type: Pick<ResolvedChestType['type'], 'rules' | 'slug'>): string | undefined =>
   type.rules.pity && (type.rules.pity.group ?? type.slug);
 
+/** A banner group's standing after a pull's openings, and the pulls and spark points each banner gained. */
+export interface BannerStandingAfter {
+  group: string;
+  guaranteedFeatured: boolean;
+  pity: number;
+  /** Openings per banner of the group rolled here (each adds a pull and a spark point). */
+  pulls: Map<string, number>;
+}
+
 /** Openings rolled from one state of the player's pair, and each pity group's counter after them. */
 export interface Rolled {
   openings: OpeningView[];
   counters: PityCounter[];
+  /** The banner groups the openings moved (empty without banner chests). */
+  banners: BannerStandingAfter[];
 }
 
-/** One chest to roll: its id and its type's drop table as the opening's state resolved it. */
+/** The banner a chest opens as (DESIGN.md §8): its id, its pity group and its rules. */
+export interface BannerToRoll {
+  id: string;
+  group: string;
+  rules: BannerRules;
+}
+
+/** One chest to roll: its id and its type's drop table as the opening's state resolved it; a banner pull's chest, its banner. */
 export interface ChestToRoll {
   chestId: string;
   resolved: ResolvedChestType;
+  banner?: BannerToRoll;
+}
+
+/** The player's standings the banner chests roll from: per group the flag and counter, per banner the spark points. */
+export interface BannerStandings {
+  groups: Map<string, { guaranteedFeatured: boolean; pity: number }>;
+  sparkPoints: Map<string, number>;
 }
 
 /**
@@ -36,11 +64,82 @@ export interface ChestToRoll {
  * the drop table as the pity counter adjusts it (pity.ts), each group's counter carried from one
  * opening to the next.
  */
-export function rollOpenings(chests: ChestToRoll[], seed: ActiveSeed, serverSeed: string, counters: Map<string, number>): Rolled {
+export function rollOpenings(
+  chests: ChestToRoll[],
+  seed: ActiveSeed,
+  serverSeed: string,
+  counters: Map<string, number>,
+  standings: BannerStandings = { groups: new Map(), sparkPoints: new Map() },
+): Rolled {
   const counter = new Map(counters);
   const finals = new Map<string, PityCounter>();
   const openedAt = new Date().toISOString();
-  const openings = chests.map(({ chestId, resolved }, i) => {
+  const banners = new Map<string, BannerStandingAfter>();
+  const sparks = new Map(standings.sparkPoints);
+  const openings: OpeningView[] = [];
+  for (let i = 0; i < chests.length; ) {
+    const banner = chests[i]!.banner;
+    if (!banner) {
+      openings.push(rollOne(chests[i]!, i));
+      i++;
+      continue;
+    }
+    // A ten-pull is ten banner chests of one banner in a row (a pull's batch): one pull of 10, the floor applying; else one by one.
+    let run = 1;
+    while (run < 10 && i + run < chests.length && chests[i + run]!.banner?.id === banner.id) run++;
+    const count = run === 10 ? 10 : 1;
+    openings.push(...rollPull(chests.slice(i, i + count), banner, i));
+    i += count;
+  }
+  return { openings, counters: [...finals.values()], banners: [...banners.values()] };
+
+  /** The openings of one banner pull of 1 or 10 chests (the i-th chest first), the group's standing carried. */
+  function rollPull(pulled: ChestToRoll[], banner: BannerToRoll, first: number): OpeningView[] {
+    const { resolved } = pulled[0]!;
+    const group = banners.get(banner.group) ?? {
+      group: banner.group,
+      ...(standings.groups.get(banner.group) ?? { guaranteedFeatured: false, pity: 0 }),
+      pulls: new Map<string, number>(),
+    };
+    const standing: BannerStanding = { guaranteedFeatured: group.guaranteedFeatured, pity: group.pity, sparkPoints: sparks.get(banner.id) ?? 0 };
+    const pull = pullBanner(resolved.table, banner.rules, standing, pulled.length, (k) =>
+      fairRandom(serverSeed, seed.clientSeed, seed.nextNonce + first + k),
+    );
+    group.guaranteedFeatured = pull.standing.guaranteedFeatured;
+    group.pity = pull.standing.pity;
+    group.pulls.set(banner.id, (group.pulls.get(banner.id) ?? 0) + pulled.length);
+    banners.set(banner.group, group);
+    sparks.set(banner.id, pull.standing.sparkPoints);
+    const pity = resolved.table.pity && resolved.type.rules.pity;
+    return pull.openings.map((o, k) => {
+      const items = o.items.map(({ featured: _featured, ...it }) => {
+        const c = resolved.collectibles.get(it.collectibleId)!;
+        return { ...it, name: c.name, description: c.description, images: c.images };
+      });
+      return {
+        openingId: randomUUID(),
+        chestId: pulled[k]!.chestId,
+        chestTypeId: resolved.type.id,
+        openedAt,
+        items,
+        experience: items.reduce((sum, it) => sum + (resolved.experience.get(it.rarity) ?? 0), 0),
+        rulesVersion: resolved.type.contentVersion,
+        fairness: { serverSeedHash: seed.serverSeedHash, clientSeed: seed.clientSeed, nonce: seed.nextNonce + first + k },
+        ...(pity
+          ? { pity: { group: banner.group, rarity: pity.rarity, opensSinceBefore: o.pity.before, opensSinceAfter: o.pity.after, triggered: o.pity.triggered } }
+          : {}),
+        banner: {
+          bannerId: banner.id,
+          featured: o.banner.featured,
+          guaranteedBefore: o.banner.guaranteedBefore,
+          sparkPointsAfter: o.banner.sparkPointsAfter,
+          floorRerolled: o.banner.floorRerolled,
+        },
+      };
+    });
+  }
+
+  function rollOne({ chestId, resolved }: ChestToRoll, i: number): OpeningView {
     const group = pityGroupOf(resolved.type);
     const rule = resolved.table.pity && resolved.type.rules.pity;
     const before = group ? (counter.get(group) ?? 0) : 0;
@@ -68,8 +167,7 @@ export function rollOpenings(chests: ChestToRoll[], seed: ActiveSeed, serverSeed
         : {}),
     };
     return opening;
-  });
-  return { openings, counters: [...finals.values()] };
+  }
 }
 
 /** The durable grant of an opening: collections adds the items, players the experience. */
@@ -86,6 +184,7 @@ export function grantOf(opening: OpeningView, cmd: { appId: string; playerId: st
       experience: opening.experience,
       rulesVersion: opening.rulesVersion,
       items: opening.items.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, collectionId: it.collectionId, rarity: it.rarity })),
+      ...(opening.banner ? { bannerId: opening.banner.bannerId } : {}),
     },
     ctx,
     { notify: cmd.notify },

@@ -19,6 +19,8 @@ export interface PurchaseCommand {
   currency: string;
   quantity: number;
   idempotencyKey?: string;
+  /** A banner pull's purchase: the chests are tagged with the banner (slug) and open as its pulls. */
+  banner?: string;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function runPurchase(deps: ChestsDeps, cmd: PurchaseCommand, ctx: C
         chestTypeId: offer.type.id,
         quantity: cmd.quantity,
         capacity: offer.capacity,
+        banner: cmd.banner,
         price: { currency: cmd.currency, amount: offer.unitPrice.toFixed(2) },
         // Kept with the completed purchase for a retry with its Idempotency-Key.
         answer: cmd.idempotencyKey ? (added) => ({ purchaseId: payment.id, chests: chestViews(offer.type, added), amount, balance }) : undefined,

@@ -18,13 +18,13 @@ export interface NewChest {
 /** Adds purchased chests of one type in one statement; returns their ids and acquisition time, in order. */
 export async function insertPurchasedChests(
   tx: Queryable,
-  c: { ids: string[]; appId: string; playerId: string; chestTypeId: string; purchaseId: string },
+  c: { ids: string[]; appId: string; playerId: string; chestTypeId: string; purchaseId: string; banner?: string },
 ): Promise<{ id: string; acquiredAt: string }[]> {
   const r = await tx.query<{ id: string; acquired_at: Date }>(
-    `INSERT INTO inventory_chests (id, app_id, player_id, chest_type_id, source, purchase_id)
-     SELECT id, $2, $3, $4, 'purchased', $5 FROM unnest($1::uuid[]) AS id
+    `INSERT INTO inventory_chests (id, app_id, player_id, chest_type_id, source, purchase_id, banner)
+     SELECT id, $2, $3, $4, 'purchased', $5, $6 FROM unnest($1::uuid[]) AS id
      RETURNING id, acquired_at`,
-    [c.ids, c.appId, c.playerId, c.chestTypeId, c.purchaseId],
+    [c.ids, c.appId, c.playerId, c.chestTypeId, c.purchaseId, c.banner ?? null],
   );
   const at = new Map(r.rows.map((row) => [row.id, row.acquired_at.toISOString()]));
   return c.ids.map((id) => ({ id, acquiredAt: at.get(id)! }));

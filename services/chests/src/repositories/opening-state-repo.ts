@@ -13,6 +13,8 @@ export interface ChestState {
   opened: boolean;
   /** The key the chest type needs to open (docs/content.md, "Key-required chests"). */
   requiresKey?: RequiredKey;
+  /** A banner pull's chest: the banner (slug) it opens as (DESIGN.md §8). */
+  banner?: string;
   /** A time-locked chest not unlocked yet (docs/content.md, "Time-locked chests"): when it will be, if its timer runs. */
   locked?: { unlocksAt: Date | null };
 }
@@ -44,6 +46,7 @@ interface Row {
   requires_key: RequiredKey | null;
   locked: boolean;
   unlocks_at: Date | null;
+  banner: string | null;
 }
 
 /**
@@ -59,6 +62,7 @@ const toChest = (row: Row): ChestState => ({
   contentVersion: row.content_version,
   opened: row.opened,
   ...(row.requires_key ? { requiresKey: row.requires_key } : {}),
+  ...(row.banner ? { banner: row.banner } : {}),
   ...(row.locked ? { locked: { unlocksAt: row.unlocks_at } } : {}),
 });
 
@@ -81,7 +85,7 @@ const T = inForce('t');
  */
 const OPENING_STATE_FROM = `SELECT c.id, c.player_id, c.chest_type_id, ${T.contentVersion} AS content_version, c.opened_at IS NOT NULL AS opened,
               s.id AS seed_id, s.server_seed_hash, s.client_seed, s.next_nonce, s.server_seed_encrypted, s.created_at AS seed_created_at,
-              pc.pity_group, pc.opens_since, t.requires_key, ${LOCKED_SQL} AS locked, c.unlocks_at
+              pc.pity_group, pc.opens_since, t.requires_key, ${LOCKED_SQL} AS locked, c.unlocks_at, c.banner
          FROM inventory_chests c
          JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
          LEFT JOIN player_seeds s ON s.app_id = c.app_id AND s.player_id = $2 AND s.revealed_at IS NULL

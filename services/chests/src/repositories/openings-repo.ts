@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   OpenedItemSchema,
+  OpeningBannerSchema,
   OpeningPitySchema,
   OUTBOX_COLUMNS,
   preparedStatement,
@@ -21,12 +22,13 @@ interface OpeningRow {
   nonce: number | null;
   server_seed_hash: string | null;
   client_seed: string | null;
+  banner: unknown;
 }
 
 const ItemsSchema = z.array(OpenedItemSchema);
 // With the seed pair the opening used (a LEFT JOIN: openings made before fairness have none).
 const COLUMNS = `o.id, o.chest_id, o.chest_type_id, o.opened_at, o.items, o.experience, o.content_version, o.pity, o.nonce,
-  s.server_seed_hash, s.client_seed`;
+  s.server_seed_hash, s.client_seed, o.banner`;
 const FROM = 'openings o LEFT JOIN player_seeds s ON s.id = o.seed_id';
 
 const toView = (r: OpeningRow): OpeningView => ({
@@ -41,6 +43,7 @@ const toView = (r: OpeningRow): OpeningView => ({
   ...(r.server_seed_hash && r.client_seed !== null && r.nonce !== null
     ? { fairness: { serverSeedHash: r.server_seed_hash, clientSeed: r.client_seed, nonce: r.nonce } }
     : {}),
+  ...(r.banner ? { banner: OpeningBannerSchema.parse(r.banner) } : {}),
 });
 
 /** Whose openings these are, the seed pair and first nonce they used, and the Idempotency-Key that made them. */
@@ -79,10 +82,10 @@ const RECORD_OPENINGS = preparedStatement(
      RETURNING c.id
   ), recorded AS (
     INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, idempotency_key,
-                          seed_id, nonce, pity)
-    SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $8::text, $3, r.nonce, r.pity
+                          seed_id, nonce, pity, banner)
+    SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $8::text, $3, r.nonce, r.pity, r.banner
       FROM jsonb_to_recordset($7::jsonb) AS r(id uuid, chest_id uuid, chest_type_id uuid, content_version integer, opened_at timestamptz,
-                                               items jsonb, experience integer, nonce integer, pity jsonb)
+                                               items jsonb, experience integer, nonce integer, pity jsonb, banner jsonb)
      WHERE r.chest_id IN (SELECT id FROM consumed)
     RETURNING id
   ), announced AS (
@@ -134,6 +137,7 @@ export async function recordOpenings(
     experience: o.experience,
     nonce: o.fairness!.nonce,
     pity: o.pity ?? null,
+    banner: o.banner ?? null,
   }));
   const pity = counters.map((c) => ({ pity_group: c.group, opens_since: c.opensSince, rarity: c.rarity, hard: c.hard }));
   const r = await db.query<{ n: number }>(

@@ -22,6 +22,8 @@ export interface GrantInput {
   chestTypeId: string;
   quantity: number;
   capacity: number;
+  /** A banner pull's chests: the banner (slug) they open as (DESIGN.md §8). */
+  banner?: string;
   /** The price of one chest, for the `chest.purchased` webhook events. */
   price: { currency: string; amount: string };
   /** The saga's answer for these chests, kept with the completed purchase (for Idempotency-Key retries). */

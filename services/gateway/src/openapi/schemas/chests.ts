@@ -318,6 +318,17 @@ const OpeningFairness = z
   })
   .nullable();
 
+/** What a banner pull's opening recorded (DESIGN.md §8); absent on other openings. */
+export const OpeningBanner = z
+  .object({
+    id: z.string().describe('The banner (its id, the content slug).'),
+    featured: z.boolean().describe('Whether the opening gave one of the featured collectibles.'),
+    guaranteed_before: z.boolean().describe('Whether the guarantee held before it: its next item of the featured rarity was certain to be featured.'),
+    spark_points_after: Count.describe("The player's spark points on the banner after it."),
+    floor_rerolled: z.boolean().describe("Whether the ten-pull floor re-rolled this opening's last item."),
+  })
+  .describe("A banner pull's opening: what it recorded of the banner (docs/fairness.md, \"Banner pulls\").");
+
 const OpeningMembers = {
   chest_id: UuidSchema.describe('The opened chest.'),
   opened_at: Timestamp,
@@ -341,6 +352,7 @@ export const ChestOpeningResult = component(
       opening_id: UuidSchema.describe('This opening, as listed by `/players/me/openings`.'),
       pity: OpeningPity,
       fairness: OpeningFairness.describe('The inputs of its random stream; verify it after rotating the seed (docs/fairness.md).'),
+      banner: OpeningBanner.optional(),
       conversions: Conversions.optional().describe(
         'Duplicates converted, total per currency code (`{}`: none). Absent when collections had not confirmed the grant in time (the message says the collectibles are on their way): the conversions are then not known yet; `/players/me/openings` shows them once applied.',
       ),
@@ -362,6 +374,7 @@ export const ChestOpeningBatchResult = component(
           opening_id: UuidSchema,
           pity: OpeningPity,
           fairness: OpeningFairness,
+          banner: OpeningBanner.optional(),
           conversions: Conversions.optional().describe('As in the chest-opening result: absent when that opening was not confirmed in time.'),
         }),
       }),
@@ -388,6 +401,7 @@ export const ChestOpening = component(
       rules_version: z.number().int().min(1),
       pity: OpeningPity,
       fairness: OpeningFairness,
+      banner: OpeningBanner.optional(),
       conversions: Conversions.nullable().describe(
         'Duplicates converted, total per currency code; null while the grant is not applied yet (or collections did not answer).',
       ),

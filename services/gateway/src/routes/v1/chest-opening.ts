@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MAX_BATCH_OPEN, OpenChest, OpenChests } from '@ccs/shared';
+import { MAX_BATCH_OPEN, OpenChest, OpenChests, type OpeningView } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam, writeKeysOf } from '../../lib/http.js';
 import type { Schemas } from './schemas.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { conversionsOf } from './conversions-render.js';
-import { fairnessOf, pityOf } from './fairness-render.js';
+import { bannerOf, fairnessOf, pityOf } from './fairness-render.js';
 import { openingData } from './chest-resources.js';
 
 /** GET or POST /api/v1/chests/{id}/open: consumes the chest and answers the chest-opening result. */
@@ -39,6 +39,7 @@ export async function openChest(request: FastifyRequest, reply: FastifyReply) {
       opening_id: o.openingId,
       pity: pityOf(o),
       fairness: fairnessOf(o),
+      ...bannerOf(o),
       ...(conversions ? { conversions } : {}),
     },
   } satisfies Schemas['ChestOpeningResult']);
@@ -71,18 +72,7 @@ export async function openMany(request: FastifyRequest, reply: FastifyReply) {
   reply.header('cache-control', 'no-store');
   if (r.replayed && keys.idempotencyKey) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 200, {
-    data: r.openings.map((o) => ({
-      ...openingData(o),
-      meta: {
-        chest_consumed: true,
-        experience_gained: o.experience,
-        opening_id: o.openingId,
-        pity: pityOf(o),
-        fairness: fairnessOf(o),
-        // As for one opening: known once collections confirmed that opening's grant.
-        ...(conversionsOf(o) ? { conversions: conversionsOf(o) } : {}),
-      },
-    })),
+    data: openingResults(r.openings),
     meta: {
       chests_consumed: r.openings.length,
       experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
@@ -90,3 +80,19 @@ export async function openMany(request: FastifyRequest, reply: FastifyReply) {
     },
   } satisfies Schemas['ChestOpeningBatchResult']);
 }
+
+/** The `data` of a batch result (a batch open, a banner pull): one chest-opening result per opening, in order. */
+export const openingResults = (openings: OpeningView[]): Schemas['ChestOpeningBatchResult']['data'] =>
+  openings.map((o) => ({
+    ...openingData(o),
+    meta: {
+      chest_consumed: true as const,
+      experience_gained: o.experience,
+      opening_id: o.openingId,
+      pity: pityOf(o),
+      fairness: fairnessOf(o),
+      ...bannerOf(o),
+      // As for one opening: known once collections confirmed that opening's grant.
+      ...(conversionsOf(o) ? { conversions: conversionsOf(o) } : {}),
+    },
+  }));

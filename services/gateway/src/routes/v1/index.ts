@@ -10,6 +10,7 @@ import { mailboxRoutes } from './mailbox.js';
 import { fairnessRoutes } from './fairness.js';
 import { spendLimitRoutes } from './spend-limits.js';
 import { studioRoutes } from './studio.js';
+import { bannerPullRoutes } from './banner-pulls.js';
 
 /**
  * Every resource's routes under /api/v1 (and the spec's unprefixed aliases /players/login,
@@ -28,6 +29,7 @@ export default async function v1Routes(app: FastifyInstance) {
       mailboxRoutes,
       fairnessRoutes,
       spendLimitRoutes,
+      bannerPullRoutes,
     ],
     studio: [studioRoutes],
   });

@@ -4,7 +4,7 @@ import type { Schemas } from './schemas.js';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
 import { documented } from '../../openapi/route-doc.js';
-import { fairnessOf, pityOf } from './fairness-render.js';
+import { bannerOf, fairnessOf, pityOf } from './fairness-render.js';
 import { conversionsOf } from './conversions-render.js';
 import * as docs from '../../openapi/operations/chests.js';
 import { gatewayErrors } from '../../errors.js';
@@ -94,6 +94,7 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
         rules_version: o.rulesVersion,
         pity: pityOf(o),
         fairness: fairnessOf(o),
+        ...bannerOf(o),
         // Duplicates converted, per currency; null while collections has not applied the grant.
         conversions: conversionsOf(o) ?? null,
       },

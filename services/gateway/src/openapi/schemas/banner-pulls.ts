@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { DecimalSchema, UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { ChestOpeningBatchResult } from './chests.js';
+import { Count, NoRelationships, Timestamp } from './jsonapi.js';
+
+/** Response schemas of a banner's pull and spark (DESIGN.md §8). */
+
+/** The caller's standing on a banner. */
+export const BannerStanding = z
+  .object({
+    pulls: Count.describe('Pulls (openings) made on this banner.'),
+    spark_points: Count.describe('Spark points on this banner: one per pull, `spark.cost` of them taken by an exchange.'),
+    guaranteed_featured: z.boolean().describe("Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one)."),
+    pity: Count.describe("The pity group's counter: openings since the last one that gave the chest's pity rarity or better."),
+  })
+  .describe("The caller's standing on the banner (its pity group's guarantee flag and counter, the banner's pulls and spark points).");
+
+/** A pull's answer: a batch result, with the purchase and the standing after it. */
+export const BannerPullResult = component(
+  'BannerPullResult',
+  "A banner pull's openings (as a batch open's result: one chest-opening result per pull, each with `meta.banner`), what was paid, and the caller's standing after the pull.",
+  z.object({
+    data: ChestOpeningBatchResult.shape.data,
+    meta: z.object({
+      banner_id: z.string(),
+      pulls: Count.describe('1 or 10.'),
+      experience_gained: Count,
+      purchase_id: UuidSchema.describe('The purchase that paid for the pull.'),
+      price_paid: z.record(z.string(), z.number()).describe('Amount paid, by currency code.'),
+      balance: z.record(z.string(), DecimalSchema).describe('Balance left, by currency code, as a decimal string.'),
+      player: BannerStanding,
+      message: z.string().describe('Human-readable summary.'),
+    }),
+  }),
+);
+
+/** A spark exchange. */
+export const SparkExchangeDocument = component(
+  'SparkExchangeDocument',
+  'A spark exchange: `cost` spark points of the banner taken for one of its featured collectibles, granted to the collection.',
+  z.object({
+    data: z.object({
+      type: z.literal('spark_exchange'),
+      id: UuidSchema,
+      attributes: z.object({
+        banner_id: z.string(),
+        collectible_id: z.string().describe('The featured collectible chosen, now in the collection (or shortly: see `meta.granted`).'),
+        cost: Count.describe('Spark points taken.'),
+        created_at: Timestamp,
+      }),
+      relationships: NoRelationships,
+    }),
+    meta: z.object({
+      spark_points_after: Count.describe('Spark points left on the banner.'),
+      granted: z.boolean().describe('Whether collections confirmed the grant before the answer (else it lands shortly).'),
+    }),
+  }),
+);

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readContentFile, type AppContent } from '@ccs/shared';
+import { jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { expectError } from '../../support/jsonapi-schema.js';
+import { appOfToken } from '../../support/grant-currency.js';
+import { createApp, registerPlayer, sql, studioGrant, wallet, type Player } from '../../../services/chests/test/support/chests.js';
+
+// Banner pulls and the spark through the running stack (DESIGN.md §8, issue 23): the demo banner
+// kraken-rising pulls the Abyssal Chest (2,500 coins; legendary pity at 15; 50/50 on sea-kraken with
+// the guarantee; a legendary floor for ten-pulls; a spark at 10 points). The maths itself (pinned
+// seeds, 100,000 simulated pulls, the offline verifier) is packages/shared/test/banner*.test.ts.
+describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => stack?.close());
+
+  const pull = (p: Player, banner: string, count: number, currency = 'coins', key?: string) =>
+    stack.inject({
+      method: 'POST',
+      url: `/api/v1/banners/${banner}/pull`,
+      headers: { ...jsonApiHeaders(p.apiKey, p.token), ...(key ? { 'idempotency-key': key } : {}) },
+      payload: { data: { type: 'pull', attributes: { count, currency } } },
+    });
+  const spark = (p: Player, banner: string, collectible: string, key?: string) =>
+    stack.inject({
+      method: 'POST',
+      url: `/api/v1/banners/${banner}/spark`,
+      headers: { ...jsonApiHeaders(p.apiKey, p.token), ...(key ? { 'idempotency-key': key } : {}) },
+      payload: { data: { type: 'spark', attributes: { collectible_id: collectible } } },
+    });
+  const standing = async (p: Player, group: string) =>
+    (await sql<{ guaranteed_featured: boolean; opens_since: number; pulls: number }>(
+      stack,
+      'SELECT guaranteed_featured, opens_since, pulls FROM chests.banner_standings WHERE player_id = $1 AND pity_group = $2',
+      [p.id, group],
+    ))[0];
+  /** Sets a player's standing in a group as if earlier pulls had left it so. */
+  const setStanding = (p: Player, group: string, s: { guaranteed: boolean; pity: number }) =>
+    sql(
+      stack,
+      `INSERT INTO chests.banner_standings (app_id, player_id, pity_group, guaranteed_featured, opens_since)
+       VALUES ($5, $1, $2, $3, $4)
+       ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET guaranteed_featured = $3, opens_since = $4`,
+      [p.id, group, s.guaranteed, s.pity, appOfToken(p.token)],
+    );
+  const granted = async (ids: string[]) =>
+    (await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE opening_id = ANY($1::uuid[])', [ids]))[0]!.n;
+
+  type Result = { collectibles: { id: string; attributes: { rarity: string } }[]; meta: { opening_id: string; fairness: { nonce: number }; banner: { id: string; featured: boolean; guaranteed_before: boolean; spark_points_after: number; floor_rerolled: boolean } } };
+
+  async function richPlayer(coins = '100000'): Promise<Player> {
+    const p = await registerPlayer(stack);
+    await studioGrant(stack, p, 'coins', coins);
+    return p;
+  }
+
+  it('pulls ten: paid once, opened as one batch with the legendary floor, meta.banner on each, the standing and spark points after, the grants applied', async () => {
+    const p = await richPlayer();
+    const before = Number((await wallet(stack, p)).coins!.balance);
+    const res = await pull(p, 'kraken-rising', 10);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json() as { data: Result[]; meta: Record<string, unknown> & { player: Record<string, unknown> } };
+    expect(body.data).toHaveLength(10);
+    expect(body.data.some((d) => d.collectibles.some((c) => c.attributes.rarity === 'legendary'))).toBe(true);
+    const nonces = body.data.map((d) => d.meta.fairness.nonce);
+    expect(nonces).toEqual(nonces.map((_, i) => nonces[0]! + i));
+    expect(body.data.map((d) => d.meta.banner.spark_points_after)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for (const d of body.data) {
+      expect(d.meta.banner.id).toBe('kraken-rising');
+      // An opening is featured exactly when it holds sea-kraken.
+      expect(d.meta.banner.featured).toBe(d.collectibles.some((c) => c.id === 'sea-kraken'));
+    }
+    expect(body.meta).toMatchObject({ banner_id: 'kraken-rising', pulls: 10, price_paid: { coins: 25000 } });
+    expect(body.meta.player).toMatchObject({ pulls: 10, spark_points: 10 });
+    expect(Number((await wallet(stack, p)).coins!.balance)).toBe(before - 25000);
+    const items = body.data.reduce((n, d) => n + d.collectibles.length, 0);
+    expect(await granted(body.data.map((d) => d.meta.opening_id))).toBe(items);
+    // The openings list shows the banner too.
+    const list = await stack.inject({ method: 'GET', url: '/api/v1/players/me/openings', headers: jsonApiHeaders(p.apiKey, p.token) });
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().data[0].attributes.banner).toMatchObject({ id: 'kraken-rising' });
+  });
+
+  it('after a lost 50/50 the next legendary is featured, and the flag clears', async () => {
+    const p = await richPlayer('1000000');
+    // Hard pity at 15: a counter of 14 makes the next opening's legendary certain; its 50/50 is the fair stream's.
+    let lost: Result | undefined;
+    for (let i = 0; i < 20 && !lost; i++) {
+      await setStanding(p, 'kraken-rising', { guaranteed: false, pity: 14 });
+      const res = await pull(p, 'kraken-rising', 1);
+      expect(res.statusCode, res.body).toBe(200);
+      const o = (res.json() as { data: Result[] }).data[0]!;
+      expect(o.collectibles.some((c) => c.attributes.rarity === 'legendary')).toBe(true);
+      if (!o.meta.banner.featured) lost = o;
+    }
+    expect(lost, 'no off-banner legendary in 20 forced pulls (chance 1 in a million)').toBeDefined();
+    expect((await standing(p, 'kraken-rising'))!.guaranteed_featured).toBe(true);
+    await sql(stack, 'UPDATE chests.banner_standings SET opens_since = 14 WHERE player_id = $1', [p.id]);
+    const next = (await pull(p, 'kraken-rising', 1)).json() as { data: Result[] };
+    expect(next.data[0]!.meta.banner).toMatchObject({ guaranteed_before: true, featured: true });
+    expect(next.data[0]!.collectibles.some((c) => c.id === 'sea-kraken')).toBe(true);
+    expect(await standing(p, 'kraken-rising')).toMatchObject({ guaranteed_featured: false, opens_since: 0 });
+  });
+
+  it('exchanges spark points exactly once under racing requests, and grants the chosen collectible once', async () => {
+    const p = await richPlayer();
+    expect((await pull(p, 'kraken-rising', 10)).statusCode).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => spark(p, 'kraken-rising', 'sea-kraken')));
+    const ok = answers.filter((r) => r.statusCode === 201);
+    expect(ok, answers.map((r) => r.body).join('\n')).toHaveLength(1);
+    for (const r of answers.filter((a) => a.statusCode !== 201)) expectError(r, 409, 'spark_points_insufficient');
+    const exchange = ok[0]!.json();
+    expect(exchange.data.attributes).toMatchObject({ banner_id: 'kraken-rising', collectible_id: 'sea-kraken', cost: 10 });
+    expect(exchange.meta.spark_points_after).toBe(0);
+    const [points] = await sql<{ points: number }>(stack, 'SELECT points FROM chests.banner_sparks WHERE player_id = $1', [p.id]);
+    expect(points!.points).toBe(0);
+    const owned = await sql<{ collectible_id: string }>(stack, 'SELECT collectible_id FROM collections.owned_collectibles WHERE opening_id = $1', [
+      exchange.data.id,
+    ]);
+    expect(owned.map((o) => o.collectible_id)).toEqual(['sea-kraken']);
+  });
+
+  it('answers a keyed pull and a keyed spark again without paying or spending twice', async () => {
+    const p = await richPlayer();
+    const key = randomUUID();
+    const first = await pull(p, 'kraken-rising', 10, 'coins', key);
+    expect(first.statusCode, first.body).toBe(200);
+    const again = await pull(p, 'kraken-rising', 10, 'coins', key);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().meta.purchase_id).toBe(first.json().meta.purchase_id);
+    expect(again.json().data.map((d: Result) => d.meta.opening_id)).toEqual(first.json().data.map((d: Result) => d.meta.opening_id));
+    expectError(await pull(p, 'kraken-rising', 1, 'coins', key), 409, 'idempotency_key_reused');
+    const [paid] = await sql<{ n: number }>(stack, "SELECT count(*)::int AS n FROM chests.payments WHERE player_id = $1 AND status = 'completed'", [p.id]);
+    expect(paid!.n).toBe(1);
+
+    const sparkKey = randomUUID();
+    const s1 = await spark(p, 'kraken-rising', 'sea-kraken', sparkKey);
+    const s2 = await spark(p, 'kraken-rising', 'sea-kraken', sparkKey);
+    expect([s1.statusCode, s2.statusCode]).toEqual([201, 201]);
+    expect(s2.json().data.id).toBe(s1.json().data.id);
+    expect(s2.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('refuses bad input with JSON:API errors and changes nothing', async () => {
+    const p = await richPlayer();
+    const before = (await wallet(stack, p)).coins!.balance;
+    expectError(await pull(p, 'no-such-banner', 1), 404, 'banner_not_found');
+    expectError(await pull(p, 'NOT_A_SLUG!', 1), 404, 'banner_not_found');
+    expectError(await pull(p, 'kraken-rising', 3), 422);
+    expectError(await pull(p, 'kraken-rising', 1, 'rubies'), 422);
+    expectError(await spark(p, 'kraken-rising', 'sea-kraken'), 409, 'spark_points_insufficient');
+    expectError(await spark(p, 'kraken-rising', 'no-such-collectible'), 422, 'not_featured');
+    const noToken = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/banners/kraken-rising/pull',
+      headers: jsonApiHeaders(p.apiKey),
+      payload: { data: { type: 'pull', attributes: { count: 1, currency: 'coins' } } },
+    });
+    expect(noToken.statusCode).toBe(401);
+    expect((await wallet(stack, p)).coins!.balance).toBe(before);
+  });
+
+  describe('banners of one pity group, and windows', () => {
+    let apiKey: string;
+    beforeAll(async () => {
+      const content: AppContent = readContentFile();
+      const now = Date.now();
+      const at = (days: number) => new Date(now + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const base = content.banners![0]!;
+      content.banners = [
+        { ...base, slug: 'tide-one', pity_group: 'tides', allow_overlap: true, starts_at: at(-1), ends_at: at(10) },
+        { ...base, slug: 'tide-two', pity_group: 'tides', allow_overlap: true, starts_at: at(-1), ends_at: at(10) },
+        { ...base, slug: 'later', starts_at: at(5), ends_at: at(9) },
+        { ...base, slug: 'over', starts_at: at(-9), ends_at: at(-5) },
+      ];
+      apiKey = (await createApp(stack, content)).publishableKey;
+    });
+
+    it('carries the guarantee and the pity counter to the next banner of the group', async () => {
+      const p = await registerPlayer(stack, apiKey);
+      await studioGrant(stack, p, 'coins', '1000000');
+      let lost = false;
+      for (let i = 0; i < 20 && !lost; i++) {
+        await setStanding(p, 'tides', { guaranteed: false, pity: 14 });
+        const o = ((await pull(p, 'tide-one', 1)).json() as { data: Result[] }).data[0]!;
+        lost = !o.meta.banner.featured;
+      }
+      expect(lost).toBe(true);
+      await sql(stack, 'UPDATE chests.banner_standings SET opens_since = 14 WHERE player_id = $1', [p.id]);
+      const res = await pull(p, 'tide-two', 1);
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json() as { data: Result[] }).data[0]!.meta.banner).toMatchObject({ id: 'tide-two', guaranteed_before: true, featured: true });
+      // Spark points are the banner's own.
+      expect(res.json().meta.player).toMatchObject({ spark_points: 1, guaranteed_featured: false });
+    });
+
+    it('refuses a pull before the window opens and after it closes (409 banner_not_active), debiting nothing', async () => {
+      const p = await registerPlayer(stack, apiKey);
+      await studioGrant(stack, p, 'coins', '100000');
+      const before = (await wallet(stack, p)).coins!.balance;
+      const early = expectError(await pull(p, 'later', 1), 409, 'banner_not_active');
+      expect((early[0] as { meta?: unknown }).meta).toHaveProperty('starts_at');
+      expectError(await pull(p, 'over', 10), 409, 'banner_not_active');
+      expect((await wallet(stack, p)).coins!.balance).toBe(before);
+    });
+  });
+});
