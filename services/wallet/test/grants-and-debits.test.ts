@@ -6,9 +6,11 @@ import {
   DebitCurrency,
   GetBalances,
   ListCurrencies,
+  markProcessedBatch,
   readContentFile,
   RefundDebit,
   watchApplied,
+  withTransaction,
   type AppContent,
   type CallContext,
 } from '@ccs/shared';
@@ -97,11 +99,17 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     const id = await grantCredits(tier, appId, player, [{ currency: 'gems', amount: '5' }]);
     const consumer = creditGrantsConsumer(walletPool(tier));
     const payload = { appId, playerId: player, reason: 'welcome_bonus' as const, credits: [{ currency: 'gems', amount: '5' }] };
-    await Promise.all(Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: id, ctx: ctxOf(appId), deliveryCount: 2 })));
+    // As the runtime delivers a batch: its ids marked processed, then the fresh ones applied, in one transaction.
+    const deliver = (messageId: string, deliveryCount: number) =>
+      withTransaction(walletPool(tier), async (tx) => {
+        const fresh = await markProcessedBatch(tx, [messageId], consumer.durable);
+        if (fresh.has(messageId)) await consumer.applyBatch(tx, [{ payload, messageId, ctx: ctxOf(appId), deliveryCount }]);
+      });
+    await Promise.all(Array.from({ length: 5 }, () => deliver(id, 2)));
     expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '5.00', vault_key: '0.00' });
 
     const fresh = randomUUID();
-    await Promise.all(Array.from({ length: 5 }, () => consumer.handle(payload, { messageId: fresh, ctx: ctxOf(appId), deliveryCount: 1 })));
+    await Promise.all(Array.from({ length: 5 }, () => deliver(fresh, 1)));
     expect(await balances(appId, player)).toEqual({ coins: '0.00', gems: '10.00', vault_key: '0.00' });
     const gems = await ledgerTotals(walletPool(tier), appId, player, await currencyId(appId, 'gems'));
     expect(gems).toEqual({ sum: '10.00', rows: 2, balance: '10.00' });

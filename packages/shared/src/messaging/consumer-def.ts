@@ -57,6 +57,11 @@ interface Batched<P extends z.ZodType> {
    * (e.g. the opening id) also recognises the same grant re-published under another message id.
    */
   processedId?(payload: z.infer<P>): string;
+  /**
+   * Called with the batch's deliveries once its transaction committed, before the acks (e.g. to
+   * publish at once the outbox rows it wrote; the relay publishes them otherwise). Not awaited.
+   */
+  afterCommit?(batch: Delivery<z.infer<P>>[]): void;
   handle?: undefined;
   applyIdempotent?: undefined;
 }

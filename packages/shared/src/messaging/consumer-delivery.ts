@@ -45,6 +45,7 @@ export async function deliverBatch(def: ConsumerDef, msgs: JsMsg[], maxDeliver: 
     for (const v of valid) await failed(def, v, err, maxDeliver, deps);
     return;
   }
+  if (def.applyBatch) def.afterCommit?.(deliveries);
   const counted = new Set<string>();
   valid.forEach((v, i) => {
     v.m.ack();

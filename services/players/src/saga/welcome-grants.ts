@@ -3,7 +3,8 @@ import {
   ChestGrant,
   domainEventId,
   DomainEventPublished,
-  enqueue,
+  insertOutboxMessages,
+  outboxMessage,
   WalletCreditGrant,
   type CallContext,
   type OutboxMessage,
@@ -61,15 +62,16 @@ export function planWelcomeGrants(
 }
 
 /**
- * Writes the plan's messages to the outbox in the caller's transaction and returns them (to be
- * published after the commit); the wallet announces its grants on `notify` once applied.
+ * Writes the plan's messages to the outbox in the caller's transaction, in one statement, and
+ * returns them (to be published after the commit); the wallet announces its grants on `notify`
+ * once applied.
  */
 export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan, ctx: CallContext, notify?: string): Promise<OutboxMessage[]> {
   const messages: OutboxMessage[] = [];
-  for (const m of plan.wallet)
-    messages.push(await enqueue(tx, WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId }, { notify }));
-  if (plan.chest) messages.push(await enqueue(tx, ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId }));
-  messages.push(await enqueueRegistered(tx, plan.registered, ctx));
+  for (const m of plan.wallet) messages.push(outboxMessage(WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId }, { notify }));
+  if (plan.chest) messages.push(outboxMessage(ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId }));
+  messages.push(registeredMessage(plan.registered, ctx));
+  await insertOutboxMessages(tx, messages);
   return messages;
 }
 
@@ -77,10 +79,10 @@ export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan
  * `player.registered`, in the registration's transaction: one event per player for its creation
  * (registered or guest), and one more when a guest registers (its own id: a later fact).
  */
-function enqueueRegistered(tx: Queryable, r: WelcomeGrantPlan['registered'], ctx: CallContext): Promise<OutboxMessage> {
+function registeredMessage(r: WelcomeGrantPlan['registered'], ctx: CallContext): OutboxMessage {
   const eventId = domainEventId('player.registered', r.occasion === 'upgrade' ? `upgrade:${r.playerId}` : r.playerId);
   const at = new Date().toISOString();
   const data = { player_id: r.playerId, email: r.email, is_anonymous: r.occasion === 'guest', registered_at: at };
   const payload = { eventId, type: 'player.registered' as const, appId: r.appId, playerId: r.playerId, occurredAt: at, data };
-  return enqueue(tx, DomainEventPublished, eventId, payload, { ...ctx, playerId: r.playerId });
+  return outboxMessage(DomainEventPublished, eventId, payload, { ...ctx, playerId: r.playerId });
 }

@@ -1,15 +1,16 @@
 import {
   consumer,
   DURABLE,
-  markProcessed,
   WalletCreditGrant,
-  withTransaction,
+  type Delivery,
   type OutboxMessage,
   type OutboxRelay,
   type Pool,
+  type Queryable,
   type WebhookInterestCache,
 } from '@ccs/shared';
-import { addToBalance, addToBalanceOnce, sumByCurrency } from '../repositories/balances-repo.js';
+import type { z } from 'zod';
+import { addToBalance, addToBalanceOnce } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 
 /** Durable name of the wallet's credit-grant consumer. */
@@ -22,37 +23,78 @@ export class UnknownCurrencyError extends Error {
 
 const isZero = (amount: string) => /^0+(\.0+)?$/.test(amount);
 
+type Grant = z.infer<typeof WalletCreditGrant.payload>;
+
 /**
- * Applies a credit grant (registration's initial currency and welcome bonus, refunds, duplicate
- * conversions): every credit and the processed-message mark in one transaction, so a redelivery
- * changes nothing. Credits without a reference are summed per currency into one ledger row
- * referenced by the message id; a credit with its own reference (a converted duplicate:
- * `opening:<id>:slot:<n>`) gets its own row, at most once per reference even if the same credit
- * came again under another message id. A currency the app does not know yet fails the whole
- * message; content may still be on its way, and the runtime retries with backoff before parking it.
- * Every ledger credit writes its `currency.credited` webhook event in the same statement.
+ * The pooled credits (those without a reference) of every grant of a batch, summed per grant and
+ * currency in one statement (numeric sums, rounded to the column's 2 decimals), each grant's
+ * currencies in their first order. Index = the grant's place in `grants`.
+ */
+async function pooledTotals(q: Queryable, grants: Grant[]): Promise<Map<string, string>[]> {
+  const rows = grants.flatMap((g, i) => g.credits.filter((c) => c.reference === undefined).map((c) => ({ i, ...c })));
+  const totals = grants.map(() => new Map<string, string>());
+  if (rows.length === 0) return totals;
+  const r = await q.query<{ i: number; code: string; total: string }>(
+    `SELECT c.i, c.code, sum(c.amount::numeric)::numeric(20, 2)::text AS total
+       FROM unnest($1::int[], $2::text[], $3::text[]) WITH ORDINALITY AS c(i, code, amount, ord)
+      GROUP BY c.i, c.code ORDER BY c.i, min(c.ord)`,
+    [rows.map((c) => c.i), rows.map((c) => c.currency), rows.map((c) => c.amount)],
+  );
+  for (const row of r.rows) totals[row.i]!.set(row.code, row.total);
+  return totals;
+}
+
+/**
+ * Applies credit grants (registration's initial currency and welcome bonus, refunds, duplicate
+ * conversions): every grant pulled meanwhile in ONE transaction (the runtime's, which records
+ * their message ids as processed in it), so a redelivery changes nothing. Credits without a
+ * reference are summed per grant and currency into one ledger row referenced by the message id;
+ * a credit with its own reference (a converted duplicate: `opening:<id>:slot:<n>`) gets its own
+ * row, at most once per reference even if the same credit came again under another message id.
+ * A currency the app does not know yet fails the batch; the runtime then applies its grants one
+ * by one, and retries that one with backoff before parking it (content may still be on its way).
+ * The batch costs one statement for the sums, one per app for the currency ids, and one per
+ * credit (balance, ledger row and its `currency.credited` webhook event together); grants are
+ * applied player by player in key order (concurrent batches lock balances in the same order).
+ * The webhook events are published once the batch committed (the relay publishes them otherwise).
  */
 export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?: WebhookInterestCache) {
+  const written = new WeakMap<Delivery<Grant>, OutboxMessage[]>();
   return consumer({
     durable: CREDIT_GRANTS_CONSUMER,
     event: WalletCreditGrant,
     maxDeliver: 10,
-    async handle(grant, { messageId, ctx }) {
-      const events: OutboxMessage[] = [];
-      const emitEvent = interest ? await interest.wants(grant.appId, 'currency.credited', ctx.requestId) : true;
-      await withTransaction(pool, async (tx) => {
-        if (!(await markProcessed(tx, messageId, CREDIT_GRANTS_CONSUMER))) return;
-        const pooled = grant.credits.filter((c) => c.reference === undefined);
-        const own = grant.credits.filter((c) => c.reference !== undefined && !isZero(c.amount));
-        const totals = pooled.length ? await sumByCurrency(tx, pooled) : new Map<string, string>();
-        const ids = await currencyIdsByCode(tx, grant.appId, [...new Set([...totals.keys(), ...own.map((c) => c.currency)])]);
+    async applyBatch(tx, batch) {
+      const ordered = [...batch].sort((a, b) => byPlayer(a.payload, b.payload));
+      const emit = new Map<string, boolean>();
+      for (const { payload, ctx } of ordered) {
+        if (!emit.has(payload.appId)) emit.set(payload.appId, interest ? await interest.wants(payload.appId, 'currency.credited', ctx.requestId) : true);
+      }
+      const totals = await pooledTotals(
+        tx,
+        ordered.map((d) => d.payload),
+      );
+      const codesOf = new Map<string, Set<string>>();
+      ordered.forEach(({ payload: g }, i) => {
+        const codes = codesOf.get(g.appId) ?? new Set<string>();
+        for (const code of totals[i]!.keys()) codes.add(code);
+        for (const c of g.credits) if (c.reference !== undefined && !isZero(c.amount)) codes.add(c.currency);
+        codesOf.set(g.appId, codes);
+      });
+      const idsOf = new Map<string, Map<string, string>>();
+      for (const [appId, codes] of codesOf) idsOf.set(appId, await currencyIdsByCode(tx, appId, [...codes]));
+      for (const [i, d] of ordered.entries()) {
+        const { payload: grant, messageId, ctx } = d;
+        const ids = idsOf.get(grant.appId)!;
         const idOf = (code: string) => {
           const currencyId = ids.get(code);
           if (!currencyId) throw new UnknownCurrencyError(`app ${grant.appId} has no currency "${code}"`);
           return currencyId;
         };
-        const base = { appId: grant.appId, playerId: grant.playerId, reason: grant.reason, requestId: ctx.requestId, emitEvent };
-        for (const [code, amount] of totals) {
+        const own = grant.credits.filter((c) => c.reference !== undefined && !isZero(c.amount));
+        const base = { appId: grant.appId, playerId: grant.playerId, reason: grant.reason, requestId: ctx.requestId, emitEvent: emit.get(grant.appId)! };
+        const events: OutboxMessage[] = [];
+        for (const [code, amount] of totals[i]!) {
           const currencyId = idOf(code);
           if (amount === '0.00') continue;
           events.push(...(await addToBalance(tx, { ...base, currencyId, amount, reference: messageId })).events);
@@ -61,9 +103,16 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
           const made = await addToBalanceOnce(tx, { ...base, currencyId: idOf(c.currency), amount: c.amount, reference: c.reference! });
           if (made) events.push(...made.events);
         }
-      });
-      // Each credit's currency.credited event, once the credits committed (the relay publishes them otherwise).
-      void relay?.publishNow(events).catch(() => undefined);
+        if (events.length) written.set(d, events);
+      }
+    },
+    // Each credit's currency.credited event, once the credits committed (the relay publishes them otherwise).
+    afterCommit(batch) {
+      const events = batch.flatMap((d) => written.get(d) ?? []);
+      if (events.length) void relay?.publishNow(events).catch(() => undefined);
     },
   });
 }
+
+const byPlayer = (a: Grant, b: Grant) =>
+  a.appId < b.appId ? -1 : a.appId > b.appId ? 1 : a.playerId < b.playerId ? -1 : a.playerId > b.playerId ? 1 : 0;
