@@ -101,6 +101,9 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       getChestOdds: same(player({ id: chestType }), 200),
       getObservedOdds: same(player({ id: chestType }), 200),
       listOddsLog: same(player(), 200),
+      listBanners: same(player(), 200),
+      getBanner: same(player({ id: 'kraken-rising' }), 200),
+      getBannerOdds: same(player({ id: 'kraken-rising' }), 200),
       openChest: open,
       openChestPost: open,
       openChests: {

@@ -262,6 +262,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/banners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's active and coming gacha banners
+         * @description Banners of the current content whose window has not ended (`active` says whether one takes pulls now), in content order. A banner pulls its chest type (`relationships.chest_type`, a catalog chest) with a featured rate-up, a guarantee, a spark and a ten-pull floor (DESIGN.md §8). With a Bearer token, each banner's `meta.player` is the caller's standing: `pulls` and `spark_points` on the banner, and the pity group's `guaranteed_featured` flag and `pity` counter.
+         */
+        get: operations["listBanners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/banners/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One gacha banner
+         * @description One banner of the current content, an ended one too. With a Bearer token, each banner's `meta.player` is the caller's standing: `pulls` and `spark_points` on the banner, and the pity group's `guaranteed_featured` flag and `pity` counter.
+         */
+        get: operations["getBanner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/banners/{id}/odds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The odds of a gacha banner
+         * @description The banner odds document (docs/fairness.md, "Banner pulls"): the featured share, the guarantee, the spark and the ten-pull floor, with its chest type's rules and rule inputs at the rules version its pulls roll, so that `scripts/verify-opening.mjs --banner` recomputes a banner opening from it alone. It also gives the long-run share of featured collectibles among items of the featured rarity, and the exact expected pulls to a featured collectible from a fresh standing, with and without the guarantee. With a Bearer token, `meta.player` is the caller's standing and the expected pulls from it (never cached).
+         */
+        get: operations["getBannerOdds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/banners/{id}/pull": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pull a banner (1 or 10)
+         * @description Buys `count` (1 or 10) chests of the banner's chest type at its price in `currency`, one per pull, and opens them at once as one batch: each opening rolls the chest's rules with the banner's featured rate-up (`featured.share` of the items of the featured rarity are featured, or all of them while the guarantee holds), the pity of the banner's pity group, and for a ten-pull the `ten_pull_floor`. Every gate and limit of a purchase applies (region, age, spend limits, capacity, balance). All or nothing: a pull either is paid and opened, or the payment is refunded; a pull interrupted after its payment leaves its chests in the inventory, and they open as this banner's pulls (the same request with its Idempotency-Key opens them and answers). Each opening records `meta.banner` and is verifiable as any opening (docs/fairness.md, "Banner pulls"). Never cached.
+         */
+        post: operations["pullBanner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/banners/{id}/spark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange spark points for a featured collectible
+         * @description Takes `spark.cost` of the caller's spark points on the banner (one per pull) and grants one of its featured collectibles, of the caller's choice, to their collection. Exactly once: racing exchanges cannot spend the same points twice, and the Idempotency-Key answers the first exchange again. Until the banner ends (then its points convert to `spark.currency`, or lapse). Never cached.
+         */
+        post: operations["sparkBanner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chests": {
         parameters: {
             query?: never;
@@ -1296,6 +1396,292 @@ export interface components {
                 total_count: number;
             };
         };
+        Banner: {
+            attributes: {
+                /** @description Whether it takes pulls now. */
+                active: boolean;
+                /**
+                 * Format: date-time
+                 * @description …up to, not including, `ends_at`.
+                 */
+                ends_at: string;
+                /** @description The rate-up. */
+                featured: {
+                    /** @description The featured collectibles (collectible ids), in the order the featured roll draws from. */
+                    collectibles: string[];
+                    /** @description The featured rarity. */
+                    rarity: string;
+                    /** @description Probability that an item of the featured rarity is featured (0.5: a 50/50). */
+                    share: number;
+                };
+                /** @description After an off-banner item of the featured rarity, the player's next one from banners of the same pity group is featured for certain. */
+                guarantee: boolean;
+                name: string;
+                /** @description Banners of one group share the guarantee flag and the pity counter (the banner id when the content names none). */
+                pity_group: string;
+                /** @description The spark; null when the banner has none. */
+                spark: {
+                    /** @description Spark points (one per pull) that buy one featured collectible of choice. */
+                    cost: number;
+                    /** @description What points left at the banner's end convert to; null: they lapse. */
+                    currency: string | null;
+                } | null;
+                /**
+                 * Format: date-time
+                 * @description The window: pulls from `starts_at`…
+                 */
+                starts_at: string;
+                /** @description A ten-pull gives at least one item of this rarity or better; null: no floor. */
+                ten_pull_floor: string | null;
+            };
+            /** @description The banner's id: its content slug. */
+            id: string;
+            /** @description With a Bearer token, `player`; empty otherwise. */
+            meta: {
+                /** @description With a Bearer token: the caller's standing on the banner. */
+                player?: {
+                    /** @description Whether their next item of the featured rarity in this pity group is featured for certain. */
+                    guaranteed_featured: boolean;
+                    /** @description The pity group's counter: openings since the pity rarity or better. */
+                    pity: number;
+                    /** @description Pulls (openings) the caller made on this banner. */
+                    pulls: number;
+                    /** @description The caller's spark points on this banner. */
+                    spark_points: number;
+                };
+            };
+            relationships: {
+                chest_type: {
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The catalog chest it pulls.
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "chest";
+                    };
+                };
+            };
+            /** @constant */
+            type: "banner";
+        };
+        BannerDocument: {
+            data: components["schemas"]["Banner"];
+        };
+        BannerListDocument: {
+            data: components["schemas"]["Banner"][];
+            meta: {
+                total_count: number;
+            };
+        };
+        BannerOddsDocument: {
+            data: {
+                attributes: {
+                    /**
+                     * Format: uuid
+                     * @description The catalog chest the banner pulls.
+                     */
+                    chest_type_id: string;
+                    /**
+                     * Format: date-time
+                     * @description …up to, not including, `ends_at`.
+                     */
+                    ends_at: string;
+                    /** @description The exact expected number of single pulls from a fresh standing to the first featured collectible, as if the banner had the guarantee and as if it had not (null: never). */
+                    expected_pulls_to_featured: {
+                        with_guarantee: number | null;
+                        without_guarantee: number | null;
+                    };
+                    /** @description The rate-up. */
+                    featured: {
+                        /** @description The featured collectibles (collectible ids), in the order the featured roll draws from. */
+                        collectibles: string[];
+                        /** @description The featured rarity. */
+                        rarity: string;
+                        /** @description Probability that an item of the featured rarity is featured (0.5: a 50/50). */
+                        share: number;
+                    };
+                    /** @description After an off-banner item of the featured rarity, the player's next one from banners of the same pity group is featured for certain. */
+                    guarantee: boolean;
+                    /** @description The share of featured collectibles among items of the featured rarity in the long run: `share`, or 1 / (2 − share) with the guarantee. */
+                    long_run_featured_share: number;
+                    /** @description Banners of one group share the guarantee flag and the pity counter (the banner id when the content names none). */
+                    pity_group: string;
+                    /** @description What the rules are read against: the version's rarities, and the collectibles of the chest's pool in content order. */
+                    rule_inputs: {
+                        collectibles: {
+                            collection_id: string;
+                            id: string;
+                            rarity: string;
+                        }[];
+                        rarities: {
+                            drop_rate: number;
+                            id: string;
+                            rank: number;
+                        }[];
+                    };
+                    /** @description The chest's published rules of that version, as its odds document gives them. */
+                    rules: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The content version of the chest's rules its pulls roll now. */
+                    rules_version: number;
+                    /** @description The spark; null when the banner has none. */
+                    spark: {
+                        /** @description Spark points (one per pull) that buy one featured collectible of choice. */
+                        cost: number;
+                        /** @description What points left at the banner's end convert to; null: they lapse. */
+                        currency: string | null;
+                    } | null;
+                    /**
+                     * Format: date-time
+                     * @description The window: pulls from `starts_at`…
+                     */
+                    starts_at: string;
+                    /** @description A ten-pull gives at least one item of this rarity or better; null: no floor. */
+                    ten_pull_floor: string | null;
+                };
+                /** @description The banner's id: its content slug. */
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "banner_odds";
+            };
+            /** @description With a Bearer token, `player`; empty otherwise. */
+            meta: {
+                /** @description With a Bearer token: the caller's standing on the banner. */
+                player?: {
+                    /** @description Expected single pulls from the caller’s standing to their next featured collectible (null: never). */
+                    expected_pulls_to_featured: number | null;
+                    /** @description Whether their next item of the featured rarity in this pity group is featured for certain. */
+                    guaranteed_featured: boolean;
+                    /** @description The pity group's counter: openings since the pity rarity or better. */
+                    pity: number;
+                    /** @description Pulls (openings) the caller made on this banner. */
+                    pulls: number;
+                    /** @description The caller's spark points on this banner. */
+                    spark_points: number;
+                };
+            };
+        };
+        BannerPullResult: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The opened chest.
+                 */
+                chest_id: string;
+                collectibles: {
+                    attributes: {
+                        collection_id: string;
+                        description: string;
+                        images: string[];
+                        name: string;
+                        rarity: string;
+                    };
+                    id: string;
+                    meta?: {
+                        /** @description The player already held the app's `duplicates.max_copies` of it: it was converted into this, credited once to their wallet, and not added as a copy. */
+                        converted: {
+                            /** @description 0 when the rules give nothing for its rarity. */
+                            amount: number;
+                            /** @description Currency code of the app. */
+                            currency: string;
+                        };
+                    };
+                    /** @constant */
+                    type: "collectible";
+                }[];
+                meta: {
+                    /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
+                    banner?: {
+                        /** @description Whether the opening gave one of the featured collectibles. */
+                        featured: boolean;
+                        /** @description Whether the ten-pull floor re-rolled this opening's last item. */
+                        floor_rerolled: boolean;
+                        /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
+                        guaranteed_before: boolean;
+                        /** @description The banner (its id, the content slug). */
+                        id: string;
+                        /** @description The player's spark points on the banner after it. */
+                        spark_points_after: number;
+                    };
+                    /** @constant */
+                    chest_consumed: true;
+                    /** @description As in the chest-opening result: absent when that opening was not confirmed in time. */
+                    conversions?: {
+                        [key: string]: number;
+                    };
+                    experience_gained: number;
+                    fairness: {
+                        client_seed: string;
+                        nonce: number;
+                        /** @description SHA-256 of the server seed, published before the opening. */
+                        server_seed_hash: string;
+                    } | null;
+                    /** Format: uuid */
+                    opening_id: string;
+                    pity: {
+                        /** @description The pity group (the chest type's slug unless its rules name a group). */
+                        group: string;
+                        /** @description The counter after this opening (0 when it gave that rarity or better). */
+                        opens_since_after: number;
+                        /** @description Openings since the last one that gave that rarity or better, before this one. */
+                        opens_since_before: number;
+                        /** @description The rarity (or better) the counter waits for. */
+                        rarity: string;
+                        /** @description Whether the hard guarantee shaped this opening. */
+                        triggered: boolean;
+                    } | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp.
+                 */
+                opened_at: string;
+                statistics: {
+                    /** @description How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`. */
+                    rarity_breakdown: {
+                        [key: string]: number;
+                    };
+                    total_items: number;
+                };
+            }[];
+            meta: {
+                /** @description Balance left, by currency code, as a decimal string. */
+                balance: {
+                    [key: string]: string;
+                };
+                banner_id: string;
+                experience_gained: number;
+                /** @description Human-readable summary. */
+                message: string;
+                /** @description The caller's standing on the banner (its pity group's guarantee flag and counter, the banner's pulls and spark points). */
+                player: {
+                    /** @description Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one). */
+                    guaranteed_featured: boolean;
+                    /** @description The pity group's counter: openings since the last one that gave the chest's pity rarity or better. */
+                    pity: number;
+                    /** @description Pulls (openings) made on this banner. */
+                    pulls: number;
+                    /** @description Spark points on this banner: one per pull, `spark.cost` of them taken by an exchange. */
+                    spark_points: number;
+                };
+                /** @description Amount paid, by currency code. */
+                price_paid: {
+                    [key: string]: number;
+                };
+                /** @description 1 or 10. */
+                pulls: number;
+                /**
+                 * Format: uuid
+                 * @description The purchase that paid for the pull.
+                 */
+                purchase_id: string;
+            };
+        };
         CatalogChest: {
             attributes: {
                 description: string;
@@ -1491,6 +1877,19 @@ export interface components {
         };
         ChestOpening: {
             attributes: {
+                /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
+                banner?: {
+                    /** @description Whether the opening gave one of the featured collectibles. */
+                    featured: boolean;
+                    /** @description Whether the ten-pull floor re-rolled this opening's last item. */
+                    floor_rerolled: boolean;
+                    /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
+                    guaranteed_before: boolean;
+                    /** @description The banner (its id, the content slug). */
+                    id: string;
+                    /** @description The player's spark points on the banner after it. */
+                    spark_points_after: number;
+                };
                 /**
                  * Format: uuid
                  * @description The opened chest.
@@ -1592,6 +1991,19 @@ export interface components {
                     type: "collectible";
                 }[];
                 meta: {
+                    /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
+                    banner?: {
+                        /** @description Whether the opening gave one of the featured collectibles. */
+                        featured: boolean;
+                        /** @description Whether the ten-pull floor re-rolled this opening's last item. */
+                        floor_rerolled: boolean;
+                        /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
+                        guaranteed_before: boolean;
+                        /** @description The banner (its id, the content slug). */
+                        id: string;
+                        /** @description The player's spark points on the banner after it. */
+                        spark_points_after: number;
+                    };
                     /** @constant */
                     chest_consumed: true;
                     /** @description As in the chest-opening result: absent when that opening was not confirmed in time. */
@@ -1683,6 +2095,19 @@ export interface components {
                 };
             };
             meta: {
+                /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
+                banner?: {
+                    /** @description Whether the opening gave one of the featured collectibles. */
+                    featured: boolean;
+                    /** @description Whether the ten-pull floor re-rolled this opening's last item. */
+                    floor_rerolled: boolean;
+                    /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
+                    guaranteed_before: boolean;
+                    /** @description The banner (its id, the content slug). */
+                    id: string;
+                    /** @description The player's spark points on the banner after it. */
+                    spark_points_after: number;
+                };
                 /** @constant */
                 chest_consumed: true;
                 /** @description Duplicates converted, total per currency code (`{}`: none). Absent when collections had not confirmed the grant in time (the message says the collectibles are on their way): the conversions are then not known yet; `/players/me/openings` shows them once applied. */
@@ -2552,6 +2977,34 @@ export interface components {
                 id: string;
                 /** @constant */
                 type: "simulation";
+            };
+        };
+        SparkExchangeDocument: {
+            data: {
+                attributes: {
+                    banner_id: string;
+                    /** @description The featured collectible chosen, now in the collection (or shortly: see `meta.granted`). */
+                    collectible_id: string;
+                    /** @description Spark points taken. */
+                    cost: number;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC timestamp.
+                     */
+                    created_at: string;
+                };
+                /** Format: uuid */
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "spark_exchange";
+            };
+            meta: {
+                /** @description Whether collections confirmed the grant before the answer (else it lands shortly). */
+                granted: boolean;
+                /** @description Spark points left on the banner. */
+                spark_points_after: number;
             };
         };
         SpendLimitsDocument: {
@@ -5854,6 +6307,918 @@ export interface operations {
              *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
              */
             415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    listBanners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banners. */
+            200: {
+                headers: {
+                    /** @description `private, no-store` with a Bearer token (the answer carries the caller's standing in `meta.player`); absent otherwise. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["BannerListDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The banner (its content slug, not a UUID).
+                 * @example kraken-rising
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banner. */
+            200: {
+                headers: {
+                    /** @description `private, no-store` with a Bearer token (the answer carries the caller's standing in `meta.player`); absent otherwise. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["BannerDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such banner in the current content of this app, or an id that is not a slug (`banner_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getBannerOdds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The banner (its content slug, not a UUID).
+                 * @example kraken-rising
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banner odds document. */
+            200: {
+                headers: {
+                    /** @description `private, no-store` with a Bearer token (the answer carries the caller's standing in `meta.player`); absent otherwise. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["BannerOddsDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such banner in the current content of this app, or an id that is not a slug (`banner_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    pullBanner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per app and player) gives the first pull again, with `idempotent-replayed: true`. 1 to 255 printable ASCII characters.
+                 * @example order-1234
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description A banner's id (its content slug).
+                 * @example kraken-rising
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "pull",
+                 *         "attributes": {
+                 *           "count": 10,
+                 *           "currency": "gems"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            count: 1 | 10;
+                            /** @description currency code */
+                            currency: string;
+                        };
+                        /** @constant */
+                        type: "pull";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Pulled: one chest-opening result per pull, in order. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["BannerPullResult"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - an `Idempotency-Key` that is not 1 to 255 printable ASCII characters (`invalid_idempotency_key`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a paid currency, and the player's region or age is refused (`blocked_in_region`, `age_restricted`), or the amount would pass a spend limit (`spend_limit_reached`), as for a purchase
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such banner in this app (`banner_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - outside the banner's window (`banner_not_active`, `meta.starts_at`, `meta.ends_at`)
+             *     - the inventory would exceed its capacity (`inventory_full`)
+             *     - the balance is too low (`insufficient_funds`)
+             *     - the Idempotency-Key was used for another pull (`idempotency_key_reused`) or a pull with it is under way (`idempotency_key_in_use`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - the banner's chest cannot be bought with that currency (`price_unavailable`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - the app's content is not loaded yet (`content_unavailable`)
+             *     - the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    sparkBanner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per app and player) gives the first exchange again, with `idempotent-replayed: true`. 1 to 255 printable ASCII characters.
+                 * @example order-1234
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description A banner's id (its content slug).
+                 * @example kraken-rising
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "spark",
+                 *         "attributes": {
+                 *           "collectible_id": "sea-kraken"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description one of the banner's featured collectibles */
+                            collectible_id: string;
+                        };
+                        /** @constant */
+                        type: "spark";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Exchanged: the collectible is granted. */
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["SparkExchangeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - an `Idempotency-Key` that is not 1 to 255 printable ASCII characters (`invalid_idempotency_key`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such banner in this app (`banner_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - too few spark points (`spark_points_insufficient`, `meta.spark_points`, `meta.cost`)
+             *     - the banner has no spark (`spark_unavailable`)
+             *     - outside the banner's window (`banner_not_active`)
+             *     - the Idempotency-Key was used for another exchange (`idempotency_key_reused`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - the collectible is not one of the banner's featured ones (`not_featured`)
+             */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -21,6 +21,7 @@ import { adminChestDropsEndpoint } from './endpoints/admin-chest-drops.js';
 import { adminSimulateEndpoint } from './endpoints/admin-simulate.js';
 import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
+import { getBannerEndpoint, getBannerOddsEndpoint, listBannersEndpoint } from './endpoints/banners.js';
 import { getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
 import { getChestOddsEndpoint } from './endpoints/catalog-odds.js';
 import { observedOddsEndpoint } from './endpoints/observed-odds.js';
@@ -98,6 +99,9 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     getChestOddsEndpoint(deps),
     observedOddsEndpoint(deps),
     oddsLogEndpoint(deps),
+    listBannersEndpoint(deps),
+    getBannerEndpoint(deps),
+    getBannerOddsEndpoint(deps),
     getFairnessEndpoint(deps),
     rotateSeedEndpoint(deps),
     listPityEndpoint(deps),

@@ -322,6 +322,15 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', `/api/v1/openings/${opened}/verification`, { token });
     await go('GET', `/api/v1/openings/${randomUUID()}/verification`, { token }); // 404
 
+    // Gacha banners: the demo's kraken-rising, anonymous and as the player.
+    await go('GET', '/api/v1/banners');
+    await go('GET', '/api/v1/banners', { token });
+    await go('GET', '/api/v1/banners/kraken-rising', { token });
+    await go('GET', '/api/v1/banners/no-such-banner'); // 404
+    await go('GET', '/api/v1/banners/kraken-rising/odds');
+    await go('GET', '/api/v1/banners/kraken-rising/odds', { token });
+    await go('GET', '/api/v1/banners/Not_A_Slug/odds'); // 404
+
     // Collections and collectibles, anonymous and as the player.
     const collectionId = (await go('GET', '/api/v1/collections?page[limit]=2')).data[0]!.id;
     await go('GET', `/api/v1/collections/${collectionId}?include=collectibles`, { token });

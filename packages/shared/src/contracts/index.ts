@@ -18,3 +18,4 @@ export * from './admin.js';
 export * from './compliance.js';
 export * from './domain-events.js';
 export * from './spend-limits.js';
+export * from './banners.js';

@@ -5,6 +5,7 @@ import { playerOwnRoutes, playerSessionRoutes } from './players.js';
 import { creditRoutes, currencyRoutes } from './currencies.js';
 import { collectionRoutes, playerCollectionRoutes } from './collections.js';
 import { catalogRoutes, chestActionRoutes } from './chests.js';
+import { bannerRoutes } from './banners.js';
 import { inventoryRoutes } from './inventory.js';
 import { mailboxRoutes } from './mailbox.js';
 import { fairnessRoutes } from './fairness.js';
@@ -19,7 +20,7 @@ import { bannerPullRoutes } from './banner-pulls.js';
  */
 export default async function v1Routes(app: FastifyInstance) {
   await credentialScopes(app, {
-    app: [playerSessionRoutes, currencyRoutes, collectionRoutes, catalogRoutes],
+    app: [playerSessionRoutes, currencyRoutes, collectionRoutes, catalogRoutes, bannerRoutes],
     player: [
       playerOwnRoutes,
       creditRoutes,

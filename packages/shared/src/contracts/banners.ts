@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { UuidSchema } from './context.js';
+import { ChestDisclosureSchema } from './fairness.js';
+import { defineQuery } from './subject.js';
+
+/**
+ * The read side of gacha banners (DESIGN.md §8): the app's current and coming banners, one banner,
+ * and its odds document (docs/fairness.md, "Banner pulls"). A banner's API id is its content slug.
+ */
+
+/** A banner id as content writes a slug: anything else names no banner (the gateway answers 404 for it). */
+const BannerId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
+
+/** A banner as the chests service shows it (collectibles named by their API ids, the chest type by its catalog id). */
+export const BannerViewSchema = z.object({
+  id: BannerId,
+  name: z.string(),
+  /** ISO 8601 UTC, as the content states them: pulls from `startsAt` up to, not including, `endsAt`. */
+  startsAt: z.string(),
+  endsAt: z.string(),
+  /** Whether it takes pulls now. */
+  active: z.boolean(),
+  featured: z.object({ rarity: z.string(), collectibles: z.array(z.string()), share: z.number() }),
+  guarantee: z.boolean(),
+  /** Null: no spark. `currency` null: points left at the end lapse. */
+  spark: z.object({ cost: z.number().int(), currency: z.string().nullable() }).nullable(),
+  /** The group whose guarantee flag and pity counter its pulls carry (the slug when the content names none). */
+  pityGroup: z.string(),
+  tenPullFloor: z.string().nullable(),
+  chestTypeId: UuidSchema,
+});
+export type BannerView = z.infer<typeof BannerViewSchema>;
+
+/** The caller's standing on a banner: its pulls and spark points, the group's guarantee flag and pity counter. */
+export const BannerPlayerSchema = z.object({
+  pulls: z.number().int().min(0),
+  sparkPoints: z.number().int().min(0),
+  guaranteedFeatured: z.boolean(),
+  pity: z.number().int().min(0),
+});
+export type BannerPlayer = z.infer<typeof BannerPlayerSchema>;
+
+/** A banner with, for a caller with a token (ctx.playerId), their standing on it. */
+const BannerWithPlayerSchema = BannerViewSchema.extend({ player: BannerPlayerSchema.optional() });
+
+/** The active and coming banners of ctx.appId's current content (those whose `ends_at` is ahead), in content order. */
+export const ListBanners = defineQuery('chests.v1.list_banners', z.object({}), z.object({ banners: z.array(BannerWithPlayerSchema) }), {
+  callers: ['gateway'],
+});
+
+/** One banner of ctx.appId's current content (404 banner_not_found when unknown; an ended one is still found). */
+export const GetBanner = defineQuery('chests.v1.get_banner', z.object({ bannerId: BannerId }), BannerWithPlayerSchema, {
+  callers: ['gateway'],
+});
+
+/** Expected single pulls to the first featured collectible; null when the banner can never give one. */
+const ExpectedPullsSchema = z.number().nullable();
+
+/**
+ * A banner's odds document: the banner, its chest type's rules and rule inputs at the rules version
+ * its pulls roll (the chest's odds disclosure), the long-run featured share and the expected pulls
+ * to a featured collectible from a fresh standing, with and without the guarantee; with a token,
+ * the caller's standing and the expected pulls from it. 404 banner_not_found when unknown.
+ */
+export const GetBannerOdds = defineQuery(
+  'chests.v1.get_banner_odds',
+  z.object({ bannerId: BannerId }),
+  z.object({
+    banner: BannerViewSchema,
+    rulesVersion: z.number().int().min(1),
+    rules: ChestDisclosureSchema.shape.rules,
+    ruleInputs: ChestDisclosureSchema.shape.ruleInputs,
+    longRunFeaturedShare: z.number(),
+    expectedPullsToFeatured: z.object({ withGuarantee: ExpectedPullsSchema, withoutGuarantee: ExpectedPullsSchema }),
+    player: BannerPlayerSchema.extend({ expectedPullsToFeatured: ExpectedPullsSchema }).optional(),
+  }),
+  { callers: ['gateway'] },
+);

@@ -1,0 +1,120 @@
+import {
+  AppError,
+  appOf,
+  endpoint,
+  expectedPullsToFeatured,
+  GetBanner,
+  GetBannerOdds,
+  ListBanners,
+  longRunFeaturedShare,
+  optionalCallerOf,
+  type BannerPlayer,
+  type BannerView,
+  type CallContext,
+} from '@ccs/shared';
+import { currentBanners, findBanner, isActive, type Banner } from '../banners/banners.js';
+import type { ChestsDeps } from '../deps.js';
+import { findChestType } from '../repositories/chest-types-repo.js';
+import { readBannerStanding } from '../repositories/banners-repo.js';
+import { disclose } from './catalog-odds.js';
+
+/** The read side of gacha banners (DESIGN.md §8): the app's banners, one banner, a banner's odds document. */
+
+const bannerNotFound = () => AppError.notFound('banner_not_found', 'No banner with this id in the app.', { parameter: 'id' });
+
+/** A banner as the API shows it, at `now`. */
+export function bannerView(b: Banner, now: Date): BannerView {
+  const c = b.content;
+  return {
+    id: b.id,
+    name: c.name,
+    startsAt: c.starts_at,
+    endsAt: c.ends_at,
+    active: isActive(b, now),
+    featured: { rarity: c.featured.rarity, collectibles: [...c.featured.collectibles], share: c.featured.share },
+    guarantee: c.guarantee,
+    spark: c.spark ? { cost: c.spark.cost, currency: c.spark.currency ?? null } : null,
+    pityGroup: b.group,
+    tenPullFloor: c.ten_pull_floor ?? null,
+    chestTypeId: b.chestTypeId,
+  };
+}
+
+/** The caller's standing on a banner, when the call carries a player (undefined otherwise). */
+async function standingOf(deps: ChestsDeps, appId: string, ctx: CallContext, b: Banner): Promise<BannerPlayer | undefined> {
+  const playerId = optionalCallerOf(ctx);
+  if (!playerId) return undefined;
+  return readBannerStanding(deps.pool, appId, playerId, b.group, b.id);
+}
+
+/** Expected pulls as a JSON number: null where the banner can never give a featured collectible. */
+const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/** chests.v1.list_banners: the banners of the current content whose window has not ended, in content order. */
+export function listBannersEndpoint(deps: ChestsDeps) {
+  return endpoint(ListBanners, async (_req, ctx) => {
+    const appId = appOf(ctx);
+    const now = new Date();
+    const open = (await currentBanners(deps, appId)).filter((b) => now < b.endsAt);
+    const banners = await Promise.all(
+      open.map(async (b) => {
+        const player = await standingOf(deps, appId, ctx, b);
+        return { ...bannerView(b, now), ...(player ? { player } : {}) };
+      }),
+    );
+    return { banners };
+  });
+}
+
+/** chests.v1.get_banner: one banner of the current content (an ended one too). */
+export function getBannerEndpoint(deps: ChestsDeps) {
+  return endpoint(GetBanner, async (req, ctx) => {
+    const appId = appOf(ctx);
+    const b = await findBanner(deps, appId, req.bannerId);
+    if (!b) throw bannerNotFound();
+    const player = await standingOf(deps, appId, ctx, b);
+    return { ...bannerView(b, new Date()), ...(player ? { player } : {}) };
+  });
+}
+
+/**
+ * chests.v1.get_banner_odds: the banner odds document (docs/fairness.md, "Banner pulls"): the
+ * banner, its chest type's rules in force (those its pulls roll) with their inputs, the long-run
+ * featured share and the exact expected pulls to a featured collectible, from a fresh standing
+ * with and without the guarantee, and from the caller's standing when there is one.
+ */
+export function getBannerOddsEndpoint(deps: ChestsDeps) {
+  return endpoint(GetBannerOdds, async (req, ctx) => {
+    const appId = appOf(ctx);
+    const b = await findBanner(deps, appId, req.bannerId);
+    if (!b) throw bannerNotFound();
+    // Not catalog-only: a content version applied meanwhile may have left the chest type out.
+    const type = await findChestType(deps.pool, appId, b.chestTypeId, { catalogOnly: false });
+    if (!type) throw bannerNotFound();
+    const resolved = await deps.drops.resolve(appId, type);
+    const disclosed = disclose(resolved);
+    const rules = { featured: b.content.featured, guarantee: b.content.guarantee, ten_pull_floor: b.content.ten_pull_floor };
+    const standing = await standingOf(deps, appId, ctx, b);
+    return {
+      banner: bannerView(b, new Date()),
+      rulesVersion: disclosed.rulesVersion,
+      rules: disclosed.rules,
+      ruleInputs: disclosed.ruleInputs,
+      longRunFeaturedShare: longRunFeaturedShare(rules),
+      expectedPullsToFeatured: {
+        withGuarantee: finite(expectedPullsToFeatured(resolved.table, { ...rules, guarantee: true })),
+        withoutGuarantee: finite(expectedPullsToFeatured(resolved.table, { ...rules, guarantee: false })),
+      },
+      ...(standing
+        ? {
+            player: {
+              ...standing,
+              expectedPullsToFeatured: finite(
+                expectedPullsToFeatured(resolved.table, rules, { pity: standing.pity, guaranteedFeatured: standing.guaranteedFeatured }),
+              ),
+            },
+          }
+        : {}),
+    };
+  });
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { Count, NoRelationships, Timestamp } from './jsonapi.js';
+
+/** Response schemas of gacha banners (DESIGN.md §8): the list, one banner, a banner's odds document. */
+
+const BannerId = z.string().describe("The banner's id: its content slug.");
+
+const Featured = z
+  .object({
+    rarity: z.string().describe('The featured rarity.'),
+    collectibles: z.array(z.string()).describe('The featured collectibles (collectible ids), in the order the featured roll draws from.'),
+    share: z.number().gt(0).max(1).describe('Probability that an item of the featured rarity is featured (0.5: a 50/50).'),
+  })
+  .describe('The rate-up.');
+
+const Spark = z
+  .object({
+    cost: z.number().int().min(1).describe('Spark points (one per pull) that buy one featured collectible of choice.'),
+    currency: z.string().nullable().describe("What points left at the banner's end convert to; null: they lapse."),
+  })
+  .nullable()
+  .describe('The spark; null when the banner has none.');
+
+/** What the banner and its odds document share. */
+const BannerMembers = {
+  starts_at: Timestamp.describe('The window: pulls from `starts_at`…'),
+  ends_at: Timestamp.describe('…up to, not including, `ends_at`.'),
+  featured: Featured,
+  guarantee: z
+    .boolean()
+    .describe("After an off-banner item of the featured rarity, the player's next one from banners of the same pity group is featured for certain."),
+  spark: Spark,
+  pity_group: z.string().describe('Banners of one group share the guarantee flag and the pity counter (the banner id when the content names none).'),
+  ten_pull_floor: z.string().nullable().describe('A ten-pull gives at least one item of this rarity or better; null: no floor.'),
+};
+
+/** The caller's standing on a banner. */
+const PlayerStanding = {
+  pulls: Count.describe('Pulls (openings) the caller made on this banner.'),
+  spark_points: Count.describe("The caller's spark points on this banner."),
+  guaranteed_featured: z.boolean().describe('Whether their next item of the featured rarity in this pity group is featured for certain.'),
+  pity: Count.describe("The pity group's counter: openings since the pity rarity or better."),
+};
+
+const BannerMeta = z
+  .object({
+    player: z.object(PlayerStanding).optional().describe("With a Bearer token: the caller's standing on the banner."),
+  })
+  .describe('With a Bearer token, `player`; empty otherwise.');
+
+/** A gacha banner. */
+export const Banner = component(
+  'Banner',
+  "A gacha banner (DESIGN.md §8): a time-limited way to pull its chest type (`relationships.chest_type`, a catalog chest), with a featured rate-up, a guarantee carried over within the pity group, a spark and a ten-pull floor. With a Bearer token, `meta.player` is the caller's standing.",
+  z.object({
+    type: z.literal('banner'),
+    id: BannerId,
+    attributes: z.object({
+      name: z.string(),
+      ...BannerMembers,
+      active: z.boolean().describe('Whether it takes pulls now.'),
+    }),
+    relationships: z.object({
+      chest_type: z.object({ data: z.object({ type: z.literal('chest'), id: UuidSchema.describe('The catalog chest it pulls.') }) }),
+    }),
+    meta: BannerMeta,
+  }),
+);
+
+/** The active and coming banners. */
+export const BannerListDocument = component(
+  'BannerListDocument',
+  "The app's active and coming banners (those whose `ends_at` is ahead), in content order; an ended banner is not listed.",
+  z.object({ data: z.array(Banner), meta: z.object({ total_count: Count }) }),
+);
+
+/** One banner. */
+export const BannerDocument = component('BannerDocument', 'One banner (an ended one too).', z.object({ data: Banner }));
+
+const ExpectedPulls = z.number().min(0).nullable();
+
+/** A banner's odds document (docs/fairness.md, "Banner pulls"). */
+export const BannerOddsDocument = component(
+  'BannerOddsDocument',
+  'Everything a banner pull depends on besides the seeds (docs/fairness.md, "Banner pulls"): the banner\'s featured roll, guarantee, spark and ten-pull floor, and its chest type\'s `rules` and `rule_inputs` at `rules_version` (what `GET /chests/{chest_type_id}/odds?rules_version=` gives), so that `scripts/verify-opening.mjs --banner` recomputes a banner opening from this document alone.',
+  z.object({
+    data: z.object({
+      type: z.literal('banner_odds'),
+      id: BannerId,
+      attributes: z.object({
+        chest_type_id: UuidSchema.describe('The catalog chest the banner pulls.'),
+        rules_version: z.number().int().min(1).describe("The content version of the chest's rules its pulls roll now."),
+        ...BannerMembers,
+        long_run_featured_share: z
+          .number()
+          .min(0)
+          .max(1)
+          .describe(
+            'The share of featured collectibles among items of the featured rarity in the long run: `share`, or 1 / (2 − share) with the guarantee.',
+          ),
+        expected_pulls_to_featured: z
+          .object({
+            with_guarantee: ExpectedPulls,
+            without_guarantee: ExpectedPulls,
+          })
+          .describe(
+            'The exact expected number of single pulls from a fresh standing to the first featured collectible, as if the banner had the guarantee and as if it had not (null: never).',
+          ),
+        rules: z.record(z.string(), z.unknown()).describe("The chest's published rules of that version, as its odds document gives them."),
+        rule_inputs: z
+          .object({
+            rarities: z.array(z.object({ id: z.string(), drop_rate: z.number(), rank: z.number().int() })),
+            collectibles: z.array(z.object({ id: z.string(), collection_id: z.string(), rarity: z.string() })),
+          })
+          .describe("What the rules are read against: the version's rarities, and the collectibles of the chest's pool in content order."),
+      }),
+      relationships: NoRelationships,
+    }),
+    meta: z
+      .object({
+        player: z
+          .object({
+            ...PlayerStanding,
+            expected_pulls_to_featured: ExpectedPulls.describe(
+              'Expected single pulls from the caller’s standing to their next featured collectible (null: never).',
+            ),
+          })
+          .optional()
+          .describe("With a Bearer token: the caller's standing on the banner."),
+      })
+      .describe('With a Bearer token, `player`; empty otherwise.'),
+  }),
+);
