@@ -75,7 +75,8 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     }
     expect(body.meta).toMatchObject({ banner_id: 'kraken-rising', pulls: 10, price_paid: { coins: 25000 } });
     expect(body.meta.player).toMatchObject({ pulls: 10, spark_points: 10 });
-    expect(Number((await wallet(stack, p)).coins!.balance)).toBe(before - 25000);
+    // The balance right after the debit (duplicates converted into coins are credited after it).
+    expect(Number((body.meta.balance as Record<string, string>).coins)).toBe(before - 25000);
     const items = body.data.reduce((n, d) => n + d.collectibles.length, 0);
     expect(await granted(body.data.map((d) => d.meta.opening_id))).toBe(items);
     // The openings list shows the banner too.
@@ -102,7 +103,9 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     const next = (await pull(p, 'kraken-rising', 1)).json() as { data: Result[] };
     expect(next.data[0]!.meta.banner).toMatchObject({ guaranteed_before: true, featured: true });
     expect(next.data[0]!.collectibles.some((c) => c.id === 'sea-kraken')).toBe(true);
-    expect(await standing(p, 'kraken-rising')).toMatchObject({ guaranteed_featured: false, opens_since: 0 });
+    // The flag after it is the last legendary's verdict: cleared by a featured one, set again by an off-banner one after it.
+    const legendaries = next.data[0]!.collectibles.filter((c) => c.attributes.rarity === 'legendary');
+    expect(await standing(p, 'kraken-rising')).toMatchObject({ guaranteed_featured: legendaries.at(-1)!.id !== 'sea-kraken', opens_since: 0 });
   });
 
   it('exchanges spark points exactly once under racing requests, and grants the chosen collectible once', async () => {
@@ -171,7 +174,16 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       const now = Date.now();
       const at = (days: number) => new Date(now + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const base = content.banners![0]!;
+      // A chest like the Abyssal one where a legendary is rare and no pity helps: ten-pulls need their floor.
+      const abyssal = content.chests.find((c) => c.id === 'abyssal-chest')!;
+      content.chests.push({
+        ...abyssal,
+        id: 'deep-chest',
+        name: 'Deep Chest',
+        rules: { ...abyssal.rules, pity: undefined, rarity_weights: { common: 0.8, rare: 0.199, legendary: 0.001 } },
+      });
       content.banners = [
+        { ...base, slug: 'deep', chest: 'deep-chest' },
         { ...base, slug: 'tide-one', pity_group: 'tides', allow_overlap: true, starts_at: at(-1), ends_at: at(10) },
         { ...base, slug: 'tide-two', pity_group: 'tides', allow_overlap: true, starts_at: at(-1), ends_at: at(10) },
         { ...base, slug: 'later', starts_at: at(5), ends_at: at(9) },
@@ -195,7 +207,33 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       expect(res.statusCode, res.body).toBe(200);
       expect((res.json() as { data: Result[] }).data[0]!.meta.banner).toMatchObject({ id: 'tide-two', guaranteed_before: true, featured: true });
       // Spark points are the banner's own.
-      expect(res.json().meta.player).toMatchObject({ spark_points: 1, guaranteed_featured: false });
+      const legendaries = (res.json() as { data: Result[] }).data[0]!.collectibles.filter((c) => c.attributes.rarity === 'legendary');
+      expect(res.json().meta.player).toMatchObject({ spark_points: 1, guaranteed_featured: legendaries.at(-1)!.id !== 'sea-kraken' });
+    });
+
+    it("the server's verification recomputes every opening of pulls, the 50/50, the guarantee and the floor's re-roll included", async () => {
+      const p = await registerPlayer(stack, apiKey);
+      await studioGrant(stack, p, 'coins', '1000000');
+      const openings: Result[] = [];
+      // Legendaries are 1 in 1,000 items here: almost every ten-pull has its tenth opening's last item re-rolled.
+      for (let i = 0; i < 3 && !openings.some((o) => o.meta.banner.floor_rerolled); i++) {
+        const res = await pull(p, 'deep', 10);
+        expect(res.statusCode, res.body).toBe(200);
+        const got = (res.json() as { data: Result[] }).data;
+        expect(got.some((o) => o.collectibles.some((c) => c.attributes.rarity === 'legendary'))).toBe(true);
+        openings.push(...got);
+      }
+      expect(openings.some((o) => o.meta.banner.floor_rerolled)).toBe(true);
+      await setStanding(p, 'tides', { guaranteed: true, pity: 14 });
+      openings.push(...((await pull(p, 'tide-one', 1)).json() as { data: Result[] }).data);
+      expect(openings.at(-1)!.meta.banner).toMatchObject({ guaranteed_before: true, featured: true });
+      const headers = jsonApiHeaders(apiKey, p.token);
+      expect((await stack.inject({ method: 'POST', url: '/api/v1/players/me/fairness/rotate', headers })).statusCode).toBe(200);
+      for (const o of openings) {
+        const v = await stack.inject({ method: 'GET', url: `/api/v1/openings/${o.meta.opening_id}/verification`, headers });
+        expect(v.statusCode, v.body).toBe(200);
+        expect(v.json().data.attributes.matches, `opening ${o.meta.opening_id} ${JSON.stringify(o.meta.banner)}`).toBe(true);
+      }
     });
 
     it('refuses a pull before the window opens and after it closes (409 banner_not_active), debiting nothing', async () => {

@@ -318,3 +318,23 @@ export function expectedPullsToFeatured(table: DropTable, banner: BannerRules, f
   );
   return e[counter]!;
 }
+
+/**
+ * One opening of a banner pull recomputed on its own from what it recorded (the server's
+ * verification of one opening): its table at the recorded pity counter, the flag it started with,
+ * and, when the ten-pull floor re-rolled it, its last item drawn again from its stream continued,
+ * as pullBanner does. The same draws in the same order as pullBanner's.
+ */
+export function recomputeBannerOpening(
+  table: DropTable,
+  banner: BannerRules,
+  recorded: { pityBefore: number; guaranteedBefore: boolean; floorRerolled: boolean },
+  random: RandomSource,
+): BannerItem[] {
+  const r = rollBannerOpening(tableAtCounter(table, recorded.pityBefore), banner, recorded.guaranteedBefore, random);
+  const floor = banner.ten_pull_floor;
+  if (!recorded.floorRerolled || floor === undefined || r.items.length === 0) return r.items;
+  const slot = r.items.length - 1;
+  const drawn = drawSlot(table, banner, featuredPools(table, banner), floorDistribution(table, floor), slot, r.guaranteedBeforeLast, random);
+  return [...r.items.slice(0, slot), drawn.item];
+}

@@ -10,6 +10,8 @@ import {
   guaranteedWithin,
   ListPity,
   rollTable,
+  recomputeBannerOpening,
+  type BannerContent,
   RotateSeed,
   tableAtCounter,
   tableOdds,
@@ -20,6 +22,8 @@ import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
 import { pityGroupOf } from '../opening/roll-openings.js';
+import type { ResolvedChestType } from '../opening/drop-tables.js';
+import { findBanner } from '../banners/banners.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { findOpening } from '../repositories/openings-repo.js';
 import { catalogPityTypes, pityCounters } from '../repositories/pity-repo.js';
@@ -135,11 +139,20 @@ export function verifyOpeningEndpoint(deps: ChestsDeps) {
       resolved.content.rarities,
       resolved.content.collectibles.map((c) => ({ id: c.id, collectionId: c.collection_id, rarity: c.rarity })),
     );
-    const recomputed = rollTable(tableAtCounter(table, before), fairRandom(serverSeed, seed.clientSeed, opening.fairness.nonce)).map((it) => ({
-      slot: it.slot,
-      collectibleId: it.collectibleId,
-      rarity: it.rarity,
-    }));
+    const random = fairRandom(serverSeed, seed.clientSeed, opening.fairness.nonce);
+    // A banner pull's opening: the banner's draw (the 50/50, the flag it started with, the floor's re-roll).
+    const banner = opening.banner && (await bannerRulesOf(deps, appId, opening.banner.bannerId, resolved));
+    if (opening.banner && !banner) throw fairnessErrors.notVerifiable();
+    const rolled =
+      opening.banner && banner
+        ? recomputeBannerOpening(
+            table,
+            banner,
+            { pityBefore: before, guaranteedBefore: opening.banner.guaranteedBefore, floorRerolled: opening.banner.floorRerolled },
+            random,
+          )
+        : rollTable(tableAtCounter(table, before), random);
+    const recomputed = rolled.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, rarity: it.rarity }));
     const stored = opening.items.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, rarity: it.rarity }));
     return {
       openingId: opening.openingId,
@@ -156,4 +169,9 @@ export function verifyOpeningEndpoint(deps: ChestsDeps) {
       matches: JSON.stringify(recomputed) === JSON.stringify(stored),
     };
   });
+}
+
+/** The rules of the banner an opening was pulled on, looked up as the roll did (bannerToRoll): its rules version's content, then the current one. */
+async function bannerRulesOf(deps: ChestsDeps, appId: string, slug: string, resolved: ResolvedChestType): Promise<BannerContent | undefined> {
+  return resolved.content.banners.find((b) => b.slug === slug) ?? (await findBanner(deps, appId, slug))?.content;
 }

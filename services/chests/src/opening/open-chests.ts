@@ -229,13 +229,12 @@ async function lockedState(tx: Queryable, cmd: OpenCommand, before: Turn['state'
 }
 
 /**
- * The banner a banner pull's chest opens as: the app's current banner of that slug, else the one of
- * the content version its rules came from; none (an ordinary opening) when the banner is gone or
+ * The banner a banner pull's chest opens as: the one of that slug in the content version its rules
+ * came from, else the app's current one (the server's verification looks in the same order); none (an ordinary opening) when the banner is gone or
  * now pulls another chest type.
  */
 async function bannerToRoll(tools: OpeningTools, appId: string, slug: string, resolved: ResolvedChestType): Promise<BannerToRoll | undefined> {
-  const current = await findBanner(tools, appId, slug);
-  const content = current?.content ?? resolved.content.banners.find((b) => b.slug === slug);
+  const content = resolved.content.banners.find((b) => b.slug === slug) ?? (await findBanner(tools, appId, slug))?.content;
   if (!content || content.chest !== resolved.type.slug) return undefined;
   return { id: content.slug, group: bannerGroupOf(content), rules: content };
 }
