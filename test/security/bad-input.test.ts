@@ -104,6 +104,13 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       listBanners: same(player(), 200),
       getBanner: same(player({ id: 'kraken-rising' }), 200),
       getBannerOdds: same(player({ id: 'kraken-rising' }), 200),
+      pullBanner: {
+        target: player({ id: 'kraken-rising' }, { data: { type: 'pull', attributes: { count: 1, currency: 'coins' } } }),
+        safe: player({ id: 'no-such-banner' }, { data: { type: 'pull', attributes: { count: 1, currency: 'coins' } } }),
+        safeStatus: 404,
+      },
+      // Without spark points: 409 spark_points_insufficient, nothing changes.
+      sparkBanner: same(player({ id: 'kraken-rising' }, { data: { type: 'spark', attributes: { collectible_id: 'sea-kraken' } } }), 409),
       openChest: open,
       openChestPost: open,
       openChests: {

@@ -330,6 +330,13 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/banners/kraken-rising/odds');
     await go('GET', '/api/v1/banners/kraken-rising/odds', { token });
     await go('GET', '/api/v1/banners/Not_A_Slug/odds'); // 404
+    await credit(`/api/v1/currencies/${coins}/credit`, '2500');
+    const pull = { data: { type: 'pull', attributes: { count: 1, currency: 'coins' } } };
+    await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull });
+    await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull }); // 409 insufficient_funds
+    await go('POST', '/api/v1/banners/no-such-banner/pull', { token, body: pull }); // 404
+    await go('POST', '/api/v1/banners/kraken-rising/spark', { token, body: { data: { type: 'spark', attributes: { collectible_id: 'sea-kraken' } } } }); // 409
+    await go('POST', '/api/v1/banners/kraken-rising/spark', { token, body: { data: { type: 'spark', attributes: { collectible_id: 'x' } } } }); // 422
 
     // Collections and collectibles, anonymous and as the player.
     const collectionId = (await go('GET', '/api/v1/collections?page[limit]=2')).data[0]!.id;
