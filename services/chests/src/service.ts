@@ -31,6 +31,7 @@ import { inventoryEndpoint } from './endpoints/inventory.js';
 import { listOpeningsEndpoint } from './endpoints/list-openings.js';
 import { claimMailboxItemEndpoint, listMailboxEndpoint } from './endpoints/mailbox.js';
 import { openBatchEndpoint } from './endpoints/open-batch.js';
+import { sparkSettlement } from './workers/spark-settlement.js';
 import { pullBannerEndpoint } from './endpoints/pull-banner.js';
 import { sparkBannerEndpoint } from './endpoints/spark-banner.js';
 import { openChestEndpoint } from './endpoints/open-chest.js';
@@ -152,6 +153,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
           paymentsSweeper(deps),
           openingsRetention(pool, log, config.OPENINGS_RETENTION_DAYS),
           mailboxSweeper(pool, log),
+          sparkSettlement(deps),
           redisCloser,
           { start: () => undefined, stop: async () => notices.close() },
           followContentChanges(deps),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readContentFile, type AppContent } from '@ccs/shared';
-import { jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
+import { AdminLoadContent, readContentFile, type AppContent } from '@ccs/shared';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError } from '../../support/jsonapi-schema.js';
 import { appOfToken } from '../../support/grant-currency.js';
 import { createApp, registerPlayer, sql, studioGrant, wallet, type Player } from '../../../services/chests/test/support/chests.js';
@@ -13,7 +13,8 @@ import { createApp, registerPlayer, sql, studioGrant, wallet, type Player } from
 describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startStack();
+    // Spark points left at a banner's end settle within a second here (default: a minute).
+    stack = await startStack({ env: { SPARK_SETTLE_INTERVAL_MS: '1000' } });
   });
   afterAll(async () => stack?.close());
 
@@ -169,8 +170,10 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
 
   describe('banners of one pity group, and windows', () => {
     let apiKey: string;
+    let appId: string;
+    let content: AppContent;
     beforeAll(async () => {
-      const content: AppContent = readContentFile();
+      content = readContentFile();
       const now = Date.now();
       const at = (days: number) => new Date(now + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const base = content.banners![0]!;
@@ -188,8 +191,11 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
         { ...base, slug: 'tide-two', pity_group: 'tides', allow_overlap: true, starts_at: at(-1), ends_at: at(10) },
         { ...base, slug: 'later', starts_at: at(5), ends_at: at(9) },
         { ...base, slug: 'over', starts_at: at(-9), ends_at: at(-5) },
+        { ...base, slug: 'ebb', pity_group: 'ebb', starts_at: at(-1), ends_at: at(10), spark: { cost: 10, currency: 'coins' } },
       ];
-      apiKey = (await createApp(stack, content)).publishableKey;
+      const app = await createApp(stack, content);
+      apiKey = app.publishableKey;
+      appId = app.appId;
     });
 
     it('carries the guarantee and the pity counter to the next banner of the group', async () => {
@@ -234,6 +240,38 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
         expect(v.statusCode, v.body).toBe(200);
         expect(v.json().data.attributes.matches, `opening ${o.meta.opening_id} ${JSON.stringify(o.meta.banner)}`).toBe(true);
       }
+    });
+
+    it("converts spark points left at the banner's end into its spark currency, once, and refuses the spark after it", async () => {
+      const p = await registerPlayer(stack, apiKey);
+      await studioGrant(stack, p, 'coins', '100000');
+      const pulled = await pull(p, 'ebb', 10);
+      expect(pulled.statusCode, pulled.body).toBe(200);
+      expect(pulled.json().meta.player.spark_points).toBe(10);
+      expect((await spark(p, 'ebb', 'sea-kraken')).statusCode).toBe(201);
+      expect((await pull(p, 'ebb', 1)).json().meta.player.spark_points).toBe(1);
+      const ended = structuredClone(content);
+      const ebb = ended.banners!.find((b) => b.slug === 'ebb')!;
+      ebb.ends_at = new Date(Date.now() - 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      await stack.bus.request(AdminLoadContent, { appId, content: ended }, { requestId: randomUUID() });
+      const settled = await eventually(async () => {
+        const [row] = await sql<{ points: number; settled_points: number | null }>(
+          stack,
+          "SELECT points, settled_points FROM chests.banner_sparks WHERE player_id = $1 AND banner = 'ebb'",
+          [p.id],
+        );
+        expect(row!.settled_points).toBe(1);
+        return row!;
+      }, 20_000);
+      expect(settled.points).toBe(0);
+      const credits = await eventually(async () => {
+        const rows = await sql<{ amount: string }>(stack, "SELECT delta AS amount FROM wallet.ledger WHERE player_id = $1 AND reason = 'spark_conversion'", [p.id]);
+        expect(rows).toHaveLength(1);
+        return rows;
+      }, 20_000);
+      expect(Number(credits[0]!.amount)).toBe(1);
+      expectError(await spark(p, 'ebb', 'sea-kraken'), 409, 'banner_not_active');
+      expectError(await pull(p, 'ebb', 1), 409, 'banner_not_active');
     });
 
     it('refuses a pull before the window opens and after it closes (409 banner_not_active), debiting nothing', async () => {

@@ -4,7 +4,7 @@ import { DecimalSchema, UuidSchema } from './context.js';
 import { defineSubject } from './subject.js';
 import { CurrencyCodeSchema } from './wallet.js';
 
-/** A banner's API id: its content slug. */
+/** A banner's API id: its content slug; anything else names no banner (the gateway answers 404 for it). */
 export const BannerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
 
 /** A player's standing on a banner after a pull or an exchange (DESIGN.md §8, `meta.player`). */

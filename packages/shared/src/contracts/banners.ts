@@ -2,14 +2,12 @@ import { z } from 'zod';
 import { UuidSchema } from './context.js';
 import { ChestDisclosureSchema } from './fairness.js';
 import { defineQuery } from './subject.js';
+import { BannerIdSchema as BannerId, BannerStandingViewSchema } from './banner-pulls.js';
 
 /**
  * The read side of gacha banners (DESIGN.md §8): the app's current and coming banners, one banner,
  * and its odds document (docs/fairness.md, "Banner pulls"). A banner's API id is its content slug.
  */
-
-/** A banner id as content writes a slug: anything else names no banner (the gateway answers 404 for it). */
-const BannerId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
 
 /** A banner as the chests service shows it (collectibles named by their API ids, the chest type by its catalog id). */
 export const BannerViewSchema = z.object({
@@ -32,12 +30,7 @@ export const BannerViewSchema = z.object({
 export type BannerView = z.infer<typeof BannerViewSchema>;
 
 /** The caller's standing on a banner: its pulls and spark points, the group's guarantee flag and pity counter. */
-export const BannerPlayerSchema = z.object({
-  pulls: z.number().int().min(0),
-  sparkPoints: z.number().int().min(0),
-  guaranteedFeatured: z.boolean(),
-  pity: z.number().int().min(0),
-});
+export const BannerPlayerSchema = BannerStandingViewSchema;
 export type BannerPlayer = z.infer<typeof BannerPlayerSchema>;
 
 /** A banner with, for a caller with a token (ctx.playerId), their standing on it. */

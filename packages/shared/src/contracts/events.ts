@@ -5,7 +5,7 @@ import { DecimalSchema, UuidSchema } from './context.js';
 
 /**
  * Credits granted by another service (registration, refunds, duplicate conversions, collection
- * rewards); applied once
+ * rewards, spark conversions); applied once
  * per message id, and a credit with its own `reference` once per reference.
  */
 export const WalletCreditGrant = defineEvent(
@@ -13,7 +13,7 @@ export const WalletCreditGrant = defineEvent(
   z.object({
     appId: UuidSchema,
     playerId: UuidSchema,
-    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin', 'duplicate_conversion', 'collection_reward']),
+    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin', 'duplicate_conversion', 'collection_reward', 'spark_conversion']),
     credits: z
       .array(
         z.object({
@@ -31,8 +31,9 @@ export const WalletCreditGrant = defineEvent(
       )
       .min(1),
   }),
-  // players: registration's currency; collections: the credits of converted duplicates and rewards.
-  { publishers: ['players', 'collections'] },
+  // players: registration's currency; collections: the credits of converted duplicates and rewards;
+  // chests: spark points left at a banner's end (DESIGN.md §8).
+  { publishers: ['players', 'collections', 'chests'] },
 );
 
 /** A chest granted into a player's inventory with an id chosen by the sender (idempotent on it). */

@@ -1,5 +1,4 @@
 import {
-  AppError,
   appOf,
   endpoint,
   expectedPullsToFeatured,
@@ -14,13 +13,13 @@ import {
 } from '@ccs/shared';
 import { currentBanners, findBanner, isActive, type Banner } from '../banners/banners.js';
 import type { ChestsDeps } from '../deps.js';
+import { bannerErrors } from '../banners/errors.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { readBannerStanding } from '../repositories/banners-repo.js';
 import { disclose } from './catalog-odds.js';
 
 /** The read side of gacha banners (DESIGN.md §8): the app's banners, one banner, a banner's odds document. */
 
-const bannerNotFound = () => AppError.notFound('banner_not_found', 'No banner with this id in the app.', { parameter: 'id' });
 
 /** A banner as the API shows it, at `now`. */
 export function bannerView(b: Banner, now: Date): BannerView {
@@ -71,7 +70,7 @@ export function getBannerEndpoint(deps: ChestsDeps) {
   return endpoint(GetBanner, async (req, ctx) => {
     const appId = appOf(ctx);
     const b = await findBanner(deps, appId, req.bannerId);
-    if (!b) throw bannerNotFound();
+    if (!b) throw bannerErrors.bannerNotFound();
     const player = await standingOf(deps, appId, ctx, b);
     return { ...bannerView(b, new Date()), ...(player ? { player } : {}) };
   });
@@ -87,10 +86,10 @@ export function getBannerOddsEndpoint(deps: ChestsDeps) {
   return endpoint(GetBannerOdds, async (req, ctx) => {
     const appId = appOf(ctx);
     const b = await findBanner(deps, appId, req.bannerId);
-    if (!b) throw bannerNotFound();
+    if (!b) throw bannerErrors.bannerNotFound();
     // Not catalog-only: a content version applied meanwhile may have left the chest type out.
     const type = await findChestType(deps.pool, appId, b.chestTypeId, { catalogOnly: false });
-    if (!type) throw bannerNotFound();
+    if (!type) throw bannerErrors.bannerNotFound();
     const resolved = await deps.drops.resolve(appId, type);
     const disclosed = disclose(resolved);
     const rules = { featured: b.content.featured, guarantee: b.content.guarantee, ten_pull_floor: b.content.ten_pull_floor };

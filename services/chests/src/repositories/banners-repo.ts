@@ -72,7 +72,10 @@ export async function recordBannerStandings(
      INSERT INTO banner_sparks (app_id, player_id, banner, pulls, points)
      SELECT $1, $2, b.banner, b.pulls, b.pulls FROM jsonb_to_recordset($4::jsonb) AS b(banner text, pulls integer)
      ON CONFLICT (app_id, player_id, banner) DO UPDATE SET
-       pulls = banner_sparks.pulls + EXCLUDED.pulls, points = banner_sparks.points + EXCLUDED.points, updated_at = now()`,
+       pulls = banner_sparks.pulls + EXCLUDED.pulls,
+       -- A banner's chest opened after its points were settled adds none (they would never convert).
+       points = CASE WHEN banner_sparks.settled_at IS NULL THEN banner_sparks.points + EXCLUDED.points ELSE banner_sparks.points END,
+       updated_at = now()`,
     [appId, playerId, JSON.stringify(groups), JSON.stringify(banners)],
   );
 }
@@ -142,4 +145,29 @@ export async function findSparkExchange(db: Queryable, appId: string, playerId: 
       createdAt: row.created_at.toISOString(),
     }
   );
+}
+
+/** The (app, banner) pairs that still have unsettled spark points (the partial index banner_sparks_unsettled). */
+export async function endedSparkBanners(db: Queryable): Promise<{ appId: string; banner: string }[]> {
+  const r = await db.query<{ app_id: string; banner: string }>(
+    'SELECT DISTINCT app_id, banner FROM banner_sparks WHERE settled_at IS NULL AND points > 0',
+  );
+  return r.rows.map((row) => ({ appId: row.app_id, banner: row.banner }));
+}
+
+/**
+ * Settles up to `limit` players' unsettled spark points on a banner (rows another transaction
+ * holds are skipped): points to 0, kept as `settled_points`. Returns each player's points settled.
+ */
+export async function settleSparkPoints(tx: Queryable, appId: string, banner: string, limit: number): Promise<{ playerId: string; points: number }[]> {
+  const r = await tx.query<{ player_id: string; settled_points: number }>(
+    `UPDATE banner_sparks k SET settled_at = now(), settled_points = k.points, points = 0, updated_at = now()
+       FROM (SELECT player_id FROM banner_sparks
+              WHERE app_id = $1 AND banner = $2 AND settled_at IS NULL AND points > 0
+              ORDER BY player_id LIMIT $3 FOR UPDATE SKIP LOCKED) due
+      WHERE k.app_id = $1 AND k.banner = $2 AND k.player_id = due.player_id AND k.settled_at IS NULL
+      RETURNING k.player_id, k.settled_points`,
+    [appId, banner, limit],
+  );
+  return r.rows.map((row) => ({ playerId: row.player_id, points: row.settled_points }));
 }

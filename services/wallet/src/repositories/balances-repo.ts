@@ -71,7 +71,8 @@ export type LedgerReason =
   | 'admin'
   | 'duplicate_conversion'
   | 'collection_reward'
-  | 'studio_grant';
+  | 'studio_grant'
+  | 'spark_conversion';
 
 /** One change of one balance, as the ledger records it. */
 export interface BalanceChange {
