@@ -211,6 +211,15 @@ describe('banners in content', () => {
     expect(refusals(banner((b) => void (b.ends_at = b.starts_at)))).toEqual(['banners.0.ends_at: ends_at must be after starts_at']);
   });
 
+  it('refuses a banner on a chest that does not open at once (a timer or a key): a pull opens its chests', () => {
+    const onChest = (slug: string) => variant((c) => {
+      const abyssal = c.chests.find((ch: Raw) => ch.id === 'abyssal-chest');
+      Object.assign(abyssal, slug === 'timer' ? { unlock: { seconds: 3600 } } : { requires_key: { currency: 'gems', amount: 1 } });
+    });
+    expect(refusals(onChest('timer'))).toContain('banners.0.chest: abyssal-chest is time-locked (unlock): a banner pulls chests that open at once');
+    expect(refusals(onChest('key'))).toContain('banners.0.chest: abyssal-chest needs a key (requires_key): a banner pulls chests that open at once');
+  });
+
   it('refuses shapes out of range: share outside (0, 1], a non-UTC time, a spark cost that is not a positive integer', () => {
     expect(refusals(banner((b) => void (b.featured.share = 0)))).toHaveLength(1);
     expect(refusals(banner((b) => void (b.featured.share = 1.2)))).toHaveLength(1);

@@ -163,6 +163,9 @@ function checkBanner(c: ReferencedContent, b: BannerContent, i: number, known: K
     issue(at('chest'), `unknown chest ${b.chest}`);
     return;
   }
+  // A pull opens its chests at once: a chest that waits for a timer or a key cannot be pulled.
+  if (chest.unlock) issue(at('chest'), `${b.chest} is time-locked (unlock): a banner pulls chests that open at once`);
+  if (chest.requires_key) issue(at('chest'), `${b.chest} needs a key (requires_key): a banner pulls chests that open at once`);
   if (b.ten_pull_floor !== undefined) {
     if (!known.rarities.has(b.ten_pull_floor)) issue(at('ten_pull_floor'), `unknown rarity ${b.ten_pull_floor}`);
     else if (!poolReaches(c, chest, b.ten_pull_floor))
