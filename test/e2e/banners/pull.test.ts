@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminLoadContent, readContentFile, type AppContent } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
@@ -10,6 +15,8 @@ import { createApp, registerPlayer, sql, studioGrant, wallet, type Player } from
 // kraken-rising pulls the Abyssal Chest (2,500 coins; legendary pity at 15; 50/50 on sea-kraken with
 // the guarantee; a legendary floor for ten-pulls; a spark at 10 points). The maths itself (pinned
 // seeds, 100,000 simulated pulls, the offline verifier) is packages/shared/test/banner*.test.ts.
+const run = promisify(execFile);
+
 describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -234,11 +241,46 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       openings.push(...((await pull(p, 'tide-one', 1)).json() as { data: Result[] }).data);
       expect(openings.at(-1)!.meta.banner).toMatchObject({ guaranteed_before: true, featured: true });
       const headers = jsonApiHeaders(apiKey, p.token);
-      expect((await stack.inject({ method: 'POST', url: '/api/v1/players/me/fairness/rotate', headers })).statusCode).toBe(200);
+      const rotated = await stack.inject({ method: 'POST', url: '/api/v1/players/me/fairness/rotate', headers });
+      expect(rotated.statusCode).toBe(200);
       for (const o of openings) {
         const v = await stack.inject({ method: 'GET', url: `/api/v1/openings/${o.meta.opening_id}/verification`, headers });
         expect(v.statusCode, v.body).toBe(200);
         expect(v.json().data.attributes.matches, `opening ${o.meta.opening_id} ${JSON.stringify(o.meta.banner)}`).toBe(true);
+      }
+      // The offline verifier agrees, from the banner odds document alone: the floor's re-roll and the guarantee's opening.
+      const dir = await mkdtemp(join(tmpdir(), 'ccs-banner-'));
+      try {
+        const serverSeed: string = rotated.json().meta.revealed.server_seed;
+        const cases = [
+          { banner: 'deep', opening: openings.find((o) => o.meta.banner.floor_rerolled)! },
+          { banner: 'tide-one', opening: openings.at(-1)! },
+        ];
+        for (const [i, c] of cases.entries()) {
+          const odds = await stack.inject({ method: 'GET', url: `/api/v1/banners/${c.banner}/odds`, headers: jsonApiHeaders(apiKey) });
+          expect(odds.statusCode, odds.body).toBe(200);
+          await writeFile(join(dir, `banner-${i}.json`), odds.body);
+          await writeFile(join(dir, `opening-${i}.json`), JSON.stringify(c.opening));
+          const out = await run(process.execPath, [
+            'scripts/verify-opening.mjs',
+            '--banner',
+            join(dir, `banner-${i}.json`),
+            '--server-seed',
+            serverSeed,
+            '--expect',
+            join(dir, `opening-${i}.json`),
+          ]);
+          expect(out.stdout).toMatch(/matches/i);
+        }
+        // A tampered item is refused (exit 1).
+        const tampered = structuredClone(cases[0]!.opening);
+        tampered.collectibles[0]!.id = tampered.collectibles[0]!.id === 'sea-kraken' ? 'sea-leviathan' : 'sea-kraken';
+        await writeFile(join(dir, 'tampered.json'), JSON.stringify(tampered));
+        await expect(
+          run(process.execPath, ['scripts/verify-opening.mjs', '--banner', join(dir, 'banner-0.json'), '--server-seed', serverSeed, '--expect', join(dir, 'tampered.json')]),
+        ).rejects.toMatchObject({ code: 1 });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
     });
 
