@@ -252,7 +252,8 @@ export const ChestTypeContentSchema = z.object({
  * chest type, whose items of `featured.rarity` are one of `featured.collectibles` with probability
  * `featured.share` (else an off-banner collectible of that rarity). With `guarantee`, the item of
  * that rarity after an off-banner one is featured for certain. Banners of one `pity_group` (default:
- * the banner's slug) share the player's guarantee flag, pity counter and spark points, and their
+ * the banner's slug) share the player's guarantee flag and pity counter (spark points are each
+ * banner's own), and their
  * windows may not overlap unless each says `allow_overlap`. The roll: src/domain/banner.ts.
  */
 export const BannerContentSchema = z
