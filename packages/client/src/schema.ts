@@ -189,7 +189,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Events of the app (`player.registered`, `chest.purchased`, `chest.opened`, `collection.completed`, `currency.credited`) from now on are POSTed to `url`, signed with the secret answered here, once (docs/webhooks.md: body, headers, signature check). `events` filters the types (absent or empty: all). At most 20 endpoints per app. Recorded in the audit log.
+         * @description Events of the app (`player.registered`, `chest.purchased`, `chest.opened`, `collection.completed`, `currency.credited`, `banner.pulled`, `banner.sparked`) from now on are POSTed to `url`, signed with the secret answered here, once (docs/webhooks.md: body, headers, signature check). `events` filters the types (absent or empty: all). At most 20 endpoints per app. Recorded in the audit log.
          */
         post: operations["adminCreateWebhook"];
         delete?: never;
@@ -3144,7 +3144,7 @@ export interface components {
                  */
                 event_id: string;
                 /** @enum {string} */
-                event_type: "player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited";
+                event_type: "player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked";
                 last_attempt_at: string | null;
                 /** @description Why the last attempt failed, as an error class: `timeout` (no answer within the deadline), `refused` (no connection: refused, reset, or the name not found), `tls`, `destination_forbidden` (the URL leads to an address no webhook may reach; nothing was sent) or `http_<status>` (any answer but a 2xx, a 3xx included: redirects are not followed). Never the receiver's answer or its address. Null after a success or before a first outcome. */
                 last_error: string | null;
@@ -3194,7 +3194,7 @@ export interface components {
                 description: string;
                 enabled: boolean;
                 /** @description The event types it receives; empty: every type. */
-                events: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited")[];
+                events: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked")[];
                 /** @description The signing secret (`whsec_…`): only in the answer that created or rotated it. */
                 secret?: string;
                 /** @description The end of the signing secret, to tell secrets apart. */
@@ -5375,7 +5375,7 @@ export interface operations {
                             /** @description A disabled endpoint gets no new deliveries, and its pending ones wait. */
                             enabled?: boolean;
                             /** @description The event types it receives; empty or absent: every type. */
-                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited")[];
+                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked")[];
                             /** @description Where the events are POSTed (http or https). */
                             url: string;
                         };
@@ -5782,7 +5782,7 @@ export interface operations {
                             /** @description A disabled endpoint gets no new deliveries, and its pending ones wait. */
                             enabled?: boolean;
                             /** @description The event types it receives; empty or absent: every type. */
-                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited")[];
+                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked")[];
                             /** @description Issue a new signing secret (answered once, in `secret`); the old one stops at once. */
                             rotate_secret?: boolean;
                             /** @description Where the events are POSTed (http or https). */

@@ -71,7 +71,21 @@ export type WebhookEvent =
   | WebhookEventBody<
       'currency.credited',
       { player_id: string; currency: string; amount: string; reason: string; reference: string | null; credited_at: Iso }
-    >;
+    >
+  | WebhookEventBody<
+      'banner.pulled',
+      {
+        player_id: string;
+        banner_id: string;
+        opening_id: string;
+        chest_type_id: string;
+        featured: boolean;
+        guaranteed_before: boolean;
+        items: { collectible_id: string; rarity: string }[];
+        opened_at: Iso;
+      }
+    >
+  | WebhookEventBody<'banner.sparked', { player_id: string; banner_id: string; exchange_id: string; collectible_id: string; exchanged_at: Iso }>;
 
 /**
  * Verifies a request and returns its event, or throws with the reason (answer 400 then): the

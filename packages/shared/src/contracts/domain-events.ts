@@ -5,12 +5,25 @@ import { DecimalSchema, UuidSchema } from './context.js';
 
 /**
  * The events a studio's own backend can subscribe to with webhooks (docs/webhooks.md). Each is a
- * fact some service committed; `chest.opened` is read from the opening's grant
- * (`grants.openings.granted`), the others travel as `DomainEventPublished`, written to the
- * committing service's outbox in the same transaction as the fact.
+ * fact some service committed; `chest.opened`, `banner.pulled` and `banner.sparked` are read from
+ * the grant of the opening or spark exchange (`grants.openings.granted`, GRANT_EVENT_TYPES), the
+ * others travel as `DomainEventPublished`, written to the committing service's outbox in the same
+ * transaction as the fact.
  */
-export const WEBHOOK_EVENT_TYPES = ['player.registered', 'chest.purchased', 'chest.opened', 'collection.completed', 'currency.credited'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'player.registered',
+  'chest.purchased',
+  'chest.opened',
+  'collection.completed',
+  'currency.credited',
+  'banner.pulled',
+  'banner.sparked',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The event types egress derives from an OpeningGranted grant (never published as DomainEventPublished). */
+export const GRANT_EVENT_TYPES = ['chest.opened', 'banner.pulled', 'banner.sparked'] as const satisfies readonly WebhookEventType[];
+type GrantEventType = (typeof GRANT_EVENT_TYPES)[number];
 
 const Iso = z.string().min(1);
 
@@ -45,13 +58,34 @@ export const EVENT_DATA = {
     reference: z.string().nullable(),
     credited_at: Iso,
   }),
+  /** One per opening of a banner pull (DESIGN.md §8), besides that opening's `chest.opened`. */
+  'banner.pulled': z.object({
+    player_id: UuidSchema,
+    banner_id: z.string(),
+    opening_id: UuidSchema,
+    chest_type_id: z.string(),
+    /** Whether the opening gave one of the banner's featured collectibles. */
+    featured: z.boolean(),
+    /** Whether the guarantee held before the opening (its next item of the featured rarity was certain to be featured). */
+    guaranteed_before: z.boolean(),
+    items: z.array(z.object({ collectible_id: z.string(), rarity: z.string() })),
+    opened_at: Iso,
+  }),
+  /** A spark exchange: spark points taken for one featured collectible (no chest is opened: no `chest.opened`). */
+  'banner.sparked': z.object({
+    player_id: UuidSchema,
+    banner_id: z.string(),
+    exchange_id: UuidSchema,
+    collectible_id: z.string(),
+    exchanged_at: Iso,
+  }),
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
-const eventOf = <T extends Exclude<WebhookEventType, 'chest.opened'>>(type: T) =>
+const eventOf = <T extends Exclude<WebhookEventType, GrantEventType>>(type: T) =>
   z.object({ eventId: UuidSchema, type: z.literal(type), appId: UuidSchema, playerId: UuidSchema, occurredAt: Iso, data: EVENT_DATA[type] });
 
 /**
- * A committed fact for webhooks (every type but `chest.opened`, which its grant carries). Message
+ * A committed fact for webhooks (every type but GRANT_EVENT_TYPES, which the grant carries). Message
  * id = `eventId`, a name-based UUID of the fact (`domainEventId`): a fact re-published after a
  * crash keeps its id, so JetStream and the webhook dispatcher both drop the copy.
  */

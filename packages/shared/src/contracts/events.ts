@@ -81,6 +81,11 @@ export const OpeningGranted = defineEvent(
      */
     source: z.enum(['opening', 'spark']).optional(),
     bannerId: z.string().optional(),
+    /**
+     * A banner pull's opening: what it recorded of the banner (OpeningView.banner), for the
+     * `banner.pulled` webhook. Absent on other grants and on a spark exchange.
+     */
+    banner: z.object({ featured: z.boolean(), guaranteedBefore: z.boolean() }).optional(),
   }),
   { publishers: ['chests'] },
 );

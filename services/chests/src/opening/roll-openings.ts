@@ -184,7 +184,9 @@ export function grantOf(opening: OpeningView, cmd: { appId: string; playerId: st
       experience: opening.experience,
       rulesVersion: opening.rulesVersion,
       items: opening.items.map((it) => ({ slot: it.slot, collectibleId: it.collectibleId, collectionId: it.collectionId, rarity: it.rarity })),
-      ...(opening.banner ? { bannerId: opening.banner.bannerId } : {}),
+      ...(opening.banner
+        ? { bannerId: opening.banner.bannerId, banner: { featured: opening.banner.featured, guaranteedBefore: opening.banner.guaranteedBefore } }
+        : {}),
     },
     ctx,
     { notify: cmd.notify },

@@ -30,24 +30,52 @@ export function fromDomainEvent(e: DomainEvent): WebhookEvent {
   };
 }
 
-/** chest.opened, from the opening's grant (event id: a name-based UUID of the opening). */
-export function fromOpening(g: z.infer<typeof OpeningGranted.payload>): WebhookEvent {
-  const id = domainEventId('chest.opened', g.openingId);
-  const data = {
+type Grant = z.infer<typeof OpeningGranted.payload>;
+
+function event(type: WebhookEventType, key: string, g: Grant, data: unknown): WebhookEvent {
+  const id = domainEventId(type, key);
+  return { id, appId: g.appId, type, playerId: g.playerId, occurredAt: g.openedAt, body: bodyOf(id, type, g.appId, g.openedAt, data) };
+}
+
+/**
+ * The webhook events of one grant (event ids: name-based UUIDs of the type and the opening or
+ * exchange id, so a re-delivered grant gives the same events):
+ * - a chest's opening: `chest.opened`, and with it `banner.pulled` when a banner pull made it;
+ * - a banner's spark exchange (`source: 'spark'`): `banner.sparked` only, as no chest was opened.
+ */
+export function fromGrant(g: Grant): WebhookEvent[] {
+  if (g.source === 'spark') {
+    const item = g.items[0]!;
+    return [
+      event('banner.sparked', g.openingId, g, {
+        player_id: g.playerId,
+        banner_id: g.bannerId,
+        exchange_id: g.openingId,
+        collectible_id: item.collectibleId,
+        exchanged_at: g.openedAt,
+      }),
+    ];
+  }
+  const opened = event('chest.opened', g.openingId, g, {
     player_id: g.playerId,
     opening_id: g.openingId,
     chest_type_id: g.chestTypeId,
     opened_at: g.openedAt,
     items: g.items.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, collection_id: it.collectionId, rarity: it.rarity })),
-  };
-  return {
-    id,
-    appId: g.appId,
-    type: 'chest.opened',
-    playerId: g.playerId,
-    occurredAt: g.openedAt,
-    body: bodyOf(id, 'chest.opened', g.appId, g.openedAt, data),
-  };
+  });
+  // A banner pull's opening; a grant published before the grant carried `banner` has no banner.pulled.
+  if (!g.bannerId || !g.banner) return [opened];
+  const pulled = event('banner.pulled', g.openingId, g, {
+    player_id: g.playerId,
+    banner_id: g.bannerId,
+    opening_id: g.openingId,
+    chest_type_id: g.chestTypeId,
+    featured: g.banner.featured,
+    guaranteed_before: g.banner.guaranteedBefore,
+    items: g.items.map((it) => ({ collectible_id: it.collectibleId, rarity: it.rarity })),
+    opened_at: g.openedAt,
+  });
+  return [opened, pulled];
 }
 
 /** De-duplicates a batch by event id (a message and its re-publish may be pulled together). */
@@ -56,8 +84,9 @@ function unique(events: WebhookEvent[]): WebhookEvent[] {
 }
 
 /**
- * The two consumers that turn the stream into deliveries: domain events (grants.events) and
- * chest openings (their grants). `wake` is told when a batch created deliveries, so this
+ * The two consumers that turn the stream into deliveries: domain events (grants.events), one
+ * event each, and the grants of openings and spark exchanges (grants.openings.granted), one or
+ * two events each (fromGrant). `wake` is told when a batch created deliveries, so this
  * replica's sender sends them at once rather than at its next poll.
  */
 export function webhookConsumers(wake: () => void) {
@@ -80,12 +109,20 @@ export function webhookConsumers(wake: () => void) {
     consumer({
       durable: DURABLE.webhookOpenings,
       event: OpeningGranted,
-      processedId: (g) => domainEventId('chest.opened', g.openingId),
-      applyIdempotent: (db, batch) =>
-        apply(
-          db,
-          batch.map((d) => fromOpening(d.payload)),
-        ),
+      // One grant, one or two events: the grant counts as applied when one of its events was stored.
+      processedId: (g) => g.openingId,
+      applyIdempotent: async (db, batch) => {
+        const grantOfEvent = new Map<string, string>();
+        const events: WebhookEvent[] = [];
+        for (const { payload } of batch) {
+          for (const e of fromGrant(payload)) {
+            grantOfEvent.set(e.id, payload.openingId);
+            events.push(e);
+          }
+        }
+        const stored = await apply(db, events);
+        return new Set([...stored].map((id) => grantOfEvent.get(id)!));
+      },
     }),
   ];
 }

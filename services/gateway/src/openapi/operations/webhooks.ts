@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '@ccs/shared';
 import { WebhookDeliveryDocument, WebhookDeliveryListDocument, WebhookEndpointDocument, WebhookEndpointListDocument } from '../schemas/webhooks.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
@@ -10,7 +11,7 @@ const ENDPOINT_ID = {
   id: { schema: z.string().min(1).max(200), description: 'A webhook endpoint id.', example: '0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b' },
 };
 const NOT_FOUND = { 404: ["no such webhook endpoint in this app (`webhook_not_found`); another app's endpoints are never found"] };
-const EVENTS = '`player.registered`, `chest.purchased`, `chest.opened`, `collection.completed`, `currency.credited`';
+const EVENTS = WEBHOOK_EVENT_TYPES.map((t) => `\`${t}\``).join(', ');
 
 export const adminListWebhooks: OperationDoc = {
   operationId: 'adminListWebhooks',
