@@ -8,8 +8,8 @@
  *   itself, never for a refresh that failed for a while (429, 503, 504, the network);
  * - a bounded wait on `Retry-After` (429, 503) for the calls that are safe to repeat: GETs and
  *   POSTs with an `Idempotency-Key`;
- * - `Idempotency-Key`s for open, batch open, purchase, credit, registration and guests, so a retry
- *   after a lost answer is safe;
+ * - `Idempotency-Key`s for open, batch open, purchase, banner pull and spark, credit, registration
+ *   and guests, so a retry after a lost answer is safe;
  * - a named method for every player operation, answering the typed JSON:API document and throwing
  *   `ApiError` on a failure.
  */
@@ -214,6 +214,47 @@ export class ChestClient extends ChestSession {
   /** Moves a chest from the mailbox into the inventory (a second claim: ApiError 409 `mailbox_item_claimed`). */
   async claimMailboxItem(itemId: string): Promise<Ok<'/api/v1/players/me/mailbox/{id}/claim', 'post'>> {
     return unwrap(await this.api.POST('/api/v1/players/me/mailbox/{id}/claim', { params: { path: { id: itemId } } }));
+  }
+
+  // Banners (gacha: a featured rate-up, a guarantee, a spark; DESIGN.md §8)
+
+  /** The app's active and coming banners (with a session, each with the player's standing in `meta.player`). */
+  async listBanners(): Promise<Ok<'/api/v1/banners', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/banners', {}));
+  }
+
+  /** One banner by its id (the content slug, e.g. `kraken-rising`), an ended one too. */
+  async getBanner(bannerId: string): Promise<Ok<'/api/v1/banners/{id}', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/banners/{id}', { params: { path: { id: bannerId } } }));
+  }
+
+  /** A banner's disclosed odds: the featured share, the guarantee, the spark, the expected pulls (with a session, from the player's standing). */
+  async getBannerOdds(bannerId: string): Promise<Ok<'/api/v1/banners/{id}/odds', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/banners/{id}/odds', { params: { path: { id: bannerId } } }));
+  }
+
+  /** Pulls a banner once or ten times with a currency code (paid and opened at once); safe to retry with the same key. */
+  async pullBanner(
+    bannerId: string,
+    pull: { count: 1 | 10; currency: string },
+    o: Idempotent = {},
+  ): Promise<Ok<'/api/v1/banners/{id}/pull', 'post'>> {
+    return unwrap(
+      await this.api.POST('/api/v1/banners/{id}/pull', {
+        params: { path: { id: bannerId }, header: idempotencyHeader(o) },
+        body: { data: { type: 'pull', attributes: { count: pull.count, currency: pull.currency } } },
+      }),
+    );
+  }
+
+  /** Exchanges the banner's spark points for one of its featured collectibles; safe to retry with the same key (spent once). */
+  async sparkBanner(bannerId: string, collectibleId: string, o: Idempotent = {}): Promise<Ok<'/api/v1/banners/{id}/spark', 'post'>> {
+    return unwrap(
+      await this.api.POST('/api/v1/banners/{id}/spark', {
+        params: { path: { id: bannerId }, header: idempotencyHeader(o) },
+        body: { data: { type: 'spark', attributes: { collectible_id: collectibleId } } },
+      }),
+    );
   }
 
   // Collection, history and fairness
