@@ -166,6 +166,14 @@ describe('metrics', () => {
     });
   });
 
+  it('egress acks the grants of an app without webhook endpoints unread (skipped), and decodes the others', async () => {
+    // The demo app has no endpoint: its openings' grants are skipped from their headers alone.
+    await eventually(async () => {
+      const text = await serviceMetrics('egress');
+      expect(valueOf(text, 'ccs_consumer_messages_total', { consumer: 'players-webhook-openings', outcome: 'skipped' })).toBeGreaterThanOrEqual(1);
+    });
+  });
+
   it('the gateway tells a service that is not running (no_responders) from one that answered', async () => {
     const coins = (await wallet(stack, player)).coins!;
     await credit(stack, player, coins.id, '1.00');

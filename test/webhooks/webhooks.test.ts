@@ -283,6 +283,23 @@ describe('webhooks', () => {
     await eventually(async () => expect((await deliveries(endpointId, '?filter[status]=delivered')).length).toBe(4));
   });
 
+  it("an app's first endpoint gets the events from its creation on, though egress had skipped the app's grants before", async () => {
+    const late = await createApp(stack);
+    const player = await registerPlayer(stack, late.publishableKey);
+    const [before, after] = await grantChests(stack, player, 'silver-chest', 2);
+    expect((await open(stack, player, before!)).statusCode).toBe(200);
+    // No endpoint yet: egress acks the grant unread and remembers that the app takes no events.
+    const skipped = async () =>
+      Number(/ccs_consumer_messages_total\{[^}]*consumer="players-webhook-openings"[^}]*outcome="skipped"[^}]*\} (\d+)/.exec(
+        (await stack.services.egress!.deps.metrics.render()).body,
+      )?.[1] ?? 0);
+    await eventually(async () => expect(await skipped()).toBeGreaterThan(0));
+    await addEndpoint('/late', {}, late.secretKey);
+    const opened = (await open(stack, player, after!)).json().meta.opening_id as string;
+    await eventually(async () => expect(receiver.accepted('/late').map((r) => r.body.data.opening_id)).toContain(opened));
+    expect(receiver.accepted('/late').filter((r) => r.body.type === 'chest.opened')).toHaveLength(1);
+  });
+
   it('filters by event type, and a disabled endpoint gets nothing', async () => {
     const { id: completedOnly } = await addEndpoint('/completed-only', { events: ['collection.completed'] });
     const { id: disabled } = await addEndpoint('/disabled', { enabled: false });

@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import type { ServiceDefinition } from '@ccs/shared';
+import { WebhookInterestCache, type ServiceDefinition } from '@ccs/shared';
 import type { EgressConfig } from './config.js';
 import { parseAllowTargets, systemResolver, type Resolver } from './destination.js';
 import { webhookAdminEndpoints } from './webhooks/admin-endpoints.js';
 import { webhookConsumers } from './webhooks/fan-out.js';
+import { enabledEventTypes } from './repositories/webhook-endpoints-repo.js';
 import { WebhookSender } from './webhooks/sender.js';
 
 /**
@@ -19,14 +20,16 @@ export function egressServiceWith(resolve: Resolver = systemResolver): ServiceDe
     version: '0.1.0',
     schema: 'egress',
     migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-    build({ config, log, pool, nc, metrics }) {
+    build({ config, log, pool, nc, bus, metrics }) {
       const sender = new WebhookSender(pool, config, log, metrics, resolve);
       const wake = () => sender.wake();
       const guard = { allow: parseAllowTargets(config.WEBHOOK_ALLOW_TARGETS), resolve };
+      // Which events each app's endpoints take, from egress's own table (a change announced by any replica clears it).
+      const interest = new WebhookInterestCache(bus, log, 60_000, 5_000, (appId) => enabledEventTypes(pool, appId));
       return {
         endpoints: webhookAdminEndpoints(pool, wake, nc, config.NATS_PREFIX, guard),
-        consumers: webhookConsumers(wake),
-        workers: [sender],
+        consumers: webhookConsumers(wake, interest),
+        workers: [sender, { start: () => undefined, stop: async () => interest.stop() }],
       };
     },
   };

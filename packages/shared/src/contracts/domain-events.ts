@@ -257,5 +257,6 @@ export const WebhookInterest = defineQuery(
 /** Core-NATS notice from egress: an app's webhook endpoints changed (created, changed, removed). */
 export const WebhooksChanged = defineEvent('events.apps.webhooks_changed', z.object({ appId: UuidSchema }), {
   publishers: ['egress'],
-  listeners: ['wallet'],
+  // wallet writes currency.credited only for apps that take it; egress skips grants of apps without endpoints.
+  listeners: ['wallet', 'egress'],
 });

@@ -39,6 +39,13 @@ interface ConsumerBase<P extends z.ZodType> {
   event: EventContract<P>;
   /** Deliveries before the message is parked for an operator; default 8. */
   maxDeliver?: number;
+  /**
+   * A message this consumer need not apply, told from its headers alone (the caller's context:
+   * app, player, request): it is acked without its payload decoded, counted `skipped`, and no
+   * applied notice goes out. For work that only some apps want (egress: the webhook fan-out of
+   * apps without an endpoint for the events). An error here counts as "do not skip".
+   */
+  skip?(ctx: CallContext): boolean | Promise<boolean>;
 }
 
 interface PerMessage<P extends z.ZodType> {

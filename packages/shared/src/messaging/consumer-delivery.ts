@@ -73,6 +73,11 @@ async function pull(def: ConsumerDef, m: JsMsg, deps: DeliveryDeps): Promise<Val
     'messaging.message.id': messageId,
     'ccs.delivery_count': m.info.deliveryCount,
   });
+  if (def.skip && (await skips(def, ctx, deps))) {
+    m.ack();
+    finish(def, { m, messageId, ctx, span, context }, 'skipped', deps);
+    return undefined;
+  }
   const parsed = def.event.payload.safeParse(decodeJson(m.data));
   if (parsed.success) return { m, messageId, ctx, span, context, payload: parsed.data };
   const reason = `invalid payload: ${parsed.error.issues.map((i) => i.message).join('; ')}`;
@@ -130,4 +135,14 @@ async function handleOne(def: ConsumerDef, v: Pulled & { payload: unknown }, max
   }
   v.m.ack();
   finish(def, v, delivery.duplicate ? 'duplicate' : 'applied', deps);
+}
+
+/** The consumer's skip, an error in it taken as "apply" (a message applied needlessly costs work; one skipped wrongly is lost). */
+async function skips(def: ConsumerDef, ctx: ReturnType<typeof contextFromHeaders>, deps: DeliveryDeps): Promise<boolean> {
+  try {
+    return await def.skip!(ctx);
+  } catch (err) {
+    deps.log.warn({ consumer: def.durable, err: String(err) }, 'skip check failed; applying the message');
+    return false;
+  }
 }

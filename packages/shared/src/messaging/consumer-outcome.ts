@@ -68,7 +68,7 @@ export async function failed(def: ConsumerDef, v: Pulled, err: unknown, maxDeliv
  */
 export function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, deps: DeliveryDeps, notice?: unknown): void {
   deps.metrics.consumed(def.durable, outcome);
-  endSpan(v.span, outcome !== 'applied' && outcome !== 'duplicate', { 'ccs.outcome': outcome });
+  endSpan(v.span, outcome === 'retried' || outcome === 'parked', { 'ccs.outcome': outcome });
   if (outcome !== 'applied' && outcome !== 'duplicate') return;
   const notify = v.m.headers?.get(NOTIFY_HEADER);
   if (notify && isNoticeSubject(deps.prefix, notify)) deps.nc.publish(`${notify}.${def.durable}`, encoder.encode(v.messageId), noticeOptions(notice));

@@ -19,13 +19,24 @@ export class WebhookInterestCache {
   private readonly asking = new Map<string, Promise<Set<WebhookEventType>>>();
   private readonly stopListening: () => void;
 
+  /**
+   * `lookup` answers an app's types when the cache does not: by default egress's
+   * `egress.v1.webhook_interest`; egress itself passes its own table's answer.
+   */
   constructor(
     private readonly bus: Bus,
     private readonly log: Logger,
     private readonly ttlMs = 60_000,
     private readonly failOpenMs = 5_000,
+    private readonly lookup?: (appId: string) => Promise<readonly WebhookEventType[]>,
   ) {
     this.stopListening = bus.listen(WebhooksChanged, ({ appId }) => this.entries.delete(appId));
+  }
+
+  /** Whether the app's webhooks take any of `types` (see wants). */
+  async wantsAny(appId: string, types: readonly WebhookEventType[], requestId: string): Promise<boolean> {
+    for (const type of types) if (await this.wants(appId, type, requestId)) return true;
+    return false;
   }
 
   /** Whether the app's webhooks take `type`; `requestId` (the request that asks) goes with a lookup, for the logs and traces. */
@@ -42,12 +53,13 @@ export class WebhookInterestCache {
 
   private async ask(appId: string, requestId: string): Promise<Set<WebhookEventType>> {
     try {
-      const r = await this.bus.request(WebhookInterest, { appId }, { requestId, appId }, { timeoutMs: 1000 });
-      const types = new Set(r.types);
+      const types = new Set(
+        this.lookup ? await this.lookup(appId) : (await this.bus.request(WebhookInterest, { appId }, { requestId, appId }, { timeoutMs: 1000 })).types,
+      );
       this.entries.set(appId, { types, until: Date.now() + this.ttlMs });
       return types;
     } catch (err) {
-      this.log.warn({ appId, err: String(err) }, 'could not ask egress which webhook events the app takes; writing them all for a while');
+      this.log.warn({ appId, err: String(err) }, 'could not learn which webhook events the app takes; taking them all for a while');
       const all = new Set<WebhookEventType>(WEBHOOK_EVENT_TYPES);
       this.entries.set(appId, { types: all, until: Date.now() + this.failOpenMs });
       return all;

@@ -6,7 +6,8 @@ export type NatsRequestOutcome = 'ok' | 'error' | 'no_responders' | 'timeout';
 /** How a service's handler answered a NATS request: `ok`, or the kind of the error it replied with. */
 export type HandlerOutcome = 'ok' | ErrorKind;
 /** What happened to one delivery of a durable message. */
-export type ConsumerOutcome = 'applied' | 'duplicate' | 'retried' | 'parked';
+/** `skipped`: a message the consumer declared it need not apply (ConsumerDef.skip), acked unread. */
+export type ConsumerOutcome = 'applied' | 'duplicate' | 'retried' | 'parked' | 'skipped';
 /** The sagas whose outcomes are counted. */
 export type SagaName = 'opening' | 'purchase' | 'registration';
 /** Saga outcomes (see docs/observability.md for which saga records which). */

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MAX_WEBHOOK_ENDPOINTS, withTransaction, type Pool, type Queryable, type WebhookEndpointView, type WebhookEventType } from '@ccs/shared';
+import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES, withTransaction, type Pool, type Queryable, type WebhookEndpointView, type WebhookEventType } from '@ccs/shared';
 import { endpointNotFound, webhookLimitReached } from '../errors.js';
 
 /** A new signing secret: `whsec_` and 32 random bytes. */
@@ -122,4 +122,10 @@ export async function endpointExists(db: Queryable, appId: string, endpointId: s
 export async function enabledEventFilters(db: Queryable, appId: string): Promise<WebhookEventType[][]> {
   const r = await db.query<{ events: WebhookEventType[] }>('SELECT events FROM webhook_endpoints WHERE app_id = $1 AND enabled', [appId]);
   return r.rows.map((e) => e.events);
+}
+
+/** The event types an app's enabled endpoints take (an empty filter takes every type). */
+export async function enabledEventTypes(db: Queryable, appId: string): Promise<WebhookEventType[]> {
+  const filters = await enabledEventFilters(db, appId);
+  return filters.some((events) => events.length === 0) ? [...WEBHOOK_EVENT_TYPES] : [...new Set(filters.flat())];
 }

@@ -8,7 +8,6 @@ import {
   encodeJson,
   endpoint,
   prefixed,
-  WEBHOOK_EVENT_TYPES,
   WebhookInterest,
   WebhooksChanged,
   type Pool,
@@ -17,7 +16,7 @@ import type { NatsConnection } from 'nats';
 import { checkWebhookUrl, type Resolver } from '../destination.js';
 import { webhookUrlForbidden } from '../errors.js';
 import { listDeliveries, retryDelivery } from '../repositories/webhook-deliveries-repo.js';
-import { createEndpoint, deleteEndpoint, enabledEventFilters, listEndpoints, updateEndpoint } from '../repositories/webhook-endpoints-repo.js';
+import { createEndpoint, deleteEndpoint, enabledEventTypes, listEndpoints, updateEndpoint } from '../repositories/webhook-endpoints-repo.js';
 
 /** How registration checks a URL: WEBHOOK_ALLOW_TARGETS and the resolver (tests may pass their own). */
 export interface UrlGuard {
@@ -67,10 +66,7 @@ export function webhookAdminEndpoints(pool: Pool, wake: () => void, nc: NatsConn
       changed(appId);
       return {};
     }),
-    endpoint(WebhookInterest, async ({ appId }) => {
-      const filters = await enabledEventFilters(pool, appId);
-      return { types: filters.some((events) => events.length === 0) ? [...WEBHOOK_EVENT_TYPES] : [...new Set(filters.flat())] };
-    }),
+    endpoint(WebhookInterest, async ({ appId }) => ({ types: await enabledEventTypes(pool, appId) })),
     endpoint(AdminListWebhookDeliveries, async (q) => listDeliveries(pool, q)),
     endpoint(AdminRetryWebhookDelivery, async ({ appId, endpointId, deliveryId }) => {
       const delivery = await retryDelivery(pool, appId, endpointId, deliveryId);

@@ -3,11 +3,15 @@ import {
   domainEventId,
   DomainEventPublished,
   DURABLE,
+  GRANT_EVENT_TYPES,
   OpeningGranted,
+  WEBHOOK_EVENT_TYPES,
+  type CallContext,
   type Delivery,
   type DomainEvent,
   type Queryable,
   type WebhookEventType,
+  type WebhookInterestCache,
 } from '@ccs/shared';
 import type { z } from 'zod';
 import { storeEventsWithDeliveries, type WebhookEvent } from '../repositories/webhook-events-repo.js';
@@ -89,7 +93,11 @@ function unique(events: WebhookEvent[]): WebhookEvent[] {
  * two events each (fromGrant). `wake` is told when a batch created deliveries, so this
  * replica's sender sends them at once rather than at its next poll.
  */
-export function webhookConsumers(wake: () => void) {
+export function webhookConsumers(wake: () => void, interest?: WebhookInterestCache) {
+  // An app whose endpoints take none of a consumer's events: its messages are acked unread
+  // (ConsumerDef.skip), which spares their decoding and a statement per batch (docs/performance.md).
+  const skipUnless = (types: readonly WebhookEventType[]) =>
+    interest && ((ctx: CallContext) => (ctx.appId ? interest.wantsAny(ctx.appId, types, ctx.requestId).then((wanted) => !wanted) : false));
   const apply = async (db: Queryable, events: WebhookEvent[]) => {
     const stored = await storeEventsWithDeliveries(db, unique(events));
     if (stored.size) wake();
@@ -99,6 +107,7 @@ export function webhookConsumers(wake: () => void) {
     consumer({
       durable: DURABLE.webhookEvents,
       event: DomainEventPublished,
+      skip: skipUnless(WEBHOOK_EVENT_TYPES),
       processedId: (e) => e.eventId,
       applyIdempotent: (db, batch: Delivery<DomainEvent>[]) =>
         apply(
@@ -109,6 +118,7 @@ export function webhookConsumers(wake: () => void) {
     consumer({
       durable: DURABLE.webhookOpenings,
       event: OpeningGranted,
+      skip: skipUnless(GRANT_EVENT_TYPES),
       // One grant, one or two events: the grant counts as applied when one of its events was stored.
       processedId: (g) => g.openingId,
       applyIdempotent: async (db, batch) => {
