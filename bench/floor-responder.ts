@@ -6,6 +6,9 @@
  *
  * - echo:    answers the request's bytes.
  * - pg:      ONE indexed SELECT by primary key on a small table; answers the row.
+ * - page:    ONE indexed SELECT of 100 consecutive rows (a range of the primary key); answers them:
+ *            the least a page of 100 resources can cost (an inventory of 100), with no resource
+ *            built, no token checked and no JSON:API document rendered.
  * - durable: ONE transaction (UPDATE one row, INSERT one row, COMMIT), then a JetStream publish
  *            with a message id (as the outbox does) awaiting its PubAck; then answers. The least a
  *            durable chest opening can cost: consume, record, hand the grant to JetStream.
@@ -63,6 +66,20 @@ async function pgFloor(msg: Msg) {
   }
 }
 
+/** A page of 100 rows from the request's id (wrapping round the table). */
+async function pageFloor(msg: Msg) {
+  try {
+    const from = ((idOf(msg) - 1) % Math.max(1, ROWS - 100)) + 1;
+    const r = await pool.query(
+      'SELECT id, name, attributes, counter, updated_at FROM floor_rows WHERE id >= $1 AND id < $1 + 100 ORDER BY id',
+      [from],
+    );
+    msg.respond(encoder.encode(JSON.stringify(r.rows)));
+  } catch (err) {
+    fail(msg, err);
+  }
+}
+
 async function durableFloor(msg: Msg) {
   try {
     const id = idOf(msg);
@@ -89,6 +106,7 @@ async function durableFloor(msg: Msg) {
 const queue = 'bench-floor';
 nc.subscribe(at('bench.floor.echo'), { queue, callback: (_err, msg) => msg.respond(msg.data) });
 nc.subscribe(at('bench.floor.pg'), { queue, callback: (_err, msg) => void pgFloor(msg) });
+nc.subscribe(at('bench.floor.page'), { queue, callback: (_err, msg) => void pageFloor(msg) });
 nc.subscribe(at('bench.floor.durable'), { queue, callback: (_err, msg) => void durableFloor(msg) });
 await nc.flush();
 console.log(`floor responders ready (${ROWS} rows in ${SCHEMA}, stream ${streamName})`);

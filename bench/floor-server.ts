@@ -5,6 +5,7 @@
  *
  *   GET /echo     → bench.floor.echo     echo handler                       (catalog list)
  *   GET /pg       → bench.floor.pg       one SELECT by primary key          (reads, credit)
+ *   GET /page     → bench.floor.page     one SELECT of 100 rows             (a reference for pages of 100)
  *   GET /durable  → bench.floor.durable  one UPDATE + INSERT transaction,
  *                                        then a JetStream publish awaiting its PubAck (writes)
  *
@@ -49,6 +50,7 @@ async function forward(name: string, payload: Uint8Array, reply: import('fastify
 
 app.get('/echo', (_req, reply) => forward('echo', echoPayload, reply));
 app.get('/pg', (_req, reply) => forward('pg', encoder.encode(JSON.stringify({ id: nextId() })), reply));
+app.get('/page', (_req, reply) => forward('page', encoder.encode(JSON.stringify({ id: nextId() })), reply));
 app.get('/durable', (_req, reply) => forward('durable', encoder.encode(JSON.stringify({ id: nextId() })), reply));
 
 await app.listen({ port, host: '127.0.0.1' });

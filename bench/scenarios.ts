@@ -10,11 +10,16 @@
 import { Api, Fixtures, JSONAPI, purchaseBody, registrationBody, type Player } from './fixtures.js';
 import type { Load } from './measure.js';
 
-export type FloorKind = 'echo' | 'pg' | 'durable';
+export type FloorKind = 'echo' | 'pg' | 'page' | 'durable';
 
 export const FLOORS: Record<FloorKind, { name: string; path: string; what: string }> = {
   echo: { name: 'floor: echo', path: '/echo', what: 'Fastify route → NATS request-reply → echo handler (separate process)' },
   pg: { name: 'floor: pg', path: '/pg', what: '… → responder runs one SELECT by primary key (pg.Pool of 10) and answers the row' },
+  page: {
+    name: 'floor: pg page',
+    path: '/page',
+    what: '… → responder runs one SELECT of 100 consecutive rows and answers them (no resource built, no token, no JSON:API): measured only when named (BENCH_ONLY=page), the least a page of 100 can cost',
+  },
   durable: {
     name: 'floor: durable',
     path: '/durable',
