@@ -194,6 +194,11 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
         safe: { params: { id: 'no-such-chest' }, apiKey: studio.secretKey },
         safeStatus: 404,
       },
+      adminBannerStats: {
+        target: { params: { id: 'kraken-rising' }, apiKey: studio.secretKey },
+        safe: { params: { id: 'no-such-banner' }, apiKey: studio.secretKey },
+        safeStatus: 404,
+      },
       adminListContentVersions: same({ params: {}, apiKey: studio.secretKey }, 200),
       adminContentDiff: same({ params: { version: '1' }, apiKey: studio.secretKey }, 200),
       // Loading the studio app's content again is harmless (a new version of the same content).

@@ -21,6 +21,7 @@ import { adminChestDropsEndpoint } from './endpoints/admin-chest-drops.js';
 import { adminSimulateEndpoint } from './endpoints/admin-simulate.js';
 import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
+import { adminBannerStatsEndpoint } from './endpoints/admin-banner-stats.js';
 import { getBannerEndpoint, getBannerOddsEndpoint, listBannersEndpoint } from './endpoints/banners.js';
 import { getChestTypeEndpoint, listChestTypesEndpoint } from './endpoints/catalog.js';
 import { getChestOddsEndpoint } from './endpoints/catalog-odds.js';
@@ -126,6 +127,7 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     adminDropInputsEndpoint(deps),
     adminChestDropsEndpoint(deps),
     adminSimulateEndpoint(deps),
+    adminBannerStatsEndpoint(deps),
     adminExportOpeningsEndpoint(deps),
     adminExportRulesEndpoint(deps),
     adminOddsLogEndpoint(deps),

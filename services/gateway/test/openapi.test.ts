@@ -382,6 +382,9 @@ describe('OpenAPI document and API reference', () => {
     }); // 404
     await go('GET', '/api/v1/admin/chests/silver-chest/drops', asStudio);
     await go('GET', '/api/v1/admin/chests/nope/drops', asStudio); // 404
+    await go('GET', '/api/v1/admin/banners/kraken-rising/stats', asStudio);
+    await go('GET', '/api/v1/admin/banners/no-such-banner/stats', asStudio); // 404
+    await go('GET', '/api/v1/admin/banners/Not_A_Slug/stats', asStudio); // 404 too
     await go('GET', '/api/v1/admin/content', asStudio);
     await go('GET', '/api/v1/admin/content/1/diff', asStudio);
     await go('GET', '/api/v1/admin/content/9/diff', asStudio); // 404

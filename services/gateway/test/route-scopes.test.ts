@@ -31,6 +31,8 @@ const PUBLIC = [
   'GET /console/chests',
   'GET /console/chests/:id',
   'GET /console/odds-log',
+  'GET /console/banners',
+  'GET /console/banners/:id',
   'POST /console/chests/:id/simulation',
   'GET /console/content',
   'POST /console/content',

@@ -26,4 +26,20 @@ describe('content diff', () => {
       { section: 'compliance', added: [], removed: ['(rules)'], changed: [] },
     ]);
   });
+
+  it('names the banners added, removed and changed, by slug', () => {
+    const kraken = content.banners!.find((b) => b.slug === 'kraken-rising')!;
+    const base = structuredClone(content);
+    base.banners = [kraken, { ...kraken, slug: 'tide-call', name: 'Tide Call' }];
+    const next = structuredClone(base);
+    next.banners![0]!.featured = { ...kraken.featured, share: 0.75 };
+    next.banners!.splice(1, 1);
+    next.banners!.push({ ...kraken, slug: 'deep-echo', name: 'Deep Echo' });
+    expect(diffContent(base, next)).toEqual([{ section: 'banners', added: ['deep-echo'], removed: ['tide-call'], changed: ['kraken-rising'] }]);
+    // A content without banners and one with an empty list say the same; the demo's first banner is one added.
+    const none = structuredClone(content);
+    delete none.banners;
+    expect(diffContent(none, { ...structuredClone(content), banners: [] })).toEqual([]);
+    expect(diffContent(none, content)).toEqual([{ section: 'banners', added: content.banners!.map((b) => b.slug), removed: [], changed: [] }]);
+  });
 });

@@ -49,6 +49,7 @@ export const ContentSectionSchema = z.enum([
   'players',
   'duplicates',
   'compliance',
+  'banners',
 ]);
 
 /** What changed in one section of a content file between two versions (ids; `(rules)` for a section that is one item). */

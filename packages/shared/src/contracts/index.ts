@@ -19,3 +19,4 @@ export * from './compliance.js';
 export * from './domain-events.js';
 export * from './spend-limits.js';
 export * from './banners.js';
+export * from './admin-banners.js';

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import formbody from '@fastify/formbody';
 import secureSession from '@fastify/secure-session';
 import { auditRoutes } from './pages/audit.js';
+import { bannersRoutes } from './pages/banners.js';
 import { chestsRoutes } from './pages/chests.js';
 import { contentRoutes } from './pages/content.js';
 import { oddsLogRoutes } from './pages/odds-log.js';
@@ -53,6 +54,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions) 
   playersRoutes(app);
   chestsRoutes(app);
   oddsLogRoutes(app);
+  bannersRoutes(app);
   contentRoutes(app);
   webhooksRoutes(app);
   auditRoutes(app);

@@ -5,6 +5,7 @@ export const NAV = [
   { href: '/console', label: 'Overview' },
   { href: '/console/players', label: 'Players' },
   { href: '/console/chests', label: 'Chests' },
+  { href: '/console/banners', label: 'Banners' },
   { href: '/console/content', label: 'Content' },
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/audit', label: 'Audit log' },

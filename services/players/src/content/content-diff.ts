@@ -28,8 +28,8 @@ function compare(section: ContentSectionDiff['section'], from: Map<string, strin
 /**
  * What changed from one content version to another, section by section: currencies (by code),
  * rarities, collections (their own fields), collectibles and chests (by id) added, removed or
- * changed; the players rules, duplicate rules and compliance profile as one item each. Sections
- * without a change are left out.
+ * changed; the players rules, duplicate rules and compliance profile as one item each; banners (by
+ * slug) added, removed or changed. Sections without a change are left out.
  */
 export function diffContent(from: AppContent, to: AppContent): ContentSectionDiff[] {
   const single = (v: unknown) => new Map(v === undefined ? [] : [['(rules)', stableJson(v)]]);
@@ -64,5 +64,10 @@ export function diffContent(from: AppContent, to: AppContent): ContentSectionDif
     compare('players', single(from.players), single(to.players)),
     compare('duplicates', single(from.duplicates), single(to.duplicates)),
     compare('compliance', single(from.compliance), single(to.compliance)),
+    compare(
+      'banners',
+      byId(from.banners ?? [], (x) => x.slug),
+      byId(to.banners ?? [], (x) => x.slug),
+    ),
   ].filter((d) => d.added.length || d.removed.length || d.changed.length);
 }

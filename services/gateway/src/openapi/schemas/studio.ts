@@ -163,7 +163,7 @@ export const ContentDiffDocument = component(
         to_version: z.number().int(),
         sections: z.array(
           z.object({
-            section: z.enum(['currencies', 'rarities', 'collections', 'collectibles', 'chests', 'players', 'duplicates', 'compliance']),
+            section: z.enum(['currencies', 'rarities', 'collections', 'collectibles', 'chests', 'players', 'duplicates', 'compliance', 'banners']),
             added: Ids,
             removed: Ids,
             changed: Ids,

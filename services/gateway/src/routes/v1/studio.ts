@@ -19,6 +19,7 @@ import { player } from './studio-player-lookup.js';
 import { webhookRoutes } from './studio-webhooks.js';
 import { studioPlayerRoutes } from './studio-players.js';
 import { studioCreditRoutes } from './studio-credits.js';
+import { studioBannerRoutes } from './studio-banners.js';
 
 /**
  * The admin API (docs/operations.md, "Admin API"): what a studio's tools read, with the app's
@@ -134,4 +135,5 @@ export async function studioRoutes(app: FastifyInstance) {
   await webhookRoutes(app);
   await studioPlayerRoutes(app);
   await studioCreditRoutes(app);
+  await studioBannerRoutes(app);
 }

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { UuidSchema } from '@ccs/shared';
+import { component } from '../components.js';
+import { Count, Timestamp } from './jsonapi.js';
+
+/** Response schema of a banner's stats in the admin API (DESIGN.md §8): real pulls, disclosed figures, a seeded simulation. */
+
+const Share = z
+  .object({
+    share: z.number().min(0).max(1),
+    low: z.number().min(0).max(1).nullable(),
+    high: z.number().min(0).max(1).nullable(),
+  })
+  .describe(
+    'Featured items among the items of the featured rarity, with its 95 % Wilson score interval (`low`, `high`; null before any item). The interval treats the items as independent draws; with the guarantee they are not quite (an off-banner item makes the next one featured), so read it as a guide.',
+  );
+
+const PerCollectible = z
+  .array(z.object({ id: z.string().describe('A featured collectible.'), count: Count }))
+  .describe('Each featured collectible, how many times it came.');
+
+const ExpectedPulls = z.number().min(0).nullable();
+
+/** A banner's stats for the studio. */
+export const BannerStatsDocument = component(
+  'BannerStatsDocument',
+  "A gacha banner's real pulls, side by side with what it discloses and what a seeded simulation of it measures.",
+  z.object({
+    data: z.object({
+      type: z.literal('banner_stats'),
+      id: z.string().describe("The banner's id: its content slug."),
+      attributes: z.object({
+        banner: z
+          .object({
+            name: z.string(),
+            starts_at: Timestamp,
+            ends_at: Timestamp,
+            active: z.boolean().describe('Whether it takes pulls now.'),
+            featured: z.object({ rarity: z.string(), collectibles: z.array(z.string()), share: z.number() }),
+            guarantee: z.boolean(),
+            spark: z.object({ cost: z.number().int(), currency: z.string().nullable() }).nullable(),
+            pity_group: z.string(),
+            ten_pull_floor: z.string().nullable(),
+          })
+          .describe('The banner as the current content states it (GET /api/v1/banners/{id}).'),
+        chest: z
+          .object({ id: UuidSchema, slug: z.string(), name: z.string(), rules_version: z.number().int() })
+          .describe('The chest type it pulls, and the content version of the rules its pulls roll now.'),
+        real: z
+          .object({
+            pulls: Count.describe('Banner openings kept (one per pull; OPENINGS_RETENTION_DAYS).'),
+            players: Count.describe('Players who made them.'),
+            since: Timestamp.nullable().describe('The oldest opening counted; null without any.'),
+            items: Count,
+            featured_rarity_items: Count.describe('Items of the featured rarity.'),
+            featured_items: Count.describe('Featured collectibles among them.'),
+            featured_share: Share,
+            collectibles: PerCollectible,
+            guarantees_used: Count.describe('Openings that began with the guarantee flag set and gave a featured collectible.'),
+            floor_rerolls: Count.describe("Ten-pulls whose tenth opening's last item the floor re-rolled."),
+            spark_exchanges: Count,
+            points_settled: Count.describe("Spark points settled at the banner's end: converted to `spark.currency`, or lapsed without one."),
+            players_settled: Count.describe('Players whose points were settled.'),
+            points_held: Count.describe('Spark points players hold on the banner now.'),
+          })
+          .describe("What the app's real pulls of the banner recorded."),
+        disclosed: z
+          .object({
+            share: z.number().describe('`featured.share`: the 50/50.'),
+            long_run_share: z.number().describe('The long-run featured share: `share`, or 1 / (2 − share) with the guarantee.'),
+            expected_pulls_to_featured: z
+              .object({ with_guarantee: ExpectedPulls, without_guarantee: ExpectedPulls })
+              .describe('Exact expected single pulls from a fresh standing to the first featured collectible (null: never).'),
+          })
+          .describe('What the banner odds document discloses (GET /api/v1/banners/{id}/odds).'),
+        simulation: z
+          .object({
+            seed: z.string().describe("The server seed of the run (hex; fairRandom(seed, 'banner-stats', i)): every call runs the same."),
+            players: Count,
+            pulls_per_player: Count,
+            pulls: Count,
+            items: Count,
+            featured_rarity_items: Count,
+            featured_items: Count,
+            featured_share: Share,
+            collectibles: PerCollectible,
+            first_featured: z
+              .object({ mean: ExpectedPulls, players: Count })
+              .describe("Single pulls from a fresh standing to the first featured collectible: the simulated players' mean."),
+            spark: z
+              .object({
+                cost: z.number().int(),
+                collectible: z.string().describe('The featured collectible chased (the first listed).'),
+                without_spark: z.number().describe('Mean pulls until it drops.'),
+                with_spark: z.number().describe("Mean pulls until it drops or the spark's cost is reached."),
+                sparked: z.number().describe('Share of players who reached the cost first.'),
+                players: Count,
+              })
+              .nullable()
+              .describe('Null without a spark.'),
+          })
+          .describe(
+            "A seeded simulation (the production pull) on the chest's current rules: players with a fresh standing making single pulls. Short histories read below the long-run share (each player's first item of the rarity is a plain 50/50).",
+          ),
+      }),
+    }),
+  }),
+);
