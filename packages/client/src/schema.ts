@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/banners/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A banner's real pulls against its disclosed figures and a simulation
+         * @description Side by side, for a banner of the current content (an ended one too): `real`, what the app's kept banner openings of it recorded (OPENINGS_RETENTION_DAYS): pulls, players, items of the featured rarity and the featured ones among them, with the observed featured share and its 95 % interval, guarantees used (openings that began with the guarantee flag set and gave a featured collectible), ten-pull floor re-rolls, spark exchanges, points settled at its end and points held; `disclosed`, what its odds document says: `featured.share`, the long-run share 1 / (2 − share) with the guarantee, and the exact expected pulls to a featured collectible with and without the guarantee; `simulation`, the same quantities measured by the banner simulator (the production pull) on the chest's current rules: 5 players × 1,000 single pulls and 200 players chasing the first featured collectible, seeded by the banner's id so every call answers the same. Players with short histories read below the long-run share: their first item of the rarity is a plain 50/50. Recorded in the audit log. Never cached.
+         */
+        get: operations["adminBannerStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/chests/{id}/drops": {
         parameters: {
             query?: never;
@@ -1682,6 +1702,142 @@ export interface components {
                 purchase_id: string;
             };
         };
+        BannerStatsDocument: {
+            data: {
+                attributes: {
+                    /** @description The banner as the current content states it (GET /api/v1/banners/{id}). */
+                    banner: {
+                        /** @description Whether it takes pulls now. */
+                        active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp.
+                         */
+                        ends_at: string;
+                        featured: {
+                            collectibles: string[];
+                            rarity: string;
+                            share: number;
+                        };
+                        guarantee: boolean;
+                        name: string;
+                        pity_group: string;
+                        spark: {
+                            cost: number;
+                            currency: string | null;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp.
+                         */
+                        starts_at: string;
+                        ten_pull_floor: string | null;
+                    };
+                    /** @description The chest type it pulls, and the content version of the rules its pulls roll now. */
+                    chest: {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        rules_version: number;
+                        slug: string;
+                    };
+                    /** @description What the banner odds document discloses (GET /api/v1/banners/{id}/odds). */
+                    disclosed: {
+                        /** @description Exact expected single pulls from a fresh standing to the first featured collectible (null: never). */
+                        expected_pulls_to_featured: {
+                            with_guarantee: number | null;
+                            without_guarantee: number | null;
+                        };
+                        /** @description The long-run featured share: `share`, or 1 / (2 − share) with the guarantee. */
+                        long_run_share: number;
+                        /** @description `featured.share`: the 50/50. */
+                        share: number;
+                    };
+                    /** @description What the app's real pulls of the banner recorded. */
+                    real: {
+                        /** @description Each featured collectible, how many times it came. */
+                        collectibles: {
+                            count: number;
+                            /** @description A featured collectible. */
+                            id: string;
+                        }[];
+                        /** @description Featured collectibles among them. */
+                        featured_items: number;
+                        /** @description Items of the featured rarity. */
+                        featured_rarity_items: number;
+                        /** @description Featured items among the items of the featured rarity, with its 95 % Wilson score interval (`low`, `high`; null before any item). The interval treats the items as independent draws; with the guarantee they are not quite (an off-banner item makes the next one featured), so read it as a guide. */
+                        featured_share: {
+                            high: number | null;
+                            low: number | null;
+                            share: number;
+                        };
+                        /** @description Ten-pulls whose tenth opening's last item the floor re-rolled. */
+                        floor_rerolls: number;
+                        /** @description Openings that began with the guarantee flag set and gave a featured collectible. */
+                        guarantees_used: number;
+                        items: number;
+                        /** @description Players who made them. */
+                        players: number;
+                        /** @description Players whose points were settled. */
+                        players_settled: number;
+                        /** @description Spark points players hold on the banner now. */
+                        points_held: number;
+                        /** @description Spark points settled at the banner's end: converted to `spark.currency`, or lapsed without one. */
+                        points_settled: number;
+                        /** @description Banner openings kept (one per pull; OPENINGS_RETENTION_DAYS). */
+                        pulls: number;
+                        /** @description The oldest opening counted; null without any. */
+                        since: string | null;
+                        spark_exchanges: number;
+                    };
+                    /** @description A seeded simulation (the production pull) on the chest's current rules: players with a fresh standing making single pulls. Short histories read below the long-run share (each player's first item of the rarity is a plain 50/50). */
+                    simulation: {
+                        /** @description Each featured collectible, how many times it came. */
+                        collectibles: {
+                            count: number;
+                            /** @description A featured collectible. */
+                            id: string;
+                        }[];
+                        featured_items: number;
+                        featured_rarity_items: number;
+                        /** @description Featured items among the items of the featured rarity, with its 95 % Wilson score interval (`low`, `high`; null before any item). The interval treats the items as independent draws; with the guarantee they are not quite (an off-banner item makes the next one featured), so read it as a guide. */
+                        featured_share: {
+                            high: number | null;
+                            low: number | null;
+                            share: number;
+                        };
+                        /** @description Single pulls from a fresh standing to the first featured collectible: the simulated players' mean. */
+                        first_featured: {
+                            mean: number | null;
+                            players: number;
+                        };
+                        items: number;
+                        players: number;
+                        pulls: number;
+                        pulls_per_player: number;
+                        /** @description The server seed of the run (hex; fairRandom(seed, 'banner-stats', i)): every call runs the same. */
+                        seed: string;
+                        /** @description Null without a spark. */
+                        spark: {
+                            /** @description The featured collectible chased (the first listed). */
+                            collectible: string;
+                            cost: number;
+                            players: number;
+                            /** @description Share of players who reached the cost first. */
+                            sparked: number;
+                            /** @description Mean pulls until it drops or the spark's cost is reached. */
+                            with_spark: number;
+                            /** @description Mean pulls until it drops. */
+                            without_spark: number;
+                        } | null;
+                    };
+                };
+                /** @description The banner's id: its content slug. */
+                id: string;
+                /** @constant */
+                type: "banner_stats";
+            };
+        };
         CatalogChest: {
             attributes: {
                 description: string;
@@ -2294,7 +2450,7 @@ export interface components {
                         changed: string[];
                         removed: string[];
                         /** @enum {string} */
-                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance";
+                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners";
                     }[];
                     to_version: number;
                 };
@@ -3320,6 +3476,169 @@ export interface operations {
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
             406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminBannerStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The banner (its content slug).
+                 * @example kraken-rising
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banner's stats. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["BannerStatsDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such banner in the current content of this app, or an id that is not a slug (`banner_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
