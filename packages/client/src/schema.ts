@@ -1460,13 +1460,13 @@ export interface components {
             meta: {
                 /** @description With a Bearer token: the caller's standing on the banner. */
                 player?: {
-                    /** @description Whether their next item of the featured rarity in this pity group is featured for certain. */
+                    /** @description Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one). */
                     guaranteed_featured: boolean;
-                    /** @description The pity group's counter: openings since the pity rarity or better. */
+                    /** @description The pity group's counter: openings since the last one that gave the chest's pity rarity or better. */
                     pity: number;
-                    /** @description Pulls (openings) the caller made on this banner. */
+                    /** @description Pulls (openings) made on the banners of the banner's pity group. */
                     pulls: number;
-                    /** @description The caller's spark points on this banner. */
+                    /** @description Spark points in the banner's pity group: one per pull on any of its banners, `spark.cost` of them taken by an exchange; converted or lapsed once the group's last banner has ended. */
                     spark_points: number;
                 };
             };
@@ -1575,13 +1575,13 @@ export interface components {
                 player?: {
                     /** @description Expected single pulls from the caller’s standing to their next featured collectible (null: never). */
                     expected_pulls_to_featured: number | null;
-                    /** @description Whether their next item of the featured rarity in this pity group is featured for certain. */
+                    /** @description Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one). */
                     guaranteed_featured: boolean;
-                    /** @description The pity group's counter: openings since the pity rarity or better. */
+                    /** @description The pity group's counter: openings since the last one that gave the chest's pity rarity or better. */
                     pity: number;
-                    /** @description Pulls (openings) the caller made on this banner. */
+                    /** @description Pulls (openings) made on the banners of the banner's pity group. */
                     pulls: number;
-                    /** @description The caller's spark points on this banner. */
+                    /** @description Spark points in the banner's pity group: one per pull on any of its banners, `spark.cost` of them taken by an exchange; converted or lapsed once the group's last banner has ended. */
                     spark_points: number;
                 };
             };
@@ -1678,15 +1678,15 @@ export interface components {
                 experience_gained: number;
                 /** @description Human-readable summary. */
                 message: string;
-                /** @description The caller's standing on the banner (its pity group's guarantee flag and counter, the banner's pulls and spark points). */
+                /** @description The caller's standing in the banner's pity group (carried across its banners): pulls, spark points, the guarantee flag and the pity counter. */
                 player: {
                     /** @description Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one). */
                     guaranteed_featured: boolean;
                     /** @description The pity group's counter: openings since the last one that gave the chest's pity rarity or better. */
                     pity: number;
-                    /** @description Pulls (openings) made on this banner. */
+                    /** @description Pulls (openings) made on the banners of the banner's pity group. */
                     pulls: number;
-                    /** @description Spark points on this banner: one per pull, `spark.cost` of them taken by an exchange. */
+                    /** @description Spark points in the banner's pity group: one per pull on any of its banners, `spark.cost` of them taken by an exchange; converted or lapsed once the group's last banner has ended. */
                     spark_points: number;
                 };
                 /** @description Amount paid, by currency code. */
@@ -1780,9 +1780,9 @@ export interface components {
                         players: number;
                         /** @description Players whose points were settled. */
                         players_settled: number;
-                        /** @description Spark points players hold on the banner now. */
+                        /** @description Spark points players hold in the banner's pity group now (they carry across its banners). */
                         points_held: number;
-                        /** @description Spark points settled at the banner's end: converted to `spark.currency`, or lapsed without one. */
+                        /** @description Spark points of the banner's pity group settled once its banners ended: converted to the last one's `spark.currency`, or lapsed without one. */
                         points_settled: number;
                         /** @description Banner openings kept (one per pull; OPENINGS_RETENTION_DAYS). */
                         pulls: number;

@@ -12,9 +12,12 @@ ALTER TABLE inventory_chests ADD COLUMN banner text;
 -- sparkPointsAfter, floorRerolled}; NULL for other openings.
 ALTER TABLE openings ADD COLUMN banner jsonb;
 
--- A player's standing in a banner pity group (a banner's pity_group, else its slug): the guarantee
--- flag and the pity counter carried across the group's banners. Written only by banner openings,
--- in the same transaction as their openings, under the seed pair's nonce compare-and-set.
+-- A player's standing in a banner pity group (a banner's pity_group, else its slug), carried
+-- across the group's banners: the guarantee flag and the pity counter (written only by banner
+-- openings, in the same transaction as their openings, under the seed pair's nonce
+-- compare-and-set), the pulls, and the spark points: a pull adds one per opening, an exchange
+-- takes `spark.cost` (never below zero), and once the group's last banner has ended what is left
+-- converts to that banner's `spark.currency` or lapses (`settled_points` totals what was settled).
 CREATE TABLE banner_standings (
   app_id              uuid NOT NULL,
   player_id           uuid NOT NULL,
@@ -22,32 +25,21 @@ CREATE TABLE banner_standings (
   guaranteed_featured boolean NOT NULL DEFAULT false,
   opens_since         integer NOT NULL DEFAULT 0 CHECK (opens_since >= 0),
   pulls               integer NOT NULL DEFAULT 0 CHECK (pulls >= 0),
+  spark_points        integer NOT NULL DEFAULT 0 CHECK (spark_points >= 0),
+  settled_points      integer NOT NULL DEFAULT 0 CHECK (settled_points >= 0),
+  settled_at          timestamptz,
   updated_at          timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (app_id, player_id, pity_group)
 );
+CREATE INDEX banner_standings_unsettled ON banner_standings (app_id, pity_group) WHERE spark_points > 0;
 
--- Spark points per player and banner: a pull adds one per opening, an exchange takes `spark.cost`
--- (never below zero), and at the banner's end what is left converts to `spark.currency` or lapses
--- (`settled_at`, `settled_points`).
-CREATE TABLE banner_sparks (
-  app_id         uuid NOT NULL,
-  player_id      uuid NOT NULL,
-  banner         text NOT NULL,
-  pulls          integer NOT NULL DEFAULT 0 CHECK (pulls >= 0),
-  points         integer NOT NULL DEFAULT 0 CHECK (points >= 0),
-  settled_at     timestamptz,
-  settled_points integer,
-  updated_at     timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (app_id, player_id, banner)
-);
-CREATE INDEX banner_sparks_unsettled ON banner_sparks (app_id, banner) WHERE settled_at IS NULL AND points > 0;
-
--- Spark exchanges: one featured collectible of the player's choice for `cost` points.
+-- Spark exchanges: one featured collectible of the player's choice for `cost` of the group's points, on a banner.
 CREATE TABLE spark_exchanges (
   id              uuid PRIMARY KEY,
   app_id          uuid NOT NULL,
   player_id       uuid NOT NULL,
   banner          text NOT NULL,
+  pity_group      text NOT NULL,
   collectible_id  text NOT NULL,
   cost            integer NOT NULL CHECK (cost > 0),
   points_after    integer NOT NULL CHECK (points_after >= 0),
@@ -59,7 +51,6 @@ CREATE INDEX spark_exchanges_player ON spark_exchanges (app_id, player_id, creat
 
 -- Down Migration
 DROP TABLE spark_exchanges;
-DROP TABLE banner_sparks;
 DROP TABLE banner_standings;
 ALTER TABLE openings DROP COLUMN banner;
 ALTER TABLE inventory_chests DROP COLUMN banner;

@@ -148,7 +148,7 @@ describe('a banner stats for the studio (GET /api/v1/admin/banners/{id}/stats)',
     // Points settled at the banner's end (the worker's conversion, written as it writes it) are counted.
     await sql(
       stack,
-      'UPDATE chests.banner_sparks SET settled_at = now(), settled_points = points, points = 0 WHERE app_id = $1 AND player_id = $2 AND banner = $3',
+      'UPDATE chests.banner_standings SET settled_at = now(), settled_points = spark_points, spark_points = 0 WHERE app_id = $1 AND player_id = $2 AND pity_group = $3',
       [game.appId, b.id, 'kraken-rising'],
     );
     expect((await stats('kraken-rising')).json().data.attributes.real).toMatchObject({ points_settled: 11, players_settled: 1, points_held: 1 });

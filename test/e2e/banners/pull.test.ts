@@ -126,7 +126,7 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     const exchange = ok[0]!.json();
     expect(exchange.data.attributes).toMatchObject({ banner_id: 'kraken-rising', collectible_id: 'sea-kraken', cost: 10 });
     expect(exchange.meta.spark_points_after).toBe(0);
-    const [points] = await sql<{ points: number }>(stack, 'SELECT points FROM chests.banner_sparks WHERE player_id = $1', [p.id]);
+    const [points] = await sql<{ points: number }>(stack, 'SELECT spark_points AS points FROM chests.banner_standings WHERE player_id = $1', [p.id]);
     expect(points!.points).toBe(0);
     const owned = await sql<{ collectible_id: string }>(stack, 'SELECT collectible_id FROM collections.owned_collectibles WHERE opening_id = $1', [
       exchange.data.id,
@@ -209,9 +209,11 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       const p = await registerPlayer(stack, apiKey);
       await studioGrant(stack, p, 'coins', '1000000');
       let lost = false;
+      let pulls = 0;
       for (let i = 0; i < 20 && !lost; i++) {
         await setStanding(p, 'tides', { guaranteed: false, pity: 14 });
         const o = ((await pull(p, 'tide-one', 1)).json() as { data: Result[] }).data[0]!;
+        pulls++;
         lost = !o.meta.banner.featured;
       }
       expect(lost).toBe(true);
@@ -219,9 +221,17 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       const res = await pull(p, 'tide-two', 1);
       expect(res.statusCode, res.body).toBe(200);
       expect((res.json() as { data: Result[] }).data[0]!.meta.banner).toMatchObject({ id: 'tide-two', guaranteed_before: true, featured: true });
-      // Spark points are the banner's own.
+      // Pulls and spark points carry across the group's banners too: one point per pull on either.
       const legendaries = (res.json() as { data: Result[] }).data[0]!.collectibles.filter((c) => c.attributes.rarity === 'legendary');
-      expect(res.json().meta.player).toMatchObject({ spark_points: 1, guaranteed_featured: legendaries.at(-1)!.id !== 'sea-kraken' });
+      const player = res.json().meta.player;
+      expect(player).toMatchObject({ guaranteed_featured: legendaries.at(-1)!.id !== 'sea-kraken' });
+      expect(player.spark_points).toBe(player.pulls);
+      expect(player.pulls).toBe(pulls + 1);
+      // Points earned on tide-one (and a ten-pull of it) pay for a spark on tide-two.
+      expect((await pull(p, 'tide-one', 10)).statusCode).toBe(200);
+      const sparked = await spark(p, 'tide-two', 'sea-kraken');
+      expect(sparked.statusCode, sparked.body).toBe(201);
+      expect(sparked.json().meta.spark_points_after).toBe(pulls + 11 - 10);
     });
 
     it("the server's verification recomputes every opening of pulls, the 50/50, the guarantee and the floor's re-roll included", async () => {
@@ -284,7 +294,7 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       }
     });
 
-    it("converts spark points left at the banner's end into its spark currency, once, and refuses the spark after it", async () => {
+    it("converts spark points left once the group's banners ended into the spark currency, once, and refuses the spark after; a group with a banner running keeps them", async () => {
       const p = await registerPlayer(stack, apiKey);
       await studioGrant(stack, p, 'coins', '100000');
       const pulled = await pull(p, 'ebb', 10);
@@ -292,20 +302,31 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       expect(pulled.json().meta.player.spark_points).toBe(10);
       expect((await spark(p, 'ebb', 'sea-kraken')).statusCode).toBe(201);
       expect((await pull(p, 'ebb', 1)).json().meta.player.spark_points).toBe(1);
+      // A point in the tides group, whose tide-one ends now but tide-two runs on: it stays, to be spent on tide-two.
+      expect((await pull(p, 'tide-one', 1)).json().meta.player.spark_points).toBeGreaterThanOrEqual(1);
+      const tides = async () =>
+        (await sql<{ spark_points: number; settled_points: number }>(
+          stack,
+          "SELECT spark_points, settled_points FROM chests.banner_standings WHERE player_id = $1 AND pity_group = 'tides'",
+          [p.id],
+        ))[0]!;
+      const tidesBefore = await tides();
       const ended = structuredClone(content);
-      const ebb = ended.banners!.find((b) => b.slug === 'ebb')!;
-      ebb.ends_at = new Date(Date.now() - 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const past = new Date(Date.now() - 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      ended.banners!.find((b) => b.slug === 'ebb')!.ends_at = past;
+      ended.banners!.find((b) => b.slug === 'tide-one')!.ends_at = past;
       await stack.bus.request(AdminLoadContent, { appId, content: ended }, { requestId: randomUUID() });
       const settled = await eventually(async () => {
         const [row] = await sql<{ points: number; settled_points: number | null }>(
           stack,
-          "SELECT points, settled_points FROM chests.banner_sparks WHERE player_id = $1 AND banner = 'ebb'",
+          "SELECT spark_points AS points, settled_points FROM chests.banner_standings WHERE player_id = $1 AND pity_group = 'ebb'",
           [p.id],
         );
         expect(row!.settled_points).toBe(1);
         return row!;
       }, 20_000);
       expect(settled.points).toBe(0);
+      expect(await tides()).toEqual(tidesBefore);
       const credits = await eventually(async () => {
         const rows = await sql<{ amount: string }>(stack, "SELECT delta AS amount FROM wallet.ledger WHERE player_id = $1 AND reason = 'spark_conversion'", [p.id]);
         expect(rows).toHaveLength(1);

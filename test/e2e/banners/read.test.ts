@@ -236,15 +236,15 @@ describe('banners, the read side (GET /api/v1/banners, /banners/{id}, /banners/{
     });
   });
 
-  it("reads the caller's standing as pulls left it: the group's flag and counter, the banner's pulls and points", async () => {
+  it("reads the caller's standing as pulls left it: the group's flag, counter, pulls and spark points", async () => {
     const p = await registerPlayer(stack, apiKey);
     // As if earlier pulls had lost a 50/50 at counter 3 after 7 pulls (the write side's tables, 0017).
     await sql(
       stack,
-      `INSERT INTO chests.banner_standings (app_id, player_id, pity_group, guaranteed_featured, opens_since, pulls) VALUES ($1, $2, 'tide-call', true, 3, 7)`,
+      `INSERT INTO chests.banner_standings (app_id, player_id, pity_group, guaranteed_featured, opens_since, pulls, spark_points)
+       VALUES ($1, $2, 'tide-call', true, 3, 7, 7)`,
       [appId, p.id],
     );
-    await sql(stack, `INSERT INTO chests.banner_sparks (app_id, player_id, banner, pulls, points) VALUES ($1, $2, 'tide-call', 7, 7)`, [appId, p.id]);
     const standing = { pulls: 7, spark_points: 7, guaranteed_featured: true, pity: 3 };
     const list = (await read('/api/v1/banners', p.token)).body.data as BannerResource[];
     // deep-echo is of another group: untouched.

@@ -52,10 +52,10 @@ export const AdminBannerStats = defineQuery(
       guaranteesUsed: z.number().int().min(0),
       floorRerolls: z.number().int().min(0),
       sparkExchanges: z.number().int().min(0),
-      /** Points settled at the banner's end (converted to spark.currency, or lapsed), and the players they were settled for. */
+      /** Spark points of the banner's pity group settled after its banners ended (converted to spark.currency, or lapsed), and the players they were settled for. */
       pointsSettled: z.number().int().min(0),
       playersSettled: z.number().int().min(0),
-      /** Points players hold on the banner now (not yet exchanged or settled). */
+      /** Spark points players hold in the banner's pity group now (not yet exchanged or settled). */
       pointsHeld: z.number().int().min(0),
     }),
     disclosed: z.object({

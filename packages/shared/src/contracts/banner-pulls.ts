@@ -44,7 +44,7 @@ export const PullBanner = defineSubject(
 );
 
 /**
- * The spark (DESIGN.md §8): `spark.cost` of the player's points on the banner for one featured
+ * The spark (DESIGN.md §8): `spark.cost` of the player's points in the banner's pity group for one featured
  * collectible of their choice, granted through the grant stream exactly once. 409
  * spark_points_insufficient, 422 not_featured; the Idempotency-Key answers the first exchange again.
  */

@@ -20,7 +20,7 @@ export const BannerViewSchema = z.object({
   active: z.boolean(),
   featured: z.object({ rarity: z.string(), collectibles: z.array(z.string()), share: z.number() }),
   guarantee: z.boolean(),
-  /** Null: no spark. `currency` null: points left at the end lapse. */
+  /** Null: no spark. `currency` null: points left when the pity group's last banner ends lapse. */
   spark: z.object({ cost: z.number().int(), currency: z.string().nullable() }).nullable(),
   /** The group whose guarantee flag and pity counter its pulls carry (the slug when the content names none). */
   pityGroup: z.string(),
@@ -29,7 +29,7 @@ export const BannerViewSchema = z.object({
 });
 export type BannerView = z.infer<typeof BannerViewSchema>;
 
-/** The caller's standing on a banner: its pulls and spark points, the group's guarantee flag and pity counter. */
+/** The caller's standing in a banner's pity group: pulls, spark points, the guarantee flag and the pity counter. */
 export const BannerPlayerSchema = BannerStandingViewSchema;
 export type BannerPlayer = z.infer<typeof BannerPlayerSchema>;
 

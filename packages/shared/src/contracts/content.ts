@@ -252,8 +252,7 @@ export const ChestTypeContentSchema = z.object({
  * chest type, whose items of `featured.rarity` are one of `featured.collectibles` with probability
  * `featured.share` (else an off-banner collectible of that rarity). With `guarantee`, the item of
  * that rarity after an off-banner one is featured for certain. Banners of one `pity_group` (default:
- * the banner's slug) share the player's guarantee flag and pity counter (spark points are each
- * banner's own), and their
+ * the banner's slug) share the player's guarantee flag, pity counter and spark points, and their
  * windows may not overlap unless each says `allow_overlap`. The roll: src/domain/banner.ts.
  */
 export const BannerContentSchema = z
@@ -275,7 +274,7 @@ export const BannerContentSchema = z
       })
       .strict(),
     guarantee: z.boolean(),
-    /** Spark: after `cost` pulls the player may take one featured collectible of choice; left-over points convert to `currency` at the end, if set. */
+    /** Spark: after `cost` pulls in the pity group the player may take one featured collectible of choice; points left when the group's last banner ends convert to `currency`, if set. */
     spark: z
       .object({ cost: z.number().int().positive().max(100_000), currency: z.string().optional() })
       .strict()

@@ -57,12 +57,13 @@ async function realPulls(db: Queryable, appId: string, b: Banner) {
       params,
     ),
     db.query<{ n: number }>('SELECT count(*)::int AS n FROM spark_exchanges WHERE app_id = $1 AND banner = $2', [appId, b.id]),
+    // Spark points are the pity group's (carried across its banners): held and settled in the group.
     db.query<{ settled: number; settled_players: number; held: number }>(
       `SELECT coalesce(sum(settled_points), 0)::int AS settled,
-              count(*) FILTER (WHERE settled_at IS NOT NULL AND settled_points > 0)::int AS settled_players,
-              coalesce(sum(points), 0)::int AS held
-         FROM banner_sparks WHERE app_id = $1 AND banner = $2`,
-      [appId, b.id],
+              count(*) FILTER (WHERE settled_points > 0)::int AS settled_players,
+              coalesce(sum(spark_points), 0)::int AS held
+         FROM banner_standings WHERE app_id = $1 AND pity_group = $2`,
+      [appId, b.group],
     ),
   ]);
   const o = openings.rows[0]!;

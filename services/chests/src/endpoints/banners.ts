@@ -43,7 +43,7 @@ export function bannerView(b: Banner, now: Date): BannerView {
 async function standingOf(deps: ChestsDeps, appId: string, ctx: CallContext, b: Banner): Promise<BannerPlayer | undefined> {
   const playerId = optionalCallerOf(ctx);
   if (!playerId) return undefined;
-  return readBannerStanding(deps.pool, appId, playerId, b.group, b.id);
+  return readBannerStanding(deps.pool, appId, playerId, b.group);
 }
 
 /** Expected pulls as a JSON number: null where the banner can never give a featured collectible. */

@@ -61,7 +61,7 @@ export function pullBannerEndpoint(deps: ChestsDeps) {
       openings = openings.map((o) => (seen.has(o.openingId) ? withNoticedConversions(o, seen.get(o.openingId)) : o));
       granted = seen.size === openings.length;
     }
-    const standing = await readBannerStanding(deps.pool, appId, playerId, banner.group, banner.id);
+    const standing = await readBannerStanding(deps.pool, appId, playerId, banner.group);
     return {
       purchaseId: purchase.purchaseId,
       amount: purchase.amount,

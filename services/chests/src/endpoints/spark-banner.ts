@@ -21,8 +21,8 @@ import { findSparkExchange, insertSparkExchange, takeSparkPoints } from '../repo
 type SparkReply = ReplyOf<typeof SparkBanner>;
 
 /**
- * chests.v1.spark_banner (DESIGN.md §8): `spark.cost` of the player's points on the banner for one
- * of its featured collectibles, in ONE transaction: the points taken only while enough are left
+ * chests.v1.spark_banner (DESIGN.md §8): `spark.cost` of the player's spark points in the banner's
+ * pity group for one of the banner's featured collectibles, in ONE transaction: the points taken only while enough are left
  * (a conditional UPDATE, so racing exchanges cannot spend the same points twice), the exchange
  * recorded, and the collectible's grant written to the outbox (an OpeningGranted of `source:
  * spark`, its id the exchange's: collections applies it exactly once). Until the banner's end;
@@ -70,13 +70,14 @@ export function sparkBannerEndpoint(deps: ChestsDeps) {
     let pointsAfter: number;
     try {
       pointsAfter = await withTransaction(deps.pool, async (tx) => {
-        const taken = await takeSparkPoints(tx, appId, playerId, banner.id, spark.cost);
+        const taken = await takeSparkPoints(tx, appId, playerId, banner.group, spark.cost);
         if (!taken.ok) throw bannerErrors.sparkPointsInsufficient(taken.points, spark.cost);
         await insertSparkExchange(tx, {
           id: exchangeId,
           appId,
           playerId,
           banner: banner.id,
+          group: banner.group,
           collectibleId: collectible.id,
           cost: spark.cost,
           pointsAfter: taken.points,

@@ -21,13 +21,12 @@ import type { ResolvedChestType } from './drop-tables.js';
 export const pityGroupOf = (type: Pick<ResolvedChestType['type'], 'rules' | 'slug'>): string | undefined =>
   type.rules.pity && (type.rules.pity.group ?? type.slug);
 
-/** A banner group's standing after a pull's openings, and the pulls and spark points each banner gained. */
+/** A banner pity group's standing after a pull's openings, and the openings rolled in it (each adds a pull and a spark point). */
 export interface BannerStandingAfter {
   group: string;
   guaranteedFeatured: boolean;
   pity: number;
-  /** Openings per banner of the group rolled here (each adds a pull and a spark point). */
-  pulls: Map<string, number>;
+  pulls: number;
 }
 
 /** Openings rolled from one state of the player's pair, and each pity group's counter after them. */
@@ -52,11 +51,8 @@ export interface ChestToRoll {
   banner?: BannerToRoll;
 }
 
-/** The player's standings the banner chests roll from: per group the flag and counter, per banner the spark points. */
-export interface BannerStandings {
-  groups: Map<string, { guaranteedFeatured: boolean; pity: number }>;
-  sparkPoints: Map<string, number>;
-}
+/** The player's standings the banner chests roll from, per pity group: the flag, the counter and the spark points (absent: none yet). */
+export type BannerStandings = Map<string, Pick<BannerStanding, 'guaranteedFeatured' | 'pity' | 'sparkPoints'>>;
 
 /**
  * Rolls the chests in order (one for a single open): consecutive nonces from the pair's next one,
@@ -69,13 +65,12 @@ export function rollOpenings(
   seed: ActiveSeed,
   serverSeed: string,
   counters: Map<string, number>,
-  standings: BannerStandings = { groups: new Map(), sparkPoints: new Map() },
+  standings: BannerStandings = new Map(),
 ): Rolled {
   const counter = new Map(counters);
   const finals = new Map<string, PityCounter>();
   const openedAt = new Date().toISOString();
-  const banners = new Map<string, BannerStandingAfter>();
-  const sparks = new Map(standings.sparkPoints);
+  const banners = new Map<string, BannerStandingAfter & { sparkPoints: number }>();
   const openings: OpeningView[] = [];
   for (let i = 0; i < chests.length; ) {
     const banner = chests[i]!.banner;
@@ -91,25 +86,22 @@ export function rollOpenings(
     openings.push(...rollPull(chests.slice(i, i + count), banner, i));
     i += count;
   }
-  return { openings, counters: [...finals.values()], banners: [...banners.values()] };
+  return { openings, counters: [...finals.values()], banners: [...banners.values()].map(({ sparkPoints: _points, ...moved }) => moved) };
 
   /** The openings of one banner pull of 1 or 10 chests (the i-th chest first), the group's standing carried. */
   function rollPull(pulled: ChestToRoll[], banner: BannerToRoll, first: number): OpeningView[] {
     const { resolved } = pulled[0]!;
+    const was = standings.get(banner.group);
     const group = banners.get(banner.group) ?? {
       group: banner.group,
-      ...(standings.groups.get(banner.group) ?? { guaranteedFeatured: false, pity: 0 }),
-      pulls: new Map<string, number>(),
+      guaranteedFeatured: was?.guaranteedFeatured ?? false,
+      pity: was?.pity ?? 0,
+      sparkPoints: was?.sparkPoints ?? 0,
+      pulls: 0,
     };
-    const standing: BannerStanding = { guaranteedFeatured: group.guaranteedFeatured, pity: group.pity, sparkPoints: sparks.get(banner.id) ?? 0 };
-    const pull = pullBanner(resolved.table, banner.rules, standing, pulled.length, (k) =>
-      fairRandom(serverSeed, seed.clientSeed, seed.nextNonce + first + k),
-    );
-    group.guaranteedFeatured = pull.standing.guaranteedFeatured;
-    group.pity = pull.standing.pity;
-    group.pulls.set(banner.id, (group.pulls.get(banner.id) ?? 0) + pulled.length);
+    const pull = pullBanner(resolved.table, banner.rules, group, pulled.length, (k) => fairRandom(serverSeed, seed.clientSeed, seed.nextNonce + first + k));
+    Object.assign(group, pull.standing, { pulls: group.pulls + pulled.length });
     banners.set(banner.group, group);
-    sparks.set(banner.id, pull.standing.sparkPoints);
     const pity = resolved.table.pity && resolved.type.rules.pity;
     return pull.openings.map((o, k) => {
       const items = o.items.map(({ featured: _featured, ...it }) => {

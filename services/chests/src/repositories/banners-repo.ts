@@ -1,8 +1,11 @@
 import type { Queryable } from '@ccs/shared';
 
-/** A player's standing on a banner: the group's guarantee flag and pity counter, the banner's pulls and spark points. */
+/**
+ * A player's standing in a banner pity group (DESIGN.md §8), carried across the group's banners:
+ * the pulls, the spark points, the guarantee flag and the pity counter (zeros before the first pull).
+ */
 export interface BannerStandingRow {
-  /** Pulls (openings) made on this banner. */
+  /** Pulls (openings) made on the group's banners. */
   pulls: number;
   sparkPoints: number;
   guaranteedFeatured: boolean;
@@ -10,101 +13,82 @@ export interface BannerStandingRow {
   pity: number;
 }
 
-/** The caller's standing on banner `banner` of pity group `group` (zeros before their first pull). */
-export async function readBannerStanding(db: Queryable, appId: string, playerId: string, group: string, banner: string): Promise<BannerStandingRow> {
-  const r = await db.query<{ guaranteed_featured: boolean | null; opens_since: number | null; pulls: number | null; points: number | null }>(
-    `SELECT s.guaranteed_featured, s.opens_since, k.pulls, k.points
-       FROM (SELECT 1) one
-       LEFT JOIN banner_standings s ON s.app_id = $1 AND s.player_id = $2 AND s.pity_group = $3
-       LEFT JOIN banner_sparks k ON k.app_id = $1 AND k.player_id = $2 AND k.banner = $4`,
-    [appId, playerId, group, banner],
-  );
-  const row = r.rows[0]!;
-  return { pulls: row.pulls ?? 0, sparkPoints: row.points ?? 0, guaranteedFeatured: row.guaranteed_featured ?? false, pity: row.opens_since ?? 0 };
+interface StandingRow {
+  pity_group: string;
+  guaranteed_featured: boolean;
+  opens_since: number;
+  pulls: number;
+  spark_points: number;
 }
 
-/** The standings a banner pull rolls from: the groups' flags and counters, the banners' spark points (absent: none yet). */
-export async function readBannerStandings(
-  db: Queryable,
-  appId: string,
-  playerId: string,
-  groups: string[],
-  banners: string[],
-): Promise<{ groups: Map<string, { guaranteedFeatured: boolean; pity: number }>; sparkPoints: Map<string, number> }> {
-  const [g, k] = await Promise.all([
-    db.query<{ pity_group: string; guaranteed_featured: boolean; opens_since: number }>(
-      'SELECT pity_group, guaranteed_featured, opens_since FROM banner_standings WHERE app_id = $1 AND player_id = $2 AND pity_group = ANY($3::text[])',
-      [appId, playerId, groups],
-    ),
-    db.query<{ banner: string; points: number }>(
-      'SELECT banner, points FROM banner_sparks WHERE app_id = $1 AND player_id = $2 AND banner = ANY($3::text[])',
-      [appId, playerId, banners],
-    ),
-  ]);
-  return {
-    groups: new Map(g.rows.map((r) => [r.pity_group, { guaranteedFeatured: r.guaranteed_featured, pity: r.opens_since }])),
-    sparkPoints: new Map(k.rows.map((r) => [r.banner, r.points])),
-  };
+const ZERO: BannerStandingRow = { pulls: 0, sparkPoints: 0, guaranteedFeatured: false, pity: 0 };
+
+const toStanding = (r: StandingRow): BannerStandingRow => ({
+  pulls: r.pulls,
+  sparkPoints: r.spark_points,
+  guaranteedFeatured: r.guaranteed_featured,
+  pity: r.opens_since,
+});
+
+/** The caller's standing in pity group `group`. */
+export async function readBannerStanding(db: Queryable, appId: string, playerId: string, group: string): Promise<BannerStandingRow> {
+  return (await readBannerStandings(db, appId, playerId, [group])).get(group) ?? ZERO;
+}
+
+/** The caller's standings in the groups named (absent: no pull yet). */
+export async function readBannerStandings(db: Queryable, appId: string, playerId: string, groups: string[]): Promise<Map<string, BannerStandingRow>> {
+  const r = await db.query<StandingRow>(
+    `SELECT pity_group, guaranteed_featured, opens_since, pulls, spark_points FROM banner_standings
+      WHERE app_id = $1 AND player_id = $2 AND pity_group = ANY($3::text[])`,
+    [appId, playerId, groups],
+  );
+  return new Map(r.rows.map((row) => [row.pity_group, toStanding(row)]));
 }
 
 /**
  * Writes what banner openings moved, in the openings' transaction (after their compare-and-set
- * succeeded): each group's flag and counter as rolled, and per banner the pulls and spark points
- * added (added, not set: a spark exchange may take points meanwhile).
+ * succeeded): each group's flag and counter as rolled, and the pulls and spark points added
+ * (added, not set: a spark exchange may take points meanwhile, and takes no nonce).
  */
 export async function recordBannerStandings(
   tx: Queryable,
   appId: string,
   playerId: string,
-  moved: { group: string; guaranteedFeatured: boolean; pity: number; pulls: Map<string, number> }[],
+  moved: { group: string; guaranteedFeatured: boolean; pity: number; pulls: number }[],
 ): Promise<void> {
-  const groups = moved.map((m) => ({ pity_group: m.group, guaranteed: m.guaranteedFeatured, pity: m.pity, pulls: [...m.pulls.values()].reduce((a, b) => a + b, 0) }));
-  const banners = moved.flatMap((m) => [...m.pulls].map(([banner, pulls]) => ({ banner, pulls })));
+  const groups = moved.map((m) => ({ pity_group: m.group, guaranteed: m.guaranteedFeatured, pity: m.pity, pulls: m.pulls }));
   await tx.query(
-    `WITH g AS (
-       INSERT INTO banner_standings (app_id, player_id, pity_group, guaranteed_featured, opens_since, pulls)
-       SELECT $1, $2, x.pity_group, x.guaranteed, x.pity, x.pulls
-         FROM jsonb_to_recordset($3::jsonb) AS x(pity_group text, guaranteed boolean, pity integer, pulls integer)
-       ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET
-         guaranteed_featured = EXCLUDED.guaranteed_featured, opens_since = EXCLUDED.opens_since,
-         pulls = banner_standings.pulls + EXCLUDED.pulls, updated_at = now()
-     )
-     INSERT INTO banner_sparks (app_id, player_id, banner, pulls, points)
-     SELECT $1, $2, b.banner, b.pulls, b.pulls FROM jsonb_to_recordset($4::jsonb) AS b(banner text, pulls integer)
-     ON CONFLICT (app_id, player_id, banner) DO UPDATE SET
-       pulls = banner_sparks.pulls + EXCLUDED.pulls,
-       -- A banner's chest opened after its points were settled adds none (they would never convert).
-       points = CASE WHEN banner_sparks.settled_at IS NULL THEN banner_sparks.points + EXCLUDED.points ELSE banner_sparks.points END,
+    `INSERT INTO banner_standings (app_id, player_id, pity_group, guaranteed_featured, opens_since, pulls, spark_points)
+     SELECT $1, $2, x.pity_group, x.guaranteed, x.pity, x.pulls, x.pulls
+       FROM jsonb_to_recordset($3::jsonb) AS x(pity_group text, guaranteed boolean, pity integer, pulls integer)
+     ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET
+       guaranteed_featured = EXCLUDED.guaranteed_featured, opens_since = EXCLUDED.opens_since,
+       pulls = banner_standings.pulls + EXCLUDED.pulls, spark_points = banner_standings.spark_points + EXCLUDED.spark_points,
        updated_at = now()`,
-    [appId, playerId, JSON.stringify(groups), JSON.stringify(banners)],
+    [appId, playerId, JSON.stringify(groups)],
   );
 }
 
 /**
- * Takes `cost` spark points of the player's on a banner, only while at least that many are left
- * (one conditional UPDATE: of racing exchanges, only those the points cover succeed). Returns the
- * points after, or the points held when they were too few.
+ * Takes `cost` of the player's spark points in a pity group, only while at least that many are
+ * left (one conditional UPDATE: of racing exchanges, only those the points cover succeed).
+ * Returns the points after, or the points held when they were too few.
  */
 export async function takeSparkPoints(
   tx: Queryable,
   appId: string,
   playerId: string,
-  banner: string,
+  group: string,
   cost: number,
-): Promise<{ ok: true; points: number } | { ok: false; points: number }> {
-  const r = await tx.query<{ points: number }>(
-    `UPDATE banner_sparks SET points = points - $4, updated_at = now()
-      WHERE app_id = $1 AND player_id = $2 AND banner = $3 AND points >= $4 AND settled_at IS NULL
-      RETURNING points`,
-    [appId, playerId, banner, cost],
+): Promise<{ ok: boolean; points: number }> {
+  const r = await tx.query<{ spark_points: number }>(
+    `UPDATE banner_standings SET spark_points = spark_points - $4, updated_at = now()
+      WHERE app_id = $1 AND player_id = $2 AND pity_group = $3 AND spark_points >= $4
+      RETURNING spark_points`,
+    [appId, playerId, group, cost],
   );
-  if (r.rows[0]) return { ok: true, points: r.rows[0].points };
-  const held = await tx.query<{ points: number }>('SELECT points FROM banner_sparks WHERE app_id = $1 AND player_id = $2 AND banner = $3', [
-    appId,
-    playerId,
-    banner,
-  ]);
-  return { ok: false, points: held.rows[0]?.points ?? 0 };
+  if (r.rows[0]) return { ok: true, points: r.rows[0].spark_points };
+  return { ok: false, points: (await readBannerStanding(tx, appId, playerId, group)).sparkPoints };
 }
 
 /** A spark exchange as recorded. */
@@ -119,12 +103,22 @@ export interface SparkExchangeRow {
 
 export async function insertSparkExchange(
   tx: Queryable,
-  e: { id: string; appId: string; playerId: string; banner: string; collectibleId: string; cost: number; pointsAfter: number; idempotencyKey?: string },
+  e: {
+    id: string;
+    appId: string;
+    playerId: string;
+    banner: string;
+    group: string;
+    collectibleId: string;
+    cost: number;
+    pointsAfter: number;
+    idempotencyKey?: string;
+  },
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO spark_exchanges (id, app_id, player_id, banner, collectible_id, cost, points_after, idempotency_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [e.id, e.appId, e.playerId, e.banner, e.collectibleId, e.cost, e.pointsAfter, e.idempotencyKey ?? null],
+    `INSERT INTO spark_exchanges (id, app_id, player_id, banner, pity_group, collectible_id, cost, points_after, idempotency_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [e.id, e.appId, e.playerId, e.banner, e.group, e.collectibleId, e.cost, e.pointsAfter, e.idempotencyKey ?? null],
   );
 }
 
@@ -147,27 +141,30 @@ export async function findSparkExchange(db: Queryable, appId: string, playerId: 
   );
 }
 
-/** The (app, banner) pairs that still have unsettled spark points (the partial index banner_sparks_unsettled). */
-export async function endedSparkBanners(db: Queryable): Promise<{ appId: string; banner: string }[]> {
-  const r = await db.query<{ app_id: string; banner: string }>(
-    'SELECT DISTINCT app_id, banner FROM banner_sparks WHERE settled_at IS NULL AND points > 0',
+/** The (app, pity group) pairs where some player still holds spark points (the partial index banner_standings_unsettled). */
+export async function groupsWithSparkPoints(db: Queryable): Promise<{ appId: string; group: string }[]> {
+  const r = await db.query<{ app_id: string; pity_group: string }>(
+    'SELECT DISTINCT app_id, pity_group FROM banner_standings WHERE spark_points > 0',
   );
-  return r.rows.map((row) => ({ appId: row.app_id, banner: row.banner }));
+  return r.rows.map((row) => ({ appId: row.app_id, group: row.pity_group }));
 }
 
 /**
- * Settles up to `limit` players' unsettled spark points on a banner (rows another transaction
- * holds are skipped): points to 0, kept as `settled_points`. Returns each player's points settled.
+ * Settles up to `limit` players' spark points in a pity group (rows another transaction holds are
+ * skipped): points to 0, added to `settled_points`. Returns each player's points settled.
  */
-export async function settleSparkPoints(tx: Queryable, appId: string, banner: string, limit: number): Promise<{ playerId: string; points: number }[]> {
-  const r = await tx.query<{ player_id: string; settled_points: number }>(
-    `UPDATE banner_sparks k SET settled_at = now(), settled_points = k.points, points = 0, updated_at = now()
-       FROM (SELECT player_id FROM banner_sparks
-              WHERE app_id = $1 AND banner = $2 AND settled_at IS NULL AND points > 0
-              ORDER BY player_id LIMIT $3 FOR UPDATE SKIP LOCKED) due
-      WHERE k.app_id = $1 AND k.banner = $2 AND k.player_id = due.player_id AND k.settled_at IS NULL
-      RETURNING k.player_id, k.settled_points`,
-    [appId, banner, limit],
+export async function settleSparkPoints(tx: Queryable, appId: string, group: string, limit: number): Promise<{ playerId: string; points: number }[]> {
+  const r = await tx.query<{ player_id: string; points: number }>(
+    `WITH due AS (
+       SELECT player_id, spark_points FROM banner_standings
+        WHERE app_id = $1 AND pity_group = $2 AND spark_points > 0
+        ORDER BY player_id LIMIT $3 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE banner_standings s SET settled_points = s.settled_points + due.spark_points, settled_at = now(), spark_points = 0, updated_at = now()
+       FROM due
+      WHERE s.app_id = $1 AND s.pity_group = $2 AND s.player_id = due.player_id
+      RETURNING s.player_id, due.spark_points AS points`,
+    [appId, group, limit],
   );
-  return r.rows.map((row) => ({ playerId: row.player_id, points: row.settled_points }));
+  return r.rows.map((row) => ({ playerId: row.player_id, points: row.points }));
 }

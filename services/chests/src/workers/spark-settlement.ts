@@ -1,34 +1,40 @@
 import { randomUUID } from 'node:crypto';
 import { insertOutboxMessages, outboxMessage, periodicWorker, WalletCreditGrant, withTransaction, type OutboxMessage, type Worker } from '@ccs/shared';
-import { findBanner, type Banner } from '../banners/banners.js';
+import { currentBanners, type Banner } from '../banners/banners.js';
 import type { ChestsDeps } from '../deps.js';
-import { endedSparkBanners, settleSparkPoints } from '../repositories/banners-repo.js';
+import { groupsWithSparkPoints, settleSparkPoints } from '../repositories/banners-repo.js';
 
 /** Players' points settled per transaction. */
 const BATCH = 500;
 
 /**
- * Spark points left at a banner's end (DESIGN.md §8): each pass finds the banners with unsettled
- * points whose window has closed and settles them, a batch of players per transaction: the points
- * set to 0 and kept as `settled_points`, and, when the banner's `spark.currency` is set, one wallet
- * credit per player (reason `spark_conversion`, one unit of the currency per point) written to the
- * outbox in the same transaction, so a point converts exactly once whatever crashes (the credit's
- * message id is its outbox row's, which wallet applies once). Without a currency they lapse.
- * Replicas may all run it: a row is settled by one transaction only (SKIP LOCKED, then the
- * `settled_at IS NULL` guard). A banner no longer in the app's content is left as it is.
+ * Spark points left when a pity group's banners are over (DESIGN.md §8): points carry across the
+ * banners of a group, so they settle once its last banner has ended and no banner of the group is
+ * running or coming. Each pass finds the groups where players hold points and settles those whose
+ * banners in the app's current content have all ended, a batch of players per transaction: the
+ * points set to 0 (added to `settled_points`) and, when the group's last banner (the latest
+ * `ends_at`) names a `spark.currency`, one wallet credit per player (reason `spark_conversion`,
+ * one unit of the currency per point) written to the outbox in the same transaction, so a point
+ * converts exactly once whatever crashes (the credit's message id is its outbox row's, which
+ * wallet applies once). Without a currency they lapse. Replicas may all run it: a row is settled by
+ * one transaction only (SKIP LOCKED, then `spark_points > 0`). A group none of whose banners is in
+ * the current content any more is left as it is.
  */
 export function sparkSettlement(deps: ChestsDeps, everyMs = deps.config.SPARK_SETTLE_INTERVAL_MS): Worker {
-  return periodicWorker({ log: deps.log, everyMs, what: 'spark points settled at banners’ end', pass: () => settlePass(deps) });
+  return periodicWorker({ log: deps.log, everyMs, what: 'spark points settled after their banners ended', pass: () => settlePass(deps) });
 }
 
 /** One pass: the players' points settled, in all. */
 export async function settlePass(deps: ChestsDeps, now = new Date()): Promise<number> {
   let settled = 0;
-  for (const { appId, banner: slug } of await endedSparkBanners(deps.pool)) {
-    const banner = await findBanner(deps, appId, slug);
-    if (!banner || banner.endsAt > now) continue;
+  const banners = new Map<string, Banner[]>();
+  for (const { appId, group } of await groupsWithSparkPoints(deps.pool)) {
+    if (!banners.has(appId)) banners.set(appId, await currentBanners(deps, appId));
+    const ofGroup = banners.get(appId)!.filter((b) => b.group === group);
+    if (ofGroup.length === 0 || ofGroup.some((b) => b.endsAt > now)) continue;
+    const last = ofGroup.reduce((a, b) => (b.endsAt > a.endsAt ? b : a));
     for (;;) {
-      const n = await settleBatch(deps, appId, banner);
+      const n = await settleBatch(deps, appId, group, last.content.spark?.currency);
       settled += n;
       if (n < BATCH) break;
     }
@@ -36,12 +42,11 @@ export async function settlePass(deps: ChestsDeps, now = new Date()): Promise<nu
   return settled;
 }
 
-async function settleBatch(deps: ChestsDeps, appId: string, banner: Banner): Promise<number> {
-  const currency = banner.content.spark?.currency;
+async function settleBatch(deps: ChestsDeps, appId: string, group: string, currency: string | undefined): Promise<number> {
   const ctx = { requestId: `spark-settlement-${randomUUID()}`, appId };
   let credits: OutboxMessage[] = [];
   const n = await withTransaction(deps.pool, async (tx) => {
-    const rows = await settleSparkPoints(tx, appId, banner.id, BATCH);
+    const rows = await settleSparkPoints(tx, appId, group, BATCH);
     if (currency) {
       credits = rows.map((r) =>
         outboxMessage(

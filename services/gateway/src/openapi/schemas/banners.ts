@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
 import { Count, NoRelationships, Timestamp } from './jsonapi.js';
+import { BannerStanding } from './banner-pulls.js';
 
 /** Response schemas of gacha banners (DESIGN.md §8): the list, one banner, a banner's odds document. */
 
@@ -36,13 +37,8 @@ const BannerMembers = {
   ten_pull_floor: z.string().nullable().describe('A ten-pull gives at least one item of this rarity or better; null: no floor.'),
 };
 
-/** The caller's standing on a banner. */
-const PlayerStanding = {
-  pulls: Count.describe('Pulls (openings) the caller made on this banner.'),
-  spark_points: Count.describe("The caller's spark points on this banner."),
-  guaranteed_featured: z.boolean().describe('Whether their next item of the featured rarity in this pity group is featured for certain.'),
-  pity: Count.describe("The pity group's counter: openings since the pity rarity or better."),
-};
+/** The caller's standing in a banner's pity group (one definition: the pull's answer shows the same). */
+const PlayerStanding = BannerStanding.shape;
 
 const BannerMeta = z
   .object({
