@@ -69,6 +69,12 @@ export async function failed(def: ConsumerDef, v: Pulled, err: unknown, maxDeliv
 export function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, deps: DeliveryDeps, notice?: unknown): void {
   deps.metrics.consumed(def.durable, outcome);
   endSpan(v.span, outcome === 'retried' || outcome === 'parked', { 'ccs.outcome': outcome });
+  if (outcome === 'skipped') {
+    withTraceContext(v.context, () =>
+      deps.log.debug({ consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId }, 'durable message skipped: nothing of it is wanted here'),
+    );
+    return;
+  }
   if (outcome !== 'applied' && outcome !== 'duplicate') return;
   const notify = v.m.headers?.get(NOTIFY_HEADER);
   if (notify && isNoticeSubject(deps.prefix, notify)) deps.nc.publish(`${notify}.${def.durable}`, encoder.encode(v.messageId), noticeOptions(notice));
