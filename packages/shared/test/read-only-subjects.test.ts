@@ -13,6 +13,8 @@ const WRITES = [
   'chests.v1.open',
   'chests.v1.open_batch',
   'chests.v1.purchase',
+  'chests.v1.pull_banner',
+  'chests.v1.spark_banner',
   'chests.v1.rotate_seed',
   'chests.v1.unlock',
   'players.v1.add_friend',
