@@ -70,10 +70,9 @@ async function pgFloor(msg: Msg) {
 async function pageFloor(msg: Msg) {
   try {
     const from = ((idOf(msg) - 1) % Math.max(1, ROWS - 100)) + 1;
-    const r = await pool.query(
-      'SELECT id, name, attributes, counter, updated_at FROM floor_rows WHERE id >= $1 AND id < $1 + 100 ORDER BY id',
-      [from],
-    );
+    const r = await pool.query('SELECT id, name, attributes, counter, updated_at FROM floor_rows WHERE id >= $1 AND id < $1 + 100 ORDER BY id', [
+      from,
+    ]);
     msg.respond(encoder.encode(JSON.stringify(r.rows)));
   } catch (err) {
     fail(msg, err);

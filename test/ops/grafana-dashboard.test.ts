@@ -25,7 +25,10 @@ const AGREED: Record<string, { type: 'counter' | 'histogram' | 'gauge'; labels: 
     type: 'counter',
     labels: { saga: ['opening', 'purchase', 'registration'], outcome: ['opened', 'granted', 'grant_pending', 'completed', 'compensated', 'failed'] },
   },
-  ccs_consumer_messages_total: { type: 'counter', labels: { consumer: undefined, outcome: ['applied', 'duplicate', 'retried', 'parked', 'skipped'] } },
+  ccs_consumer_messages_total: {
+    type: 'counter',
+    labels: { consumer: undefined, outcome: ['applied', 'duplicate', 'retried', 'parked', 'skipped'] },
+  },
   ccs_outbox_backlog: { type: 'gauge', labels: {} },
   ccs_outbox_oldest_age_seconds: { type: 'gauge', labels: {} },
   ccs_db_pool_connections: { type: 'gauge', labels: { state: ['total', 'idle', 'waiting'] } },

@@ -290,9 +290,11 @@ describe('webhooks', () => {
     expect((await open(stack, player, before!)).statusCode).toBe(200);
     // No endpoint yet: egress acks the grant unread and remembers that the app takes no events.
     const skipped = async () =>
-      Number(/ccs_consumer_messages_total\{[^}]*consumer="players-webhook-openings"[^}]*outcome="skipped"[^}]*\} (\d+)/.exec(
-        (await stack.services.egress!.deps.metrics.render()).body,
-      )?.[1] ?? 0);
+      Number(
+        /ccs_consumer_messages_total\{[^}]*consumer="players-webhook-openings"[^}]*outcome="skipped"[^}]*\} (\d+)/.exec(
+          (await stack.services.egress!.deps.metrics.render()).body,
+        )?.[1] ?? 0,
+      );
     await eventually(async () => expect(await skipped()).toBeGreaterThan(0));
     await addEndpoint('/late', {}, late.secretKey);
     const opened = (await open(stack, player, after!)).json().meta.opening_id as string;

@@ -212,10 +212,11 @@ describe('banners in content', () => {
   });
 
   it('refuses a banner on a chest that does not open at once (a timer or a key): a pull opens its chests', () => {
-    const onChest = (slug: string) => variant((c) => {
-      const abyssal = c.chests.find((ch: Raw) => ch.id === 'abyssal-chest');
-      Object.assign(abyssal, slug === 'timer' ? { unlock: { seconds: 3600 } } : { requires_key: { currency: 'gems', amount: 1 } });
-    });
+    const onChest = (slug: string) =>
+      variant((c) => {
+        const abyssal = c.chests.find((ch: Raw) => ch.id === 'abyssal-chest');
+        Object.assign(abyssal, slug === 'timer' ? { unlock: { seconds: 3600 } } : { requires_key: { currency: 'gems', amount: 1 } });
+      });
     expect(refusals(onChest('timer'))).toContain('banners.0.chest: abyssal-chest is time-locked (unlock): a banner pulls chests that open at once');
     expect(refusals(onChest('key'))).toContain('banners.0.chest: abyssal-chest needs a key (requires_key): a banner pulls chests that open at once');
   });

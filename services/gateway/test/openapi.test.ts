@@ -335,7 +335,10 @@ describe('OpenAPI document and API reference', () => {
     await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull });
     await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull }); // 409 insufficient_funds
     await go('POST', '/api/v1/banners/no-such-banner/pull', { token, body: pull }); // 404
-    await go('POST', '/api/v1/banners/kraken-rising/spark', { token, body: { data: { type: 'spark', attributes: { collectible_id: 'sea-kraken' } } } }); // 409
+    await go('POST', '/api/v1/banners/kraken-rising/spark', {
+      token,
+      body: { data: { type: 'spark', attributes: { collectible_id: 'sea-kraken' } } },
+    }); // 409
     await go('POST', '/api/v1/banners/kraken-rising/spark', { token, body: { data: { type: 'spark', attributes: { collectible_id: 'x' } } } }); // 422
 
     // Collections and collectibles, anonymous and as the player.

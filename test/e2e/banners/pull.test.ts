@@ -40,11 +40,13 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       payload: { data: { type: 'spark', attributes: { collectible_id: collectible } } },
     });
   const standing = async (p: Player, group: string) =>
-    (await sql<{ guaranteed_featured: boolean; opens_since: number; pulls: number }>(
-      stack,
-      'SELECT guaranteed_featured, opens_since, pulls FROM chests.banner_standings WHERE player_id = $1 AND pity_group = $2',
-      [p.id, group],
-    ))[0];
+    (
+      await sql<{ guaranteed_featured: boolean; opens_since: number; pulls: number }>(
+        stack,
+        'SELECT guaranteed_featured, opens_since, pulls FROM chests.banner_standings WHERE player_id = $1 AND pity_group = $2',
+        [p.id, group],
+      )
+    )[0];
   /** Sets a player's standing in a group as if earlier pulls had left it so. */
   const setStanding = (p: Player, group: string, s: { guaranteed: boolean; pity: number }) =>
     sql(
@@ -55,9 +57,17 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       [p.id, group, s.guaranteed, s.pity, appOfToken(p.token)],
     );
   const granted = async (ids: string[]) =>
-    (await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE opening_id = ANY($1::uuid[])', [ids]))[0]!.n;
+    (await sql<{ n: number }>(stack, 'SELECT count(*)::int AS n FROM collections.owned_collectibles WHERE opening_id = ANY($1::uuid[])', [ids]))[0]!
+      .n;
 
-  type Result = { collectibles: { id: string; attributes: { rarity: string } }[]; meta: { opening_id: string; fairness: { nonce: number }; banner: { id: string; featured: boolean; guaranteed_before: boolean; spark_points_after: number; floor_rerolled: boolean } } };
+  type Result = {
+    collectibles: { id: string; attributes: { rarity: string } }[];
+    meta: {
+      opening_id: string;
+      fairness: { nonce: number };
+      banner: { id: string; featured: boolean; guaranteed_before: boolean; spark_points_after: number; floor_rerolled: boolean };
+    };
+  };
 
   async function richPlayer(coins = '100000'): Promise<Player> {
     const p = await registerPlayer(stack);
@@ -145,7 +155,9 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     expect(again.json().meta.purchase_id).toBe(first.json().meta.purchase_id);
     expect(again.json().data.map((d: Result) => d.meta.opening_id)).toEqual(first.json().data.map((d: Result) => d.meta.opening_id));
     expectError(await pull(p, 'kraken-rising', 1, 'coins', key), 409, 'idempotency_key_reused');
-    const [paid] = await sql<{ n: number }>(stack, "SELECT count(*)::int AS n FROM chests.payments WHERE player_id = $1 AND status = 'completed'", [p.id]);
+    const [paid] = await sql<{ n: number }>(stack, "SELECT count(*)::int AS n FROM chests.payments WHERE player_id = $1 AND status = 'completed'", [
+      p.id,
+    ]);
     expect(paid!.n).toBe(1);
 
     const sparkKey = randomUUID();
@@ -287,7 +299,15 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
         tampered.collectibles[0]!.id = tampered.collectibles[0]!.id === 'sea-kraken' ? 'sea-leviathan' : 'sea-kraken';
         await writeFile(join(dir, 'tampered.json'), JSON.stringify(tampered));
         await expect(
-          run(process.execPath, ['scripts/verify-opening.mjs', '--banner', join(dir, 'banner-0.json'), '--server-seed', serverSeed, '--expect', join(dir, 'tampered.json')]),
+          run(process.execPath, [
+            'scripts/verify-opening.mjs',
+            '--banner',
+            join(dir, 'banner-0.json'),
+            '--server-seed',
+            serverSeed,
+            '--expect',
+            join(dir, 'tampered.json'),
+          ]),
         ).rejects.toMatchObject({ code: 1 });
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -305,11 +325,13 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       // A point in the tides group, whose tide-one ends now but tide-two runs on: it stays, to be spent on tide-two.
       expect((await pull(p, 'tide-one', 1)).json().meta.player.spark_points).toBeGreaterThanOrEqual(1);
       const tides = async () =>
-        (await sql<{ spark_points: number; settled_points: number }>(
-          stack,
-          "SELECT spark_points, settled_points FROM chests.banner_standings WHERE player_id = $1 AND pity_group = 'tides'",
-          [p.id],
-        ))[0]!;
+        (
+          await sql<{ spark_points: number; settled_points: number }>(
+            stack,
+            "SELECT spark_points, settled_points FROM chests.banner_standings WHERE player_id = $1 AND pity_group = 'tides'",
+            [p.id],
+          )
+        )[0]!;
       const tidesBefore = await tides();
       const ended = structuredClone(content);
       const past = new Date(Date.now() - 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -328,7 +350,11 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       expect(settled.points).toBe(0);
       expect(await tides()).toEqual(tidesBefore);
       const credits = await eventually(async () => {
-        const rows = await sql<{ amount: string }>(stack, "SELECT delta AS amount FROM wallet.ledger WHERE player_id = $1 AND reason = 'spark_conversion'", [p.id]);
+        const rows = await sql<{ amount: string }>(
+          stack,
+          "SELECT delta AS amount FROM wallet.ledger WHERE player_id = $1 AND reason = 'spark_conversion'",
+          [p.id],
+        );
         expect(rows).toHaveLength(1);
         return rows;
       }, 20_000);

@@ -13,7 +13,16 @@ export const WalletCreditGrant = defineEvent(
   z.object({
     appId: UuidSchema,
     playerId: UuidSchema,
-    reason: z.enum(['initial_currency', 'welcome_bonus', 'registration', 'refund', 'admin', 'duplicate_conversion', 'collection_reward', 'spark_conversion']),
+    reason: z.enum([
+      'initial_currency',
+      'welcome_bonus',
+      'registration',
+      'refund',
+      'admin',
+      'duplicate_conversion',
+      'collection_reward',
+      'spark_conversion',
+    ]),
     credits: z
       .array(
         z.object({

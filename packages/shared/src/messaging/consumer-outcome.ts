@@ -71,7 +71,10 @@ export function finish(def: ConsumerDef, v: Pulled, outcome: ConsumerOutcome, de
   endSpan(v.span, outcome === 'retried' || outcome === 'parked', { 'ccs.outcome': outcome });
   if (outcome === 'skipped') {
     withTraceContext(v.context, () =>
-      deps.log.debug({ consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId }, 'durable message skipped: nothing of it is wanted here'),
+      deps.log.debug(
+        { consumer: def.durable, messageId: v.messageId, requestId: v.ctx.requestId },
+        'durable message skipped: nothing of it is wanted here',
+      ),
     );
     return;
   }

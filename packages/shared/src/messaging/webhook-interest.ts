@@ -54,7 +54,9 @@ export class WebhookInterestCache {
   private async ask(appId: string, requestId: string): Promise<Set<WebhookEventType>> {
     try {
       const types = new Set(
-        this.lookup ? await this.lookup(appId) : (await this.bus.request(WebhookInterest, { appId }, { requestId, appId }, { timeoutMs: 1000 })).types,
+        this.lookup
+          ? await this.lookup(appId)
+          : (await this.bus.request(WebhookInterest, { appId }, { requestId, appId }, { timeoutMs: 1000 })).types,
       );
       this.entries.set(appId, { types, until: Date.now() + this.ttlMs });
       return types;

@@ -84,7 +84,13 @@ async function insertChests(tx: Queryable, chests: Placed[]): Promise<void> {
   await tx.query(
     `INSERT INTO inventory_chests (id, app_id, player_id, chest_type_id, source)
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
-    [chests.map((c) => c.id), chests.map((c) => c.appId), chests.map((c) => c.playerId), chests.map((c) => c.chestTypeId), chests.map((c) => c.source)],
+    [
+      chests.map((c) => c.id),
+      chests.map((c) => c.appId),
+      chests.map((c) => c.playerId),
+      chests.map((c) => c.chestTypeId),
+      chests.map((c) => c.source),
+    ],
   );
 }
 

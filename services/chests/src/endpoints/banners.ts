@@ -15,11 +15,10 @@ import { currentBanners, findBanner, isActive, type Banner } from '../banners/ba
 import type { ChestsDeps } from '../deps.js';
 import { bannerErrors } from '../banners/errors.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
-import { readBannerStanding } from '../repositories/banners-repo.js';
+import { NO_STANDING, readBannerStanding, readBannerStandings } from '../repositories/banners-repo.js';
 import { disclose } from './catalog-odds.js';
 
 /** The read side of gacha banners (DESIGN.md §8): the app's banners, one banner, a banner's odds document. */
-
 
 /** A banner as the API shows it, at `now`. */
 export function bannerView(b: Banner, now: Date): BannerView {
@@ -55,12 +54,14 @@ export function listBannersEndpoint(deps: ChestsDeps) {
     const appId = appOf(ctx);
     const now = new Date();
     const open = (await currentBanners(deps, appId)).filter((b) => now < b.endsAt);
-    const banners = await Promise.all(
-      open.map(async (b) => {
-        const player = await standingOf(deps, appId, ctx, b);
-        return { ...bannerView(b, now), ...(player ? { player } : {}) };
-      }),
-    );
+    // The caller's standings in all their groups, in one statement.
+    const playerId = optionalCallerOf(ctx);
+    const standings =
+      playerId && open.length ? await readBannerStandings(deps.pool, appId, playerId, [...new Set(open.map((b) => b.group))]) : undefined;
+    const banners = open.map((b) => {
+      const player = standings && (standings.get(b.group) ?? NO_STANDING);
+      return { ...bannerView(b, now), ...(player ? { player } : {}) };
+    });
     return { banners };
   });
 }

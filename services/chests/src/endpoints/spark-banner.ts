@@ -11,6 +11,8 @@ import {
   publishAndAwait,
   SparkBanner,
   withTransaction,
+  type CallContext,
+  type OutboxMessage,
   type ReplyOf,
 } from '@ccs/shared';
 import { currentContent, findBanner, isActive, type Banner } from '../banners/banners.js';
@@ -30,56 +32,28 @@ type SparkReply = ReplyOf<typeof SparkBanner>;
  */
 export function sparkBannerEndpoint(deps: ChestsDeps) {
   return endpoint(SparkBanner, async (req, ctx): Promise<SparkReply> => {
-    const appId = appOf(ctx);
-    const playerId = callerOf(ctx);
-    const banner = await findBanner(deps, appId, req.bannerId);
+    const who = { appId: appOf(ctx), playerId: callerOf(ctx) };
+    const banner = await findBanner(deps, who.appId, req.bannerId);
     if (!banner) throw bannerErrors.bannerNotFound();
     if (req.idempotencyKey) {
-      const first = await replayOf(deps, appId, playerId, banner, req);
+      const first = await replayOf(deps, who.appId, who.playerId, banner, req);
       if (first) return first;
     }
-    const spark = banner.content.spark;
-    if (!spark) throw bannerErrors.noSpark();
-    if (!banner.content.featured.collectibles.includes(req.collectibleId)) throw bannerErrors.notFeatured(banner);
-    const now = new Date();
-    if (!isActive(banner, now)) throw bannerErrors.bannerNotActive(banner, now);
-    const content = await currentContent(deps, appId);
-    const collectible = content?.collectibles.find((c) => c.id === req.collectibleId);
-    if (!collectible) throw bannerErrors.notFeatured(banner);
-
-    const exchangeId = randomUUID();
-    const createdAt = now.toISOString();
-    const grant = outboxMessage(
-      OpeningGranted,
-      exchangeId,
-      {
-        openingId: exchangeId,
-        appId,
-        playerId,
-        chestTypeId: banner.chestTypeId,
-        openedAt: createdAt,
-        experience: 0,
-        rulesVersion: content!.version,
-        items: [{ slot: 0, collectibleId: collectible.id, collectionId: collectible.collection_id, rarity: collectible.rarity }],
-        source: 'spark',
-        bannerId: banner.id,
-      },
-      ctx,
-      { notify: deps.notices.subject },
-    );
+    const offer = await checkSpark(deps, who.appId, banner, req.collectibleId);
+    const exchange = { id: randomUUID(), createdAt: new Date().toISOString() };
+    const grant = sparkGrant(deps, { ...who, banner, exchange, offer }, ctx);
     let pointsAfter: number;
     try {
       pointsAfter = await withTransaction(deps.pool, async (tx) => {
-        const taken = await takeSparkPoints(tx, appId, playerId, banner.group, spark.cost);
-        if (!taken.ok) throw bannerErrors.sparkPointsInsufficient(taken.points, spark.cost);
+        const taken = await takeSparkPoints(tx, who.appId, who.playerId, banner.group, offer.cost);
+        if (!taken.ok) throw bannerErrors.sparkPointsInsufficient(taken.points, offer.cost);
         await insertSparkExchange(tx, {
-          id: exchangeId,
-          appId,
-          playerId,
+          ...who,
+          id: exchange.id,
           banner: banner.id,
           group: banner.group,
-          collectibleId: collectible.id,
-          cost: spark.cost,
+          collectibleId: offer.collectible.id,
+          cost: offer.cost,
           pointsAfter: taken.points,
           idempotencyKey: req.idempotencyKey,
         });
@@ -88,24 +62,71 @@ export function sparkBannerEndpoint(deps: ChestsDeps) {
       });
     } catch (err) {
       // A racing request with the same key exchanged first: its answer (nothing of this one was written).
-      if (req.idempotencyKey && isUniqueViolation(err, 'spark_exchanges_idempotency')) {
-        const first = await replayOf(deps, appId, playerId, banner, req);
-        if (first) return first;
-      }
+      const first =
+        req.idempotencyKey && isUniqueViolation(err, 'spark_exchanges_idempotency')
+          ? await replayOf(deps, who.appId, who.playerId, banner, req)
+          : undefined;
+      if (first) return first;
       throw err;
     }
     const seen = await publishAndAwait(deps, [grant], { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });
     return {
-      exchangeId,
+      exchangeId: exchange.id,
       bannerId: banner.id,
-      collectibleId: collectible.id,
-      cost: spark.cost,
-      createdAt,
+      collectibleId: offer.collectible.id,
+      cost: offer.cost,
+      createdAt: exchange.createdAt,
       sparkPointsAfter: pointsAfter,
-      granted: seen.has(exchangeId),
+      granted: seen.has(exchange.id),
       replayed: false,
     };
   });
+}
+
+/** What a spark may take on this banner now: its cost and the chosen featured collectible (409 no spark or not running, 422 not featured). */
+async function checkSpark(deps: ChestsDeps, appId: string, banner: Banner, collectibleId: string) {
+  const spark = banner.content.spark;
+  if (!spark) throw bannerErrors.noSpark();
+  if (!banner.content.featured.collectibles.includes(collectibleId)) throw bannerErrors.notFeatured(banner);
+  const now = new Date();
+  if (!isActive(banner, now)) throw bannerErrors.bannerNotActive(banner, now);
+  const content = await currentContent(deps, appId);
+  const collectible = content?.collectibles.find((c) => c.id === collectibleId);
+  if (!content || !collectible) throw bannerErrors.notFeatured(banner);
+  return { cost: spark.cost, collectible, version: content.version };
+}
+
+/** The exchange's grant: an OpeningGranted of `source: spark` (no chest, no experience), its id the exchange's. */
+function sparkGrant(
+  deps: ChestsDeps,
+  e: {
+    appId: string;
+    playerId: string;
+    banner: Banner;
+    exchange: { id: string; createdAt: string };
+    offer: Awaited<ReturnType<typeof checkSpark>>;
+  },
+  ctx: CallContext,
+): OutboxMessage {
+  const c = e.offer.collectible;
+  return outboxMessage(
+    OpeningGranted,
+    e.exchange.id,
+    {
+      openingId: e.exchange.id,
+      appId: e.appId,
+      playerId: e.playerId,
+      chestTypeId: e.banner.chestTypeId,
+      openedAt: e.exchange.createdAt,
+      experience: 0,
+      rulesVersion: e.offer.version,
+      items: [{ slot: 0, collectibleId: c.id, collectionId: c.collection_id, rarity: c.rarity }],
+      source: 'spark',
+      bannerId: e.banner.id,
+    },
+    ctx,
+    { notify: deps.notices.subject },
+  );
 }
 
 /** The exchange made before with the request's Idempotency-Key: its answer again, or 409 when the key exchanged something else. */

@@ -188,7 +188,9 @@ async function writeTurn(tools: OpeningTools, cmd: OpenCommand, keys: ChestKeys,
   const bannered = turn.chests.filter((c) => c.banner).map((c) => c.banner!);
   const write = async (db: Queryable, state: Turn['state']): Promise<Written | undefined> => {
     // A banner pull's standing is read in the write's transaction: the nonce's compare-and-set proves it current (only openings move it).
-    const standings = bannered.length ? await readBannerStandings(db, cmd.appId, cmd.playerId, [...new Set(bannered.map((b) => b.group))]) : undefined;
+    const standings = bannered.length
+      ? await readBannerStandings(db, cmd.appId, cmd.playerId, [...new Set(bannered.map((b) => b.group))])
+      : undefined;
     const rolled = rollOpenings(turn.chests, state.seed, serverSeed, state.counters, standings);
     const grants = rolled.openings.map((o) => grantOf(o, cmd, ctx));
     const owner = { appId: cmd.appId, playerId: cmd.playerId, seedId: state.seed.id, nonce: state.seed.nextNonce };

@@ -21,7 +21,8 @@ interface StandingRow {
   spark_points: number;
 }
 
-const ZERO: BannerStandingRow = { pulls: 0, sparkPoints: 0, guaranteedFeatured: false, pity: 0 };
+/** A player's standing in a group before their first pull of it. */
+export const NO_STANDING: BannerStandingRow = { pulls: 0, sparkPoints: 0, guaranteedFeatured: false, pity: 0 };
 
 const toStanding = (r: StandingRow): BannerStandingRow => ({
   pulls: r.pulls,
@@ -32,7 +33,7 @@ const toStanding = (r: StandingRow): BannerStandingRow => ({
 
 /** The caller's standing in pity group `group`. */
 export async function readBannerStanding(db: Queryable, appId: string, playerId: string, group: string): Promise<BannerStandingRow> {
-  return (await readBannerStandings(db, appId, playerId, [group])).get(group) ?? ZERO;
+  return (await readBannerStandings(db, appId, playerId, [group])).get(group) ?? NO_STANDING;
 }
 
 /** The caller's standings in the groups named (absent: no pull yet). */
@@ -143,9 +144,7 @@ export async function findSparkExchange(db: Queryable, appId: string, playerId: 
 
 /** The (app, pity group) pairs where some player still holds spark points (the partial index banner_standings_unsettled). */
 export async function groupsWithSparkPoints(db: Queryable): Promise<{ appId: string; group: string }[]> {
-  const r = await db.query<{ app_id: string; pity_group: string }>(
-    'SELECT DISTINCT app_id, pity_group FROM banner_standings WHERE spark_points > 0',
-  );
+  const r = await db.query<{ app_id: string; pity_group: string }>('SELECT DISTINCT app_id, pity_group FROM banner_standings WHERE spark_points > 0');
   return r.rows.map((row) => ({ appId: row.app_id, group: row.pity_group }));
 }
 

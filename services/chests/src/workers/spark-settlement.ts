@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { insertOutboxMessages, outboxMessage, periodicWorker, WalletCreditGrant, withTransaction, type OutboxMessage, type Worker } from '@ccs/shared';
+import {
+  insertOutboxMessages,
+  outboxMessage,
+  periodicWorker,
+  WalletCreditGrant,
+  withTransaction,
+  type OutboxMessage,
+  type Worker,
+} from '@ccs/shared';
 import { currentBanners, type Banner } from '../banners/banners.js';
 import type { ChestsDeps } from '../deps.js';
 import { groupsWithSparkPoints, settleSparkPoints } from '../repositories/banners-repo.js';

@@ -1,5 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES, withTransaction, type Pool, type Queryable, type WebhookEndpointView, type WebhookEventType } from '@ccs/shared';
+import {
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_EVENT_TYPES,
+  withTransaction,
+  type Pool,
+  type Queryable,
+  type WebhookEndpointView,
+  type WebhookEventType,
+} from '@ccs/shared';
 import { endpointNotFound, webhookLimitReached } from '../errors.js';
 
 /** A new signing secret: `whsec_` and 32 random bytes. */

@@ -68,7 +68,8 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
       const ordered = [...batch].sort((a, b) => byPlayer(a.payload, b.payload));
       const emit = new Map<string, boolean>();
       for (const { payload, ctx } of ordered) {
-        if (!emit.has(payload.appId)) emit.set(payload.appId, interest ? await interest.wants(payload.appId, 'currency.credited', ctx.requestId) : true);
+        if (!emit.has(payload.appId))
+          emit.set(payload.appId, interest ? await interest.wants(payload.appId, 'currency.credited', ctx.requestId) : true);
       }
       const totals = await pooledTotals(
         tx,
@@ -92,7 +93,13 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
           return currencyId;
         };
         const own = grant.credits.filter((c) => c.reference !== undefined && !isZero(c.amount));
-        const base = { appId: grant.appId, playerId: grant.playerId, reason: grant.reason, requestId: ctx.requestId, emitEvent: emit.get(grant.appId)! };
+        const base = {
+          appId: grant.appId,
+          playerId: grant.playerId,
+          reason: grant.reason,
+          requestId: ctx.requestId,
+          emitEvent: emit.get(grant.appId)!,
+        };
         const events: OutboxMessage[] = [];
         for (const [code, amount] of totals[i]!) {
           const currencyId = idOf(code);

@@ -22,7 +22,12 @@ export const pullBanner: OperationDoc = {
   headers: idempotencyKeyHeader('the first pull'),
   bodyExample: { data: { type: 'pull', attributes: { count: 10, currency: 'gems' } } },
   responses: [
-    { status: 200, description: 'Pulled: one chest-opening result per pull, in order.', schema: BannerPullResult, headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER } },
+    {
+      status: 200,
+      description: 'Pulled: one chest-opening result per pull, in order.',
+      schema: BannerPullResult,
+      headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER },
+    },
   ],
   errors: {
     400: [INVALID_IDEMPOTENCY_KEY],
@@ -31,13 +36,16 @@ export const pullBanner: OperationDoc = {
     ],
     404: [unknownBanner],
     409: [
-      'outside the banner\'s window (`banner_not_active`, `meta.starts_at`, `meta.ends_at`)',
+      "outside the banner's window (`banner_not_active`, `meta.starts_at`, `meta.ends_at`)",
       'the inventory would exceed its capacity (`inventory_full`)',
       'the balance is too low (`insufficient_funds`)',
       'the Idempotency-Key was used for another pull (`idempotency_key_reused`) or a pull with it is under way (`idempotency_key_in_use`)',
     ],
     422: ["the banner's chest cannot be bought with that currency (`price_unavailable`)"],
-    503: ["the app's content is not loaded yet (`content_unavailable`)", 'the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)'],
+    503: [
+      "the app's content is not loaded yet (`content_unavailable`)",
+      'the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)',
+    ],
   },
 };
 
@@ -45,7 +53,7 @@ export const pullBanner: OperationDoc = {
 export const sparkBanner: OperationDoc = {
   operationId: 'sparkBanner',
   tag: 'Banners',
-  summary: "Exchange spark points for a featured collectible",
+  summary: 'Exchange spark points for a featured collectible',
   description:
     "Takes `spark.cost` of the caller's spark points on the banner (one per pull) and grants one of its featured collectibles, of the caller's choice, to their collection. " +
     'Exactly once: racing exchanges cannot spend the same points twice, and the Idempotency-Key answers the first exchange again. Until the banner ends (then its points convert to `spark.currency`, or lapse). Never cached.',
@@ -54,7 +62,12 @@ export const sparkBanner: OperationDoc = {
   headers: idempotencyKeyHeader('the first exchange'),
   bodyExample: { data: { type: 'spark', attributes: { collectible_id: 'sea-kraken' } } },
   responses: [
-    { status: 201, description: 'Exchanged: the collectible is granted.', schema: SparkExchangeDocument, headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER } },
+    {
+      status: 201,
+      description: 'Exchanged: the collectible is granted.',
+      schema: SparkExchangeDocument,
+      headers: { ...NO_STORE_HEADER, ...REPLAYED_HEADER },
+    },
   ],
   errors: {
     400: [INVALID_IDEMPOTENCY_KEY],
@@ -65,6 +78,6 @@ export const sparkBanner: OperationDoc = {
       "outside the banner's window (`banner_not_active`)",
       'the Idempotency-Key was used for another exchange (`idempotency_key_reused`)',
     ],
-    422: ['the collectible is not one of the banner\'s featured ones (`not_featured`)'],
+    422: ["the collectible is not one of the banner's featured ones (`not_featured`)"],
   },
 };

@@ -13,10 +13,14 @@ export const BannerStanding = z
     spark_points: Count.describe(
       "Spark points in the banner's pity group: one per pull on any of its banners, `spark.cost` of them taken by an exchange; converted or lapsed once the group's last banner has ended.",
     ),
-    guaranteed_featured: z.boolean().describe("Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one)."),
+    guaranteed_featured: z
+      .boolean()
+      .describe("Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one)."),
     pity: Count.describe("The pity group's counter: openings since the last one that gave the chest's pity rarity or better."),
   })
-  .describe("The caller's standing in the banner's pity group (carried across its banners): pulls, spark points, the guarantee flag and the pity counter.");
+  .describe(
+    "The caller's standing in the banner's pity group (carried across its banners): pulls, spark points, the guarantee flag and the pity counter.",
+  );
 
 /** A pull's answer: a batch result, with the purchase and the standing after it. */
 export const BannerPullResult = component(

@@ -327,7 +327,7 @@ export const OpeningBanner = z
     spark_points_after: Count.describe("The player's spark points on the banner after it."),
     floor_rerolled: z.boolean().describe("Whether the ten-pull floor re-rolled this opening's last item."),
   })
-  .describe("A banner pull's opening: what it recorded of the banner (docs/fairness.md, \"Banner pulls\").");
+  .describe('A banner pull\'s opening: what it recorded of the banner (docs/fairness.md, "Banner pulls").');
 
 const OpeningMembers = {
   chest_id: UuidSchema.describe('The opened chest.'),

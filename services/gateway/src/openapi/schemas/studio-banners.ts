@@ -59,7 +59,9 @@ export const BannerStatsDocument = component(
             guarantees_used: Count.describe('Openings that began with the guarantee flag set and gave a featured collectible.'),
             floor_rerolls: Count.describe("Ten-pulls whose tenth opening's last item the floor re-rolled."),
             spark_exchanges: Count,
-            points_settled: Count.describe("Spark points of the banner's pity group settled once its banners ended: converted to the last one's `spark.currency`, or lapsed without one."),
+            points_settled: Count.describe(
+              "Spark points of the banner's pity group settled once its banners ended: converted to the last one's `spark.currency`, or lapsed without one.",
+            ),
             players_settled: Count.describe('Players whose points were settled.'),
             points_held: Count.describe("Spark points players hold in the banner's pity group now (they carry across its banners)."),
           })

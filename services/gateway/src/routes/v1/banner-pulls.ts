@@ -95,7 +95,9 @@ export async function bannerPullRoutes(app: FastifyInstance) {
   );
   app.post(
     '/api/v1/banners/:id/spark',
-    { config: { bodyType: 'jsonapi', openapi: documented(docs.sparkBanner, { query: NO_QUERY, body: { schema: SparkBodySchema, required: true } }) } },
+    {
+      config: { bodyType: 'jsonapi', openapi: documented(docs.sparkBanner, { query: NO_QUERY, body: { schema: SparkBodySchema, required: true } }) },
+    },
     spark,
   );
 }
