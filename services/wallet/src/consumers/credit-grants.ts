@@ -75,15 +75,7 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
         tx,
         ordered.map((d) => d.payload),
       );
-      const codesOf = new Map<string, Set<string>>();
-      ordered.forEach(({ payload: g }, i) => {
-        const codes = codesOf.get(g.appId) ?? new Set<string>();
-        for (const code of totals[i]!.keys()) codes.add(code);
-        for (const c of g.credits) if (c.reference !== undefined && !isZero(c.amount)) codes.add(c.currency);
-        codesOf.set(g.appId, codes);
-      });
-      const idsOf = new Map<string, Map<string, string>>();
-      for (const [appId, codes] of codesOf) idsOf.set(appId, await currencyIdsByCode(tx, appId, [...codes]));
+      const idsOf = await currencyIdsOf(tx, ordered, totals);
       for (const [i, d] of ordered.entries()) {
         const { payload: grant, messageId, ctx } = d;
         const ids = idsOf.get(grant.appId)!;
@@ -119,6 +111,20 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
       if (events.length) void relay?.publishNow(events).catch(() => undefined);
     },
   });
+}
+
+/** The currency ids of every code the batch credits, per app: one statement per app. */
+async function currencyIdsOf(tx: Queryable, ordered: Delivery<Grant>[], totals: Map<string, string>[]): Promise<Map<string, Map<string, string>>> {
+  const codesOf = new Map<string, Set<string>>();
+  ordered.forEach(({ payload: g }, i) => {
+    const codes = codesOf.get(g.appId) ?? new Set<string>();
+    for (const code of totals[i]!.keys()) codes.add(code);
+    for (const c of g.credits) if (c.reference !== undefined && !isZero(c.amount)) codes.add(c.currency);
+    codesOf.set(g.appId, codes);
+  });
+  const idsOf = new Map<string, Map<string, string>>();
+  for (const [appId, codes] of codesOf) idsOf.set(appId, await currencyIdsByCode(tx, appId, [...codes]));
+  return idsOf;
 }
 
 const byPlayer = (a: Grant, b: Grant) =>
