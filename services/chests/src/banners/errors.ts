@@ -26,7 +26,7 @@ export const bannerErrors = {
     new AppError({
       kind: 'conflict',
       code: 'spark_points_insufficient',
-      detail: `A spark costs ${cost} points on this banner; you have ${have}. Each pull adds one.`,
+      detail: `A spark costs ${cost} points on this banner; you have ${have} in its pity group. Each pull on the group's banners adds one.`,
       meta: { spark_points: have, cost },
     }),
   sparkKeyReused: () =>
