@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../support/stack.js';
+import { chartPainted, layoutProblems, signedInConsole } from './support.js';
 import { createApp, registerPlayer, studioGrant } from '../../services/chests/test/support/chests.js';
 
 /**
@@ -15,44 +16,6 @@ import { createApp, registerPlayer, studioGrant } from '../../services/chests/te
  * answers them; the page holds on a phone screen. Screenshots go to a temporary directory.
  */
 const SHOTS = process.env.CONSOLE_SHOTS ?? mkdtempSync(join(tmpdir(), 'console-banners-'));
-
-/** Reports every CSP violation as a console error, before any of the page's scripts run. */
-const REPORT_CSP = () =>
-  document.addEventListener('securitypolicyviolation', (e) =>
-    console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`),
-  );
-
-/** Whether a chart's canvas is drawn at its size: its bitmap matches its box and has paint on it (as console.test.ts checks). */
-function chartPainted(id: string): boolean {
-  const canvas = document.getElementById(id) as HTMLCanvasElement | null;
-  if (!canvas || canvas.dataset.drawn !== '1') return false;
-  if (Math.abs(canvas.width - Math.round(canvas.clientWidth * devicePixelRatio)) > 2) return false;
-  const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-  let painted = 0;
-  for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
-  return painted > 500;
-}
-
-/** What breaks the layout: anything past the viewport's sides, a page wider than the screen, a header on two rows. */
-function layoutProblems(): string[] {
-  const vw = window.innerWidth;
-  const out: string[] = [];
-  if (document.documentElement.scrollWidth > vw) out.push(`the page is ${document.documentElement.scrollWidth} px wide in ${vw}`);
-  for (const el of Array.from(document.body.querySelectorAll('*'))) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0) continue;
-    if (r.right > vw + 1 || r.left < -1)
-      out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} spans ${Math.round(r.left)}..${Math.round(r.right)} px`);
-  }
-  const rows = new Set(
-    Array.from(document.querySelectorAll('header nav > ul'))
-      .map((ul) => ul.getBoundingClientRect())
-      .filter((r) => r.height > 0)
-      .map((r) => Math.round(r.top / 24)),
-  );
-  if (rows.size > 1) out.push(`the header takes ${rows.size} rows`);
-  return out;
-}
 
 describe('console: banners', () => {
   let stack: TestStack;
@@ -103,19 +66,8 @@ describe('console: banners', () => {
     await stack?.close();
   });
 
-  async function signedIn(width: number): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-    const context = await browser.newContext({ viewport: { width, height: 844 } });
-    await context.addInitScript(REPORT_CSP);
-    const errors: string[] = [];
-    const page = await context.newPage();
-    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${base}/console/sign-in`);
-    await page.fill('input[name=secret_key]', game.secretKey);
-    await page.click('form[data-testid=sign-in] button');
-    await page.waitForURL(`${base}/console`);
-    return { page, errors, close: () => context.close() };
-  }
+  const signedIn = (width: number) => signedInConsole(browser, base, game.secretKey, width);
+
   const text = async (page: Page, testid: string) => (await page.getByTestId(testid).first().innerText()).trim();
   const pct = (x: number) => Math.round(x * 10_000) / 100;
 

@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { readContentFile } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { chartPainted, layoutProblems, REPORT_CSP } from './support.js';
 import {
   catalogIds,
   createApp,
@@ -31,60 +32,6 @@ import { ledgerLabel } from '../../services/gateway/src/console/pages/players.js
  */
 const SHOTS = `${process.env.CONSOLE_SHOTS ?? mkdtempSync(join(tmpdir(), 'console-shots-'))}/`;
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-
-/** Reports every CSP violation as a console error, before any of the page's scripts run. */
-const REPORT_CSP = () =>
-  document.addEventListener('securitypolicyviolation', (e) =>
-    console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber} (${e.sample})`),
-  );
-
-/** What a page's layout breaks: anything past the viewport's sides or scrolling sideways, headings out of order, a squeezed chart or header. */
-function layoutProblems(): string[] {
-  const vw = window.innerWidth;
-  const out: string[] = [];
-  const name = (el: Element) =>
-    `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().replace(/\s+/g, '.')}` : ''}${
-      el.getAttribute('data-testid') ? `[${el.getAttribute('data-testid')}]` : ''
-    }`;
-  if (document.documentElement.scrollWidth > vw) out.push(`the page is ${document.documentElement.scrollWidth} px wide in ${vw}`);
-  for (const el of Array.from(document.body.querySelectorAll('*'))) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0) continue;
-    if (r.right > vw + 1 || r.left < -1) out.push(`${name(el)} spans ${Math.round(r.left)}..${Math.round(r.right)} px`);
-    const cs = getComputedStyle(el);
-    if (cs.overflowX !== 'visible' && cs.textOverflow !== 'ellipsis' && el.scrollWidth > el.clientWidth + 1)
-      out.push(`${name(el)} hides ${el.scrollWidth - el.clientWidth} px sideways`);
-  }
-  const size = (el: Element) => parseFloat(getComputedStyle(el).fontSize);
-  const title = document.querySelector('main > h1');
-  if (!title) out.push('no page title');
-  for (const h of Array.from(document.querySelectorAll('main h2, main h3')))
-    if (title && size(title) <= size(h)) out.push(`the title (${size(title)} px) is not bigger than "${h.textContent?.trim()}" (${size(h)} px)`);
-  // The header is one row: its visible lists (brand, navigation or menu) side by side.
-  const rows = new Set(
-    Array.from(document.querySelectorAll('header nav > ul'))
-      .map((ul) => ul.getBoundingClientRect())
-      .filter((r) => r.height > 0)
-      .map((r) => Math.round(r.top / 24)),
-  );
-  if (rows.size > 1) out.push(`the header takes ${rows.size} rows`);
-  for (const c of Array.from(document.querySelectorAll('canvas[data-chart]'))) {
-    const r = c.getBoundingClientRect();
-    if (r.width < Math.min(300, vw * 0.7) || r.height < 200) out.push(`chart ${c.id} is ${Math.round(r.width)}×${Math.round(r.height)} px`);
-  }
-  return out;
-}
-
-/** Whether a chart's canvas is drawn at its size: its bitmap matches its box and has paint on it. */
-function chartPainted(id: string): boolean {
-  const canvas = document.getElementById(id) as HTMLCanvasElement | null;
-  if (!canvas || canvas.dataset.drawn !== '1') return false;
-  if (Math.abs(canvas.width - Math.round(canvas.clientWidth * devicePixelRatio)) > 2) return false;
-  const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-  let painted = 0;
-  for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
-  return painted > 500;
-}
 
 describe('studio console in a browser', () => {
   let stack: TestStack;

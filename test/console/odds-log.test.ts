@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AdminLoadContent, readContentFile } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
+import { signedInConsole } from './support.js';
 import { createApp, sql } from '../../services/chests/test/support/chests.js';
 
 /**
@@ -52,18 +53,8 @@ describe('console: the odds log', () => {
     await stack?.close();
   });
 
-  async function signedIn(width: number): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-    const context = await browser.newContext({ viewport: { width, height: 844 } });
-    const errors: string[] = [];
-    const page = await context.newPage();
-    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${base}/console/sign-in`);
-    await page.fill('input[name=secret_key]', game.secretKey);
-    await page.click('form[data-testid=sign-in] button');
-    await page.waitForURL(`${base}/console`);
-    return { page, errors, close: () => context.close() };
-  }
+  const signedIn = (width: number) => signedInConsole(browser, base, game.secretKey, width);
+
   const text = async (page: Page, testid: string) => (await page.getByTestId(testid).first().innerText()).trim();
 
   it('shows that the chain verifies, every entry newest first, and the pending change with its effective time', async () => {
