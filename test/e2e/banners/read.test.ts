@@ -66,6 +66,18 @@ function contentWithBanners(): AppContent {
 // active and coming banners, one banner, its odds document (docs/fairness.md, "Banner pulls"), and
 // the caller's standing with a token. The maths is packages/shared/test/banner*.test.ts; here the
 // figures served are checked against the domain's own functions on the disclosed rules.
+
+/** The drop table an odds document discloses, built afresh from its rules and inputs (as a verifier would). */
+const tableOf = (a: {
+  rules: unknown;
+  rule_inputs: { rarities: Parameters<typeof buildDropTable>[1]; collectibles: { id: string; collection_id: string; rarity: string }[] };
+}) =>
+  buildDropTable(
+    a.rules as ChestRules,
+    a.rule_inputs.rarities,
+    a.rule_inputs.collectibles.map((c) => ({ id: c.id, collectionId: c.collection_id, rarity: c.rarity })),
+  );
+
 describe('banners, the read side (GET /api/v1/banners, /banners/{id}, /banners/{id}/odds)', () => {
   let stack: TestStack;
   let apiKey: string;
@@ -185,15 +197,7 @@ describe('banners, the read side (GET /api/v1/banners, /banners/{id}, /banners/{
       rule_inputs: a.rule_inputs,
     });
     // The expected pulls are the domain's exact figures for the disclosed rules (built afresh from them).
-    const table = buildDropTable(
-      a.rules as ChestRules,
-      a.rule_inputs.rarities,
-      a.rule_inputs.collectibles.map((c: { id: string; collection_id: string; rarity: string }) => ({
-        id: c.id,
-        collectionId: c.collection_id,
-        rarity: c.rarity,
-      })),
-    );
+    const table = tableOf(a);
     const banner = { featured: a.featured, guarantee: true, ten_pull_floor: 'legendary' };
     const withGuarantee = expectedPullsToFeatured(table, banner);
     const withoutGuarantee = expectedPullsToFeatured(table, { ...banner, guarantee: false });
@@ -252,15 +256,7 @@ describe('banners, the read side (GET /api/v1/banners, /banners/{id}, /banners/{
     expect((await read('/api/v1/banners/tide-call', p.token)).body.data.meta.player).toEqual(standing);
     const odds = (await read('/api/v1/banners/tide-call/odds', p.token)).body;
     const a = odds.data.attributes;
-    const table = buildDropTable(
-      a.rules as ChestRules,
-      a.rule_inputs.rarities,
-      a.rule_inputs.collectibles.map((c: { id: string; collection_id: string; rarity: string }) => ({
-        id: c.id,
-        collectionId: c.collection_id,
-        rarity: c.rarity,
-      })),
-    );
+    const table = tableOf(a);
     const expected = expectedPullsToFeatured(table, { featured: a.featured, guarantee: true }, { pity: 3, guaranteedFeatured: true });
     expect(odds.meta.player).toMatchObject(standing);
     expect(odds.meta.player.expected_pulls_to_featured).toBeCloseTo(expected, 9);
