@@ -85,7 +85,7 @@ describe('console: banners', () => {
     );
     expect(await text(page, 'banner-featured')).toContain('sea-kraken');
     expect(await text(page, 'banner-spark')).toBe(
-      '10 points (one per pull) for a featured collectible of choice; left at the end: converted to coins',
+      "10 points (one per pull in the pity group) for a featured collectible of choice; left when the group's last banner ends: converted to coins",
     );
     expect(await text(page, 'banner-floor')).toBe('legendary or better in every ten-pull');
     // Real pulls as the admin API counts them.

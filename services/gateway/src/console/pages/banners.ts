@@ -60,7 +60,7 @@ function bannerFacts(id: string, a: Stats, names: Map<string, string>): SafeHtml
           html`<span data-testid="banner-spark"
             >${
               b.spark
-                ? `${b.spark.cost} points (one per pull) for a featured collectible of choice; left at the end: ${b.spark.currency ? `converted to ${b.spark.currency}` : 'lapse'}`
+                ? `${b.spark.cost} points (one per pull in the pity group) for a featured collectible of choice; left when the group's last banner ends: ${b.spark.currency ? `converted to ${b.spark.currency}` : 'lapse'}`
                 : 'None'
             }</span
           >`,
