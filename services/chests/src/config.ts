@@ -26,7 +26,7 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
    * opened twice.
    */
   OPENINGS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
-  /** How often spark points left at a banner's end are settled (converted to its spark currency, or lapsed). */
+  /** How often spark points left once a pity group's last banner has ended are settled (converted to its spark currency, or lapsed). */
   SPARK_SETTLE_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(60_000),
   /**
    * Odds simulations (chests.v1.admin_simulate) running at once in this chests process, across
