@@ -68,7 +68,16 @@ function checkOpening(o, rules, verify) {
       nonce: o.nonce,
       opens_since_before: o.pity?.opens_since_before ?? 0,
       expect: { collectibles: o.items.map((it) => ({ id: it.collectible_id, attributes: { rarity: it.rarity } })) },
+      // A banner pull's opening re-rolls with the banner's featured roll, its flag and the floor's re-roll.
+      ...(o.banner
+        ? {
+            banner: { attributes: o.banner.rules ?? {} },
+            guaranteed_before: o.banner.guaranteed_before,
+            floor_rerolled: o.banner.floor_rerolled,
+          }
+        : {}),
     });
+    if (o.banner && result.banner?.featured !== o.banner.featured) return 'the re-rolled banner verdict (featured) differs from the exported one';
     if (result.commitment_ok === false) return 'SHA-256 of the server seed is not the committed server_seed_hash';
     return result.matches ? 'verified' : 'the re-rolled items differ from the exported ones';
   } catch (e) {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { appIdOf, inventory, open, registerPlayer, type Player } from '../../../services/chests/test/support/chests.js';
+import { appIdOf, inventory, open, registerPlayer, studioGrant, type Player } from '../../../services/chests/test/support/chests.js';
 import { runAdminIn } from './support/run-admin.js';
 
 const VERIFY = fileURLToPath(new URL('../../../scripts/verify-opening.mjs', import.meta.url));
@@ -117,6 +117,62 @@ describe("the auditor's export (admin export-audit, verify-opening.mjs --audit)"
     expect(v.out).toContain('manifest: 3 files, SHA-256 as listed');
     expect(v.out).toMatch(/openings: 6\n {2}verified: 5\n {2}unverifiable \(seed not revealed\): 1\n {2}mismatched: 0\n/);
     expect(v.out).toMatch(new RegExp(`odds log: ${log.length} entries, chain verifies \\(${log.length} rules hashes checked\\)`));
+  });
+
+  it("a banner pull's openings export with the banner's rules and record, and re-roll verified; a changed featured verdict is mismatched", async () => {
+    const cy = await registerPlayer(stack);
+    await studioGrant(stack, cy, 'coins', '100000');
+    // The period holds Cy's pulls alone (the other players opened theirs seconds before).
+    const from = new Date().toISOString();
+    const pull = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/banners/kraken-rising/pull',
+      headers: jsonApiHeaders(cy.apiKey, cy.token),
+      payload: { data: { type: 'pull', attributes: { count: 10, currency: 'coins' } } },
+    });
+    expect(pull.statusCode, pull.body).toBe(200);
+    const rotated = await stack.inject({ method: 'POST', url: '/api/v1/players/me/fairness/rotate', headers: jsonApiHeaders(cy.apiKey, cy.token) });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const dir = path.join(root, 'banner-export');
+    const r = await runAdminIn(stack, [
+      'export-audit',
+      '--app',
+      appId,
+      '--from',
+      from,
+      '--to',
+      new Date(Date.now() + 60_000).toISOString(),
+      '--out',
+      dir,
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const lines = readFileSync(path.join(dir, 'openings.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(10);
+    for (const l of lines) {
+      expect(l.banner).toMatchObject({
+        id: 'kraken-rising',
+        rules: { guarantee: true, ten_pull_floor: 'legendary', featured: { collectibles: ['sea-kraken'] } },
+      });
+    }
+    const v = await verifyAudit(dir);
+    expect(v.code, v.out + v.err).toBe(0);
+    expect(v.out).toMatch(/openings: 10\n {2}verified: 10\n {2}unverifiable \(seed not revealed\): 0\n {2}mismatched: 0\n/);
+    const forged = path.join(root, 'banner-forged');
+    cpSync(dir, forged, { recursive: true });
+    tamper(forged, 'openings.jsonl', (text) => {
+      const all = text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      all[0].banner.featured = !all[0].banner.featured;
+      return all.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    });
+    const bad = await verifyAudit(forged);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/mismatched: 1\n/);
   });
 
   it('an opening whose item was changed is mismatched: exit 1', async () => {

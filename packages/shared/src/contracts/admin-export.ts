@@ -40,6 +40,27 @@ export const AuditOpeningSchema = z.object({
       revealedAt: z.string().nullable(),
     })
     .nullable(),
+  /**
+   * A banner pull's opening (DESIGN.md §8): what it recorded of the banner, and the banner's rules
+   * it rolled with (as the server's verification looks them up); null for other openings.
+   */
+  banner: z
+    .object({
+      bannerId: z.string(),
+      featured: z.boolean(),
+      guaranteedBefore: z.boolean(),
+      floorRerolled: z.boolean(),
+      /** Null when the banner is in neither the opening's content version nor the current one (the opening cannot be re-rolled). */
+      rules: z
+        .object({
+          featured: z.object({ rarity: z.string(), collectibles: z.array(z.string()), share: z.number() }),
+          guarantee: z.boolean(),
+          ten_pull_floor: z.string().optional(),
+        })
+        .nullable(),
+    })
+    .nullable()
+    .default(null),
 });
 export type AuditOpening = z.infer<typeof AuditOpeningSchema>;
 

@@ -44,6 +44,20 @@ export async function currentBanners(deps: Pick<ChestsDeps, 'cache' | 'pool' | '
   return (content?.banners ?? []).map((b) => bannerOf(appId, b));
 }
 
+/**
+ * The banner a banner opening rolls (or rolled) with: the one of that slug in the content version
+ * its chest type's rules came from, else the app's current one. The pull, the server's
+ * verification and the auditor's export all look it up this way.
+ */
+export async function bannerAsRolled(
+  deps: Pick<ChestsDeps, 'cache' | 'pool' | 'drops'>,
+  appId: string,
+  slug: string,
+  rulesContent: Pick<ContentSnapshot, 'banners'>,
+): Promise<BannerContent | undefined> {
+  return rulesContent.banners.find((b) => b.slug === slug) ?? (await findBanner(deps, appId, slug))?.content;
+}
+
 /** One banner of the app's current content by id (slug), or undefined. */
 export async function findBanner(deps: Pick<ChestsDeps, 'cache' | 'pool' | 'drops'>, appId: string, id: string): Promise<Banner | undefined> {
   return (await currentBanners(deps, appId)).find((b) => b.id === id);

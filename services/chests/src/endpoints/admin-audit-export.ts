@@ -1,4 +1,5 @@
-import { AdminExportOpenings, AdminExportRules, AdminOddsLog, AppError, endpoint, type AuditOpening } from '@ccs/shared';
+import { AdminExportOpenings, AdminExportRules, AdminOddsLog, AppError, endpoint, OpeningBannerSchema, type AuditOpening } from '@ccs/shared';
+import { bannerAsRolled } from '../banners/banners.js';
 import type { ChestsDeps } from '../deps.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
@@ -21,8 +22,12 @@ async function requireApp(deps: ChestsDeps, appId: string): Promise<void> {
   if ((await catalogVersion(deps, appId)) === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
 }
 
+/** A banner opening's record with the banner's rules it rolled with (bannerAsRolled), for the export. */
+type BannerRulesOf = (r: AuditOpeningRow, bannerId: string) => Promise<NonNullable<AuditOpening['banner']>['rules']>;
+
 /** One stored opening as the export lists it; `seedOf` decrypts a revealed pair's server seed. */
-async function toAuditOpening(r: AuditOpeningRow, seedOf: (row: AuditOpeningRow) => Promise<string>): Promise<AuditOpening> {
+async function toAuditOpening(r: AuditOpeningRow, seedOf: (row: AuditOpeningRow) => Promise<string>, rulesOf: BannerRulesOf): Promise<AuditOpening> {
+  const banner = r.banner ? OpeningBannerSchema.parse(r.banner) : undefined;
   const fair = r.server_seed_hash !== null && r.client_seed !== null && r.nonce !== null;
   return {
     openingId: r.id,
@@ -41,6 +46,34 @@ async function toAuditOpening(r: AuditOpeningRow, seedOf: (row: AuditOpeningRow)
           revealedAt: r.revealed_at?.toISOString() ?? null,
         }
       : null,
+    banner: banner
+      ? {
+          bannerId: banner.bannerId,
+          featured: banner.featured,
+          guaranteedBefore: banner.guaranteedBefore,
+          floorRerolled: banner.floorRerolled,
+          rules: await rulesOf(r, banner.bannerId),
+        }
+      : null,
+  };
+}
+
+/** The banner rules of the export's banner openings, looked up once per (chest type, rules version, banner). */
+function bannerRules(deps: ChestsDeps, appId: string): BannerRulesOf {
+  const memo = new Map<string, ReturnType<BannerRulesOf>>();
+  return (r, bannerId) => {
+    const key = `${r.chest_type_id}:${r.content_version}:${bannerId}`;
+    let hit = memo.get(key);
+    if (!hit) {
+      hit = (async () => {
+        const type = await findChestType(deps.pool, appId, r.chest_type_id, { catalogOnly: false });
+        const resolved = type && (await deps.drops.resolveAt(appId, type, r.content_version));
+        const b = resolved && (await bannerAsRolled(deps, appId, bannerId, resolved.content));
+        return b ? { featured: b.featured, guarantee: b.guarantee, ...(b.ten_pull_floor ? { ten_pull_floor: b.ten_pull_floor } : {}) } : null;
+      })();
+      memo.set(key, hit);
+    }
+    return hit;
   };
 }
 
@@ -58,7 +91,8 @@ export function adminExportOpeningsEndpoint(deps: ChestsDeps) {
       if (!s) seeds.set(row.seed_id!, (s = deps.cipher.decrypt(row.server_seed_encrypted!)));
       return s;
     };
-    const openings = await Promise.all(rows.map((r) => toAuditOpening(r, seedOf)));
+    const rulesOf = bannerRules(deps, req.appId);
+    const openings = await Promise.all(rows.map((r) => toAuditOpening(r, seedOf, rulesOf)));
     return { openings, nextCursor: rows.length === req.limit ? auditCursorOf(rows[rows.length - 1]!) : null };
   });
 }

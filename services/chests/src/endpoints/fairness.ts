@@ -11,7 +11,6 @@ import {
   ListPity,
   rollTable,
   recomputeBannerOpening,
-  type BannerContent,
   RotateSeed,
   tableAtCounter,
   tableOdds,
@@ -22,8 +21,7 @@ import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
 import { pityGroupOf } from '../opening/roll-openings.js';
-import type { ResolvedChestType } from '../opening/drop-tables.js';
-import { findBanner } from '../banners/banners.js';
+import { bannerAsRolled } from '../banners/banners.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { findOpening } from '../repositories/openings-repo.js';
 import { catalogPityTypes, pityCounters } from '../repositories/pity-repo.js';
@@ -141,7 +139,7 @@ export function verifyOpeningEndpoint(deps: ChestsDeps) {
     );
     const random = fairRandom(serverSeed, seed.clientSeed, opening.fairness.nonce);
     // A banner pull's opening: the banner's draw (the 50/50, the flag it started with, the floor's re-roll).
-    const banner = opening.banner && (await bannerRulesOf(deps, appId, opening.banner.bannerId, resolved));
+    const banner = opening.banner && (await bannerAsRolled(deps, appId, opening.banner.bannerId, resolved.content));
     if (opening.banner && !banner) throw fairnessErrors.notVerifiable();
     const rolled =
       opening.banner && banner
@@ -169,9 +167,4 @@ export function verifyOpeningEndpoint(deps: ChestsDeps) {
       matches: JSON.stringify(recomputed) === JSON.stringify(stored),
     };
   });
-}
-
-/** The rules of the banner an opening was pulled on, looked up as the roll did (bannerToRoll): its rules version's content, then the current one. */
-async function bannerRulesOf(deps: ChestsDeps, appId: string, slug: string, resolved: ResolvedChestType): Promise<BannerContent | undefined> {
-  return resolved.content.banners.find((b) => b.slug === slug) ?? (await findBanner(deps, appId, slug))?.content;
 }

@@ -12,7 +12,7 @@ import type { OneAtATime } from './one-at-a-time.js';
 import { pointedAt, pointInBatch, pointInPath, type Pointer } from './pointer.js';
 import { replayOf } from './replay.js';
 import { grantOf, rollOpenings, type BannerToRoll, type ChestToRoll } from './roll-openings.js';
-import { bannerGroupOf, findBanner } from '../banners/banners.js';
+import { bannerAsRolled, bannerGroupOf } from '../banners/banners.js';
 import { readBannerStandings, recordBannerStandings } from '../repositories/banners-repo.js';
 
 /** Who opens which chests: one (a single open, `GET|POST /chests/{id}/open`) or a batch of them. */
@@ -234,7 +234,7 @@ async function lockedState(tx: Queryable, cmd: OpenCommand, before: Turn['state'
  * now pulls another chest type.
  */
 async function bannerToRoll(tools: OpeningTools, appId: string, slug: string, resolved: ResolvedChestType): Promise<BannerToRoll | undefined> {
-  const content = resolved.content.banners.find((b) => b.slug === slug) ?? (await findBanner(tools, appId, slug))?.content;
+  const content = await bannerAsRolled(tools, appId, slug, resolved.content);
   if (!content || content.chest !== resolved.type.slug) return undefined;
   return { id: content.slug, group: bannerGroupOf(content), rules: content };
 }

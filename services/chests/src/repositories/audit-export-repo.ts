@@ -12,6 +12,7 @@ export interface AuditOpeningRow {
   at_us: string;
   items: unknown;
   pity: unknown;
+  banner: unknown;
   nonce: number | null;
   seed_id: string | null;
   server_seed_hash: string | null;
@@ -49,7 +50,7 @@ export async function auditOpeningsPage(
   const r = await db.query<AuditOpeningRow>(
     `SELECT o.id, o.player_id, o.chest_type_id, o.content_version, o.opened_at,
             (extract(epoch FROM o.opened_at) * 1000000)::bigint::text AS at_us,
-            o.items, o.pity, o.nonce, o.seed_id, s.server_seed_hash, s.client_seed, s.server_seed_encrypted, s.revealed_at
+            o.items, o.pity, o.banner, o.nonce, o.seed_id, s.server_seed_hash, s.client_seed, s.server_seed_encrypted, s.revealed_at
        FROM openings o LEFT JOIN player_seeds s ON s.id = o.seed_id
       WHERE o.app_id = $1 AND o.opened_at >= $2::timestamptz AND o.opened_at < $3::timestamptz
         AND ($4::bigint IS NULL OR (o.opened_at, o.id) > ('epoch'::timestamptz + $4::bigint * interval '1 microsecond', $5::uuid))

@@ -81,6 +81,14 @@ const openingLine = (o: AuditOpening) => ({
     triggered: o.pity.triggered,
   },
   items: o.items.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
+  // A banner pull's opening: its record and the banner's rules, which its re-roll needs.
+  banner: o.banner && {
+    id: o.banner.bannerId,
+    featured: o.banner.featured,
+    guaranteed_before: o.banner.guaranteedBefore,
+    floor_rerolled: o.banner.floorRerolled,
+    rules: o.banner.rules,
+  },
 });
 
 /** Counts of the openings written. */
