@@ -451,7 +451,7 @@ export interface paths {
         };
         /**
          * What real openings of a chest drew, against its odds
-         * @description Observed odds in public (DESIGN.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. `rules_version` asks for an earlier content version (an opening records the version it used); by default the current one. Aggregates only; never cached.
+         * @description Observed odds in public (DESIGN.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. `rules_version` asks for an earlier content version (an opening records the version it used); by default the current one. Banner pulls of the chest are not counted (their featured rate-up and ten-pull floor are another draw). Aggregates only; never cached.
          */
         get: operations["getObservedOdds"];
         put?: never;

@@ -97,6 +97,14 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     expect(Number((body.meta.balance as Record<string, string>).coins)).toBe(before - 25000);
     const items = body.data.reduce((n, d) => n + d.collectibles.length, 0);
     expect(await granted(body.data.map((d) => d.meta.opening_id))).toBe(items);
+    // The chest's observed odds count its own openings only: a banner pull is another draw (judged on the banner's stats).
+    const chestTypeId =
+      body.data[0]!.meta.opening_id &&
+      (await sql<{ chest_type_id: string }>(stack, 'SELECT chest_type_id FROM chests.openings WHERE id = $1', [body.data[0]!.meta.opening_id]))[0]!
+        .chest_type_id;
+    const observed = await stack.inject({ method: 'GET', url: `/api/v1/chests/${chestTypeId}/odds/observed`, headers: jsonApiHeaders(p.apiKey) });
+    expect(observed.statusCode, observed.body).toBe(200);
+    expect(observed.json().data.attributes.openings).toBe(0);
     // The openings list shows the banner too.
     const list = await stack.inject({ method: 'GET', url: '/api/v1/players/me/openings', headers: jsonApiHeaders(p.apiKey, p.token) });
     expect(list.statusCode, list.body).toBe(200);
