@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
-import { AdminBannerStats, endpoint, expectedPullsToFeatured, fairRandom, longRunFeaturedShare, simulateBanner, type Queryable } from '@ccs/shared';
+import { AdminBannerStats, endpoint, expectedPullsToFeatured, longRunFeaturedShare, type BannerSimulationReport, type Queryable } from '@ccs/shared';
 import { findBanner, type Banner } from '../banners/banners.js';
 import { bannerErrors } from '../banners/errors.js';
 import type { ChestsDeps } from '../deps.js';
+import { rulesInput } from '../simulation/job.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { bannerView } from './banners.js';
 
 /**
  * The simulation's size: 5 players × 1,000 single pulls for the shares, 200 players chasing the
  * first featured collectible (and with a spark, a chosen one): about 0.1 s for the demo banner
- * warm, 0.4 to 0.7 s cold on a busy two-core machine. It runs on the event loop (unlike the chest
- * simulator's worker thread: it is this small and bounded), once per app, banner and rules
- * version (kept in memory).
+ * warm, 0.4 to 0.7 s cold on a busy two-core machine. It runs in a worker thread under the chest
+ * simulator's bounds (deps.simulations), never on chests' event loop, once per app, banner and
+ * rules version (kept in memory).
  */
 export const BANNER_STATS_SIMULATION = { players: 5, pullsPerPlayer: 1_000, chasePlayers: 200 } as const;
 
@@ -19,7 +20,7 @@ export const BANNER_STATS_SIMULATION = { players: 5, pullsPerPlayer: 1_000, chas
  * Simulations already run, by app, banner, rules version and banner content: the run is a pure
  * function of them (seeded), so a repeat costs nothing on the event loop. Oldest dropped past 100.
  */
-const simulations = new Map<string, ReturnType<typeof simulateBanner>>();
+const simulations = new Map<string, Promise<BannerSimulationReport>>();
 const SIMULATIONS_KEPT = 100;
 
 /** 1.959964: the normal quantile of a two-sided 95 % interval. */
@@ -114,16 +115,22 @@ export function adminBannerStatsEndpoint(deps: ChestsDeps) {
     const rules = { featured: b.content.featured, guarantee: b.content.guarantee, ten_pull_floor: b.content.ten_pull_floor };
     const seed = createHash('sha256').update(`banner-stats:${b.id}`).digest('hex');
     const key = `${req.appId}:${b.id}:${type.contentVersion}:${resolved.content.version}:${JSON.stringify(b.content)}`;
-    let sim = simulations.get(key);
-    if (!sim) {
-      sim = simulateBanner(resolved.table, resolved.content.rarities, rules, {
-        ...BANNER_STATS_SIMULATION,
-        randomFor: (i) => fairRandom(seed, 'banner-stats', i),
+    let pending = simulations.get(key);
+    if (!pending) {
+      pending = deps.simulations.runBanner(req.appId, {
+        kind: 'banner',
+        ...rulesInput(resolved.type.rules, resolved.content),
+        banner: rules,
+        size: BANNER_STATS_SIMULATION,
+        seed,
         ...(b.content.spark ? { spark: { cost: b.content.spark.cost } } : {}),
       });
-      simulations.set(key, sim);
+      simulations.set(key, pending);
+      // A failed run (busy, overloaded, timed out) is not kept: the next call tries again.
+      pending.catch(() => simulations.delete(key));
       if (simulations.size > SIMULATIONS_KEPT) simulations.delete(simulations.keys().next().value!);
     }
+    const sim = await pending;
     return {
       banner: bannerView(b, new Date()),
       chest: { slug: type.slug, name: type.name, rulesVersion: type.contentVersion },

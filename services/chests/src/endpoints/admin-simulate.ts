@@ -1,6 +1,7 @@
 import { AdminSimulate, endpoint } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestTypeNamed, completeGachasOf } from './admin-drop-inputs.js';
+import { rulesInput } from '../simulation/job.js';
 
 /** A deviation as JSON carries it: null where it is infinite (what JSON.stringify made of it before). */
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
@@ -15,9 +16,7 @@ export function adminSimulateEndpoint(deps: ChestsDeps) {
     const type = await chestTypeNamed(deps, req);
     const { content } = await deps.drops.resolve(req.appId, type);
     const r = await deps.simulations.run(req.appId, {
-      rules: type.rules,
-      rarities: content.rarities.map((x) => ({ id: x.id, drop_rate: x.drop_rate, rank: x.rank })),
-      collectibles: content.collectibles.map((c) => ({ id: c.id, collectionId: c.collection_id, rarity: c.rarity })),
+      ...rulesInput(type.rules, content),
       opens: req.opens,
       ...(req.seed ? { seed: req.seed } : {}),
     });

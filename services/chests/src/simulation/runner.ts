@@ -1,6 +1,6 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import type { SimulationReport } from '@ccs/shared';
-import type { SimulationJob } from './job.js';
+import type { BannerSimulationReport, SimulationReport } from '@ccs/shared';
+import type { BannerSimulationJob, SimulationJob } from './job.js';
 import { lockAppSimulation } from './app-lock.js';
 import { simulationErrors } from './errors.js';
 
@@ -31,7 +31,7 @@ const FROM_SOURCE = import.meta.url.endsWith('.ts');
  * the sources, an entry that loads tsx's hooks first and resolves @ccs/shared to its sources, as
  * this process does (`--conditions=development`).
  */
-function spawnWorker(job: SimulationJob): Worker {
+function spawnWorker(job: SimulationJob | BannerSimulationJob): Worker {
   const options: WorkerOptions = { workerData: job, resourceLimits: { maxOldGenerationSizeMb: 256 } };
   if (!FROM_SOURCE) return new Worker(new URL('./worker.js', import.meta.url), options);
   const tsx = import.meta.resolve('tsx/esm/api');
@@ -55,7 +55,16 @@ export class Simulations {
   ) {}
 
   /** Runs one simulation of the app's chest: 429 `simulation_busy` while another of the app runs anywhere. */
-  async run(appId: string, job: SimulationJob): Promise<SimulationReport> {
+  run(appId: string, job: SimulationJob): Promise<SimulationReport> {
+    return this.bounded(appId, job) as Promise<SimulationReport>;
+  }
+
+  /** Runs one simulation of the app's banner (the admin banner stats), under the same bounds. */
+  runBanner(appId: string, job: BannerSimulationJob): Promise<BannerSimulationReport> {
+    return this.bounded(appId, job) as Promise<BannerSimulationReport>;
+  }
+
+  private async bounded(appId: string, job: SimulationJob | BannerSimulationJob): Promise<unknown> {
     // The turn first: a waiting simulation holds no connection; at most maxConcurrent lock sessions per process.
     await this.turn();
     try {
@@ -101,7 +110,7 @@ export class Simulations {
     this.waiting.shift()?.();
   }
 
-  private inWorker(job: SimulationJob): Promise<SimulationReport> {
+  private inWorker(job: SimulationJob | BannerSimulationJob): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const worker = spawnWorker(job);
       this.workers.add(worker);
@@ -115,7 +124,7 @@ export class Simulations {
         settle();
       };
       const timer = setTimeout(() => finish(() => reject(simulationErrors.timeout(this.limits.timeoutMs))), this.limits.timeoutMs);
-      worker.once('message', (report: SimulationReport) => finish(() => resolve(report)));
+      worker.once('message', (report: unknown) => finish(() => resolve(report)));
       worker.once('error', (err) => finish(() => reject(err)));
       worker.once('exit', (code) => finish(() => reject(new Error(`the simulation worker exited (${code}) before it answered`))));
     });
