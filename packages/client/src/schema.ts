@@ -209,7 +209,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Events of the app (`player.registered`, `chest.purchased`, `chest.opened`, `collection.completed`, `currency.credited`, `banner.pulled`, `banner.sparked`) from now on are POSTed to `url`, signed with the secret answered here, once (docs/webhooks.md: body, headers, signature check). `events` filters the types (absent or empty: all). At most 20 endpoints per app. Recorded in the audit log.
+         * @description Events of the app (`player.registered`, `chest.purchased`, `chest.opened`, `collection.completed`, `currency.credited`, `banner.pulled`, `banner.sparked`, `store.purchase_verified`, `store.refunded`) from now on are POSTed to `url`, signed with the secret answered here, once (docs/webhooks.md: body, headers, signature check). `events` filters the types (absent or empty: all). At most 20 endpoints per app. Recorded in the audit log.
          */
         post: operations["adminCreateWebhook"];
         delete?: never;
@@ -3300,7 +3300,7 @@ export interface components {
                  */
                 event_id: string;
                 /** @enum {string} */
-                event_type: "player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked";
+                event_type: "player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded";
                 last_attempt_at: string | null;
                 /** @description Why the last attempt failed, as an error class: `timeout` (no answer within the deadline), `refused` (no connection: refused, reset, or the name not found), `tls`, `destination_forbidden` (the URL leads to an address no webhook may reach; nothing was sent) or `http_<status>` (any answer but a 2xx, a 3xx included: redirects are not followed). Never the receiver's answer or its address. Null after a success or before a first outcome. */
                 last_error: string | null;
@@ -3350,7 +3350,7 @@ export interface components {
                 description: string;
                 enabled: boolean;
                 /** @description The event types it receives; empty: every type. */
-                events: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked")[];
+                events: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded")[];
                 /** @description The signing secret (`whsec_…`): only in the answer that created or rotated it. */
                 secret?: string;
                 /** @description The end of the signing secret, to tell secrets apart. */
@@ -4412,6 +4412,46 @@ export interface operations {
                         name: string;
                         rank: number;
                     }[];
+                    store?: {
+                        apple?: {
+                            bundle_id: string;
+                            /** @enum {string} */
+                            environment: "Production" | "Sandbox";
+                        };
+                        google?: {
+                            notifications?: {
+                                audience: string;
+                                /** Format: email */
+                                service_account_email: string;
+                            };
+                            package_name: string;
+                        };
+                        /** @default [] */
+                        products?: {
+                            apple_product_id?: string;
+                            google_product_id?: string;
+                            grants: {
+                                chests?: {
+                                    chest: string;
+                                    quantity: number;
+                                }[];
+                                currencies?: {
+                                    [key: string]: number;
+                                };
+                            };
+                            id: string;
+                            name: string;
+                        }[];
+                        /**
+                         * @default {
+                         *       "policy": "revoke_then_debt"
+                         *     }
+                         */
+                        refunds?: {
+                            /** @enum {string} */
+                            policy: "debt" | "revoke_then_debt";
+                        };
+                    };
                 };
             };
         };
@@ -5694,7 +5734,7 @@ export interface operations {
                             /** @description A disabled endpoint gets no new deliveries, and its pending ones wait. */
                             enabled?: boolean;
                             /** @description The event types it receives; empty or absent: every type. */
-                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked")[];
+                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded")[];
                             /** @description Where the events are POSTed (http or https). */
                             url: string;
                         };
@@ -6101,7 +6141,7 @@ export interface operations {
                             /** @description A disabled endpoint gets no new deliveries, and its pending ones wait. */
                             enabled?: boolean;
                             /** @description The event types it receives; empty or absent: every type. */
-                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked")[];
+                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded")[];
                             /** @description Issue a new signing secret (answered once, in `secret`); the old one stops at once. */
                             rotate_secret?: boolean;
                             /** @description Where the events are POSTed (http or https). */

@@ -15,6 +15,12 @@ export const DURABLE = {
   /** Each service's copy of an app's content. */
   chestsContent: 'chests-content',
   walletContent: 'wallet-app-content',
+  /** store: the app's store products and compliance. */
+  storeContent: 'store-app-content',
+  /** wallet: takes back (or gives again) the currencies of a store refund (store waits for it). */
+  walletStoreRefunds: 'wallet-store-refunds',
+  /** chests: revokes (or restores) the unopened chests of a store refund. */
+  chestsStoreRefunds: 'chests-store-refunds',
   /**
    * egress: fans the domain events (grants.events) out to the app's webhook endpoints. The name
    * is the one players used before the egress worker took webhooks over: the durable keeps its

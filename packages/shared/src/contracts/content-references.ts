@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { BannerContent, ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules } from './content.js';
 import { COMPLETE_GACHA_ADVICE, completeGachas } from '../domain/complete-gacha.js';
 import { complianceInForce } from '../domain/rule-packs.js';
+import { checkStore, type StoreContent } from './store-content.js';
 
 /** The parts of a content file whose cross-references AppContentSchema checks. */
 interface ReferencedContent {
@@ -13,6 +14,7 @@ interface ReferencedContent {
   duplicates?: DuplicatesRules;
   compliance?: ComplianceRules;
   banners?: BannerContent[];
+  store?: StoreContent;
 }
 
 /** A problem at `path`; `params` give it its own error code and meta (else `invalid_field`). */
@@ -238,4 +240,6 @@ export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): voi
   checkRules(c, known, chestIds, issue);
   checkCompleteGacha(c, issue);
   checkBanners(c, known, issue);
+  const maxCredit = new Map(c.currencies.map((x) => [x.code, x.max_credit === undefined ? Number.POSITIVE_INFINITY : Number(x.max_credit)]));
+  checkStore(c.store, { currencies: known.currencies, chests: chestIds, maxCredit }, issue);
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DecimalSchema } from './context.js';
 import { isCountryCode } from '../domain/countries.js';
 import { checkReferences } from './content-references.js';
+import { StoreContentSchema } from './store-content.js';
 
 /**
  * The content of one app, as loaded from a content file. Each service stores the part it owns.
@@ -299,6 +300,8 @@ export const AppContentSchema = z
     compliance: ComplianceSchema.optional(),
     /** Gacha banners (DESIGN.md §8); absent: none. */
     banners: z.array(BannerContentSchema).max(200).optional(),
+    /** Products sold in the App Store and Google Play, and what a refund takes back (docs/store.md); absent: none. */
+    store: StoreContentSchema.optional(),
   })
   .superRefine(checkReferences);
 export type AppContent = z.infer<typeof AppContentSchema>;

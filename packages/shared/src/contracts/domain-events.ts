@@ -18,6 +18,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'currency.credited',
   'banner.pulled',
   'banner.sparked',
+  'store.purchase_verified',
+  'store.refunded',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -79,6 +81,36 @@ export const EVENT_DATA = {
     collectible_id: z.string(),
     exchanged_at: Iso,
   }),
+  /** A store purchase verified and granted (docs/store.md), once per store transaction. */
+  'store.purchase_verified': z.object({
+    player_id: UuidSchema,
+    purchase_id: UuidSchema,
+    platform: z.enum(['apple', 'google']),
+    transaction_id: z.string(),
+    product_id: z.string(),
+    quantity: z.number().int(),
+    price: z.object({ amount: z.string(), currency: z.string() }).nullable(),
+    grants: z.object({
+      currencies: z.array(z.object({ currency: z.string(), amount: DecimalSchema })),
+      chests: z.array(z.object({ id: UuidSchema, chest_type_id: z.string() })),
+    }),
+    verified_at: Iso,
+  }),
+  /** A store refund applied (`kind` `refund`: taken back) or reversed (`reversal`: granted again). */
+  'store.refunded': z.object({
+    player_id: UuidSchema,
+    purchase_id: UuidSchema,
+    refund_id: UuidSchema,
+    platform: z.enum(['apple', 'google']),
+    transaction_id: z.string(),
+    product_id: z.string(),
+    kind: z.enum(['refund', 'reversal']),
+    reason: z.string(),
+    policy: z.enum(['debt', 'revoke_then_debt']),
+    currencies: z.array(z.object({ currency: z.string(), amount: DecimalSchema })),
+    chest_ids: z.array(UuidSchema),
+    refunded_at: Iso,
+  }),
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 const eventOf = <T extends Exclude<WebhookEventType, GrantEventType>>(type: T) =>
@@ -96,9 +128,11 @@ export const DomainEventPublished = defineEvent(
     eventOf('chest.purchased'),
     eventOf('collection.completed'),
     eventOf('currency.credited'),
+    eventOf('store.purchase_verified'),
+    eventOf('store.refunded'),
   ]),
   // Each service writes the facts it commits; egress fans them out to webhooks.
-  { publishers: ['players', 'wallet', 'chests', 'collections'] },
+  { publishers: ['players', 'wallet', 'chests', 'collections', 'store'] },
 );
 export type DomainEvent = z.infer<typeof DomainEventPublished.payload>;
 

@@ -22,6 +22,7 @@ export const WalletCreditGrant = defineEvent(
       'duplicate_conversion',
       'collection_reward',
       'spark_conversion',
+      'store_purchase',
     ]),
     credits: z
       .array(
@@ -41,8 +42,8 @@ export const WalletCreditGrant = defineEvent(
       .min(1),
   }),
   // players: registration's currency; collections: the credits of converted duplicates and rewards;
-  // chests: spark points left at a banner's end (DESIGN.md §8).
-  { publishers: ['players', 'collections', 'chests'] },
+  // chests: spark points left at a banner's end; store: what a verified store purchase bought.
+  { publishers: ['players', 'collections', 'chests', 'store'] },
 );
 
 /** A chest granted into a player's inventory with an id chosen by the sender (idempotent on it). */
@@ -56,8 +57,9 @@ export const ChestGrant = defineEvent(
     chestTypeId: z.string().optional(),
     source: z.enum(['purchased', 'earned', 'welcome', 'special']),
   }),
-  // players: the starter chest and studio grants; collections: the chests of collection rewards.
-  { publishers: ['players', 'collections'] },
+  // players: the starter chest and studio grants; collections: the chests of collection rewards;
+  // store: the chests a verified store purchase bought.
+  { publishers: ['players', 'collections', 'store'] },
 );
 
 /** An app's content, loaded as a new version; each service keeps the part it owns. */

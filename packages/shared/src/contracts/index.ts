@@ -20,3 +20,5 @@ export * from './domain-events.js';
 export * from './spend-limits.js';
 export * from './banners.js';
 export * from './admin-banners.js';
+export * from './store-content.js';
+export * from './store.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 export type Caller = 'gateway' | 'admin' | ServiceName;
 
 /** The backend services (each answers its own `<service>.v1.*` subjects). */
-export type ServiceName = 'players' | 'wallet' | 'chests' | 'collections' | 'egress';
+export type ServiceName = 'players' | 'wallet' | 'chests' | 'collections' | 'egress' | 'store';
 
 /** What a subject declares besides its schemas: who calls it. */
 export interface SubjectOptions {

@@ -19,7 +19,7 @@ import { inboxPrefixOf } from '../runtime/nats-auth.js';
 import { healthSubject } from '../runtime/service.js';
 import { prefixed, streamName } from '../runtime/subjects.js';
 
-export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections', 'egress'] as const;
+export const SERVICE_ROLES = ['players', 'wallet', 'chests', 'collections', 'egress', 'store'] as const;
 /**
  * `streams`: the grants stream's keeper (`npm run admin -- keep-grants`), the one user that may
  * create or reconfigure the stream and purge what every consumer acknowledged. No service may.
@@ -29,10 +29,10 @@ export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export type NatsRole = (typeof NATS_ROLES)[number];
 
 /** Services that wait for their own grants to be applied (an AppliedNotices subscription). */
-export const NOTICE_WAITERS: readonly ServiceRole[] = ['players', 'chests'];
+export const NOTICE_WAITERS: readonly ServiceRole[] = ['players', 'chests', 'store'];
 
 /** Services with durable consumers on the grants stream (they ack, and publish applied notices). */
-export const GRANT_CONSUMERS: readonly ServiceRole[] = ['players', 'wallet', 'chests', 'collections', 'egress'];
+export const GRANT_CONSUMERS: readonly ServiceRole[] = ['players', 'wallet', 'chests', 'collections', 'egress', 'store'];
 
 /** The service that answers a subject (`<service>.v1.<name>`). */
 export const responderOf = (subject: string): string => subject.split('.')[0]!;
@@ -124,6 +124,9 @@ export const DURABLE_CONSUMERS: Readonly<Record<string, { service: ServiceRole; 
   [contracts.DURABLE.playersExperience]: { service: 'players', subject: 'grants.openings.granted' },
   [contracts.DURABLE.chestsGrants]: { service: 'chests', subject: 'grants.chests.grant' },
   [contracts.DURABLE.chestsContent]: { service: 'chests', subject: 'grants.apps.content' },
+  [contracts.DURABLE.storeContent]: { service: 'store', subject: 'grants.apps.content' },
+  [contracts.DURABLE.walletStoreRefunds]: { service: 'wallet', subject: 'grants.store.refund' },
+  [contracts.DURABLE.chestsStoreRefunds]: { service: 'chests', subject: 'grants.store.refund' },
   // The webhook fan-out: the egress worker, which sends webhooks, owns these (their names are
   // players' from before, so the durables keep their position in the stream).
   [contracts.DURABLE.webhookEvents]: { service: 'egress', subject: 'grants.events' },

@@ -72,7 +72,10 @@ export type LedgerReason =
   | 'duplicate_conversion'
   | 'collection_reward'
   | 'studio_grant'
-  | 'spark_conversion';
+  | 'spark_conversion'
+  | 'store_purchase'
+  | 'store_refund'
+  | 'store_refund_reversed';
 
 /** One change of one balance, as the ledger records it. */
 export interface BalanceChange {
