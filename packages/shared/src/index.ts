@@ -9,3 +9,4 @@ export * from './domain/index.js';
 export * from './observability/index.js';
 export * from './cache/local-memo.js';
 export * from './cache/content-cache.js';
+export * from './crypto/at-rest-cipher.js';
