@@ -17,5 +17,24 @@ export const StoreConfigSchema = BaseConfigSchema.extend({
   STORE_GOOGLE_OIDC_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
   /** One bound on every call to Google (token, purchase, order, consume): past it, 503 `store_unavailable`. */
   STORE_GOOGLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(3000),
+  /**
+   * Key (32 bytes, 64 hex digits or base64) that encrypts the apps' Google service-account keys at
+   * rest. Unset: a key stored in the database is used, which is fine for development only
+   * (required under NODE_ENV=production).
+   */
+  STORE_CREDENTIALS_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine(
+        (v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
+        'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)',
+      )
+      .optional(),
+  ),
+  /** How long a purchase's answer waits for the wallet and chests to apply its grants (read-your-writes); 201 regardless. */
+  GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
+  /** How often Google purchases granted but not yet consumed are consumed again (a failed or interrupted consume). */
+  STORE_CONSUME_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
 });
 export type StoreConfig = z.infer<typeof StoreConfigSchema>;

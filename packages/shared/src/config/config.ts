@@ -119,6 +119,7 @@ export const SECRET_SETTINGS: readonly string[] = [
   'FAIRNESS_SEED_KEY',
   'JWT_PRIVATE_KEY',
   'NATS_PASSWORD',
+  'STORE_CREDENTIALS_KEY',
   'NATS_TOKEN',
 ];
 
@@ -134,6 +135,11 @@ export const PRODUCTION_SECRETS: readonly { setting: string; isSet(env: Record<s
     setting: 'FAIRNESS_SEED_KEY',
     isSet: (env) => Boolean(env.FAIRNESS_SEED_KEY),
     how: `encrypts players' server seeds at rest (else a key kept in the database is used); ${GENERATE_HEX}`,
+  },
+  {
+    setting: 'STORE_CREDENTIALS_KEY',
+    isSet: (env) => Boolean(env.STORE_CREDENTIALS_KEY),
+    how: `encrypts the apps' Google service-account keys at rest (else a key kept in the database is used); ${GENERATE_HEX}`,
   },
   {
     setting: 'CONSOLE_SESSION_KEY',

@@ -77,7 +77,7 @@ export const GetBalances = defineQuery(
   'wallet.v1.balances',
   z.object({ playerId: UuidSchema }),
   z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: DecimalSchema })) }),
-  { callers: ['chests', 'gateway'] },
+  { callers: ['chests', 'gateway', 'store'] },
 );
 
 /** A studio grant's reference: the studio's id of it (a store receipt, an order id), 1 to 200 characters. */

@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import type { StoreContent, StoreGranted, StorePlatform, StoreProduct } from '@ccs/shared';
+
+/** The product of the app's store content that a store's product id names, if any. */
+export function productFor(store: StoreContent, platform: StorePlatform, storeProductId: string): StoreProduct | undefined {
+  const key = platform === 'apple' ? 'apple_product_id' : 'google_product_id';
+  return store.products.find((p) => p[key] === storeProductId);
+}
+
+/**
+ * What `quantity` units of a product grant: each currency amount times the quantity, and one
+ * inventory chest (a new id) per chest of each line, times the quantity.
+ */
+export function grantsOf(product: StoreProduct, quantity: number): StoreGranted {
+  const currencies = Object.entries(product.grants.currencies ?? {}).map(([currency, amount]) => ({ currency, amount: String(amount * quantity) }));
+  const chests = (product.grants.chests ?? []).flatMap((line) =>
+    Array.from({ length: line.quantity * quantity }, () => ({ id: randomUUID(), chestTypeId: line.chest })),
+  );
+  return { currencies, chests };
+}
