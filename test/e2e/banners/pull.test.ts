@@ -151,6 +151,8 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     const exchange = ok[0]!.json();
     expect(exchange.data.attributes).toMatchObject({ banner_id: 'kraken-rising', collectible_id: 'sea-kraken', cost: 10 });
     expect(exchange.meta.spark_points_after).toBe(0);
+    // Answered once collections applied the spark's grant (its own durable's notice).
+    expect(exchange.meta.granted).toBe(true);
     const [points] = await sql<{ points: number }>(stack, 'SELECT spark_points AS points FROM chests.banner_standings WHERE player_id = $1', [p.id]);
     expect(points!.points).toBe(0);
     const owned = await sql<{ collectible_id: string }>(stack, 'SELECT collectible_id FROM collections.owned_collectibles WHERE opening_id = $1', [
