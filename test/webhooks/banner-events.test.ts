@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { domainEventId, EVENT_DATA } from '@ccs/shared';
+import { domainEventId, encodeJson, EVENT_DATA, OpeningGranted, prefixed } from '@ccs/shared';
 import { parseWebhook, verifyWebhook } from '@ccs/client/webhooks';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../support/stack.js';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
@@ -137,5 +138,44 @@ describe('banner webhook events (banner.pulled, banner.sparked)', () => {
     expect(stored.map((e) => e.type)).toEqual(['banner.sparked']);
     expect(of('/banners', 'chest.opened', p).map((r) => r.body.data.opening_id)).not.toContain(exchange.id);
     expect(of('/banners', 'chest.opened', p)).toHaveLength(10);
+  });
+
+  it('still applies a spark exchange granted as an opening (source spark) by an older version: the collectible once, banner.sparked alone', async () => {
+    const p = await registerPlayer(stack, game.publishableKey);
+    const exchangeId = randomUUID();
+    const exchangedAt = new Date().toISOString();
+    const legacy = OpeningGranted.payload.parse({
+      openingId: exchangeId,
+      appId: game.appId,
+      playerId: p.id,
+      chestTypeId: randomUUID(),
+      openedAt: exchangedAt,
+      experience: 0,
+      rulesVersion: 1,
+      items: [{ slot: 0, collectibleId: 'sea-kraken', collectionId: 'sea-creatures', rarity: 'legendary' }],
+      source: 'spark',
+      bannerId: 'kraken-rising',
+    });
+    await stack.nc.jetstream().publish(prefixed(stack.env.NATS_PREFIX!, OpeningGranted.subject), encodeJson(legacy), { msgID: exchangeId });
+    await eventually(async () => {
+      expect(of('/sparks', 'banner.sparked', p)).toHaveLength(1);
+      const owned = await sql<{ collectible_id: string }>(stack, 'SELECT collectible_id FROM collections.owned_collectibles WHERE opening_id = $1', [
+        exchangeId,
+      ]);
+      expect(owned.map((o) => o.collectible_id)).toEqual(['sea-kraken']);
+    }, 20_000);
+    const r = of('/sparks', 'banner.sparked', p)[0]!;
+    expect(parseWebhook(secrets['/sparks']!, String(r.headers['ccs-signature']), r.raw)).toEqual({
+      id: domainEventId('banner.sparked', exchangeId),
+      type: 'banner.sparked',
+      created_at: exchangedAt,
+      app_id: game.appId,
+      data: { player_id: p.id, banner_id: 'kraken-rising', exchange_id: exchangeId, collectible_id: 'sea-kraken', exchanged_at: exchangedAt },
+    });
+    const stored = await sql<{ type: string }>(stack, `SELECT type FROM egress.webhook_events WHERE app_id = $1 AND body LIKE $2`, [
+      game.appId,
+      `%${exchangeId}%`,
+    ]);
+    expect(stored.map((e) => e.type)).toEqual(['banner.sparked']);
   });
 });

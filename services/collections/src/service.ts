@@ -13,6 +13,7 @@ import type { CollectionsConfig } from './config.js';
 import { CatalogReader } from './catalog/catalog-reader.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { openingGrantedConsumer, type CollectionsFaults } from './consumers/opening-granted.js';
+import { sparkGrantedConsumer } from './consumers/spark-granted.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
 import { getCollectionEndpoint } from './endpoints/get-collection.js';
@@ -75,7 +76,11 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
           contentVersionEndpoint('collections', pool),
           openingConversionsEndpoint(pool),
         ],
-        consumers: [contentLoadedConsumer(pool, cache, log, bus), openingGrantedConsumer({ pool, relay, log, faults })],
+        consumers: [
+          contentLoadedConsumer(pool, cache, log, bus),
+          openingGrantedConsumer({ pool, relay, log, faults }),
+          sparkGrantedConsumer({ pool, relay, log, faults }),
+        ],
         workers: [relay, redisCloser, followContentChanges(bus, cache)],
       };
     },

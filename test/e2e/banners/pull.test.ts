@@ -4,8 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminLoadContent, readContentFile, type AppContent } from '@ccs/shared';
+import { AdminLoadContent, OpeningGranted, prefixed, readContentFile, SparkGranted, type AppContent } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError } from '../../support/jsonapi-schema.js';
 import { appOfToken } from '../../support/grant-currency.js';
@@ -134,9 +135,15 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     expect(await standing(p, 'kraken-rising')).toMatchObject({ guaranteed_featured: legendaries.at(-1)!.id !== 'sea-kraken', opens_since: 0 });
   });
 
-  it('exchanges spark points exactly once under racing requests, and grants the chosen collectible once', async () => {
+  it('exchanges spark points exactly once under racing requests, and grants the chosen collectible once, as a spark grant', async () => {
     const p = await richPlayer();
     expect((await pull(p, 'kraken-rising', 10)).statusCode).toBe(200);
+    // Every grant published from here on (core NATS sees each JetStream publish).
+    const grants: { subject: string; id: string | undefined; payload: Record<string, unknown> }[] = [];
+    const sub = stack.nc.subscribe(prefixed(stack.env.NATS_PREFIX!, 'grants.>'), {
+      callback: (_err, m) => grants.push({ subject: m.subject, id: m.headers?.get('Nats-Msg-Id'), payload: m.json() }),
+    });
+    await stack.nc.flush();
     const answers = await Promise.all(Array.from({ length: 6 }, () => spark(p, 'kraken-rising', 'sea-kraken')));
     const ok = answers.filter((r) => r.statusCode === 201);
     expect(ok, answers.map((r) => r.body).join('\n')).toHaveLength(1);
@@ -144,12 +151,89 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
     const exchange = ok[0]!.json();
     expect(exchange.data.attributes).toMatchObject({ banner_id: 'kraken-rising', collectible_id: 'sea-kraken', cost: 10 });
     expect(exchange.meta.spark_points_after).toBe(0);
+    // Answered once collections applied the spark's grant (its own durable's notice).
+    expect(exchange.meta.granted).toBe(true);
     const [points] = await sql<{ points: number }>(stack, 'SELECT spark_points AS points FROM chests.banner_standings WHERE player_id = $1', [p.id]);
     expect(points!.points).toBe(0);
     const owned = await sql<{ collectible_id: string }>(stack, 'SELECT collectible_id FROM collections.owned_collectibles WHERE opening_id = $1', [
       exchange.data.id,
     ]);
     expect(owned.map((o) => o.collectible_id)).toEqual(['sea-kraken']);
+    // The grant travelled as the spark's own kind, its id the exchange's; no opening grant carried it.
+    await stack.nc.flush();
+    sub.unsubscribe();
+    const sparks = grants.filter((g) => g.subject === prefixed(stack.env.NATS_PREFIX!, SparkGranted.subject));
+    expect(sparks.length).toBeGreaterThanOrEqual(1);
+    for (const g of sparks) {
+      expect(g.id).toBe(exchange.data.id);
+      expect(g.payload).toMatchObject({ exchangeId: exchange.data.id, playerId: p.id, bannerId: 'kraken-rising', collectibleId: 'sea-kraken' });
+    }
+    const openingGrants = grants.filter((g) => g.subject === prefixed(stack.env.NATS_PREFIX!, OpeningGranted.subject));
+    expect(openingGrants.filter((g) => g.id === exchange.data.id || g.payload.source === 'spark')).toEqual([]);
+  });
+
+  /** The spark points a recorded opening says were left after it (the openings list, as stored). */
+  const recordedPointsAfter = async (p: Player, openingId: string) => {
+    const list = await stack.inject({ method: 'GET', url: '/api/v1/players/me/openings', headers: jsonApiHeaders(p.apiKey, p.token) });
+    expect(list.statusCode, list.body).toBe(200);
+    const found = (list.json().data as { id: string; attributes: { banner: { spark_points_after: number } } }[]).find((o) => o.id === openingId);
+    expect(found, `opening ${openingId} in the list`).toBeDefined();
+    return found!.attributes.banner.spark_points_after;
+  };
+  const storedPoints = async (p: Player) =>
+    (await sql<{ points: number }>(stack, 'SELECT spark_points AS points FROM chests.banner_standings WHERE player_id = $1', [p.id]))[0]!.points;
+
+  it("reports a pull's spark points as stored when an exchange commits between the pull's read of the standing and its write, and when they race", async () => {
+    const p = await richPlayer('1000000');
+    // Ten points, and the player's seed pair.
+    expect((await pull(p, 'kraken-rising', 10)).statusCode).toBe(200);
+    // Hold the seed pair: the next pull reads its standing, then waits at its openings' write (the nonce's compare-and-set).
+    const holder = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await holder.connect();
+    let pulled: Awaited<ReturnType<typeof pull>>;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM chests.player_seeds WHERE player_id = $1 FOR UPDATE', [p.id]);
+      const { pid } = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+      const pulling = pull(p, 'kraken-rising', 1);
+      await eventually(async () => {
+        const waiting = await sql<{ query: string }>(stack, 'SELECT query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+        expect(waiting.map((w) => w.query).join('\n')).toMatch(/WITH nonced AS/);
+      }, 20_000);
+      // Meanwhile an exchange takes the ten points.
+      const sparked = await spark(p, 'kraken-rising', 'sea-kraken');
+      expect(sparked.statusCode, sparked.body).toBe(201);
+      expect(sparked.json().meta.spark_points_after).toBe(0);
+      await holder.query('COMMIT');
+      pulled = await pulling;
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+    expect(pulled.statusCode, pulled.body).toBe(200);
+    const opening = (pulled.json() as { data: Result[] }).data[0]!;
+    // The pull's one point on top of the exchange's 0: answered, recorded and stored alike.
+    expect(opening.meta.banner.spark_points_after).toBe(1);
+    expect(pulled.json().meta.player.spark_points).toBe(1);
+    expect(await storedPoints(p)).toBe(1);
+    expect(await recordedPointsAfter(p, opening.meta.opening_id)).toBe(1);
+
+    // Then free races of an exchange and a pull, in whichever order they land.
+    for (let round = 0; round < 6; round++) {
+      await sql(stack, 'UPDATE chests.banner_standings SET spark_points = 10 WHERE player_id = $1', [p.id]);
+      const [pulled, sparked] = await Promise.all([pull(p, 'kraken-rising', 1), spark(p, 'kraken-rising', 'sea-kraken')]);
+      expect(pulled.statusCode, pulled.body).toBe(200);
+      expect(sparked.statusCode, sparked.body).toBe(201);
+      const raced = (pulled.json() as { data: Result[] }).data[0]!;
+      const after = raced.meta.banner.spark_points_after;
+      // Either the exchange came first (10 - 10 = 0, then the pull's point: 1) or the pull did (11, then 11 - 10 = 1).
+      expect([
+        [1, 0],
+        [11, 1],
+      ]).toContainEqual([after, sparked.json().meta.spark_points_after]);
+      expect(await storedPoints(p)).toBe(1);
+      expect(await recordedPointsAfter(p, raced.meta.opening_id)).toBe(after);
+    }
   });
 
   it('answers a keyed pull and a keyed spark again without paying or spending twice', async () => {

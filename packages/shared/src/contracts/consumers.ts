@@ -6,6 +6,8 @@
 export const DURABLE = {
   /** collections: applies opening grants to the collections (chests waits for it). */
   collectionsOpenings: 'collections-openings',
+  /** collections: adds the collectibles of spark exchanges (chests waits for it). */
+  collectionsSparks: 'collections-sparks',
   /** wallet: applies credit grants (players waits for it at registration). */
   walletCreditGrants: 'wallet-credit-grants',
   /** players: adds the experience of openings. */
@@ -29,4 +31,6 @@ export const DURABLE = {
   webhookEvents: 'players-webhook-events',
   /** egress: fans chest openings (their grants) out to the app's webhook endpoints as chest.opened (name kept, as above). */
   webhookOpenings: 'players-webhook-openings',
+  /** egress: fans spark exchanges (their grants) out to the app's webhook endpoints as banner.sparked. */
+  webhookSparks: 'egress-webhook-sparks',
 } as const;

@@ -5,10 +5,10 @@ import { DecimalSchema, UuidSchema } from './context.js';
 
 /**
  * The events a studio's own backend can subscribe to with webhooks (docs/webhooks.md). Each is a
- * fact some service committed; `chest.opened`, `banner.pulled` and `banner.sparked` are read from
- * the grant of the opening or spark exchange (`grants.openings.granted`, GRANT_EVENT_TYPES), the
- * others travel as `DomainEventPublished`, written to the committing service's outbox in the same
- * transaction as the fact.
+ * fact some service committed; `chest.opened` and `banner.pulled` are read from the grant of the
+ * opening (`grants.openings.granted`), `banner.sparked` from the grant of the spark exchange
+ * (`grants.sparks.granted`) (GRANT_EVENT_TYPES); the others travel as `DomainEventPublished`,
+ * written to the committing service's outbox in the same transaction as the fact.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'player.registered',
@@ -23,7 +23,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** The event types egress derives from an OpeningGranted grant (never published as DomainEventPublished). */
+/** The event types egress derives from the grants of openings and spark exchanges (never published as DomainEventPublished). */
 export const GRANT_EVENT_TYPES = ['chest.opened', 'banner.pulled', 'banner.sparked'] as const satisfies readonly WebhookEventType[];
 type GrantEventType = (typeof GRANT_EVENT_TYPES)[number];
 

@@ -71,7 +71,8 @@ export const AppContentLoaded = defineEvent(
 
 /**
  * The items of one chest opening, granted exactly once: collections adds them to the player's
- * collection, players adds the experience. Message id = opening id.
+ * collection, players adds the experience, egress sends `chest.opened` (and `banner.pulled` for a
+ * banner pull's opening). Message id = opening id.
  */
 export const OpeningGranted = defineEvent(
   'grants.openings.granted',
@@ -86,17 +87,44 @@ export const OpeningGranted = defineEvent(
     rulesVersion: z.number().int().min(1).optional(),
     items: z.array(z.object({ slot: z.number().int().min(0), collectibleId: z.string(), collectionId: z.string(), rarity: z.string() })).min(1),
     /**
-     * What granted the items: a chest's opening (absent: older messages), or a banner's spark
-     * exchange (DESIGN.md §8: one featured collectible, no chest, no experience; the id is the
-     * exchange's); `bannerId` names the banner of a banner pull's opening or of the exchange.
+     * `spark`: a banner's spark exchange granted as an opening (one featured collectible, no chest,
+     * no experience, the id the exchange's) by the versions before SparkGranted. Chests no longer
+     * writes it; one still in the stream or an outbox is applied as it was: collections adds the
+     * item, egress sends `banner.sparked` for it (fromLegacySparkGrant) and no `chest.opened`.
+     * Absent or `opening`: a chest's opening.
      */
     source: z.enum(['opening', 'spark']).optional(),
+    /** The banner of a banner pull's opening (and of a `spark` grant above). */
     bannerId: z.string().optional(),
     /**
      * A banner pull's opening: what it recorded of the banner (OpeningView.banner), for the
-     * `banner.pulled` webhook. Absent on other grants and on a spark exchange.
+     * `banner.pulled` webhook. Absent on other grants.
      */
     banner: z.object({ featured: z.boolean(), guaranteedBefore: z.boolean() }).optional(),
+  }),
+  { publishers: ['chests'] },
+);
+
+/**
+ * A banner's spark exchange: `spark.cost` spark points taken for one featured collectible, granted
+ * exactly once. Collections adds the collectible (judged by the duplicate rules of `rulesVersion`,
+ * completions and their rewards following as for an opening's item); egress sends the
+ * `banner.sparked` webhook event. No chest is opened and no experience is gained. Message id =
+ * exchange id, written to chests' outbox in the exchange's transaction.
+ */
+export const SparkGranted = defineEvent(
+  'grants.sparks.granted',
+  z.object({
+    exchangeId: UuidSchema,
+    appId: UuidSchema,
+    playerId: UuidSchema,
+    bannerId: z.string(),
+    collectibleId: z.string(),
+    collectionId: z.string(),
+    rarity: z.string(),
+    exchangedAt: z.string(),
+    /** The content version the exchange was made under (its duplicate rules apply). */
+    rulesVersion: z.number().int().min(1),
   }),
   { publishers: ['chests'] },
 );

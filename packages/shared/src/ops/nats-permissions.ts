@@ -118,6 +118,7 @@ export interface RolePermissions {
  */
 export const DURABLE_CONSUMERS: Readonly<Record<string, { service: ServiceRole; subject: string }>> = {
   [contracts.DURABLE.collectionsOpenings]: { service: 'collections', subject: 'grants.openings.granted' },
+  [contracts.DURABLE.collectionsSparks]: { service: 'collections', subject: 'grants.sparks.granted' },
   'collections-app-content': { service: 'collections', subject: 'grants.apps.content' },
   [contracts.DURABLE.walletCreditGrants]: { service: 'wallet', subject: 'grants.wallet.credit' },
   [contracts.DURABLE.walletContent]: { service: 'wallet', subject: 'grants.apps.content' },
@@ -131,6 +132,7 @@ export const DURABLE_CONSUMERS: Readonly<Record<string, { service: ServiceRole; 
   // players' from before, so the durables keep their position in the stream).
   [contracts.DURABLE.webhookEvents]: { service: 'egress', subject: 'grants.events' },
   [contracts.DURABLE.webhookOpenings]: { service: 'egress', subject: 'grants.openings.granted' },
+  [contracts.DURABLE.webhookSparks]: { service: 'egress', subject: 'grants.sparks.granted' },
 };
 
 /** A service's own durable consumer names (without prefix). */

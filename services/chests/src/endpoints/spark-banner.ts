@@ -6,10 +6,10 @@ import {
   endpoint,
   insertOutboxMessages,
   isUniqueViolation,
-  OpeningGranted,
   outboxMessage,
   publishAndAwait,
   SparkBanner,
+  SparkGranted,
   withTransaction,
   type CallContext,
   type OutboxMessage,
@@ -26,8 +26,8 @@ type SparkReply = ReplyOf<typeof SparkBanner>;
  * chests.v1.spark_banner (DESIGN.md §8): `spark.cost` of the player's spark points in the banner's
  * pity group for one of the banner's featured collectibles, in ONE transaction: the points taken only while enough are left
  * (a conditional UPDATE, so racing exchanges cannot spend the same points twice), the exchange
- * recorded, and the collectible's grant written to the outbox (an OpeningGranted of `source:
- * spark`, its id the exchange's: collections applies it exactly once). Until the banner's end;
+ * recorded, and the collectible's grant written to the outbox (a SparkGranted, its id the
+ * exchange's: collections applies it exactly once, egress sends banner.sparked). Until the banner's end;
  * the Idempotency-Key answers the first exchange again.
  */
 export function sparkBannerEndpoint(deps: ChestsDeps) {
@@ -69,7 +69,7 @@ export function sparkBannerEndpoint(deps: ChestsDeps) {
       if (first) return first;
       throw err;
     }
-    const seen = await publishAndAwait(deps, [grant], { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });
+    const seen = await publishAndAwait(deps, [grant], { durable: DURABLE.collectionsSparks, timeoutMs: deps.config.GRANT_WAIT_MS });
     return {
       exchangeId: exchange.id,
       bannerId: banner.id,
@@ -96,7 +96,7 @@ async function checkSpark(deps: ChestsDeps, appId: string, banner: Banner, colle
   return { cost: spark.cost, collectible, version: content.version };
 }
 
-/** The exchange's grant: an OpeningGranted of `source: spark` (no chest, no experience), its id the exchange's. */
+/** The exchange's grant (SparkGranted), its id the exchange's. */
 function sparkGrant(
   deps: ChestsDeps,
   e: {
@@ -110,19 +110,18 @@ function sparkGrant(
 ): OutboxMessage {
   const c = e.offer.collectible;
   return outboxMessage(
-    OpeningGranted,
+    SparkGranted,
     e.exchange.id,
     {
-      openingId: e.exchange.id,
+      exchangeId: e.exchange.id,
       appId: e.appId,
       playerId: e.playerId,
-      chestTypeId: e.banner.chestTypeId,
-      openedAt: e.exchange.createdAt,
-      experience: 0,
-      rulesVersion: e.offer.version,
-      items: [{ slot: 0, collectibleId: c.id, collectionId: c.collection_id, rarity: c.rarity }],
-      source: 'spark',
       bannerId: e.banner.id,
+      collectibleId: c.id,
+      collectionId: c.collection_id,
+      rarity: c.rarity,
+      exchangedAt: e.exchange.createdAt,
+      rulesVersion: e.offer.version,
     },
     ctx,
     { notify: deps.notices.subject },

@@ -13,7 +13,8 @@ import { pointedAt, pointInBatch, pointInPath, type Pointer } from './pointer.js
 import { replayOf } from './replay.js';
 import { grantOf, rollOpenings, type BannerToRoll, type ChestToRoll } from './roll-openings.js';
 import { bannerAsRolled, bannerGroupOf } from '../banners/banners.js';
-import { readBannerStandings, recordBannerStandings } from '../repositories/banners-repo.js';
+import { readBannerStandings } from '../repositories/banners-repo.js';
+import { storeBannerStandings } from './spark-points.js';
 
 /** Who opens which chests: one (a single open, `GET|POST /chests/{id}/open`) or a batch of them. */
 export interface OpenCommand {
@@ -196,8 +197,9 @@ async function writeTurn(tools: OpeningTools, cmd: OpenCommand, keys: ChestKeys,
     const owner = { appId: cmd.appId, playerId: cmd.playerId, seedId: state.seed.id, nonce: state.seed.nextNonce };
     const keyed = cmd.kind === 'batch' ? { batchKey: cmd.idempotencyKey } : { openingKey: cmd.idempotencyKey };
     if (!(await recordOpenings(db, { ...owner, ...keyed }, rolled.openings, grants, rolled.counters))) return undefined;
-    if (rolled.banners.length) await recordBannerStandings(db, cmd.appId, cmd.playerId, rolled.banners);
-    return { openings: rolled.openings, grants };
+    // Each banner opening's spark points after it, as the standing stored them (a spark exchange may take some meanwhile).
+    const openings = rolled.banners.length ? await storeBannerStandings(db, cmd, rolled.banners, turn.chests, rolled.openings) : rolled.openings;
+    return { openings, grants };
   };
   if (!keys.any && !turn.locking && !bannered.length) return write(tools.pool, turn.state);
   return withTransaction(tools.pool, async (tx) => {

@@ -52,7 +52,11 @@ export interface ChestToRoll {
   banner?: BannerToRoll;
 }
 
-/** The player's standings the banner chests roll from, per pity group: the flag, the counter and the spark points (absent: none yet). */
+/**
+ * The player's standings the banner chests roll from, per pity group: the flag, the counter and the
+ * spark points (absent: none yet). The points as read only seed each opening's `sparkPointsAfter`;
+ * the write sets them from the points it stored (spark-points.ts).
+ */
 export type BannerStandings = Map<string, Pick<BannerStanding, 'guaranteedFeatured' | 'pity' | 'sparkPoints'>>;
 
 /** What one roll of a player's chests carries from opening to opening. */

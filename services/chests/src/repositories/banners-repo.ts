@@ -49,25 +49,29 @@ export async function readBannerStandings(db: Queryable, appId: string, playerId
 /**
  * Writes what banner openings moved, in the openings' transaction (after their compare-and-set
  * succeeded): each group's flag and counter as rolled, and the pulls and spark points added
- * (added, not set: a spark exchange may take points meanwhile, and takes no nonce).
+ * (added, not set: a spark exchange may take points meanwhile, and takes no nonce). Returns each
+ * group's spark points as stored by this write (the row stays locked until the commit, so no
+ * exchange can change them before the openings are committed).
  */
 export async function recordBannerStandings(
   tx: Queryable,
   appId: string,
   playerId: string,
   moved: { group: string; guaranteedFeatured: boolean; pity: number; pulls: number }[],
-): Promise<void> {
+): Promise<Map<string, number>> {
   const groups = moved.map((m) => ({ pity_group: m.group, guaranteed: m.guaranteedFeatured, pity: m.pity, pulls: m.pulls }));
-  await tx.query(
+  const r = await tx.query<{ pity_group: string; spark_points: number }>(
     `INSERT INTO banner_standings (app_id, player_id, pity_group, guaranteed_featured, opens_since, pulls, spark_points)
      SELECT $1, $2, x.pity_group, x.guaranteed, x.pity, x.pulls, x.pulls
        FROM jsonb_to_recordset($3::jsonb) AS x(pity_group text, guaranteed boolean, pity integer, pulls integer)
      ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET
        guaranteed_featured = EXCLUDED.guaranteed_featured, opens_since = EXCLUDED.opens_since,
        pulls = banner_standings.pulls + EXCLUDED.pulls, spark_points = banner_standings.spark_points + EXCLUDED.spark_points,
-       updated_at = now()`,
+       updated_at = now()
+     RETURNING pity_group, spark_points`,
     [appId, playerId, JSON.stringify(groups)],
   );
+  return new Map(r.rows.map((row) => [row.pity_group, row.spark_points]));
 }
 
 /**

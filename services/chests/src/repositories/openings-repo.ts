@@ -207,3 +207,17 @@ export async function listOpeningsByIds(db: Queryable, appId: string, playerId: 
   const byId = new Map(r.rows.map((row) => [row.id, toView(row)]));
   return ids.map((id) => byId.get(id)).filter((o): o is OpeningView => o !== undefined);
 }
+
+/**
+ * Sets banner openings' recorded `sparkPointsAfter` (their `banner` record), in the openings'
+ * transaction: the points as the standing stored them, when a spark exchange took some between
+ * the roll's read and the write (see storeBannerStandings).
+ */
+export async function recordSparkPointsAfter(db: Queryable, appId: string, points: { openingId: string; sparkPointsAfter: number }[]): Promise<void> {
+  await db.query(
+    `UPDATE openings o SET banner = jsonb_set(o.banner, '{sparkPointsAfter}', to_jsonb(x.points))
+       FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, points integer)
+      WHERE o.app_id = $1 AND o.id = x.id AND o.banner IS NOT NULL`,
+    [appId, JSON.stringify(points.map((p) => ({ id: p.openingId, points: p.sparkPointsAfter })))],
+  );
+}

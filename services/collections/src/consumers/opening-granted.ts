@@ -1,5 +1,6 @@
 import {
   consumer,
+  DURABLE,
   OpeningGranted,
   withTransaction,
   type ConvertedSlot,
@@ -19,7 +20,7 @@ import { lockHoldings, readHoldings } from '../repositories/duplicates-repo.js';
 import { candidateKey, insertGrantedItemsBatch, type Grant, type GrantMessage } from '../repositories/ownership-repo.js';
 
 /** Durable name the chests service waits on (it asks to be notified when this consumer applied a grant). */
-export const OPENINGS_CONSUMER = 'collections-openings';
+export const OPENINGS_CONSUMER = DURABLE.collectionsOpenings;
 
 type Granted = z.infer<typeof OpeningGranted.payload>;
 type Rules = Awaited<ReturnType<DuplicateRulesBook['rulesFor']>>[number];
@@ -50,14 +51,37 @@ interface Applied {
 }
 
 const lower = (s: string) => s.toLowerCase();
-const bySlot = (g: Granted) => [...g.items].sort((a, b) => a.slot - b.slot);
-const toGrant = (g: Granted): Grant => ({ openingId: g.openingId, appId: g.appId, playerId: g.playerId, openedAt: g.openedAt, items: bySlot(g) });
+const bySlot = (g: ItemsGrant) => [...g.items].sort((a, b) => a.slot - b.slot);
+const toGrant = (g: ItemsGrant): Grant => ({ openingId: g.openingId, appId: g.appId, playerId: g.playerId, openedAt: g.openedAt, items: bySlot(g) });
 
 /**
- * Adds the items of chest openings to the players' collections, every grant pulled meanwhile
- * together, idempotent by the items' own key (opening, slot): a second delivery, or the same
- * grant re-published under another message id, adds nothing. The items keep the opening's time
- * as their acquisition time.
+ * Adds the items of chest openings to the players' collections (itemsApplier), every grant pulled
+ * meanwhile together. Each delivery's applied notice carries the opening's converted slots, for
+ * the chests service's answer.
+ */
+export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
+  const apply = itemsApplier(deps);
+  return consumer({
+    durable: OPENINGS_CONSUMER,
+    event: OpeningGranted,
+    processedId: (grant) => grant.openingId,
+    // A grant may arrive before its content version (retried until it has): room for minutes, not seconds.
+    maxDeliver: 16,
+    applyIdempotent: (_db, batch) => apply(batch),
+  });
+}
+
+/**
+ * The items a grant adds, keyed by its id and slot: an opening's items, or a spark exchange's one
+ * collectible (slot 0 under the exchange id, spark-granted.ts).
+ */
+export type ItemsGrant = Pick<Granted, 'openingId' | 'appId' | 'playerId' | 'openedAt' | 'rulesVersion' | 'items'>;
+
+/**
+ * Adds the items of a batch of grants to the players' collections, idempotent by the items' own
+ * key (grant id, slot): a second delivery, or the same grant re-published under another message
+ * id, adds nothing. The items keep the grant's time as their acquisition time. Returns the grant
+ * ids that added items; sets each delivery's applied notice to its converted slots.
  *
  * Duplicates (docs/content.md): each grant is judged by the duplicate rules of the content version
  * it was made with. When no grant of the batch has rules, the batch is the one statement it always
@@ -65,62 +89,54 @@ const toGrant = (g: Granted): Grant => ({ openingId: g.openingId, appId: g.appId
  * copies held, judge the items in order (an item past max_copies is converted instead of kept,
  * also against earlier items of the batch), then one statement inserts the items with their
  * verdicts, adds the kept ones to the tallies and writes the conversions' wallet credit to the
- * outbox. Concurrent batches of one player (other replicas) wait on the locks, so none keeps a
- * copy another one already took. Each delivery's applied notice carries the opening's converted
- * slots, for the chests service's answer.
+ * outbox. Concurrent batches of one player (other replicas, the other grants' consumer) wait on
+ * the locks, so none keeps a copy another one already took. Completions and their rewards follow.
  */
-export function openingGrantedConsumer(deps: OpeningsConsumerDeps) {
+export function itemsApplier(deps: OpeningsConsumerDeps): (batch: Delivery<ItemsGrant>[]) => Promise<Set<string>> {
   const book = new DuplicateRulesBook();
-  return consumer({
-    durable: OPENINGS_CONSUMER,
-    event: OpeningGranted,
-    processedId: (grant) => grant.openingId,
-    // A grant may arrive before its content version (retried until it has): room for minutes, not seconds.
-    maxDeliver: 16,
-    async applyIdempotent(_db, batch) {
-      for (const { payload } of batch) {
-        // Not retryable into success: the runtime tries the batch's grants one by one, then parks this one.
-        if (Number.isNaN(Date.parse(payload.openedAt))) throw new Error(`opening ${payload.openingId} has an invalid openedAt`);
-      }
-      const firsts = [...new Map(batch.map((d) => [lower(d.payload.openingId), d])).values()];
-      const rules = await book.rulesFor(
-        deps.pool,
-        firsts.map((d) => ({ appId: d.payload.appId, rulesVersion: d.payload.rulesVersion })),
-      );
-      const done: Applied = rules.every((r) => r === null)
-        ? {
-            ...(await insertGrantedItemsBatch(
-              deps.pool,
-              firsts.map((d) => toGrant(d.payload)),
-            )),
-            converted: new Map(),
-            credits: [],
-          }
-        : await withTransaction(deps.pool, (tx) => applyJudged(tx, firsts, rules));
-      if (done.credits.length) deps.faults?.afterGrantCommit?.(done.credits.length);
-      // Collections completed by these grants, their rewards written with the completion: the
-      // candidates the write found, and every collection of a grant it did not apply (re-delivered:
-      // a crash may have come between the grants' commit and this step). No candidate, no step.
-      const check = (openingId: string, appId: string, playerId: string, collectionId: string) =>
-        !done.applied.has(lower(openingId)) || done.candidates.has(candidateKey(appId, playerId, collectionId));
-      const rewards = await settleCompletions(deps.pool, touchedBy(firsts, check));
-      const messages = [...done.credits, ...rewards.messages];
-      // Published from memory at once; the relay publishes what this misses (a crash, NATS away).
-      if (messages.length) {
-        deps.relay
-          .publishNow(messages)
-          .catch((err) =>
-            deps.log.warn({ err: String(err), messages: messages.length }, 'credits and rewards not published yet; the relay will retry'),
-          );
-      }
-      for (const d of batch) d.notice = { converted: done.converted.get(lower(d.payload.openingId)) ?? [] };
-      return new Set(batch.filter((d) => done.applied.has(lower(d.payload.openingId))).map((d) => d.payload.openingId));
-    },
-  });
+  return async (batch) => {
+    for (const { payload } of batch) {
+      // Not retryable into success: the runtime tries the batch's grants one by one, then parks this one.
+      if (Number.isNaN(Date.parse(payload.openedAt))) throw new Error(`grant ${payload.openingId} has an invalid time`);
+    }
+    const firsts = [...new Map(batch.map((d) => [lower(d.payload.openingId), d])).values()];
+    const rules = await book.rulesFor(
+      deps.pool,
+      firsts.map((d) => ({ appId: d.payload.appId, rulesVersion: d.payload.rulesVersion })),
+    );
+    const done: Applied = rules.every((r) => r === null)
+      ? {
+          ...(await insertGrantedItemsBatch(
+            deps.pool,
+            firsts.map((d) => toGrant(d.payload)),
+          )),
+          converted: new Map(),
+          credits: [],
+        }
+      : await withTransaction(deps.pool, (tx) => applyJudged(tx, firsts, rules));
+    if (done.credits.length) deps.faults?.afterGrantCommit?.(done.credits.length);
+    // Collections completed by these grants, their rewards written with the completion: the
+    // candidates the write found, and every collection of a grant it did not apply (re-delivered:
+    // a crash may have come between the grants' commit and this step). No candidate, no step.
+    const check = (openingId: string, appId: string, playerId: string, collectionId: string) =>
+      !done.applied.has(lower(openingId)) || done.candidates.has(candidateKey(appId, playerId, collectionId));
+    const rewards = await settleCompletions(deps.pool, touchedBy(firsts, check));
+    const messages = [...done.credits, ...rewards.messages];
+    // Published from memory at once; the relay publishes what this misses (a crash, NATS away).
+    if (messages.length) {
+      deps.relay
+        .publishNow(messages)
+        .catch((err) =>
+          deps.log.warn({ err: String(err), messages: messages.length }, 'credits and rewards not published yet; the relay will retry'),
+        );
+    }
+    for (const d of batch) d.notice = { converted: done.converted.get(lower(d.payload.openingId)) ?? [] };
+    return new Set(batch.filter((d) => done.applied.has(lower(d.payload.openingId))).map((d) => d.payload.openingId));
+  };
 }
 
-/** The transaction of a batch with duplicate rules: lock, read, judge, write (see openingGrantedConsumer). */
-async function applyJudged(tx: PoolClient, firsts: Delivery<Granted>[], rules: Rules[]): Promise<Applied> {
+/** The transaction of a batch with duplicate rules: lock, read, judge, write (see itemsApplier). */
+async function applyJudged(tx: PoolClient, firsts: Delivery<ItemsGrant>[], rules: Rules[]): Promise<Applied> {
   const holdings = firsts.flatMap(({ payload: g }) =>
     g.items.map((it) => ({ appId: lower(g.appId), playerId: lower(g.playerId), collectibleId: it.collectibleId })),
   );

@@ -3,8 +3,8 @@ import {
   domainEventId,
   DomainEventPublished,
   DURABLE,
-  GRANT_EVENT_TYPES,
   OpeningGranted,
+  SparkGranted,
   WEBHOOK_EVENT_TYPES,
   type CallContext,
   type Delivery,
@@ -35,32 +35,51 @@ export function fromDomainEvent(e: DomainEvent): WebhookEvent {
 }
 
 type Grant = z.infer<typeof OpeningGranted.payload>;
+/** What `banner.sparked` tells of a spark exchange. */
+type Spark = Pick<z.infer<typeof SparkGranted.payload>, 'exchangeId' | 'appId' | 'playerId' | 'bannerId' | 'collectibleId' | 'exchangedAt'>;
 
-function event(type: WebhookEventType, key: string, g: Grant, data: unknown): WebhookEvent {
+/** A grant's event of `type`, its id a name-based UUID of the type and `key` (a re-delivered grant gives the same event). */
+function event(type: WebhookEventType, key: string, g: { appId: string; playerId: string }, occurredAt: string, data: unknown): WebhookEvent {
   const id = domainEventId(type, key);
-  return { id, appId: g.appId, type, playerId: g.playerId, occurredAt: g.openedAt, body: bodyOf(id, type, g.appId, g.openedAt, data) };
+  return { id, appId: g.appId, type, playerId: g.playerId, occurredAt, body: bodyOf(id, type, g.appId, occurredAt, data) };
+}
+
+/** The event of a banner's spark exchange: `banner.sparked` (no chest was opened: no `chest.opened`), keyed by the exchange id. */
+export function fromSpark(s: Spark): WebhookEvent {
+  return event('banner.sparked', s.exchangeId, s, s.exchangedAt, {
+    player_id: s.playerId,
+    banner_id: s.bannerId,
+    exchange_id: s.exchangeId,
+    collectible_id: s.collectibleId,
+    exchanged_at: s.exchangedAt,
+  });
 }
 
 /**
- * The webhook events of one grant (event ids: name-based UUIDs of the type and the opening or
- * exchange id, so a re-delivered grant gives the same events):
- * - a chest's opening: `chest.opened`, and with it `banner.pulled` when a banner pull made it;
- * - a banner's spark exchange (`source: 'spark'`): `banner.sparked` only, as no chest was opened.
+ * A spark exchange granted as an opening (`source: 'spark'`, by the versions before SparkGranted,
+ * still in the stream or an outbox): the exchange it was, so it gives the same `banner.sparked`
+ * (same id and body) as the exchange's SparkGranted would.
+ */
+export function fromLegacySparkGrant(g: Grant): Spark {
+  return {
+    exchangeId: g.openingId,
+    appId: g.appId,
+    playerId: g.playerId,
+    // Always set on a spark grant.
+    bannerId: g.bannerId ?? '',
+    collectibleId: g.items[0]!.collectibleId,
+    exchangedAt: g.openedAt,
+  };
+}
+
+/**
+ * The webhook events of one opening's grant (event ids: name-based UUIDs of the type and the
+ * opening id, so a re-delivered grant gives the same events): `chest.opened`, and with it
+ * `banner.pulled` when a banner pull made it. A legacy spark grant gives its `banner.sparked` only.
  */
 export function fromGrant(g: Grant): WebhookEvent[] {
-  if (g.source === 'spark') {
-    const item = g.items[0]!;
-    return [
-      event('banner.sparked', g.openingId, g, {
-        player_id: g.playerId,
-        banner_id: g.bannerId,
-        exchange_id: g.openingId,
-        collectible_id: item.collectibleId,
-        exchanged_at: g.openedAt,
-      }),
-    ];
-  }
-  const opened = event('chest.opened', g.openingId, g, {
+  if (g.source === 'spark') return [fromSpark(fromLegacySparkGrant(g))];
+  const opened = event('chest.opened', g.openingId, g, g.openedAt, {
     player_id: g.playerId,
     opening_id: g.openingId,
     chest_type_id: g.chestTypeId,
@@ -69,7 +88,7 @@ export function fromGrant(g: Grant): WebhookEvent[] {
   });
   // A banner pull's opening; a grant published before the grant carried `banner` has no banner.pulled.
   if (!g.bannerId || !g.banner) return [opened];
-  const pulled = event('banner.pulled', g.openingId, g, {
+  const pulled = event('banner.pulled', g.openingId, g, g.openedAt, {
     player_id: g.playerId,
     banner_id: g.bannerId,
     opening_id: g.openingId,
@@ -87,11 +106,15 @@ function unique(events: WebhookEvent[]): WebhookEvent[] {
   return [...new Map(events.map((e) => [e.id, e])).values()];
 }
 
+/** The events an opening's grant gives (fromGrant; `banner.sparked`: a legacy spark grant). */
+const OPENING_EVENT_TYPES = ['chest.opened', 'banner.pulled', 'banner.sparked'] as const satisfies readonly WebhookEventType[];
+
 /**
- * The two consumers that turn the stream into deliveries: domain events (grants.events), one
- * event each, and the grants of openings and spark exchanges (grants.openings.granted), one or
- * two events each (fromGrant). `wake` is told when a batch created deliveries, so this
- * replica's sender sends them at once rather than at its next poll.
+ * The three consumers that turn the stream into deliveries: domain events (grants.events), one
+ * event each; the grants of openings (grants.openings.granted), one or two events each
+ * (fromGrant); the grants of spark exchanges (grants.sparks.granted), one `banner.sparked` each.
+ * `wake` is told when a batch created deliveries, so this replica's sender sends them at once
+ * rather than at its next poll.
  */
 export function webhookConsumers(wake: () => void, interest?: WebhookInterestCache) {
   // An app whose endpoints take none of a consumer's events: its messages are acked unread
@@ -118,7 +141,7 @@ export function webhookConsumers(wake: () => void, interest?: WebhookInterestCac
     consumer({
       durable: DURABLE.webhookOpenings,
       event: OpeningGranted,
-      skip: skipUnless(GRANT_EVENT_TYPES),
+      skip: skipUnless(OPENING_EVENT_TYPES),
       // One grant, one or two events: the grant counts as applied when one of its events was stored.
       processedId: (g) => g.openingId,
       applyIdempotent: async (db, batch) => {
@@ -132,6 +155,21 @@ export function webhookConsumers(wake: () => void, interest?: WebhookInterestCac
         }
         const stored = await apply(db, events);
         return new Set([...stored].map((id) => grantOfEvent.get(id)!));
+      },
+    }),
+    consumer({
+      durable: DURABLE.webhookSparks,
+      event: SparkGranted,
+      skip: skipUnless(['banner.sparked']),
+      // One exchange, one event: keyed by the exchange id, the event by it too.
+      processedId: (s) => s.exchangeId,
+      applyIdempotent: async (db, batch) => {
+        const exchangeOfEvent = new Map(batch.map(({ payload }) => [fromSpark(payload).id, payload.exchangeId]));
+        const stored = await apply(
+          db,
+          batch.map((d) => fromSpark(d.payload)),
+        );
+        return new Set([...stored].map((id) => exchangeOfEvent.get(id)!));
       },
     }),
   ];
