@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * The chest catalog
-         * @description The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private, never in the shared cache, and may lag a profile or content change by `PURCHASE_FLAGS_TTL_MS` (5 s): the purchase itself always applies the rules.
+         * @description The app's catalog: filtered, sorted and paginated. Each chest's price per currency code is in its `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never in the shared cache. A change of the caller's country or birth year (theirs or the studio's) shows in it from the change's answer on, through any gateway, and a content load as soon as the new catalog does; only if a gateway missed the change's notice may it lag, by at most `PURCHASE_FLAGS_TTL_MS` (5 s). The purchase itself always applies the rules.
          */
         get: operations["listChests"];
         put?: never;
@@ -411,7 +411,7 @@ export interface paths {
         };
         /**
          * One catalog chest
-         * @description One chest of the catalog, its price per currency code in `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private, never in the shared cache, and may lag a profile or content change by `PURCHASE_FLAGS_TTL_MS` (5 s): the purchase itself always applies the rules.
+         * @description One chest of the catalog, its price per currency code in `meta.price`. With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never in the shared cache. A change of the caller's country or birth year (theirs or the studio's) shows in it from the change's answer on, through any gateway, and a content load as soon as the new catalog does; only if a gateway missed the change's notice may it lag, by at most `PURCHASE_FLAGS_TTL_MS` (5 s). The purchase itself always applies the rules.
          */
         get: operations["getChest"];
         put?: never;

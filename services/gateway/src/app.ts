@@ -13,11 +13,11 @@ import tenancy from './plugins/tenancy.js';
 import auth from './plugins/auth.js';
 import rateLimiting from './plugins/rate-limit.js';
 import replyCache from './plugins/reply-cache.js';
+import purchaseFlags from './plugins/purchase-flags.js';
 import healthRoutes from './routes/health.js';
 import apiDocs from './routes/docs.js';
 import v1Routes from './routes/v1/index.js';
 import { consoleRoutes } from './console/index.js';
-import { RestrictionsMemo } from './lib/restrictions-memo.js';
 import { createHash, randomBytes } from 'node:crypto';
 
 /** What the gateway needs from outside: its config, the NATS bus and Redis. */
@@ -32,8 +32,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     bus: Bus;
     gatewayConfig: GatewayConfig;
-    /** Each player's purchase restrictions for the catalog's flags, briefly (lib/restrictions-memo.ts). */
-    purchaseFlags: RestrictionsMemo;
   }
 }
 
@@ -86,7 +84,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const bus = deps.bus.withOptions({ validateRequests: false });
   app.decorate('bus', bus);
   app.decorate('gatewayConfig', deps.config);
-  app.decorate('purchaseFlags', new RestrictionsMemo(deps.config.PURCHASE_FLAGS_TTL_MS));
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);
@@ -130,6 +127,7 @@ async function registerPlugins(app: FastifyInstance, deps: GatewayDeps, bus: Fas
   await app.register(tenancy, { bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
   await app.register(auth, { bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });
   await app.register(replyCache, { bus, ttlMs: deps.config.REPLY_CACHE_TTL_MS });
+  await app.register(purchaseFlags, { bus, ttlMs: deps.config.PURCHASE_FLAGS_TTL_MS });
   if (deps.config.RATE_LIMIT === 'on') {
     await app.register(rateLimiting, {
       redis: deps.redis,

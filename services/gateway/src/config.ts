@@ -50,7 +50,9 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
   REPLY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
   /**
    * How long the gateway keeps a player's purchase restrictions for the catalog's per-player flags
-   * (`meta.purchasable`, …); 0 asks chests on every read. The gates themselves never use it.
+   * (`meta.purchasable`, …); 0 asks chests on every read. A profile change and a content load
+   * clear them on every gateway at once (plugins/purchase-flags.ts), so this bounds only how long a
+   * lost notice leaves them stale. The gates themselves never use it.
    */
   PURCHASE_FLAGS_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   JWT_ISSUER: z.string().default('collectible-chest-service'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from './context.js';
-import { defineQuery, defineSubject } from './subject.js';
+import { defineEvent, defineQuery, defineSubject } from './subject.js';
 
 /** The self-declared attributes the compliance gates read; null when the player has not given one. */
 export const ComplianceProfileSchema = z.object({
@@ -23,14 +23,28 @@ export const ComplianceCodeSchema = z.enum(['blocked_in_region', 'age_restricted
 
 /**
  * Which currencies of the app's current content the calling player may not buy chests with, and
- * why: `refused` maps each such currency to its error code (every other currency is allowed). The
- * gateway shows it as the catalog's `meta.purchasable`; never shared between callers.
+ * why: `refused` maps each such currency to its error code (every other currency is allowed);
+ * `version` is the content version whose rules were applied (0 before the app's content arrived).
+ * The gateway shows it as the catalog's `meta.purchasable`; never shared between callers.
  */
 export const GetPurchaseRestrictions = defineQuery(
   'chests.v1.purchase_restrictions',
   z.object({}),
-  z.object({ refused: z.record(z.string(), ComplianceCodeSchema) }),
+  z.object({ refused: z.record(z.string(), ComplianceCodeSchema), version: z.number().int().min(0) }),
   { callers: ['gateway'] },
+);
+
+/**
+ * Core NATS notification (not durable) that a player's declared country or birth year changed,
+ * by the player (`PATCH /api/v1/players/me`) or the studio (`PATCH /api/v1/admin/players/{id}`):
+ * players publishes it after the commit and before it answers, and every gateway forgets the
+ * purchase restrictions it kept for that player (PURCHASE_FLAGS_TTL_MS). A lost notice costs at
+ * most that lifetime.
+ */
+export const ComplianceProfileChanged = defineEvent(
+  'events.players.compliance_profile_changed',
+  z.object({ appId: UuidSchema, playerId: UuidSchema }),
+  { publishers: ['players'], listeners: ['gateway'] },
 );
 
 /**

@@ -54,6 +54,8 @@ export interface BusOptions {
 export class Bus {
   private readonly validateRequests: boolean;
   private readonly readTimeoutMs: number;
+  /** The PING that `heardAll` callers wait for, until it is sent. */
+  private nextPing: Promise<void> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -91,6 +93,30 @@ export class Bus {
    */
   notify<P extends z.ZodType>(event: EventContract<P>, payload: z.input<P>): void {
     this.nc.publish(prefixed(this.prefix, event.subject), encodeJson(event.payload.parse(payload)));
+  }
+
+  /**
+   * Resolves once this connection has handled every message the NATS server had routed to it
+   * before the call, their `listen` callbacks included: the server answers a PING after everything
+   * it queued to the connection before, and nats.js runs a message's callback as it reads it. So a
+   * notice that another process published and flushed before something this call follows (a reply
+   * the client read, then sent its next request here) has been heard when it resolves. Calls made
+   * before the next PING leaves share it (one per turn of the event loop). Never fails: on a closed
+   * connection, or past the read bound, it resolves all the same (the caller goes on with what it
+   * heard).
+   */
+  heardAll(): Promise<void> {
+    this.nextPing ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        this.nextPing = undefined;
+        const timer = setTimeout(resolve, this.readTimeoutMs);
+        this.nc.flush().then(
+          () => (clearTimeout(timer), resolve()),
+          () => (clearTimeout(timer), resolve()),
+        );
+      });
+    });
+    return this.nextPing;
   }
 
   /**

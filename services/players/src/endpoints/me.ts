@@ -2,6 +2,7 @@ import { AppError, appOf, callerOf, endpoint, GetMe, UpdateMe, withTransaction }
 import type { PlayersDeps } from '../deps.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { applyOwnChange } from '../profile/declared-profile.js';
+import { announceComplianceProfileChange } from '../profile/announce-change.js';
 import { findPlayer, toView, updateSettings } from '../repositories/players-repository.js';
 import { playerErrors } from '../errors.js';
 
@@ -19,7 +20,8 @@ export function getMeEndpoint(d: PlayersDeps) {
  * birth year (the compliance gates). 422 per invalid attribute; a declared profile follows the
  * rules of profile/declared-profile.ts (403 `country_locked`, `country_change_too_soon` with
  * `meta.retry_after`, `birth_year_locked`), checked under the player's row lock: nothing changes
- * when one refuses.
+ * when one refuses. A declared country or birth year is announced to the gateways before the answer
+ * (their catalog flags, profile/announce-change.ts).
  */
 export function updateMeEndpoint(d: PlayersDeps) {
   return endpoint(UpdateMe, async (req, ctx) => {
@@ -32,6 +34,7 @@ export function updateMeEndpoint(d: PlayersDeps) {
       return updateSettings(tx, appId, playerId, { privacy: req.privacy });
     });
     if (!player) throw playerErrors.tokenPlayerNotFound();
+    if (attributes.country !== undefined || attributes.birthYear !== undefined) await announceComplianceProfileChange(d, appId, playerId);
     return toView(player);
   });
 }

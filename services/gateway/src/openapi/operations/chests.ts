@@ -20,7 +20,7 @@ import { idempotencyKeyHeader, INVALID_ID, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEA
 const catalogChestId = { id: uuidParam('A catalog chest (chest type).') };
 const unknownCatalogChest = 'no such chest in the catalog of this app (`chest_not_found`)';
 const PURCHASABLE_NOTE =
-  " With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private, never in the shared cache, and may lag a profile or content change by `PURCHASE_FLAGS_TTL_MS` (5 s): the purchase itself always applies the rules.";
+  " With a Bearer token, each chest's `meta.purchasable` says per price currency whether the app's compliance rules (region, age) let the caller buy with it, and `meta.requires_key.allowed` and `meta.unlock.skip_allowed` whether they let the caller open it with its key and skip its timer; that answer is private and never in the shared cache. A change of the caller's country or birth year (theirs or the studio's) shows in it from the change's answer on, through any gateway, and a content load as soon as the new catalog does; only if a gateway missed the change's notice may it lag, by at most `PURCHASE_FLAGS_TTL_MS` (5 s). The purchase itself always applies the rules.";
 /** The catalog's answers are private when they carry the caller's `meta.purchasable`. */
 const PRIVATE_WITH_TOKEN = {
   'cache-control': {

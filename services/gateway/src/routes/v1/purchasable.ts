@@ -19,8 +19,13 @@ export interface Purchasable {
  * (`cache-control: private, no-store`). Without a token there is no player to judge: undefined,
  * and the chests show none of them. When the restrictions cannot be read (players or
  * chests unavailable), the catalog is still answered, without it: a purchase checks the gates anyway.
- * The answer is kept for PURCHASE_FLAGS_TTL_MS per player (app.purchaseFlags): the flags are advice,
- * so they may lag a profile or content change by that long, and a catalog read costs no hop.
+ * The answer is kept per player (app.purchaseFlags, plugins/purchase-flags.ts), so a catalog read
+ * costs no hop to chests and players: every replica forgets it when the player's profile or the
+ * app's content changes (NATS notices), and after PURCHASE_FLAGS_TTL_MS in any case (a lost
+ * notice). A kept answer is used only after this replica heard every notice routed to it before
+ * the request (one PING round trip on its NATS connection, shared by the reads of one turn), so a
+ * player who changed their profile through another replica reads the new flags at once. The
+ * flags are advice.
  */
 export async function purchasableFor(request: FastifyRequest, reply: FastifyReply): Promise<Purchasable | undefined> {
   if (!request.player) return undefined;
@@ -29,9 +34,17 @@ export async function purchasableFor(request: FastifyRequest, reply: FastifyRepl
     const ctx = callContext(request);
     const memo = request.server.purchaseFlags;
     let refused = memo.get(ctx.appId!, request.player.id);
+    if (refused) {
+      // A profile change the player was answered before sending this request was announced first:
+      // hear every notice routed here so far (one NATS round trip, shared), then read again.
+      await request.server.bus.heardAll();
+      refused = memo.get(ctx.appId!, request.player.id);
+    }
     if (!refused) {
-      refused = (await request.server.bus.request(GetPurchaseRestrictions, {}, ctx)).refused;
-      memo.set(ctx.appId!, request.player.id, refused);
+      const ticket = memo.ticket();
+      const answer = await request.server.bus.request(GetPurchaseRestrictions, {}, ctx);
+      memo.set(ctx.appId!, request.player.id, answer, ticket);
+      refused = answer.refused;
     }
     const allowed = (currency: string) => refused[currency] === undefined;
     return Object.assign((price: Record<string, number>) => Object.fromEntries(Object.keys(price).map((c) => [c, allowed(c)])), { allowed });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { applyFieldset, GetMe, UpdateMe, type PlayerView } from '@ccs/shared';
-import { appIdOf, callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
+import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument } from '../../../lib/http.js';
 import { UpdateMeBody } from './bodies.js';
 import { playerChests } from './player-chests.js';
 import { mePlayerResource } from './render.js';
@@ -42,9 +42,9 @@ export default async function meRoutes(app: FastifyInstance) {
       throw gatewayErrors.idMismatch();
     }
     const { privacy, country, birth_year } = data.attributes;
+    // A new country or birth year reaches every replica's catalog flags as players' notice, which
+    // this replica hears before the reply (plugins/purchase-flags.ts).
     const me = await app.bus.request(UpdateMe, { privacy, country, birthYear: birth_year }, callContext(request));
-    // What the compliance gate reads may have changed: this replica's catalog flags ask again.
-    app.purchaseFlags.forget(appIdOf(request), player.id);
     return sendDocument(reply, 200, await meDocument(request, me));
   });
 }
