@@ -2652,11 +2652,8 @@ export interface components {
                     special: number;
                     welcome: number;
                 };
-                /** @description Sum of the chests' catalog prices, by currency code. */
+                /** @description Sum of the unopened chests' catalog prices, by currency code: every currency of the app's content (e.g. `coins`, `gems`, `vault_key` in the demo app), 0 where no chest held is priced in it, and no other. */
                 estimated_value?: {
-                    coins: number;
-                    gems: number;
-                } & {
                     [key: string]: number;
                 };
                 inventory_status?: {

@@ -207,4 +207,28 @@ describe('player chest inventory', () => {
     expect(goldens.meta.total_chests).toBe(12);
     expect(goldens.links.self).toContain(`filter%5Bchest_type_id%5D=${golden}`);
   });
+
+  it("values the inventory in the app's own currencies: every one of them, 0 where no chest is priced in it, and no other", async () => {
+    // The default content with coins named gold and gems named shards (prices, grants, rules and all).
+    const renamed = JSON.parse(JSON.stringify(content).replaceAll('"coins"', '"gold"').replaceAll('"gems"', '"shards"'));
+    const other = await createApp(stack, renamed);
+    const otherAppId = await appIdOf(stack, other.publishableKey);
+    await eventually(
+      async () => expect((await get(stack, '/api/v1/chests', undefined, other.publishableKey)).json().data).not.toHaveLength(0),
+      20_000,
+    );
+    const grace = await registerPlayer(stack, other.publishableKey);
+    await waitForStarterChest(stack, grace);
+    expect((await inventory(stack, grace)).meta.estimated_value).toEqual({ gold: 500, shards: 0, vault_key: 0 });
+    // A golden chest (50 shards) added: shards are valued too.
+    await publishGrant({
+      appId: otherAppId,
+      playerId: grace.id,
+      inventoryChestId: randomUUID(),
+      chestTypeId: chestTypeId(otherAppId, 'golden-chest'),
+      source: 'earned',
+    });
+    await eventually(async () => expect((await inventory(stack, grace)).meta.total_chests).toBe(2));
+    expect((await inventory(stack, grace)).meta.estimated_value).toEqual({ gold: 500, shards: 50, vault_key: 0 });
+  });
 });
