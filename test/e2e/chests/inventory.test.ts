@@ -139,7 +139,6 @@ describe('player chest inventory', () => {
   it('shows a friends-only inventory to confirmed friends only', async () => {
     const dave = await registerPlayer(stack);
     const erin = await registerPlayer(stack);
-    await waitForStarterChest(stack, dave);
     await setPrivacy(dave, 'friends');
     expectError(await get(stack, `/api/v1/players/${dave.id}/chests`, erin.token), 403, 'friends_only');
     await befriend(dave, erin);
@@ -150,7 +149,6 @@ describe('player chest inventory', () => {
 
   it("lets guests read their own inventory but never another's, nor anonymous callers", async () => {
     const guest = await createGuest(stack);
-    await waitForStarterChest(stack, guest);
     expect((await inventory(stack, guest)).meta.total_chests).toBe(1);
     expectError(await get(stack, `/api/v1/players/${alice.id}/chests`, guest.token), 403, 'guest_forbidden');
     // No credentials at all: 401, not 403 (DESIGN.md §3).
@@ -167,7 +165,6 @@ describe('player chest inventory', () => {
 
   it('pages a large inventory by acquisition time, filters by chest type, and always counts the whole of it', async () => {
     const frank = await registerPlayer(stack);
-    await waitForStarterChest(stack, frank);
     const golden = chestTypeId(appId, 'golden-chest');
     const granted: string[] = [];
     for (let i = 0; i < 11; i++) {
@@ -218,7 +215,6 @@ describe('player chest inventory', () => {
       20_000,
     );
     const grace = await registerPlayer(stack, other.publishableKey);
-    await waitForStarterChest(stack, grace);
     expect((await inventory(stack, grace)).meta.estimated_value).toEqual({ gold: 500, shards: 0, vault_key: 0 });
     // A golden chest (50 shards) added: shards are valued too.
     await publishGrant({
