@@ -34,6 +34,8 @@ export interface paths {
         /**
          * A banner's real pulls against its disclosed figures and a simulation
          * @description Side by side, for a banner of the current content (an ended one too): `real`, what the app's kept banner openings of it recorded (OPENINGS_RETENTION_DAYS): pulls, players, items of the featured rarity and the featured ones among them, with the observed featured share and its 95 % interval, guarantees used (openings that began with the guarantee flag set and gave a featured collectible), ten-pull floor re-rolls, spark exchanges, points settled at its end and points held; `disclosed`, what its odds document says: `featured.share`, the long-run share 1 / (2 − share) with the guarantee, and the exact expected pulls to a featured collectible with and without the guarantee; `simulation`, the same quantities measured by the banner simulator (the production pull) on the chest's current rules: 5 players × 1,000 single pulls and 200 players chasing the first featured collectible, seeded by the banner's id so every call answers the same. Players with short histories read below the long-run share: their first item of the rarity is a plain 50/50. Recorded in the audit log. Never cached.
+         *
+         *     The simulation runs once per app, banner and rules version (later calls reuse it), under the odds simulator's bounds: in a worker thread of chests, one simulation per app at a time across every chests replica, running or waiting for its turn (another meanwhile, an odds simulation too, is answered 429 `simulation_busy`), at most `SIMULATION_MAX_CONCURRENT` at once per chests process, the others waiting up to `SIMULATION_QUEUE_WAIT_MS`.
          */
         get: operations["adminBannerStats"];
         put?: never;
@@ -77,7 +79,7 @@ export interface paths {
          * Simulate a chest's odds
          * @description Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.
          *
-         *     The chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app runs one at a time across every chests replica: another while one runs is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.
+         *     The chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app has one at a time across every chests replica, running or waiting for its turn: another meanwhile (the simulation of a banner stats call too) is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`, and past `SIMULATION_MAX_QUEUED` (8) waiting, 503 `overloaded` at once. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.
          */
         post: operations["adminSimulate"];
         delete?: never;
@@ -2650,11 +2652,8 @@ export interface components {
                     special: number;
                     welcome: number;
                 };
-                /** @description Sum of the chests' catalog prices, by currency code. */
+                /** @description Sum of the unopened chests' catalog prices, by currency code: every currency of the app's content (e.g. `coins`, `gems`, `vault_key` in the demo app), 0 where no chest held is priced in it, and no other. */
                 estimated_value?: {
-                    coins: number;
-                    gems: number;
-                } & {
                     [key: string]: number;
                 };
                 inventory_status?: {
@@ -3650,6 +3649,7 @@ export interface operations {
             /**
              * @description Too Many Requests:
              *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             *     - its simulation has to run, and a simulation of this app (an odds simulation, or another banner stats) is already running or waiting for its turn, on this or another chests replica (`simulation_busy`): nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             429: {
                 headers: {
@@ -3677,9 +3677,13 @@ export interface operations {
             /**
              * @description Service Unavailable:
              *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - its simulation has to run, and the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS`, or `SIMULATION_MAX_QUEUED` wait already (`overloaded`, with `Retry-After`)
+             *     - the simulation took longer than `SIMULATION_TIMEOUT_MS` and was stopped (`simulation_timeout`)
+             *     - Postgres, which holds the per-app lock, or the chests service is not reachable (`service_unavailable`)
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -4048,7 +4052,7 @@ export interface operations {
             /**
              * @description Too Many Requests:
              *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
-             *     - a simulation of this app is already running, on this or another chests replica (`simulation_busy`): nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
+             *     - a simulation of this app (or of one of its banners, for its stats) is already running or waiting for its turn, on this or another chests replica (`simulation_busy`): nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             429: {
                 headers: {
@@ -4076,7 +4080,7 @@ export interface operations {
             /**
              * @description Service Unavailable:
              *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
-             *     - the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS` (`overloaded`, with `Retry-After`)
+             *     - the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS`, or `SIMULATION_MAX_QUEUED` wait already (`overloaded`, with `Retry-After`)
              *     - the run took longer than `SIMULATION_TIMEOUT_MS` and was stopped (`simulation_timeout`)
              *     - Postgres, which holds the per-app lock, or the chests service is not reachable (`service_unavailable`)
              */

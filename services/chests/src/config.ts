@@ -38,6 +38,11 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
     .int()
     .positive()
     .default(Math.max(1, availableParallelism() - 1)),
+  /**
+   * Simulations waiting for a turn in this chests process at once; another gets 503 `overloaded`
+   * at once. Each waiting one holds its app's lock (a Postgres connection of its own).
+   */
+  SIMULATION_MAX_QUEUED: z.coerce.number().int().min(0).max(1000).default(8),
   /** How long a simulation waits for its turn before 503 `overloaded` (the gateway waits for the answer this long, and the timeout, at most). */
   SIMULATION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
   /** A simulation running longer is stopped: 503 `simulation_timeout`. */

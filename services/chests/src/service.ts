@@ -85,6 +85,7 @@ async function chestsDeps(base: ServiceDeps<ChestsConfig>, faults: ChestsFaults)
     perPlayer: new OneAtATime(),
     simulations: new Simulations(config.DATABASE_URL, {
       maxConcurrent: config.SIMULATION_MAX_CONCURRENT,
+      maxQueued: config.SIMULATION_MAX_QUEUED,
       queueWaitMs: config.SIMULATION_QUEUE_WAIT_MS,
       timeoutMs: config.SIMULATION_TIMEOUT_MS,
     }),

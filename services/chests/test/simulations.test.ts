@@ -7,7 +7,8 @@ import { Simulations, type SimulationLimits } from '../src/simulation/runner.js'
 import type { SimulationJob } from '../src/simulation/job.js';
 
 // The bounds of odds simulations (src/simulation/runner.ts) against the real Postgres: the cap per
-// process and its queue, the timeout, and the per-app advisory lock shared by two chests replicas.
+// process and its queue, the timeout, and the per-app advisory lock shared by two chests replicas,
+// held while a simulation runs or waits for its turn.
 // The whole route (429 simulation_busy through the gateway) is in test/security/hostile-studio.test.ts.
 
 let pool: pg.Pool;
@@ -46,7 +47,7 @@ function job(opens: number, heavy = false): SimulationJob {
 }
 
 function simulations(limits: Partial<SimulationLimits> = {}) {
-  const s = new Simulations(databaseUrl, { maxConcurrent: 1, queueWaitMs: 10_000, timeoutMs: 60_000, ...limits });
+  const s = new Simulations(databaseUrl, { maxConcurrent: 1, maxQueued: 8, queueWaitMs: 10_000, timeoutMs: 60_000, ...limits });
   running.push(s);
   return s;
 }
@@ -97,6 +98,28 @@ describe('bounded simulations', () => {
     expect(await locks()).toEqual([]);
     expect((await two.run(app, job(10))).opens).toBe(10);
   });
+
+  it(
+    'holds an app while its simulation waits for a turn: another replica refuses it (429); past maxQueued, 503 overloaded at once',
+    { timeout: 60_000 },
+    async () => {
+      const [busyApp, waitingApp] = [appId(), appId()];
+      const one = simulations({ maxConcurrent: 1, maxQueued: 1, queueWaitMs: 30_000 });
+      const two = simulations({ maxConcurrent: 1 });
+      const long = one.run(busyApp, job(100_000, true));
+      await expect.poll(locks).toEqual([busyApp]);
+      const queued = one.run(waitingApp, job(10));
+      await expect.poll(async () => (await locks()).sort()).toEqual([busyApp, waitingApp].sort());
+      // Waiting on replica one, the app is refused on replica two, which has turns free.
+      expect((await failure(two.run(waitingApp, job(10)))).code).toBe('simulation_busy');
+      // One waits already on replica one: a third app is refused there at once, without its lock.
+      const full = await failure(one.run(appId(), job(10)));
+      expect([full.kind, full.code]).toEqual(['overloaded', 'overloaded']);
+      expect((await queued).opens).toBe(10);
+      expect((await long).opens).toBe(100_000);
+      expect(await locks()).toEqual([]);
+    },
+  );
 
   it("frees a crashed holder's app: its connection ends, and its lock with it", { timeout: 60_000 }, async () => {
     const app = appId();

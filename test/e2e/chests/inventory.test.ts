@@ -139,7 +139,6 @@ describe('player chest inventory', () => {
   it('shows a friends-only inventory to confirmed friends only', async () => {
     const dave = await registerPlayer(stack);
     const erin = await registerPlayer(stack);
-    await waitForStarterChest(stack, dave);
     await setPrivacy(dave, 'friends');
     expectError(await get(stack, `/api/v1/players/${dave.id}/chests`, erin.token), 403, 'friends_only');
     await befriend(dave, erin);
@@ -150,7 +149,6 @@ describe('player chest inventory', () => {
 
   it("lets guests read their own inventory but never another's, nor anonymous callers", async () => {
     const guest = await createGuest(stack);
-    await waitForStarterChest(stack, guest);
     expect((await inventory(stack, guest)).meta.total_chests).toBe(1);
     expectError(await get(stack, `/api/v1/players/${alice.id}/chests`, guest.token), 403, 'guest_forbidden');
     // No credentials at all: 401, not 403 (DESIGN.md §3).
@@ -167,7 +165,6 @@ describe('player chest inventory', () => {
 
   it('pages a large inventory by acquisition time, filters by chest type, and always counts the whole of it', async () => {
     const frank = await registerPlayer(stack);
-    await waitForStarterChest(stack, frank);
     const golden = chestTypeId(appId, 'golden-chest');
     const granted: string[] = [];
     for (let i = 0; i < 11; i++) {
@@ -206,5 +203,28 @@ describe('player chest inventory', () => {
     expect(goldens.meta.page.total).toBe(5);
     expect(goldens.meta.total_chests).toBe(12);
     expect(goldens.links.self).toContain(`filter%5Bchest_type_id%5D=${golden}`);
+  });
+
+  it("values the inventory in the app's own currencies: every one of them, 0 where no chest is priced in it, and no other", async () => {
+    // The default content with coins named gold and gems named shards (prices, grants, rules and all).
+    const renamed = JSON.parse(JSON.stringify(content).replaceAll('"coins"', '"gold"').replaceAll('"gems"', '"shards"'));
+    const other = await createApp(stack, renamed);
+    const otherAppId = await appIdOf(stack, other.publishableKey);
+    await eventually(
+      async () => expect((await get(stack, '/api/v1/chests', undefined, other.publishableKey)).json().data).not.toHaveLength(0),
+      20_000,
+    );
+    const grace = await registerPlayer(stack, other.publishableKey);
+    expect((await inventory(stack, grace)).meta.estimated_value).toEqual({ gold: 500, shards: 0, vault_key: 0 });
+    // A golden chest (50 shards) added: shards are valued too.
+    await publishGrant({
+      appId: otherAppId,
+      playerId: grace.id,
+      inventoryChestId: randomUUID(),
+      chestTypeId: chestTypeId(otherAppId, 'golden-chest'),
+      source: 'earned',
+    });
+    await eventually(async () => expect((await inventory(stack, grace)).meta.total_chests).toBe(2));
+    expect((await inventory(stack, grace)).meta.estimated_value).toEqual({ gold: 500, shards: 50, vault_key: 0 });
   });
 });

@@ -12,7 +12,6 @@ import {
   purchase,
   registerPlayer,
   sql,
-  waitForStarterChest,
   defaultCatalogIds,
   type Player,
 } from '../../../services/chests/test/support/chests.js';
@@ -49,8 +48,8 @@ describe('opening a chest', () => {
   afterAll(async () => stack?.close());
 
   async function newPlayer(): Promise<Player> {
+    // Registration answers once its starter chest is in the inventory.
     const p = await registerPlayer(stack);
-    await waitForStarterChest(stack, p);
     return p;
   }
 

@@ -23,7 +23,8 @@ describe('login, refresh, logout and token checks', () => {
 
   beforeAll(async () => {
     // The stack signs with a key this test knows, so it can forge tokens the signature accepts.
-    stack = await startStack({ env: { JWT_PRIVATE_KEY: serverKey.privatePem }, services: ['players', 'wallet'] });
+    // No chests here: registrations answer without waiting for their grants.
+    stack = await startStack({ env: { JWT_PRIVATE_KEY: serverKey.privatePem, GRANT_WAIT_MS: '0' }, services: ['players', 'wallet'] });
     alice = await register(stack);
     bob = await register(stack);
   });

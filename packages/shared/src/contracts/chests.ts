@@ -116,7 +116,7 @@ export const GetInventory = defineQuery(
     matching: z.number().int().min(0).optional(),
     totalChests: z.number().int().min(0),
     bySource: z.record(ChestSourceSchema, z.number().int().min(0)),
-    /** Sum of the chests' prices per currency code (full view only). */
+    /** Sum of the chests' prices per currency code, every currency of the app's content (0 where none), full view only. */
     estimatedValue: z.record(z.string(), z.number().int()).optional(),
     capacity: z.number().int().min(0).optional(),
   }),

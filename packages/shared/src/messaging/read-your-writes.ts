@@ -23,9 +23,25 @@ export async function publishAndAwait(
   messages: OutboxMessage[],
   wait: { durable: string; timeoutMs: number; ids?: string[] },
 ): Promise<Map<string, unknown>> {
-  const applied = deps.notices.expect(wait.durable, wait.ids ?? messages.map((m) => m.id));
+  const [seen] = await publishAndAwaitEach(deps, messages, [{ durable: wait.durable, ids: wait.ids ?? messages.map((m) => m.id) }], wait.timeoutMs);
+  return seen!;
+}
+
+/**
+ * `publishAndAwait` for messages that several consumers apply (one durable each, with the ids it
+ * applies): every wait registered before the publish, all waited for at once under the one bound
+ * `timeoutMs`, so the answer waits for the slowest consumer, never for their sum. Resolves with
+ * the ids each consumer applied in time, in the order of `waits`.
+ */
+export async function publishAndAwaitEach(
+  deps: ReadYourWritesDeps,
+  messages: OutboxMessage[],
+  waits: { durable: string; ids: string[] }[],
+  timeoutMs: number,
+): Promise<Map<string, unknown>[]> {
+  const applied = waits.map((w) => deps.notices.expect(w.durable, w.ids));
   await deps.relay
     .publishNow(messages)
     .catch((err) => deps.log.warn({ err: String(err), messages: messages.length }, 'messages not published yet; the outbox relay will publish them'));
-  return applied.done(wait.timeoutMs);
+  return Promise.all(applied.map((a) => a.done(timeoutMs)));
 }

@@ -22,7 +22,8 @@ async function accessTo(deps: ChestsDeps, ownerId: string, ctx: CallContext): Pr
  * chests.v1.inventory: one page of a player's unopened chests, and counts and value of the whole
  * inventory. Never cached: it changes with every opening. Three indexed queries whatever the
  * inventory's size (the page, the counts grouped by source and type, the content version).
- * The counts view (another player's public profile) holds the counts per source only.
+ * The counts view (another player's public profile) holds the counts per source only. The value
+ * carries every currency of the app's content, 0 where no chest held is priced in it.
  */
 export function inventoryEndpoint(deps: ChestsDeps) {
   return endpoint(GetInventory, async ({ ownerId, page, order, chestTypeId }, ctx) => {

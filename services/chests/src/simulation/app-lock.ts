@@ -4,19 +4,16 @@ import { simulationErrors } from './errors.js';
 
 /**
  * One simulation per app at a time across every chests replica: a Postgres advisory lock on a key
- * derived from the app id, taken with pg_try_advisory_xact_lock in a transaction held open for the
- * whole run, on a connection of its own (outside the service's pool, so runs never starve openings
- * of connections), and rolled back when the run ends. A replica that dies mid-run loses that
+ * derived from the app id, taken with pg_try_advisory_xact_lock in a transaction held open while
+ * the simulation waits for its turn and runs, on a connection of its own (outside the service's
+ * pool, so runs never starve openings of connections), and rolled back when the run ends. A replica that dies mid-run loses that
  * connection, and Postgres aborts its transaction and the lock with it: nothing stays locked, and
  * no lease needs renewing. A transaction-level lock (not a session one) also holds through
  * PgBouncer in transaction mode, which keeps a transaction on one server connection.
  */
 
-/** How long a refused caller is asked to wait: the holder runs at most the timeout; the lock does not say since when, so at most 15 s. */
-const retryAfterSeconds = (timeoutMs: number) => Math.min(timeoutMs, 15_000) / 1000;
-
-/** Takes the app's lock or answers 429 simulation_busy; resolves to its release (the transaction's end). */
-export async function lockAppSimulation(databaseUrl: string, appId: string, timeoutMs: number): Promise<() => Promise<void>> {
+/** Takes the app's lock or answers 429 simulation_busy (Retry-After: `retryAfterSeconds`); resolves to its release (the transaction's end). */
+export async function lockAppSimulation(databaseUrl: string, appId: string, retryAfterSeconds: number): Promise<() => Promise<void>> {
   const session = new pg.Client({ connectionString: databaseUrl, application_name: 'chests simulation lock' });
   // A connection lost mid-run has ended its lock already; the run finishes and end() is a no-op.
   session.on('error', () => undefined);
@@ -34,7 +31,7 @@ export async function lockAppSimulation(databaseUrl: string, appId: string, time
   };
   if (!taken) {
     await release();
-    throw simulationErrors.busy(retryAfterSeconds(timeoutMs));
+    throw simulationErrors.busy(retryAfterSeconds);
   }
   return release;
 }

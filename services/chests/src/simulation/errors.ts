@@ -5,7 +5,7 @@ export const simulationErrors = {
   busy: (retryAfterSeconds: number) =>
     AppError.rateLimited(
       'simulation_busy',
-      'A simulation of this app is already running, and an app runs one at a time: retry once it has finished (Retry-After).',
+      'A simulation of this app is already running or waiting for its turn, and an app has one at a time: retry once it has finished (Retry-After).',
       retryAfterSeconds,
     ),
   overloaded: (retryAfterSeconds: number) =>

@@ -7,16 +7,22 @@ import { simulationErrors } from './errors.js';
 export { simulationErrors } from './errors.js';
 
 /**
- * Odds simulations bounded (docs/operations.md, "Admin API"; DESIGN §6 "Costly studio work is
- * bounded"): each runs in a worker thread of its own, never on chests' event loop; at most one
- * per app at a time across every chests replica (a Postgres advisory lock, ./app-lock.ts); at
- * most `maxConcurrent` at once in this process, across apps (the others wait up to `queueWaitMs`
- * for a turn); and none longer than `timeoutMs`.
+ * Odds simulations bounded (docs/operations.md, "Admin API"): each runs in a worker thread of its
+ * own, never on chests' event loop; at most one per app at a time across every chests replica,
+ * whether it runs or waits for its turn (the app's Postgres advisory lock, ./app-lock.ts, is taken
+ * before the wait, so a queued simulation counts as its app's one); at most `maxConcurrent` at
+ * once in this process, across apps (the others wait up to `queueWaitMs` for a turn, at most
+ * `maxQueued` of them); and none longer than `timeoutMs`.
  */
 
 export interface SimulationLimits {
   /** Simulations running at once in this chests process, whatever their app. */
   maxConcurrent: number;
+  /**
+   * Simulations waiting for a turn in this process at once; another gets 503 `overloaded` at once.
+   * Each waiting one holds its app's lock, a Postgres connection of its own, so this bounds them.
+   */
+  maxQueued: number;
   /** How long a simulation waits for one of those turns before 503 `overloaded`. */
   queueWaitMs: number;
   /** A run (worker start included) longer than this is stopped: 503 `simulation_timeout`. */
@@ -43,10 +49,18 @@ function spawnWorker(job: SimulationJob | BannerSimulationJob): Worker {
   });
 }
 
+/**
+ * How long a refused caller is asked to wait: the holder may wait for its turn and then run, but
+ * the lock does not say since when, so the sum of those bounds, at most 15 s.
+ */
+const retryAfterSeconds = (limits: SimulationLimits) => Math.max(1, Math.min(limits.queueWaitMs + limits.timeoutMs, 15_000) / 1000);
+
 export class Simulations {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly workers = new Set<Worker>();
+  /** The apps with a simulation running or waiting in this process: another of them is refused without a connection. */
+  private readonly apps = new Set<string>();
 
   constructor(
     /** Where each run's lock session connects (the service's DATABASE_URL). */
@@ -54,7 +68,7 @@ export class Simulations {
     readonly limits: SimulationLimits,
   ) {}
 
-  /** Runs one simulation of the app's chest: 429 `simulation_busy` while another of the app runs anywhere. */
+  /** Runs one simulation of the app's chest: 429 `simulation_busy` while another of the app runs or waits anywhere. */
   run(appId: string, job: SimulationJob): Promise<SimulationReport> {
     return this.bounded(appId, job) as Promise<SimulationReport>;
   }
@@ -64,18 +78,29 @@ export class Simulations {
     return this.bounded(appId, job) as Promise<BannerSimulationReport>;
   }
 
+  /**
+   * The app's lock first, then the turn: a simulation waiting for its turn holds its app, here and
+   * on every other replica, so one app never queues more than one. An app already running or
+   * waiting in this process is refused before any connection; a full queue too.
+   */
   private async bounded(appId: string, job: SimulationJob | BannerSimulationJob): Promise<unknown> {
-    // The turn first: a waiting simulation holds no connection; at most maxConcurrent lock sessions per process.
-    await this.turn();
+    if (this.apps.has(appId)) throw simulationErrors.busy(retryAfterSeconds(this.limits));
+    if (this.queueFull()) throw this.overloaded();
+    this.apps.add(appId);
     try {
-      const unlock = await lockAppSimulation(this.databaseUrl, appId, this.limits.timeoutMs);
+      const unlock = await lockAppSimulation(this.databaseUrl, appId, retryAfterSeconds(this.limits));
       try {
-        return await this.inWorker(job);
+        await this.turn();
+        try {
+          return await this.inWorker(job);
+        } finally {
+          this.done();
+        }
       } finally {
         await unlock();
       }
     } finally {
-      this.done();
+      this.apps.delete(appId);
     }
   }
 
@@ -84,12 +109,22 @@ export class Simulations {
     await Promise.all([...this.workers].map((w) => w.terminate()));
   }
 
-  /** Waits for one of the process's `maxConcurrent` turns, first come first served, at most `queueWaitMs`. */
+  /** Whether a simulation arriving now would wait, and the queue holds `maxQueued` already. */
+  private queueFull(): boolean {
+    return this.running >= this.limits.maxConcurrent && this.waiting.length >= this.limits.maxQueued;
+  }
+
+  private overloaded() {
+    return simulationErrors.overloaded(Math.max(1, this.limits.queueWaitMs / 1000));
+  }
+
+  /** Waits for one of the process's `maxConcurrent` turns, first come first served, at most `queueWaitMs` (and behind at most `maxQueued`). */
   private turn(): Promise<void> {
     if (this.running < this.limits.maxConcurrent) {
       this.running++;
       return Promise.resolve();
     }
+    if (this.queueFull()) return Promise.reject(this.overloaded());
     return new Promise((resolve, reject) => {
       const waiter = () => {
         clearTimeout(timer);
@@ -98,7 +133,7 @@ export class Simulations {
       };
       const timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        reject(simulationErrors.overloaded(this.limits.queueWaitMs / 1000));
+        reject(this.overloaded());
       }, this.limits.queueWaitMs);
       this.waiting.push(waiter);
     });

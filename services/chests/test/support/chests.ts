@@ -58,7 +58,12 @@ export async function inventory(stack: TestStack, p: Player, owner = 'me') {
   return body;
 }
 
-/** Waits until the player's starter chest (a durable grant) is in the inventory. */
+/**
+ * Waits until the player's starter chest (a durable grant) is in the inventory. Registration
+ * answers once it is, within GRANT_WAIT_MS: a test needs this only when the player may have
+ * registered before chests had the app's content (right after the stack or the app started) or
+ * while chests was down.
+ */
 export async function waitForStarterChest(stack: TestStack, p: Player): Promise<void> {
   await eventually(async () => {
     const body = await inventory(stack, p);

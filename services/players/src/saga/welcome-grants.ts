@@ -63,13 +63,14 @@ export function planWelcomeGrants(
 
 /**
  * Writes the plan's messages to the outbox in the caller's transaction, in one statement, and
- * returns them (to be published after the commit); the wallet announces its grants on `notify`
- * once applied.
+ * returns them (to be published after the commit); the wallet announces its grants, and chests
+ * the starter chest's, on `notify` once applied.
  */
 export async function enqueueWelcomeGrants(tx: Queryable, plan: WelcomeGrantPlan, ctx: CallContext, notify?: string): Promise<OutboxMessage[]> {
   const messages: OutboxMessage[] = [];
   for (const m of plan.wallet) messages.push(outboxMessage(WalletCreditGrant, m.id, m.payload, { ...ctx, playerId: m.payload.playerId }, { notify }));
-  if (plan.chest) messages.push(outboxMessage(ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId }));
+  if (plan.chest)
+    messages.push(outboxMessage(ChestGrant, plan.chest.id, plan.chest.payload, { ...ctx, playerId: plan.chest.payload.playerId }, { notify }));
   messages.push(registeredMessage(plan.registered, ctx));
   await insertOutboxMessages(tx, messages);
   return messages;

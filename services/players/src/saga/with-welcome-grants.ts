@@ -1,7 +1,7 @@
 import {
   DURABLE,
   isPermanentFailure,
-  publishAndAwait,
+  publishAndAwaitEach,
   recordSagaOutcome,
   withTransaction,
   type CallContext,
@@ -15,10 +15,10 @@ import { enqueueWelcomeGrants, type WelcomeGrantPlan } from './welcome-grants.js
  * The registration saga's first step and its read-your-writes wait:
  * 1. in one transaction, `work` (create or upgrade the player, issue tokens) and the grant messages;
  * 2. publish its messages now instead of at the relay's next tick;
- * 3. wait, bounded by GRANT_WAIT_MS, until the wallet has applied the credits, so the balances read
- *    right after the answer include them. If the wallet is down the answer still goes out: the
- *    grants are durable and land when it returns. The chests service applies the chest grant on
- *    its own; nothing waits for it.
+ * 3. wait, bounded by GRANT_WAIT_MS, until the wallet has applied the credits and chests the
+ *    starter chest, both at once, so the balances read and the starter chest opened right after
+ *    the answer are there. If either is down or behind, the answer still goes out at the bound: the
+ *    grants are durable and land when it catches up.
  */
 export async function withWelcomeGrants<T>(
   d: PlayersDeps,
@@ -26,7 +26,10 @@ export async function withWelcomeGrants<T>(
   ctx: CallContext,
   work: (tx: PoolClient) => Promise<T>,
 ): Promise<T> {
-  const ids = plan.wallet.map((m) => m.id);
+  const waits = [
+    { durable: DURABLE.walletCreditGrants, ids: plan.wallet.map((m) => m.id) },
+    { durable: DURABLE.chestsGrants, ids: plan.chest ? [plan.chest.id] : [] },
+  ];
   let result: T;
   let messages: OutboxMessage[];
   try {
@@ -38,10 +41,9 @@ export async function withWelcomeGrants<T>(
     if (!isPermanentFailure(err)) recordSagaOutcome('registration', 'failed');
     throw err;
   }
-  const seen = await publishAndAwait(d, messages, { durable: DURABLE.walletCreditGrants, ids, timeoutMs: d.config.GRANT_WAIT_MS });
-  recordSagaOutcome('registration', seen.size < ids.length ? 'grant_pending' : 'completed');
-  if (seen.size < ids.length) {
-    d.log.info({ requestId: ctx.requestId, pending: ids.length - seen.size }, 'answered before the wallet applied the grants; they land later');
-  }
+  const seen = await publishAndAwaitEach(d, messages, waits, d.config.GRANT_WAIT_MS);
+  const pending = waits.map((w, i) => ({ consumer: w.durable, pending: w.ids.length - seen[i]!.size })).filter((w) => w.pending > 0);
+  recordSagaOutcome('registration', pending.length ? 'grant_pending' : 'completed');
+  if (pending.length) d.log.info({ requestId: ctx.requestId, pending }, 'answered before the grants were all applied; they land later');
   return result;
 }

@@ -104,7 +104,7 @@ export const adminSimulate: OperationDoc = {
   tag: 'Admin',
   summary: "Simulate a chest's odds",
   description:
-    'Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.\n\nThe chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app runs one at a time across every chests replica: another while one runs is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.',
+    'Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.\n\nThe chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app has one at a time across every chests replica, running or waiting for its turn: another meanwhile (the simulation of a banner stats call too) is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`, and past `SIMULATION_MAX_QUEUED` (8) waiting, 503 `overloaded` at once. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.',
   token: 'none',
   params: {
     id: { schema: z.string().min(1).max(200), description: "A catalog chest id or its slug (the content's chest id).", example: 'silver-chest' },
@@ -117,10 +117,10 @@ export const adminSimulate: OperationDoc = {
     404: ['no such chest in this app (`chest_not_found`)'],
     422: ['`opens` out of 1 to 100,000, or a `seed` that is not hex bytes'],
     429: [
-      'a simulation of this app is already running, on this or another chests replica (`simulation_busy`): nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)',
+      'a simulation of this app (or of one of its banners, for its stats) is already running or waiting for its turn, on this or another chests replica (`simulation_busy`): nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)',
     ],
     503: [
-      'the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS` (`overloaded`, with `Retry-After`)',
+      'the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS`, or `SIMULATION_MAX_QUEUED` wait already (`overloaded`, with `Retry-After`)',
       'the run took longer than `SIMULATION_TIMEOUT_MS` and was stopped (`simulation_timeout`)',
       'Postgres, which holds the per-app lock, or the chests service is not reachable (`service_unavailable`)',
     ],

@@ -445,10 +445,11 @@ export const InventoryDocument = component(
         .object({ purchased: Count, earned: Count, welcome: Count, special: Count })
         .describe('Unopened chests by how they were obtained.'),
       estimated_value: z
-        .object({ coins: z.number().int(), gems: z.number().int() })
-        .catchall(z.number().int())
+        .record(z.string(), z.number().int())
         .optional()
-        .describe("Sum of the chests' catalog prices, by currency code."),
+        .describe(
+          "Sum of the unopened chests' catalog prices, by currency code: every currency of the app's content (e.g. `coins`, `gems`, `vault_key` in the demo app), 0 where no chest held is priced in it, and no other.",
+        ),
       inventory_status: z.object({ capacity: Count, used: Count, available: Count }).optional(),
       page: z
         .object({ limit: Count, offset: Count, total: Count.describe('Chests matching the filter (the whole inventory without one).') })

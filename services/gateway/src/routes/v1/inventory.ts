@@ -57,7 +57,8 @@ async function getInventory(request: FastifyRequest, reply: FastifyReply) {
   const meta: Record<string, unknown> = { player_id: inv.playerId, total_chests: inv.totalChests, chest_types: chestTypes };
   if (inv.view === 'full') {
     const capacity = inv.capacity ?? 0;
-    meta.estimated_value = { coins: 0, gems: 0, ...inv.estimatedValue };
+    // Chests values it in every currency of the app's content (0 where no chest is priced in it).
+    meta.estimated_value = inv.estimatedValue ?? {};
     meta.inventory_status = { capacity, used: inv.totalChests, available: Math.max(0, capacity - inv.totalChests) };
     meta.page = { ...q.page, total: inv.matching ?? inv.totalChests };
   }

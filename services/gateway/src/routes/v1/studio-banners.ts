@@ -5,6 +5,7 @@ import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-banners.js';
 import { gatewayErrors } from '../../errors.js';
 import { studioCall, type Schemas } from './studio-call.js';
+import { SIMULATION_ANSWER_TIMEOUT_MS } from './studio-chests.js';
 
 /**
  * The admin API's banner routes (DESIGN.md §8): a banner's real pulls against its disclosed
@@ -64,7 +65,10 @@ export async function bannerStats(request: FastifyRequest, reply: FastifyReply) 
   // Anything that is no slug names no banner: 404, never a 400 or a 500.
   if (!BannerIdSchema.safeParse(id).success) throw gatewayErrors.bannerNotFound();
   jsonApiQuery(request, NO_QUERY);
-  const s = await request.server.bus.request(AdminBannerStats, { appId: request.tenant!.appId, bannerId: id }, studioCall(request));
+  // Its simulation may wait for a turn and run as the odds simulator's does: the same bound.
+  const s = await request.server.bus.request(AdminBannerStats, { appId: request.tenant!.appId, bannerId: id }, studioCall(request), {
+    timeoutMs: SIMULATION_ANSWER_TIMEOUT_MS,
+  });
   const b = s.banner;
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
