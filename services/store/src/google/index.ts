@@ -1,0 +1,44 @@
+import type { StoreConfig } from '../config.js';
+import { GoogleAccessTokens } from './access-tokens.js';
+import { GooglePlayClient } from './play-client.js';
+import { PushVerifier } from './push-auth.js';
+import type { ServiceAccountKey } from './service-account.js';
+
+export { ANDROID_PUBLISHER_SCOPE, GoogleAccessTokens, JWT_BEARER_GRANT, type GoogleAccessTokensOptions } from './access-tokens.js';
+export { GOOGLE_ANSWER_LIMIT, type GoogleFailure, type GoogleFailureKind, type GoogleResult } from './http.js';
+export {
+  decodePushBody,
+  DeveloperNotificationSchema,
+  PushBodySchema,
+  type DecodedNotification,
+  type DeveloperNotification,
+  type NotificationError,
+  type NotificationEvent,
+} from './notifications.js';
+export { GooglePlayClient, pathSegment, type GoogleOrder, type GooglePlayClientOptions, type GooglePurchase } from './play-client.js';
+export { decimalOf, MoneySchema, OrderSchema, ProductPurchaseSchema } from './play-schemas.js';
+export { GOOGLE_ISSUERS, PushVerifier, type ExpectedPush, type PushRefusal, type PushVerdict, type PushVerifierOptions } from './push-auth.js';
+export { InvalidServiceAccountKeyError, parseServiceAccountKey, ServiceAccountKey, ServiceAccountKeyFileSchema } from './service-account.js';
+
+/** The store's Google side, built once per service from its settings. */
+export interface GooglePlay {
+  /** Access tokens, cached per service account for the whole service. */
+  tokens: GoogleAccessTokens;
+  /** Pub/Sub push verification (its key set is fetched and cached once per service). */
+  push: PushVerifier;
+  /** A client of the Play Developer API for one app's service account. */
+  client(credentials: ServiceAccountKey): GooglePlayClient;
+}
+
+type GoogleSettings = Pick<StoreConfig, 'STORE_GOOGLE_API_URL' | 'STORE_GOOGLE_TOKEN_URL' | 'STORE_GOOGLE_OIDC_JWKS_URL' | 'STORE_GOOGLE_TIMEOUT_MS'>;
+
+export function googlePlay(config: GoogleSettings): GooglePlay {
+  const timeoutMs = config.STORE_GOOGLE_TIMEOUT_MS;
+  const tokens = new GoogleAccessTokens({ tokenUrl: config.STORE_GOOGLE_TOKEN_URL, timeoutMs });
+  const push = new PushVerifier({ jwksUrl: config.STORE_GOOGLE_OIDC_JWKS_URL, timeoutMs });
+  return {
+    tokens,
+    push,
+    client: (credentials) => new GooglePlayClient({ apiUrl: config.STORE_GOOGLE_API_URL, timeoutMs, tokens, credentials }),
+  };
+}
