@@ -31,6 +31,8 @@ export interface ChainOptions {
   omitIntermediateOid?: boolean;
   /** A leaf whose validity ended yesterday. */
   expiredLeaf?: boolean;
+  /** An intermediate whose validity ended yesterday (its leaf is still valid). */
+  expiredIntermediate?: boolean;
   /** The whole chain under another root, which no test trusts. */
   untrustedRoot?: boolean;
   /** A leaf that signed its own certificate (x5c still carries the real intermediate and root). */
@@ -67,6 +69,7 @@ async function caCertificate(params: {
   issuer?: { cert: x509.X509Certificate; key: CryptoKey };
   appleOid?: boolean;
   ca?: boolean;
+  expired?: boolean;
 }): Promise<x509.X509Certificate> {
   const now = Date.now();
   const extensions: x509.Extension[] = [
@@ -75,7 +78,8 @@ async function caCertificate(params: {
     await x509.SubjectKeyIdentifierExtension.create(params.keys.publicKey),
   ];
   if (params.appleOid) extensions.push(new x509.Extension(APPLE_INTERMEDIATE_OID, false, ASN1_NULL));
-  const window = { notBefore: new Date(now - 365 * DAY), notAfter: new Date(now + 10 * 365 * DAY), signingAlgorithm: SIGNING };
+  const notAfter = new Date(params.expired ? now - DAY : now + 10 * 365 * DAY);
+  const window = { notBefore: new Date(now - 365 * DAY), notAfter, signingAlgorithm: SIGNING };
   if (!params.issuer) return x509.X509CertificateGenerator.createSelfSigned({ ...window, name: params.subject, keys: params.keys, extensions });
   extensions.push(await x509.AuthorityKeyIdentifierExtension.create(params.issuer.cert.publicKey));
   return x509.X509CertificateGenerator.create({
@@ -266,6 +270,7 @@ async function buildIntermediate(
     issuer: { cert: root.cert, key: root.key },
     appleOid: !options.omitIntermediateOid,
     ca: !options.intermediateNotCa,
+    expired: !!options.expiredIntermediate,
   });
   return { cert, key: intermediateKeys.privateKey, root: root.cert };
 }
@@ -324,8 +329,8 @@ async function createApplePki(): Promise<ApplePki> {
         .sort(),
     );
   const variant = (options: ChainOptions): Promise<SigningChain> => {
-    const { untrustedRoot, omitIntermediateOid, intermediateNotCa } = options;
-    const intermediateKey = keyOf({ untrustedRoot, omitIntermediateOid, intermediateNotCa });
+    const { untrustedRoot, omitIntermediateOid, intermediateNotCa, expiredIntermediate } = options;
+    const intermediateKey = keyOf({ untrustedRoot, omitIntermediateOid, intermediateNotCa, expiredIntermediate });
     if (!intermediates.has(intermediateKey)) intermediates.set(intermediateKey, buildIntermediate(keys, roots, options));
     const key = keyOf(options);
     if (!variants.has(key))

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AppleJwsError, AppleTrust, createAppleTrust, verifyAppleJws, type AppleJwsRefusal } from '../../src/apple/index.js';
+import { AppleJwsError, AppleTrust, createAppleTrust, loadShippedAppleRoot, verifyAppleJws, type AppleJwsRefusal } from '../../src/apple/index.js';
 import { appleTransaction, applePki, type ApplePki } from '../../../../test/support/store/apple-pki.js';
 
 /**
@@ -90,6 +90,10 @@ describe('store: verifyAppleJws', () => {
     // The valid chain with the untrusted root in place of its own.
     const swapped = await pki.chain.sign(appleTransaction(), { x5c: [...pki.chain.x5c.slice(0, 2), untrusted.x5c[2]!] });
     expect(await refusal(swapped)).toBe('chain_untrusted');
+    // Another trusted root (Apple's) in place of the one that issued the intermediate.
+    const appleRoot = loadShippedAppleRoot().toString('base64');
+    const otherTrusted = await pki.chain.sign(appleTransaction(), { x5c: [...pki.chain.x5c.slice(0, 2), appleRoot] });
+    expect(await refusal(otherTrusted)).toBe('chain_untrusted');
   });
 
   it('refuses the valid chain when its root is not in the trusted set (Apple root only): chain_untrusted', async () => {
@@ -111,9 +115,11 @@ describe('store: verifyAppleJws', () => {
     expect(await refusal(await noIntermediateOid.sign(appleTransaction()))).toBe('certificate_oid');
   });
 
-  it('refuses an expired leaf, and a valid chain at an instant outside its certificates: certificate_expired', async () => {
+  it('refuses an expired leaf or intermediate, and a valid chain at an instant outside its certificates: certificate_expired', async () => {
     const expired = await pki.variant({ expiredLeaf: true });
     expect(await refusal(await expired.sign(appleTransaction()))).toBe('certificate_expired');
+    const expiredIntermediate = await pki.variant({ expiredIntermediate: true });
+    expect(await refusal(await expiredIntermediate.sign(appleTransaction()))).toBe('certificate_expired');
     // Validity is checked against `now` on every call, cached chain or not.
     const jws = await pki.signTransaction();
     await verifyAppleJws(jws, trust);
