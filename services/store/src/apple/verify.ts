@@ -200,6 +200,7 @@ async function verifySignature(jws: string, leaf: ParsedCertificate): Promise<un
  * AppleJwsError (see the rules above). `now` is the instant the certificates must be valid at.
  */
 export async function verifyAppleJws(jws: string, trust: AppleTrust, now: Date = new Date()): Promise<VerifiedAppleJws> {
+  if (Number.isNaN(now.getTime())) throw new TypeError('verifyAppleJws: now is not a valid date');
   const header = readHeader(jws);
   const chain = verifyChain(header.x5c, trust);
   checkCertificates(chain, now.getTime());

@@ -125,6 +125,7 @@ describe('store: verifyAppleJws', () => {
     await verifyAppleJws(jws, trust);
     expect(await refusal(jws, trust, new Date(Date.now() + 2 * 365 * 86_400_000))).toBe('certificate_expired');
     expect(await refusal(jws, trust, new Date(Date.now() - 30 * 86_400_000))).toBe('certificate_expired');
+    await expect(verifyAppleJws(jws, trust, new Date(Number.NaN))).rejects.toThrow(TypeError);
   });
 
   it('refuses what is not a bounded compact JWS with a bounded x5c of 2 or 3 certificates: malformed', async () => {
