@@ -68,7 +68,8 @@ export interface ContentSnapshot {
 /**
  * Stores a content version and, when it is newer than the current one, makes its chest types the
  * catalog (types it leaves out stay for the chests already owned) and its banners' rules in force
- * (or pending, in a notice period), logging what changed. Returns whether the catalog changed. Run inside a transaction: the app's row is locked so versions apply in order.
+ * (or pending, in a notice period), logging what changed. Returns whether the catalog changed.
+ * Run inside a transaction: the app's row is locked so versions apply in order.
  */
 export async function applyContentVersion(tx: Queryable, appId: string, version: number, content: AppContent): Promise<boolean> {
   const collectibles: StoredCollectible[] = content.collections.flatMap((col) =>
