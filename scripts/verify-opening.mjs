@@ -43,11 +43,15 @@ ${BANNER_USAGE}
                       array of them, or an array of its entries): checks that the entries run from 1
                       without a gap, that each previous_hash is the entry before's entry_hash (64 zeros
                       first) and that each entry_hash is SHA-256 of previous_hash + rules_sha256 +
-                      chest_type_id + rules_version + effective_at; prints {entries, verified, broken}
+                      chest_type_id + rules_version + effective_at (a banner entry, which has
+                      banner_id instead: previous_hash + rules_sha256 + "banner:" + banner_id + ":" +
+                      rules_version + effective_at); prints {entries, verified, broken}
   --odds-dir          with --odds-log: a directory of saved odds documents named
-                      <chest_type_id>.<rules_version>.json (GET /api/v1/chests/{id}/odds?rules_version=):
-                      each entry's rules_sha256 must be SHA-256 of the canonical JSON (keys sorted) of
-                      that document's attributes.rules
+                      <chest_type_id>.<rules_version>.json (GET /api/v1/chests/{id}/odds?rules_version=)
+                      and banner-<banner_id>.<rules_version>.json (GET /api/v1/banners/{id}/odds while
+                      that banner_rules_version is in force): each entry's rules_sha256 must be
+                      SHA-256 of the canonical JSON (keys sorted) of that document's attributes.rules
+                      (a banner's: attributes.banner_rules)
 ${AUDIT_USAGE}
   --batch             a JSON array of {odds, server_seed, server_seed_hash?, client_seed?, nonce?,
                       opens_since_before?, expect?, banner?, guaranteed_before?, floor_rerolled?}:

@@ -5,16 +5,21 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { verifyOddsLog } from './odds-log.mjs';
+import { canonicalJson, oddsLogEntries, verifyOddsLog } from './odds-log.mjs';
 
 export const AUDIT_USAGE = `  --audit             a directory written by npm run admin -- export-audit: checks that every file
                       the manifest lists has its SHA-256 (else refuses: exit 1), re-rolls every
                       opening of openings.jsonl whose seed is revealed with the rules of rules.jsonl
-                      (items, and SHA-256 of the seed = the committed server_seed_hash), verifies the
-                      odds log's chain (and each entry's rules_sha256 against rules.jsonl); prints the
+                      (items, and SHA-256 of the seed = the committed server_seed_hash), checks that
+                      a banner pull's opening rolled the banner rules that the odds log's entry of
+                      its banner and rules version hashes, in force by the opening's time, verifies
+                      the odds log's chain (chest and banner entries; each entry's rules_sha256
+                      against rules.jsonl); prints the
                       counts verified, unverifiable (seed not revealed), mismatched and the chain's
                       result; exit 1 on any mismatch, a broken chain or a file that is not the
                       manifest's`;
+
+const sha256hex = (text) => createHash('sha256').update(text).digest('hex');
 
 /** An export that cannot be read as one: exit status 2. */
 export class AuditUnusable extends Error {}
@@ -47,17 +52,51 @@ function manifestProblems(dir, manifest) {
   return problems;
 }
 
-/** rules.jsonl as a map `<chest type id>:<rules version>` → {rules, rule_inputs}. */
+/** A rules.jsonl line's key: `chest:<chest type id>:<rules version>` or `banner:<banner id>:<rules version>`. */
+const rulesKey = (kind, id, version) => `${kind}:${id}:${version}`;
+
+/** rules.jsonl as a map rulesKey → its line ({rules, rule_inputs} of a chest type, {rules} of a banner). */
 function rulesByVersion(dir) {
   const lines = readFileSync(join(dir, 'rules.jsonl'), 'utf8').split('\n').filter(Boolean);
-  return new Map(lines.map((l) => JSON.parse(l)).map((r) => [`${r.chest_type_id}:${r.rules_version}`, r]));
+  return new Map(
+    lines
+      .map((l) => JSON.parse(l))
+      .map((r) => [
+        r.banner_id !== undefined ? rulesKey('banner', r.banner_id, r.rules_version) : rulesKey('chest', r.chest_type_id, r.rules_version),
+        r,
+      ]),
+  );
+}
+
+/** The odds log's banner entries: `<banner id>:<rules version>` → the entry. */
+const bannerEntries = (log) => new Map(oddsLogEntries(log).flatMap((e) => (e.banner_id ? [[`${e.banner_id}:${e.rules_version}`, e]] : [])));
+
+/**
+ * A banner opening's rules against the odds log: the log's entry of its banner at the rules version
+ * it recorded must hash them (SHA-256 of their canonical JSON) and have taken effect by the time
+ * of the opening. Undefined when both hold, or for an opening recorded without a banner rules
+ * version; else why not.
+ */
+function bannerRulesProblem(o, logged) {
+  const version = o.banner.rules_version;
+  if (version === null || version === undefined) return undefined;
+  const entry = logged.get(`${o.banner.id}:${version}`);
+  if (entry === undefined) return `the odds log has no entry of banner ${o.banner.id} at rules version ${version}`;
+  if (!o.banner.rules || sha256hex(canonicalJson(o.banner.rules)) !== entry.rules_sha256)
+    return `the banner rules it rolled are not those the odds log entry of banner ${o.banner.id} version ${version} hashes`;
+  if (!(Date.parse(entry.effective_at) <= Date.parse(o.opened_at)))
+    return `banner ${o.banner.id}'s rules version ${version} took effect at ${entry.effective_at}, after the opening (${o.opened_at})`;
+  return undefined;
 }
 
 /** One opening line's outcome: 'verified', 'unrevealed', 'unfair' (no fairness inputs) or a mismatch's reason. */
-function checkOpening(o, rules, verify) {
+function checkOpening(o, rules, logged, verify) {
+  // Whatever its seed, a banner opening's rules must be the logged ones.
+  const bannerProblem = o.banner ? bannerRulesProblem(o, logged) : undefined;
+  if (bannerProblem) return bannerProblem;
   if (o.server_seed_hash === null) return 'unfair';
   if (o.server_seed === null) return 'unrevealed';
-  const r = rules.get(`${o.chest_type_id}:${o.rules_version}`);
+  const r = rules.get(rulesKey('chest', o.chest_type_id, o.rules_version));
   if (!r) return `no rules of chest type ${o.chest_type_id} version ${o.rules_version} in rules.jsonl`;
   try {
     const result = verify({
@@ -86,7 +125,7 @@ function checkOpening(o, rules, verify) {
 }
 
 /** Re-rolls openings.jsonl line by line (never all in memory); answers the counts and the first mismatches. */
-async function checkOpenings(dir, rules, verify) {
+async function checkOpenings(dir, rules, logged, verify) {
   const counts = { openings: 0, verified: 0, unrevealed: 0, unfair: 0, mismatched: 0 };
   const mismatches = [];
   const lines = createInterface({ input: createReadStream(join(dir, 'openings.jsonl'), 'utf8'), crlfDelay: Infinity });
@@ -99,7 +138,7 @@ async function checkOpenings(dir, rules, verify) {
     } catch {
       o = undefined;
     }
-    const outcome = o ? checkOpening(o, rules, verify) : 'the line is not JSON';
+    const outcome = o ? checkOpening(o, rules, logged, verify) : 'the line is not JSON';
     if (outcome in counts) counts[outcome]++;
     else {
       counts.mismatched++;
@@ -125,8 +164,9 @@ export async function auditCommand(dir, verify, out, err) {
     `manifest: ${Object.keys(manifest.files).length} files, SHA-256 as listed (app ${manifest.app_id}, ${manifest.period?.from} to ${manifest.period?.to})\n`,
   );
   const rules = rulesByVersion(dir);
-  const { counts, mismatches } = await checkOpenings(dir, rules, verify);
-  const chain = verifyOddsLog(readJsonIn(dir, 'odds-log.json'), (id, version) => rules.get(`${id}:${version}`)?.rules);
+  const log = readJsonIn(dir, 'odds-log.json');
+  const { counts, mismatches } = await checkOpenings(dir, rules, bannerEntries(log), verify);
+  const chain = verifyOddsLog(log, (kind, id, version) => rules.get(rulesKey(kind, id, version))?.rules);
   const listed = manifest.counts?.openings;
   out.write(`openings: ${counts.openings}${listed === counts.openings ? '' : ` (the manifest counts ${listed})`}\n`);
   out.write(`  verified: ${counts.verified}\n  unverifiable (seed not revealed): ${counts.unrevealed}\n`);

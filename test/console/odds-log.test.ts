@@ -39,7 +39,7 @@ describe('console: the odds log', () => {
     const silver = next.chests.find((c) => c.id === 'silver-chest')!;
     silver.rules = { ...silver.rules, rarity_weights: { common: 60, rare: 30, legendary: 10 } };
     ({ version } = await stack.bus.request(AdminLoadContent, { appId: game.appId, content: next }, { requestId: randomUUID() }));
-    total = content.chests.length + 1;
+    total = content.chests.length + content.banners!.length + 1;
     const log = await eventually(async () => {
       const body = await admin('/api/v1/odds-log?page[limit]=100');
       expect(body.meta.total_count).toBe(total);

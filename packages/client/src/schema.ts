@@ -1458,8 +1458,18 @@ export interface components {
             };
             /** @description The banner's id: its content slug. */
             id: string;
-            /** @description With a Bearer token, `player`; empty otherwise. */
+            /** @description With a Bearer token, `player`; while a change of its rules is announced, `odds_change`; empty otherwise. */
             meta: {
+                /** @description A change of the banner's rules (chest, pity group, featured, guarantee, ten-pull floor) announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` pulls roll the rules in force, which the attributes show; absent when none is pending. */
+                odds_change?: {
+                    /**
+                     * Format: date-time
+                     * @description When the new rules take effect (the odds log entry of the change says the same).
+                     */
+                    effective_at: string;
+                    /** @description The banner rules version of the coming rules (its odds log entry's `rules_version`). */
+                    rules_version: number;
+                };
                 /** @description With a Bearer token: the caller's standing on the banner. */
                 player?: {
                     /** @description Whether the next item of the featured rarity from the banner's pity group is featured for certain (after an off-banner one). */
@@ -1500,6 +1510,29 @@ export interface components {
         BannerOddsDocument: {
             data: {
                 attributes: {
+                    /** @description The banner's rules in force: everything in the banner that changes what a pull rolls. The odds log's banner entry of `banner_rules_version` has `rules_sha256` = SHA-256 of their canonical JSON (keys sorted). */
+                    banner_rules: {
+                        /**
+                         * Format: uuid
+                         * @description The catalog chest pulled.
+                         */
+                        chest_type_id: string;
+                        /** @description The rate-up. */
+                        featured: {
+                            /** @description The featured collectibles (collectible ids), in the order the featured roll draws from. */
+                            collectibles: string[];
+                            /** @description The featured rarity. */
+                            rarity: string;
+                            /** @description Probability that an item of the featured rarity is featured (0.5: a 50/50). */
+                            share: number;
+                        };
+                        guarantee: boolean;
+                        /** @description The pity group whose flag and counter the pulls carry. */
+                        pity_group: string;
+                        ten_pull_floor: string | null;
+                    };
+                    /** @description The version of the banner's rules its pulls roll now (the content version that last changed them: its odds log entry's). */
+                    banner_rules_version: number;
                     /**
                      * Format: uuid
                      * @description The catalog chest the banner pulls.
@@ -1571,8 +1604,18 @@ export interface components {
                 /** @constant */
                 type: "banner_odds";
             };
-            /** @description With a Bearer token, `player`; empty otherwise. */
+            /** @description With a Bearer token, `player`; while a change of its rules is announced, `odds_change`; empty otherwise. */
             meta: {
+                /** @description A change of the banner's rules (chest, pity group, featured, guarantee, ten-pull floor) announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` pulls roll the rules in force, which the attributes show; absent when none is pending. */
+                odds_change?: {
+                    /**
+                     * Format: date-time
+                     * @description When the new rules take effect (the odds log entry of the change says the same).
+                     */
+                    effective_at: string;
+                    /** @description The banner rules version of the coming rules (its odds log entry's `rules_version`). */
+                    rules_version: number;
+                };
                 /** @description With a Bearer token: the caller's standing on the banner. */
                 player?: {
                     /** @description Expected single pulls from the caller’s standing to their next featured collectible (null: never). */
@@ -2806,7 +2849,10 @@ export interface components {
         OddsLogDocument: {
             data: {
                 attributes: {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The chest type whose rules changed.
+                     */
                     chest_type_id: string;
                     /**
                      * Format: date-time
@@ -2816,6 +2862,20 @@ export interface components {
                     entry_hash: string;
                     previous_hash: string;
                     rules_sha256: string;
+                    /** @description The content version of the rules logged. */
+                    rules_version: number;
+                } | {
+                    /** @description The banner (its id, the content slug) whose rules changed. */
+                    banner_id: string;
+                    /**
+                     * Format: date-time
+                     * @description When the rules took effect (ISO 8601 UTC with milliseconds: the string the hash covers).
+                     */
+                    effective_at: string;
+                    entry_hash: string;
+                    previous_hash: string;
+                    rules_sha256: string;
+                    /** @description The content version of the rules logged. */
                     rules_version: number;
                 };
                 /** @description The entry's sequence number in the app's log, from 1. */

@@ -15,7 +15,12 @@ import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import type { ChestsDeps, ChestsFaults } from './deps.js';
-import { adminExportOpeningsEndpoint, adminExportRulesEndpoint, adminOddsLogEndpoint } from './endpoints/admin-audit-export.js';
+import {
+  adminExportBannerRulesEndpoint,
+  adminExportOpeningsEndpoint,
+  adminExportRulesEndpoint,
+  adminOddsLogEndpoint,
+} from './endpoints/admin-audit-export.js';
 import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
 import { adminChestDropsEndpoint } from './endpoints/admin-chest-drops.js';
 import { adminSimulateEndpoint } from './endpoints/admin-simulate.js';
@@ -131,6 +136,7 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     adminBannerStatsEndpoint(deps),
     adminExportOpeningsEndpoint(deps),
     adminExportRulesEndpoint(deps),
+    adminExportBannerRulesEndpoint(deps),
     adminOddsLogEndpoint(deps),
   ];
 }

@@ -189,7 +189,7 @@ describe('chest catalog', () => {
     expectError(await get(stack, '/api/v1/chests/00000000-0000-4000-8000-000000000000/odds'), 404, 'chest_not_found');
   });
 
-  it('keeps a public, hash-chained odds log: an entry per chest type whose rules a content version changes, verifiable by anyone', async () => {
+  it('keeps a public, hash-chained odds log: an entry per chest type or banner whose rules a content version changes, verifiable by anyone', async () => {
     // An app of its own, so this test alone loads its content versions.
     const app = await createApp(stack, structuredClone(content));
     const log = async () => {
@@ -209,18 +209,31 @@ describe('chest catalog', () => {
               .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
               .join(',')}}`
           : JSON.stringify(v);
-    /** Recomputes the whole chain and each entry's rules hash from the public odds endpoint. */
+    /** The odds document whose rules an entry hashes: a chest's at its rules version, a banner's (its rules unchanged here). */
+    const oddsOf = async (a: Record<string, string | number>) =>
+      (
+        await get(
+          stack,
+          a.banner_id === undefined
+            ? `/api/v1/chests/${a.chest_type_id}/odds?rules_version=${a.rules_version}`
+            : `/api/v1/banners/${a.banner_id}/odds`,
+          undefined,
+          app.publishableKey,
+        )
+      ).json();
+    /** Recomputes the whole chain and each entry's rules hash from the public odds endpoints. */
     const verify = async (entries: { id: string; attributes: Record<string, string | number> }[]) => {
       let previous = '0'.repeat(64);
       for (const [i, e] of entries.entries()) {
         const a = e.attributes;
         expect(e.id).toBe(String(i + 1));
         expect(a.previous_hash).toBe(previous);
-        expect(a.entry_hash).toBe(sha256(`${a.previous_hash}${a.rules_sha256}${a.chest_type_id}${a.rules_version}${a.effective_at}`));
-        const oddsDoc = (
-          await get(stack, `/api/v1/chests/${a.chest_type_id}/odds?rules_version=${a.rules_version}`, undefined, app.publishableKey)
-        ).json();
-        expect(a.rules_sha256).toBe(sha256(canonical(oddsDoc.data.attributes.rules)));
+        const subject = a.banner_id === undefined ? a.chest_type_id : `banner:${a.banner_id}:`;
+        expect(a.entry_hash).toBe(sha256(`${a.previous_hash}${a.rules_sha256}${subject}${a.rules_version}${a.effective_at}`));
+        const oddsDoc = await oddsOf(a);
+        expect(a.rules_sha256).toBe(
+          sha256(canonical(a.banner_id === undefined ? oddsDoc.data.attributes.rules : oddsDoc.data.attributes.banner_rules)),
+        );
         previous = String(a.entry_hash);
       }
     };
@@ -233,10 +246,14 @@ describe('chest catalog', () => {
       }
       throw new Error(`the odds log did not reach ${n} entries`);
     };
-    // Version 1: every chest type.
-    const first = await logWith(content.chests.length);
-    expect(first.meta.total_count).toBe(content.chests.length);
-    expect(first.data.map((e: { attributes: { rules_version: number } }) => e.attributes.rules_version)).toEqual(content.chests.map(() => 1));
+    // Version 1: every chest type, then every banner.
+    const logged = content.chests.length + content.banners!.length;
+    const first = await logWith(logged);
+    expect(first.meta.total_count).toBe(logged);
+    expect(first.data.map((e: { attributes: { rules_version: number } }) => e.attributes.rules_version)).toEqual(first.data.map(() => 1));
+    expect(first.data.slice(content.chests.length).map((e: { attributes: { banner_id: string } }) => e.attributes.banner_id)).toEqual(
+      content.banners!.map((b) => b.slug),
+    );
     await verify(first.data);
     // Version 2 changes one chest's rules (and another's price only): one entry, chained on.
     const next = structuredClone(content);
@@ -245,8 +262,8 @@ describe('chest catalog', () => {
     wooden.rules.items = { min: 2, max: 4 } as typeof wooden.rules.items;
     next.chests.find((c) => c.id === 'silver-chest')!.price = { coins: 1400, gems: 15 };
     const { version } = await stack.bus.request(AdminLoadContent, { appId: app.appId, content: next }, { requestId: randomUUID() });
-    const second = await logWith(content.chests.length + 1);
-    expect(second.meta.total_count).toBe(content.chests.length + 1);
+    const second = await logWith(logged + 1);
+    expect(second.meta.total_count).toBe(logged + 1);
     const added = second.data.at(-1);
     expect(added.attributes).toMatchObject({
       chest_type_id: (await get(stack, '/api/v1/chests?page[limit]=100', undefined, app.publishableKey))
@@ -265,10 +282,8 @@ describe('chest catalog', () => {
       await writeFile(join(dir, 'log.json'), JSON.stringify(second));
       for (const e of second.data) {
         const a = e.attributes;
-        const doc = (
-          await get(stack, `/api/v1/chests/${a.chest_type_id}/odds?rules_version=${a.rules_version}`, undefined, app.publishableKey)
-        ).json();
-        await writeFile(join(dir, `${a.chest_type_id}.${a.rules_version}.json`), JSON.stringify(doc));
+        const name = a.banner_id === undefined ? `${a.chest_type_id}.${a.rules_version}` : `banner-${a.banner_id}.${a.rules_version}`;
+        await writeFile(join(dir, `${name}.json`), JSON.stringify(await oddsOf(a)));
       }
       const verifier = (file: string) =>
         spawnSync(process.execPath, [VERIFIER, '--odds-log', join(dir, file), '--odds-dir', dir], { encoding: 'utf8' });

@@ -19,9 +19,10 @@ import {
 const HOUR = 3_600_000;
 type Rules = AppContent['chests'][number]['rules'];
 
-/** The default content with `hours` of odds change notice (absent: none, the KR rule pack left out too). */
+/** The default content with `hours` of odds change notice (absent: none, the KR rule pack left out too), without its banner (test/e2e/banners/odds-log.test.ts logs banners). */
 function contentWith(hours?: number): AppContent {
   const c = withoutOddsNotice(structuredClone(readContentFile()));
+  delete c.banners;
   if (hours !== undefined) c.compliance = { ...c.compliance!, odds_change_notice_hours: hours };
   return c;
 }

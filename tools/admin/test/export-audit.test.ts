@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { expectJsonApi } from '../../../test/support/jsonapi-schema.js';
-import { appIdOf, inventory, open, registerPlayer, studioGrant, type Player } from '../../../services/chests/test/support/chests.js';
+import { appIdOf, createApp, inventory, open, registerPlayer, studioGrant, type Player } from '../../../services/chests/test/support/chests.js';
+import { AdminLoadContent, readContentFile } from '@ccs/shared';
+import { withoutOddsNotice } from '@ccs/shared/testing';
 import { runAdminIn } from './support/run-admin.js';
 
 const VERIFY = fileURLToPath(new URL('../../../scripts/verify-opening.mjs', import.meta.url));
@@ -173,6 +175,91 @@ describe("the auditor's export (admin export-audit, verify-opening.mjs --audit)"
     const bad = await verifyAudit(forged);
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(/mismatched: 1\n/);
+  });
+
+  it("a banner pull made while a change of the banner's rules waited out its notice exports the logged rules it rolled and verifies; other rules are mismatched", async () => {
+    // An app of its own: its banner running now, 24 hours of notice; version 2 raises the share to 1.
+    const content = withoutOddsNotice(structuredClone(readContentFile()));
+    content.compliance = { ...content.compliance!, odds_change_notice_hours: 24 };
+    const banner = content.banners!.find((b) => b.slug === 'kraken-rising')!;
+    banner.starts_at = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const app = await createApp(stack, content);
+    const next = structuredClone(content);
+    next.banners!.find((b) => b.slug === 'kraken-rising')!.featured.share = 1;
+    const from = new Date().toISOString();
+    const { version } = await stack.bus.request(AdminLoadContent, { appId: app.appId, content: next }, { requestId: randomUUID() });
+    const dee = await registerPlayer(stack, app.publishableKey);
+    await studioGrant(stack, dee, 'coins', '100000');
+    const headers = jsonApiHeaders(app.publishableKey, dee.token);
+    const pull = await eventually(async () => {
+      // The load applied: the banner announces the change.
+      const b = await stack.inject({ method: 'GET', url: '/api/v1/banners/kraken-rising', headers });
+      expect(b.json().data.meta.odds_change).toMatchObject({ rules_version: version });
+      return stack.inject({
+        method: 'POST',
+        url: '/api/v1/banners/kraken-rising/pull',
+        headers,
+        payload: { data: { type: 'pull', attributes: { count: 10, currency: 'coins' } } },
+      });
+    }, 20_000);
+    expect(pull.statusCode, pull.body).toBe(200);
+    expect((await stack.inject({ method: 'POST', url: '/api/v1/players/me/fairness/rotate', headers })).statusCode).toBe(200);
+    const dir = path.join(root, 'banner-notice');
+    const r = await runAdminIn(stack, [
+      'export-audit',
+      '--app',
+      app.appId,
+      '--from',
+      from,
+      '--to',
+      new Date(Date.now() + 60_000).toISOString(),
+      '--out',
+      dir,
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const read = (name: string) =>
+      readFileSync(path.join(dir, name), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+    const lines = read('openings.jsonl');
+    expect(lines).toHaveLength(10);
+    for (const l of lines)
+      expect(l.banner).toMatchObject({ id: 'kraken-rising', rules_version: 1, rules: { featured: { share: 0.5 }, pity_group: 'kraken-rising' } });
+    // rules.jsonl carries the banner's rules of both logged versions.
+    expect(
+      read('rules.jsonl')
+        .filter((x) => x.banner_id === 'kraken-rising')
+        .map((x) => [x.rules_version, x.rules.featured.share]),
+    ).toEqual([
+      [1, 0.5],
+      [version, 1],
+    ]);
+    const log = JSON.parse(readFileSync(path.join(dir, 'odds-log.json'), 'utf8'));
+    expect(log.filter((e: { banner_id?: string }) => e.banner_id === 'kraken-rising')).toHaveLength(2);
+    const v = await verifyAudit(dir);
+    expect(v.code, v.out + v.err).toBe(0);
+    expect(v.out).toMatch(/openings: 10\n {2}verified: 10\n {2}unverifiable \(seed not revealed\): 0\n {2}mismatched: 0\n/);
+    expect(v.out).toContain(`odds log: ${log.length} entries, chain verifies (${log.length} rules hashes checked)`);
+
+    // Forged: one opening claims the share it did not roll; another the version not yet in force.
+    const forged = path.join(root, 'banner-notice-forged');
+    cpSync(dir, forged, { recursive: true });
+    tamper(forged, 'openings.jsonl', (text) => {
+      const all = text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      all[0].banner.rules.featured.share = 1;
+      all[1].banner.rules.featured.share = 1;
+      all[1].banner.rules_version = version;
+      return all.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    });
+    const bad = await verifyAudit(forged);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/verified: 8\n {2}unverifiable \(seed not revealed\): 0\n {2}mismatched: 2\n/);
+    expect(bad.err).toContain('the banner rules it rolled are not those the odds log entry of banner kraken-rising version 1 hashes');
+    expect(bad.err).toMatch(new RegExp(`banner kraken-rising's rules version ${version} took effect at \\S+, after the opening`));
   });
 
   it('an opening whose item was changed is mismatched: exit 1', async () => {

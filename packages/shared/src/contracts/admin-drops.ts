@@ -99,25 +99,32 @@ export const GetObservedOdds = defineQuery(
   { callers: ['gateway'] },
 );
 
-/** One entry of an app's odds log (DESIGN.md §7). */
-export const OddsLogEntrySchema = z.object({
-  seq: z.number().int().min(1),
-  chestTypeId: UuidSchema,
-  rulesVersion: z.number().int().min(1),
-  rulesSha256: z.string().regex(/^[0-9a-f]{64}$/),
-  effectiveAt: z.string(),
-  previousHash: z.string().regex(/^[0-9a-f]{64}$/),
-  entryHash: z.string().regex(/^[0-9a-f]{64}$/),
-});
+/**
+ * One entry of an app's odds log (DESIGN.md §7): a chest type's rules (`chestTypeId`) or a banner's
+ * rules (`bannerId`, its slug), never both (docs/fairness.md, "The odds log").
+ */
+export const OddsLogEntrySchema = z
+  .object({
+    seq: z.number().int().min(1),
+    chestTypeId: UuidSchema.optional(),
+    bannerId: z.string().optional(),
+    rulesVersion: z.number().int().min(1),
+    rulesSha256: z.string().regex(/^[0-9a-f]{64}$/),
+    effectiveAt: z.string(),
+    previousHash: z.string().regex(/^[0-9a-f]{64}$/),
+    entryHash: z.string().regex(/^[0-9a-f]{64}$/),
+  })
+  .refine((e) => (e.chestTypeId === undefined) !== (e.bannerId === undefined), 'an entry names a chest type or a banner');
 export type OddsLogEntryView = z.infer<typeof OddsLogEntrySchema>;
 
 /**
  * An entry as the public log names its fields (GET /api/v1/odds-log's attributes, the auditor's
- * export, the offline verifier, the stored row): snake_case.
+ * export, the offline verifier, the stored row): snake_case; a chest entry has `chest_type_id`, a
+ * banner entry `banner_id` instead.
  */
 export const oddsLogRecord = (e: OddsLogEntryView) => ({
   seq: e.seq,
-  chest_type_id: e.chestTypeId,
+  ...(e.bannerId === undefined ? { chest_type_id: e.chestTypeId! } : { banner_id: e.bannerId }),
   rules_version: e.rulesVersion,
   rules_sha256: e.rulesSha256,
   effective_at: e.effectiveAt,
@@ -127,7 +134,7 @@ export const oddsLogRecord = (e: OddsLogEntryView) => ({
 
 /**
  * chests.v1.odds_log (public): one page of the app's append-only, hash-chained odds log, oldest
- * first: an entry per chest type whose rules a content version changed.
+ * first: an entry per chest type or banner whose rules a content version changed.
  */
 export const ListOddsLog = defineQuery(
   'chests.v1.odds_log',

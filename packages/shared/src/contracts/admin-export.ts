@@ -3,6 +3,8 @@ import { ChestRulesSchema } from './content.js';
 import { UuidSchema } from './context.js';
 import { OddsLogEntrySchema } from './admin-drops.js';
 import { ChestDisclosureSchema } from './fairness.js';
+import { BannerIdSchema } from './banner-pulls.js';
+import { DisclosedBannerRulesSchema } from './banners.js';
 import { defineQuery } from './subject.js';
 
 // The auditor's export (DESIGN.md §7): what `npm run admin -- export-audit` reads of chests, page
@@ -50,14 +52,14 @@ export const AuditOpeningSchema = z.object({
       featured: z.boolean(),
       guaranteedBefore: z.boolean(),
       floorRerolled: z.boolean(),
-      /** Null when the banner is in neither the opening's content version nor the current one (the opening cannot be re-rolled). */
-      rules: z
-        .object({
-          featured: z.object({ rarity: z.string(), collectibles: z.array(z.string()), share: z.number() }),
-          guarantee: z.boolean(),
-          ten_pull_floor: z.string().optional(),
-        })
-        .nullable(),
+      /** The banner's rules version the pull rolled (its odds log entry's); null for openings recorded before banners were logged. */
+      rulesVersion: z.number().int().min(1).nullable(),
+      /**
+       * The banner's rules at that version, as its odds document discloses them (their canonical
+       * JSON's SHA-256 is the log entry's rules_sha256). Null when they cannot be found (the opening
+       * cannot be re-rolled).
+       */
+      rules: DisclosedBannerRulesSchema.nullable(),
     })
     .nullable()
     .default(null),
@@ -104,6 +106,25 @@ export const AdminExportRules = defineQuery(
         ruleInputs: ChestDisclosureSchema.shape.ruleInputs,
       }),
     ),
+  }),
+  { callers: ['admin'] },
+);
+
+/**
+ * chests: the rules of banners at rules versions (as their odds log entries name them), as the
+ * banner odds document discloses them; a pair chests cannot resolve is left out.
+ */
+export const AdminExportBannerRules = defineQuery(
+  'chests.v1.admin_export_banner_rules',
+  z.object({
+    appId: UuidSchema,
+    versions: z
+      .array(z.object({ bannerId: BannerIdSchema, rulesVersion: z.number().int().min(1) }))
+      .min(1)
+      .max(100),
+  }),
+  z.object({
+    rules: z.array(z.object({ bannerId: z.string(), rulesVersion: z.number().int().min(1), rules: DisclosedBannerRulesSchema })),
   }),
   { callers: ['admin'] },
 );

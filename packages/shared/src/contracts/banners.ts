@@ -9,6 +9,25 @@ import { BannerIdSchema as BannerId, BannerStandingViewSchema } from './banner-p
  * and its odds document (docs/fairness.md, "Banner pulls"). A banner's API id is its content slug.
  */
 
+/**
+ * A banner's rules as its odds document discloses them (`attributes.banner_rules`): what changes
+ * what its pulls roll. The odds log's `rules_sha256` of a banner entry is SHA-256 of their
+ * canonical JSON (docs/fairness.md, "The odds log"); the auditor's export carries them too.
+ */
+export const DisclosedBannerRulesSchema = z.object({
+  /** The catalog id of the chest type pulled. */
+  chest_type_id: UuidSchema,
+  /** The pity group whose flag and counter the pulls carry (the slug when the content names none). */
+  pity_group: z.string(),
+  featured: z.object({ rarity: z.string(), collectibles: z.array(z.string()), share: z.number() }),
+  guarantee: z.boolean(),
+  ten_pull_floor: z.string().nullable(),
+});
+export type DisclosedBannerRules = z.infer<typeof DisclosedBannerRulesSchema>;
+
+/** A pending change of a banner's rules: when it takes effect and its rules version (as catalog chests announce theirs). */
+const OddsChangeSchema = z.object({ effectiveAt: z.string(), rulesVersion: z.number().int().min(1) });
+
 /** A banner as the chests service shows it (collectibles named by their API ids, the chest type by its catalog id). */
 export const BannerViewSchema = z.object({
   id: BannerId,
@@ -26,6 +45,10 @@ export const BannerViewSchema = z.object({
   pityGroup: z.string(),
   tenPullFloor: z.string().nullable(),
   chestTypeId: UuidSchema,
+  /** The version of the banner's rules in force (the content version that last changed them, as its odds log entry names it). */
+  rulesVersion: z.number().int().min(1),
+  /** A change of its rules waiting out the odds change notice period; absent when none. */
+  oddsChange: OddsChangeSchema.optional(),
 });
 export type BannerView = z.infer<typeof BannerViewSchema>;
 
@@ -50,8 +73,9 @@ export const GetBanner = defineQuery('chests.v1.get_banner', z.object({ bannerId
 const ExpectedPullsSchema = z.number().nullable();
 
 /**
- * A banner's odds document: the banner, its chest type's rules and rule inputs at the rules version
- * its pulls roll (the chest's odds disclosure), the long-run featured share and the expected pulls
+ * A banner's odds document: the banner and its rules in force (with their version and a pending
+ * change, if any), its chest type's rules and rule inputs at the rules version its pulls roll (the
+ * chest's odds disclosure), the long-run featured share and the expected pulls
  * to a featured collectible from a fresh standing, with and without the guarantee; with a token,
  * the caller's standing and the expected pulls from it. 404 banner_not_found when unknown.
  */
@@ -60,6 +84,8 @@ export const GetBannerOdds = defineQuery(
   z.object({ bannerId: BannerId }),
   z.object({
     banner: BannerViewSchema,
+    /** The banner's rules in force, as hashed in the odds log (`banner.rulesVersion` is their version). */
+    bannerRules: DisclosedBannerRulesSchema,
     rulesVersion: z.number().int().min(1),
     rules: ChestDisclosureSchema.shape.rules,
     ruleInputs: ChestDisclosureSchema.shape.ruleInputs,

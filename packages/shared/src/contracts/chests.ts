@@ -166,6 +166,8 @@ export const OpeningBannerSchema = z.object({
   sparkPointsAfter: z.number().int().min(0),
   /** Whether the ten-pull floor re-rolled this opening's last item. */
   floorRerolled: z.boolean(),
+  /** The banner's rules version the pull rolled (its odds log entry's); absent on openings recorded before banners were logged. */
+  rulesVersion: z.number().int().min(1).optional(),
 });
 
 /** The stored result of one chest opening. */

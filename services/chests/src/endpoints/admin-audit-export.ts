@@ -1,5 +1,15 @@
-import { AdminExportOpenings, AdminExportRules, AdminOddsLog, AppError, endpoint, OpeningBannerSchema, type AuditOpening } from '@ccs/shared';
-import { bannerAsRolled } from '../banners/banners.js';
+import {
+  AdminExportBannerRules,
+  AdminExportOpenings,
+  AdminExportRules,
+  AdminOddsLog,
+  AppError,
+  endpoint,
+  OpeningBannerSchema,
+  type AuditOpening,
+} from '@ccs/shared';
+import { bannerAsPulled, bannerAt } from '../banners/banners.js';
+import { disclosedBannerRules } from '../banners/banner-rules.js';
 import type { ChestsDeps } from '../deps.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
@@ -22,8 +32,11 @@ async function requireApp(deps: ChestsDeps, appId: string): Promise<void> {
   if ((await catalogVersion(deps, appId)) === undefined) throw AppError.notFound('app_not_found', `No app ${appId}.`);
 }
 
-/** A banner opening's record with the banner's rules it rolled with (bannerAsRolled), for the export. */
-type BannerRulesOf = (r: AuditOpeningRow, bannerId: string) => Promise<NonNullable<AuditOpening['banner']>['rules']>;
+/** A banner opening's banner rules as it rolled them (bannerAsPulled), disclosed as the odds log hashes them, for the export. */
+type BannerRulesOf = (
+  r: AuditOpeningRow,
+  banner: { bannerId: string; rulesVersion?: number },
+) => Promise<NonNullable<AuditOpening['banner']>['rules']>;
 
 /** One stored opening as the export lists it; `seedOf` decrypts a revealed pair's server seed. */
 async function toAuditOpening(r: AuditOpeningRow, seedOf: (row: AuditOpeningRow) => Promise<string>, rulesOf: BannerRulesOf): Promise<AuditOpening> {
@@ -52,24 +65,29 @@ async function toAuditOpening(r: AuditOpeningRow, seedOf: (row: AuditOpeningRow)
           featured: banner.featured,
           guaranteedBefore: banner.guaranteedBefore,
           floorRerolled: banner.floorRerolled,
-          rules: await rulesOf(r, banner.bannerId),
+          rulesVersion: banner.rulesVersion ?? null,
+          rules: await rulesOf(r, banner),
         }
       : null,
   };
 }
 
-/** The banner rules of the export's banner openings, looked up once per (chest type, rules version, banner). */
+/**
+ * The banner rules of the export's banner openings, looked up once per (banner, rules version),
+ * or, for openings recorded without one, per (chest type, rules version, banner).
+ */
 function bannerRules(deps: ChestsDeps, appId: string): BannerRulesOf {
   const memo = new Map<string, ReturnType<BannerRulesOf>>();
-  return (r, bannerId) => {
-    const key = `${r.chest_type_id}:${r.content_version}:${bannerId}`;
+  return (r, pulled) => {
+    const key =
+      pulled.rulesVersion !== undefined ? `${pulled.bannerId}@${pulled.rulesVersion}` : `${r.chest_type_id}:${r.content_version}:${pulled.bannerId}`;
     let hit = memo.get(key);
     if (!hit) {
       hit = (async () => {
         const type = await findChestType(deps.pool, appId, r.chest_type_id, { catalogOnly: false });
         const resolved = type && (await deps.drops.resolveAt(appId, type, r.content_version));
-        const b = resolved && (await bannerAsRolled(deps, appId, bannerId, resolved.content));
-        return b ? { featured: b.featured, guarantee: b.guarantee, ...(b.ten_pull_floor ? { ten_pull_floor: b.ten_pull_floor } : {}) } : null;
+        const b = resolved && (await bannerAsPulled(deps, appId, pulled, resolved.content));
+        return b ? disclosedBannerRules(appId, b) : null;
       })();
       memo.set(key, hit);
     }
@@ -108,6 +126,19 @@ export function adminExportRulesEndpoint(deps: ChestsDeps) {
       if (!resolved) continue;
       const { rules, ruleInputs } = disclose(resolved);
       out.push({ chestTypeId: v.chestTypeId, rulesVersion: v.rulesVersion, rules, ruleInputs });
+    }
+    return { rules: out };
+  });
+}
+
+/** chests.v1.admin_export_banner_rules: the rules of banners at rules versions, as their odds documents disclose them. */
+export function adminExportBannerRulesEndpoint(deps: ChestsDeps) {
+  return endpoint(AdminExportBannerRules, async (req) => {
+    await requireApp(deps, req.appId);
+    const out = [];
+    for (const v of req.versions) {
+      const b = await bannerAt(deps, req.appId, v.bannerId, v.rulesVersion);
+      if (b) out.push({ bannerId: v.bannerId, rulesVersion: v.rulesVersion, rules: disclosedBannerRules(req.appId, b) });
     }
     return { rules: out };
   });

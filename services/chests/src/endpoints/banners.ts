@@ -12,6 +12,7 @@ import {
   type CallContext,
 } from '@ccs/shared';
 import { currentBanners, findBanner, isActive, type Banner } from '../banners/banners.js';
+import { disclosedBannerRules } from '../banners/banner-rules.js';
 import type { ChestsDeps } from '../deps.js';
 import { bannerErrors } from '../banners/errors.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
@@ -35,6 +36,8 @@ export function bannerView(b: Banner, now: Date): BannerView {
     pityGroup: b.group,
     tenPullFloor: c.ten_pull_floor ?? null,
     chestTypeId: b.chestTypeId,
+    rulesVersion: b.rulesVersion,
+    ...(b.oddsChange ? { oddsChange: b.oddsChange } : {}),
   };
 }
 
@@ -79,7 +82,7 @@ export function getBannerEndpoint(deps: ChestsDeps) {
 
 /**
  * chests.v1.get_banner_odds: the banner odds document (docs/fairness.md, "Banner pulls"): the
- * banner, its chest type's rules in force (those its pulls roll) with their inputs, the long-run
+ * banner with its rules in force (as the odds log hashes them), its chest type's rules in force (those its pulls roll) with their inputs, the long-run
  * featured share and the exact expected pulls to a featured collectible, from a fresh standing
  * with and without the guarantee, and from the caller's standing when there is one.
  */
@@ -97,6 +100,7 @@ export function getBannerOddsEndpoint(deps: ChestsDeps) {
     const standing = await standingOf(deps, appId, ctx, b);
     return {
       banner: bannerView(b, new Date()),
+      bannerRules: disclosedBannerRules(appId, b.content),
       rulesVersion: disclosed.rulesVersion,
       rules: disclosed.rules,
       ruleInputs: disclosed.ruleInputs,

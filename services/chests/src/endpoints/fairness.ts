@@ -21,7 +21,7 @@ import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { fairnessErrors } from '../fairness/errors.js';
 import { pityGroupOf } from '../opening/roll-openings.js';
-import { bannerAsRolled } from '../banners/banners.js';
+import { bannerAsPulled } from '../banners/banners.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { findOpening } from '../repositories/openings-repo.js';
 import { catalogPityTypes, pityCounters } from '../repositories/pity-repo.js';
@@ -139,7 +139,8 @@ export function verifyOpeningEndpoint(deps: ChestsDeps) {
     );
     const random = fairRandom(serverSeed, seed.clientSeed, opening.fairness.nonce);
     // A banner pull's opening: the banner's draw (the 50/50, the flag it started with, the floor's re-roll).
-    const banner = opening.banner && (await bannerAsRolled(deps, appId, opening.banner.bannerId, resolved.content));
+    // At the banner rules version the pull recorded: the rules it had in force.
+    const banner = opening.banner && (await bannerAsPulled(deps, appId, opening.banner, resolved.content));
     if (opening.banner && !banner) throw fairnessErrors.notVerifiable();
     const rolled =
       opening.banner && banner

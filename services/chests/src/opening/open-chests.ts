@@ -12,7 +12,7 @@ import type { OneAtATime } from './one-at-a-time.js';
 import { pointedAt, pointInBatch, pointInPath, type Pointer } from './pointer.js';
 import { replayOf } from './replay.js';
 import { grantOf, rollOpenings, type BannerToRoll, type ChestToRoll } from './roll-openings.js';
-import { bannerAsRolled, bannerGroupOf } from '../banners/banners.js';
+import { bannerAsRolled, bannerGroupOf, bannerInForce } from '../banners/banners.js';
 import { readBannerStandings } from '../repositories/banners-repo.js';
 import { storeBannerStandings } from './spark-points.js';
 
@@ -135,9 +135,10 @@ async function turns(
     }
     // Drop tables resolved here, from memory or the pool, with no connection held (nor under the lock).
     const chests: ChestToRoll[] = [];
+    const inForce = new Map<string, ReturnType<typeof bannerInForce>>();
     for (const c of checked.chests) {
       const resolved = await tools.drops.resolveType(cmd.appId, c.chestTypeId, c.contentVersion);
-      const banner = c.banner ? await bannerToRoll(tools, cmd.appId, c.banner, resolved) : undefined;
+      const banner = c.banner ? await bannerToRoll(tools, cmd.appId, c.banner, resolved, inForce) : undefined;
       chests.push({ chestId: c.chestId, resolved, ...(banner ? { banner } : {}) });
     }
     if (tools.faults.beforeOpeningWrite) await tools.faults.beforeOpeningWrite(cmd.playerId, attempt);
@@ -231,14 +232,23 @@ async function lockedState(tx: Queryable, cmd: OpenCommand, before: Turn['state'
 }
 
 /**
- * The banner a banner pull's chest opens as: the one of that slug in the content version its rules
- * came from, else the app's current one (the server's verification looks in the same order); none (an ordinary opening) when the banner is gone or
- * now pulls another chest type.
+ * The banner a banner pull's chest opens as: its rules in force now (the odds change notice
+ * period holds a change of them), looked up once per slug per try (`inForce`), with their version
+ * for the opening's record; for a banner never logged, as bannerAsRolled finds it. None (an
+ * ordinary opening) when the banner is gone or now pulls another chest type.
  */
-async function bannerToRoll(tools: OpeningTools, appId: string, slug: string, resolved: ResolvedChestType): Promise<BannerToRoll | undefined> {
-  const content = await bannerAsRolled(tools, appId, slug, resolved.content);
+async function bannerToRoll(
+  tools: OpeningTools,
+  appId: string,
+  slug: string,
+  resolved: ResolvedChestType,
+  inForce: Map<string, ReturnType<typeof bannerInForce>>,
+): Promise<BannerToRoll | undefined> {
+  if (!inForce.has(slug)) inForce.set(slug, bannerInForce(tools, appId, slug));
+  const logged = await inForce.get(slug)!;
+  const content = logged?.content ?? (await bannerAsRolled(tools, appId, slug, resolved.content));
   if (!content || content.chest !== resolved.type.slug) return undefined;
-  return { id: content.slug, group: bannerGroupOf(content), rules: content };
+  return { id: content.slug, group: bannerGroupOf(content), rules: content, ...(logged ? { rulesVersion: logged.rulesVersion } : {}) };
 }
 
 /** Rolls a try's transaction back to read and try again (the nonce moved). */

@@ -38,11 +38,12 @@ export interface Rolled {
   banners: BannerStandingAfter[];
 }
 
-/** The banner a chest opens as (DESIGN.md §8): its id, its pity group and its rules. */
+/** The banner a chest opens as (DESIGN.md §8): its id, its pity group and its rules (with their logged version, when they have one). */
 export interface BannerToRoll {
   id: string;
   group: string;
   rules: BannerRules;
+  rulesVersion?: number;
 }
 
 /** One chest to roll: its id and its type's drop table as the opening's state resolved it; a banner pull's chest, its banner. */
@@ -162,6 +163,7 @@ function rollPull(st: RollState, pulled: ChestToRoll[], banner: BannerToRoll, fi
         }
       : {}),
     banner: {
+      ...(banner.rulesVersion !== undefined ? { rulesVersion: banner.rulesVersion } : {}),
       bannerId: banner.id,
       featured: o.banner.featured,
       guaranteedBefore: o.banner.guaranteedBefore,

@@ -1,5 +1,6 @@
 import { oddsLogEntries, rulesSha256 } from '../fairness/odds-log.js';
 import { appendOddsLog, oddsLogHead } from './odds-log-repo.js';
+import { applyBannerRules } from './banner-rules-repo.js';
 import { z } from 'zod';
 import {
   BannerContentSchema,
@@ -66,8 +67,9 @@ export interface ContentSnapshot {
 
 /**
  * Stores a content version and, when it is newer than the current one, makes its chest types the
- * catalog (types it leaves out stay for the chests already owned). Returns whether the catalog
- * changed. Run inside a transaction: the app's row is locked so versions apply in order.
+ * catalog (types it leaves out stay for the chests already owned) and its banners' rules in force
+ * (or pending, in a notice period), logging what changed. Returns whether the catalog changed.
+ * Run inside a transaction: the app's row is locked so versions apply in order.
  */
 export async function applyContentVersion(tx: Queryable, appId: string, version: number, content: AppContent): Promise<boolean> {
   const collectibles: StoredCollectible[] = content.collections.flatMap((col) =>
@@ -105,20 +107,15 @@ export async function applyContentVersion(tx: Queryable, appId: string, version:
   const ids = await upsertChestTypes(tx, appId, version, content, changes);
   await tx.query('UPDATE chest_types SET in_catalog = false WHERE app_id = $1 AND NOT (id = ANY($2::uuid[]))', [appId, ids]);
   await tx.query('UPDATE apps SET content_version = $2, updated_at = now() WHERE app_id = $1', [appId, version]);
-  // The odds log: an entry per chest type whose rules this version changes, under the app's row
-  // lock, effective when the change is (a change in its notice period: at the end of it).
+  // The odds log: an entry per chest type, then per banner, whose rules this version changes,
+  // under the app's row lock, effective when the change is (in its notice period: at the end of it).
   const head = await oddsLogHead(tx, appId);
-  await appendOddsLog(
-    tx,
-    appId,
-    oddsLogEntries(
-      content,
-      version,
-      head,
-      (slug) => chestTypeId(appId, slug),
-      (id) => changes.get(id) ?? now,
-    ),
-  );
+  const chests = content.chests.map((ch) => {
+    const id = chestTypeId(appId, ch.id);
+    return { subject: { chestTypeId: id }, rulesSha256: rulesSha256(ch.rules), effectiveAt: changes.get(id) ?? now };
+  });
+  const banners = await applyBannerRules(tx, appId, version, content, { hours: noticeHours(content), now, logged: head.rulesOf });
+  await appendOddsLog(tx, appId, oddsLogEntries([...chests, ...banners], version, head));
   return true;
 }
 
@@ -168,8 +165,7 @@ async function noticedChanges(tx: Queryable, appId: string, content: AppContent,
       WHERE app_id = $1 AND pending_effective_at <= $2`,
     [appId, now],
   );
-  // The content's own setting, raised by its rule packs (`KR`: at least 24 hours).
-  const hours = (content.compliance && complianceInForce(content.compliance).odds_change_notice_hours) ?? 0;
+  const hours = noticeHours(content);
   const out = new Map<string, Date>();
   const r = await tx.query<{ id: string; rules: unknown; pending_rules: unknown; pending_effective_at: Date | null }>(
     'SELECT id, rules, pending_rules, pending_effective_at FROM chest_types WHERE app_id = $1 AND in_catalog',
@@ -187,6 +183,9 @@ async function noticedChanges(tx: Queryable, appId: string, content: AppContent,
   }
   return out;
 }
+
+/** The content's odds change notice period in hours: its own setting, raised by its rule packs (`KR`: at least 24 hours). */
+const noticeHours = (content: AppContent): number => (content.compliance && complianceInForce(content.compliance).odds_change_notice_hours) ?? 0;
 
 /** The app's current content version, or undefined before its content arrived. */
 export async function currentContentVersion(db: Queryable, appId: string): Promise<number | undefined> {

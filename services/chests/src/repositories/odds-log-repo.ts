@@ -1,9 +1,12 @@
 import { oddsLogRecord, type Queryable } from '@ccs/shared';
+import { subjectKey } from '../fairness/odds-log.js';
 
-/** One entry of an app's odds log, as stored and served. */
+/** One entry of an app's odds log, as stored and served: a chest type's rules or a banner's (exactly one of the two ids). */
 export interface OddsLogEntry {
   seq: number;
-  chestTypeId: string;
+  chestTypeId?: string;
+  /** A banner entry's banner (its slug). */
+  bannerId?: string;
   rulesVersion: number;
   rulesSha256: string;
   /** ISO 8601 UTC with milliseconds: the exact string the entry's hash covers. */
@@ -14,7 +17,8 @@ export interface OddsLogEntry {
 
 interface Row {
   seq: number;
-  chest_type_id: string;
+  chest_type_id: string | null;
+  banner_id: string | null;
   rules_version: number;
   rules_sha256: string;
   effective_at: Date;
@@ -24,7 +28,7 @@ interface Row {
 
 const toEntry = (r: Row): OddsLogEntry => ({
   seq: r.seq,
-  chestTypeId: r.chest_type_id,
+  ...(r.banner_id !== null ? { bannerId: r.banner_id } : { chestTypeId: r.chest_type_id! }),
   rulesVersion: r.rules_version,
   rulesSha256: r.rules_sha256,
   effectiveAt: r.effective_at.toISOString(),
@@ -32,20 +36,23 @@ const toEntry = (r: Row): OddsLogEntry => ({
   entryHash: r.entry_hash,
 });
 
-const COLUMNS = 'seq, chest_type_id, rules_version, rules_sha256, effective_at, previous_hash, entry_hash';
+const COLUMNS = 'seq, chest_type_id, banner_id, rules_version, rules_sha256, effective_at, previous_hash, entry_hash';
 
-/** The app's last entry (the chain's head) and each chest type's last logged rules hash. */
+/** The app's last entry (the chain's head) and each subject's last logged rules hash, by subjectKey. */
 export async function oddsLogHead(tx: Queryable, appId: string): Promise<{ last?: OddsLogEntry; rulesOf: Map<string, string> }> {
   const [last, latest] = await Promise.all([
     tx.query<Row>(`SELECT ${COLUMNS} FROM odds_log WHERE app_id = $1 ORDER BY seq DESC LIMIT 1`, [appId]),
-    tx.query<{ chest_type_id: string; rules_sha256: string }>(
-      `SELECT DISTINCT ON (chest_type_id) chest_type_id, rules_sha256 FROM odds_log WHERE app_id = $1 ORDER BY chest_type_id, seq DESC`,
+    tx.query<{ chest_type_id: string | null; banner_id: string | null; rules_sha256: string }>(
+      `SELECT DISTINCT ON (chest_type_id, banner_id) chest_type_id, banner_id, rules_sha256 FROM odds_log WHERE app_id = $1
+        ORDER BY chest_type_id, banner_id, seq DESC`,
       [appId],
     ),
   ]);
   return {
     ...(last.rows[0] ? { last: toEntry(last.rows[0]) } : {}),
-    rulesOf: new Map(latest.rows.map((r) => [r.chest_type_id, r.rules_sha256])),
+    rulesOf: new Map(
+      latest.rows.map((r) => [subjectKey(r.banner_id !== null ? { bannerId: r.banner_id } : { chestTypeId: r.chest_type_id! }), r.rules_sha256]),
+    ),
   };
 }
 
@@ -53,9 +60,9 @@ export async function oddsLogHead(tx: Queryable, appId: string): Promise<{ last?
 export async function appendOddsLog(tx: Queryable, appId: string, entries: OddsLogEntry[]): Promise<void> {
   if (!entries.length) return;
   await tx.query(
-    `INSERT INTO odds_log (app_id, seq, chest_type_id, rules_version, rules_sha256, effective_at, previous_hash, entry_hash)
-     SELECT $1, e.seq, e.chest_type_id, e.rules_version, e.rules_sha256, e.effective_at, e.previous_hash, e.entry_hash
-       FROM jsonb_to_recordset($2::jsonb) AS e(seq integer, chest_type_id uuid, rules_version integer, rules_sha256 text,
+    `INSERT INTO odds_log (app_id, seq, chest_type_id, banner_id, rules_version, rules_sha256, effective_at, previous_hash, entry_hash)
+     SELECT $1, e.seq, e.chest_type_id, e.banner_id, e.rules_version, e.rules_sha256, e.effective_at, e.previous_hash, e.entry_hash
+       FROM jsonb_to_recordset($2::jsonb) AS e(seq integer, chest_type_id uuid, banner_id text, rules_version integer, rules_sha256 text,
                                                 effective_at timestamptz, previous_hash text, entry_hash text)`,
     [appId, JSON.stringify(entries.map(oddsLogRecord))],
   );

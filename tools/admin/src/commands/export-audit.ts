@@ -1,6 +1,15 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AdminExportOpenings, AdminExportRules, AdminOddsLog, AppError, oddsLogRecord, type AuditOpening, type ReplyOf } from '@ccs/shared';
+import {
+  AdminExportBannerRules,
+  AdminExportOpenings,
+  AdminExportRules,
+  AdminOddsLog,
+  AppError,
+  oddsLogRecord,
+  type AuditOpening,
+  type ReplyOf,
+} from '@ccs/shared';
 import { AdminFailure, adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
 import { JsonLinesFile, type WrittenFile } from './audit-files.js';
 
@@ -81,12 +90,13 @@ const openingLine = (o: AuditOpening) => ({
     triggered: o.pity.triggered,
   },
   items: o.items.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
-  // A banner pull's opening: its record and the banner's rules, which its re-roll needs.
+  // A banner pull's opening: its record and the banner's rules (with their logged version), which its re-roll needs.
   banner: o.banner && {
     id: o.banner.bannerId,
     featured: o.banner.featured,
     guaranteed_before: o.banner.guaranteedBefore,
     floor_rerolled: o.banner.floorRerolled,
+    rules_version: o.banner.rulesVersion,
     rules: o.banner.rules,
   },
 });
@@ -99,10 +109,16 @@ interface OpeningCounts {
   without_fairness: number;
 }
 
-/** Streams the period's openings, page by page, into openings.jsonl; answers the counts and the (chest type, rules version) pairs met. */
+/** The (chest type, rules version) and (banner, rules version) pairs whose rules rules.jsonl carries. */
+interface RulesPairs {
+  chests: Map<string, { chestTypeId: string; rulesVersion: number }>;
+  banners: Map<string, { bannerId: string; rulesVersion: number }>;
+}
+
+/** Streams the period's openings, page by page, into openings.jsonl; answers the counts and the rules pairs met. */
 async function writeOpenings(c: AdminContext, appId: string, period: { from: string; to: string }, file: JsonLinesFile) {
   const counts: OpeningCounts = { openings: 0, revealed: 0, unrevealed: 0, without_fairness: 0 };
-  const versions = new Map<string, { chestTypeId: string; rulesVersion: number }>();
+  const versions: RulesPairs = { chests: new Map(), banners: new Map() };
   let cursor: string | undefined;
   do {
     const page = await c.bus.request(AdminExportOpenings, { appId, ...period, limit: PAGE, ...(cursor ? { cursor } : {}) }, adminCall(), {
@@ -114,7 +130,9 @@ async function writeOpenings(c: AdminContext, appId: string, period: { from: str
       if (!o.fairness) counts.without_fairness++;
       else if (o.fairness.serverSeed !== null) counts.revealed++;
       else counts.unrevealed++;
-      versions.set(`${o.chestTypeId}:${o.rulesVersion}`, { chestTypeId: o.chestTypeId, rulesVersion: o.rulesVersion });
+      versions.chests.set(`${o.chestTypeId}:${o.rulesVersion}`, { chestTypeId: o.chestTypeId, rulesVersion: o.rulesVersion });
+      if (o.banner?.rulesVersion)
+        versions.banners.set(`${o.banner.bannerId}:${o.banner.rulesVersion}`, { bannerId: o.banner.bannerId, rulesVersion: o.banner.rulesVersion });
       if (counts.openings % PROGRESS_EVERY === 0) c.io.progress(`  ${counts.openings} openings written (${counts.revealed} with revealed seeds)`);
     }
     cursor = page.nextCursor ?? undefined;
@@ -122,23 +140,35 @@ async function writeOpenings(c: AdminContext, appId: string, period: { from: str
   return { counts, versions };
 }
 
-/** Writes rules.jsonl: the rules and rule inputs of every (chest type, rules version) pair, asked 100 at a time. */
-async function writeRules(c: AdminContext, appId: string, pairs: { chestTypeId: string; rulesVersion: number }[], file: JsonLinesFile) {
+/**
+ * Writes rules.jsonl, asked 100 at a time: the rules and rule inputs of every (chest type, rules
+ * version) pair, then the rules of every (banner, rules version) pair (lines with `banner_id`).
+ */
+async function writeRules(c: AdminContext, appId: string, pairs: RulesPairs, file: JsonLinesFile) {
   let missing = 0;
-  for (let i = 0; i < pairs.length; i += 100) {
-    const asked = pairs.slice(i, i + 100);
+  const chests = [...pairs.chests.values()];
+  for (let i = 0; i < chests.length; i += 100) {
+    const asked = chests.slice(i, i + 100);
     const { rules } = await c.bus.request(AdminExportRules, { appId, versions: asked }, adminCall(), { timeoutMs: 30_000 });
     missing += asked.length - rules.length;
     for (const r of rules)
       await file.write({ chest_type_id: r.chestTypeId, rules_version: r.rulesVersion, rules: r.rules, rule_inputs: r.ruleInputs });
+  }
+  const banners = [...pairs.banners.values()];
+  for (let i = 0; i < banners.length; i += 100) {
+    const asked = banners.slice(i, i + 100);
+    const { rules } = await c.bus.request(AdminExportBannerRules, { appId, versions: asked }, adminCall(), { timeoutMs: 30_000 });
+    missing += asked.length - rules.length;
+    for (const r of rules) await file.write({ banner_id: r.bannerId, rules_version: r.rulesVersion, rules: r.rules });
   }
   return missing;
 }
 
 /**
  * `export-audit --app <id> --from <date> --to <date> --out <dir>`: writes openings.jsonl (the
- * period's openings: inputs, items, pity, rules version; seeds where revealed), rules.jsonl (the
- * rules each rolled, and each odds log entry's), odds-log.json (the whole log) and manifest.json
+ * period's openings: inputs, items, pity, rules version, a banner pull's banner rules and their
+ * version; seeds where revealed), rules.jsonl (the rules each rolled, and each odds log entry's,
+ * chest types' and banners'), odds-log.json (the whole log) and manifest.json
  * (period, counts, SHA-256 of each file).
  */
 export async function exportAuditCommand(c: AdminContext, o: { app?: string; from?: string; to?: string; out?: string }): Promise<number> {
@@ -156,9 +186,11 @@ export async function exportAuditCommand(c: AdminContext, o: { app?: string; fro
   c.io.progress(`Exporting openings of app ${appId} from ${period.from} to ${period.to} into ${dir}`);
   const openingsFile = new JsonLinesFile(dir, 'openings.jsonl');
   const { counts, versions } = await writeOpenings(c, appId, period, openingsFile).finally(() => openingsFile.close());
-  for (const e of log) versions.set(`${e.chestTypeId}:${e.rulesVersion}`, { chestTypeId: e.chestTypeId, rulesVersion: e.rulesVersion });
+  for (const e of log)
+    if (e.bannerId !== undefined) versions.banners.set(`${e.bannerId}:${e.rulesVersion}`, { bannerId: e.bannerId, rulesVersion: e.rulesVersion });
+    else versions.chests.set(`${e.chestTypeId}:${e.rulesVersion}`, { chestTypeId: e.chestTypeId!, rulesVersion: e.rulesVersion });
   const rulesFile = new JsonLinesFile(dir, 'rules.jsonl');
-  const rulesMissing = await writeRules(c, appId, [...versions.values()], rulesFile).finally(() => rulesFile.close());
+  const rulesMissing = await writeRules(c, appId, versions, rulesFile).finally(() => rulesFile.close());
   const logFile = new JsonLinesFile(dir, 'odds-log.json');
   await logFile.writeText(`${JSON.stringify(log.map(logEntryOf), null, 1)}\n`);
   const files: Record<string, WrittenFile> = {

@@ -22,10 +22,18 @@ export interface ChainBreak {
 }
 
 /**
+ * What an entry logs, as its hash takes it: a chest entry's chest_type_id, a banner entry's
+ * `banner:<banner_id>:`; and its key among the catalog's chests and banners.
+ */
+const hashedSubject = (a: Entry['attributes']): string => ('banner_id' in a ? `banner:${a.banner_id}:` : a.chest_type_id);
+const subjectKey = (a: Entry['attributes']): string => ('banner_id' in a ? `banner:${a.banner_id}` : a.chest_type_id);
+
+/**
  * Checks the odds log's chain by the rule the API documents and scripts/verify/odds-log.mjs checks
  * (DESIGN.md §7): entries numbered from 1 with no gap, each `previous_hash` the entry before's
  * `entry_hash` (64 zeros for the first), and `entry_hash` = SHA-256 of previous_hash +
- * rules_sha256 + chest_type_id + rules_version + effective_at. The first break found, or undefined.
+ * rules_sha256 + (chest_type_id, or `banner:` + banner_id + `:`) + rules_version + effective_at.
+ * The first break found, or undefined.
  */
 export function chainBreak(entries: Entry[]): ChainBreak | undefined {
   let previous = GENESIS;
@@ -34,14 +42,14 @@ export function chainBreak(entries: Entry[]): ChainBreak | undefined {
     const seq = i + 1;
     if (e.id !== String(seq)) return { seq, reason: `entry ${seq} is numbered ${e.id}` };
     if (a.previous_hash !== previous) return { seq, reason: "its previous_hash is not the entry before's hash" };
-    if (sha256(`${a.previous_hash}${a.rules_sha256}${a.chest_type_id}${a.rules_version}${a.effective_at}`) !== a.entry_hash)
+    if (sha256(`${a.previous_hash}${a.rules_sha256}${hashedSubject(a)}${a.rules_version}${a.effective_at}`) !== a.entry_hash)
       return { seq, reason: 'its entry_hash is not the hash of its fields' };
     previous = a.entry_hash;
   }
   return undefined;
 }
 
-/** What a chest type's catalog entry says of it: its name and the odds change it announces, if any. */
+/** What the catalog (chests by id, banners by `banner:<id>`) says of an entry's subject: its name and the odds change it announces, if any. */
 type Catalog = Map<string, { name: string; change?: { effective_at: string; rules_version: number } }>;
 
 /**
@@ -52,7 +60,7 @@ type Catalog = Map<string, { name: string; change?: { effective_at: string; rule
 export function stateOf(e: Entry, catalog: Catalog, now: number): 'pending' | 'replaced' | 'effective' {
   const a = e.attributes;
   if (Date.parse(a.effective_at) <= now) return 'effective';
-  return catalog.get(a.chest_type_id)?.change?.effective_at === a.effective_at ? 'pending' : 'replaced';
+  return catalog.get(subjectKey(a))?.change?.effective_at === a.effective_at ? 'pending' : 'replaced';
 }
 
 /** Whether the chain verifies, or where it breaks. */
@@ -75,7 +83,7 @@ export function oddsLogBody(entries: Entry[], total: number, catalog: Catalog, n
   const broken = chainBreak(entries);
   const states = entries.map((e) => stateOf(e, catalog, now));
   const pending = entries.filter((_e, i) => states[i] === 'pending');
-  const name = (id: string) => catalog.get(id)?.name ?? id;
+  const name = (a: Entry['attributes']) => catalog.get(subjectKey(a))?.name ?? ('banner_id' in a ? `Banner ${a.banner_id}` : a.chest_type_id);
   return html`${chainNotice(entries.length, broken)}
     ${entries.length < total ? notice('warning', `Only the first ${entries.length} of ${total} entries were read and checked.`) : ''}
     <h2>Pending changes</h2>
@@ -83,12 +91,12 @@ export function oddsLogBody(entries: Entry[], total: number, catalog: Catalog, n
       pending.length
         ? table(
             [
-              { label: 'Chest', key: true },
+              { label: 'Chest or banner', key: true },
               { label: 'Rules version', key: true },
               { label: 'Takes effect (UTC)', key: true },
             ],
             pending.map((e) => [
-              name(e.attributes.chest_type_id),
+              name(e.attributes),
               html`<span data-testid="pending-version">${e.attributes.rules_version}</span>`,
               html`<span data-testid="pending-effective">${when(e.attributes.effective_at)}</span>`,
             ]),
@@ -100,7 +108,7 @@ export function oddsLogBody(entries: Entry[], total: number, catalog: Catalog, n
     ${table(
       [
         { label: '#', key: true },
-        { label: 'Chest', key: true },
+        { label: 'Chest or banner', key: true },
         'Rules version',
         'Effective (UTC)',
         { label: 'State', key: true },
@@ -109,7 +117,7 @@ export function oddsLogBody(entries: Entry[], total: number, catalog: Catalog, n
       entries
         .map((e, i) => [
           e.id,
-          name(e.attributes.chest_type_id),
+          name(e.attributes),
           e.attributes.rules_version,
           when(e.attributes.effective_at),
           html`<span data-testid="entry-state">${states[i]}</span>`,
@@ -120,7 +128,7 @@ export function oddsLogBody(entries: Entry[], total: number, catalog: Catalog, n
     )}`;
 }
 
-/** GET /console/odds-log: the whole log (pages of the API in turn) and the catalog's names and announcements. */
+/** GET /console/odds-log: the whole log (pages of the API in turn) and the catalog's and the banners' names and announcements. */
 async function oddsLogPage(p: ConsolePage) {
   const entries: Entry[] = [];
   let total = 0;
@@ -133,9 +141,14 @@ async function oddsLogPage(p: ConsolePage) {
   }
   const chests = await p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' });
   if (!chests.ok) return p.failed('Odds log', '/console/chests', chests);
-  const catalog: Catalog = new Map(
-    chests.doc.data.map((c) => [c.id, { name: c.attributes.name, ...(c.meta.odds_change ? { change: c.meta.odds_change } : {}) }]),
-  );
+  const banners = await p.api({ method: 'get', path: '/api/v1/banners', success: 200 });
+  if (!banners.ok) return p.failed('Odds log', '/console/chests', banners);
+  const catalog: Catalog = new Map([
+    ...chests.doc.data.map((c) => [c.id, { name: c.attributes.name, ...(c.meta.odds_change ? { change: c.meta.odds_change } : {}) }] as const),
+    ...banners.doc.data.map(
+      (b) => [`banner:${b.id}`, { name: `Banner ${b.attributes.name}`, ...(b.meta.odds_change ? { change: b.meta.odds_change } : {}) }] as const,
+    ),
+  ]);
   return p.view('Odds log', '/console/chests', oddsLogBody(entries, total, catalog));
 }
 

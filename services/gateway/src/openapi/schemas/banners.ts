@@ -40,11 +40,35 @@ const BannerMembers = {
 /** The caller's standing in a banner's pity group (one definition: the pull's answer shows the same). */
 const PlayerStanding = BannerStanding.shape;
 
+/** A change of a banner's rules announced under the odds change notice period. */
+const BannerOddsChange = z
+  .object({
+    effective_at: Timestamp.describe('When the new rules take effect (the odds log entry of the change says the same).'),
+    rules_version: z.number().int().min(1).describe("The banner rules version of the coming rules (its odds log entry's `rules_version`)."),
+  })
+  .describe(
+    "A change of the banner's rules (chest, pity group, featured, guarantee, ten-pull floor) announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` pulls roll the rules in force, which the attributes show; absent when none is pending.",
+  );
+
 const BannerMeta = z
   .object({
     player: z.object(PlayerStanding).optional().describe("With a Bearer token: the caller's standing on the banner."),
+    odds_change: BannerOddsChange.optional(),
   })
-  .describe('With a Bearer token, `player`; empty otherwise.');
+  .describe('With a Bearer token, `player`; while a change of its rules is announced, `odds_change`; empty otherwise.');
+
+/** The banner's rules as the odds log hashes them. */
+const BannerRules = z
+  .object({
+    chest_type_id: UuidSchema.describe('The catalog chest pulled.'),
+    pity_group: z.string().describe('The pity group whose flag and counter the pulls carry.'),
+    featured: Featured,
+    guarantee: z.boolean(),
+    ten_pull_floor: z.string().nullable(),
+  })
+  .describe(
+    "The banner's rules in force: everything in the banner that changes what a pull rolls. The odds log's banner entry of `banner_rules_version` has `rules_sha256` = SHA-256 of their canonical JSON (keys sorted).",
+  );
 
 /** A gacha banner. */
 export const Banner = component(
@@ -80,7 +104,7 @@ const ExpectedPulls = z.number().min(0).nullable();
 /** A banner's odds document (docs/fairness.md, "Banner pulls"). */
 export const BannerOddsDocument = component(
   'BannerOddsDocument',
-  'Everything a banner pull depends on besides the seeds (docs/fairness.md, "Banner pulls"): the banner\'s featured roll, guarantee, spark and ten-pull floor, and its chest type\'s `rules` and `rule_inputs` at `rules_version` (what `GET /chests/{chest_type_id}/odds?rules_version=` gives), so that `scripts/verify-opening.mjs --banner` recomputes a banner opening from this document alone.',
+  'Everything a banner pull depends on besides the seeds (docs/fairness.md, "Banner pulls"): the banner\'s rules in force (`banner_rules`, their version, and a pending change in `meta.odds_change`), its featured roll, guarantee, spark and ten-pull floor, and its chest type\'s `rules` and `rule_inputs` at `rules_version` (what `GET /chests/{chest_type_id}/odds?rules_version=` gives), so that `scripts/verify-opening.mjs --banner` recomputes a banner opening from this document alone.',
   z.object({
     data: z.object({
       type: z.literal('banner_odds'),
@@ -88,6 +112,12 @@ export const BannerOddsDocument = component(
       attributes: z.object({
         chest_type_id: UuidSchema.describe('The catalog chest the banner pulls.'),
         rules_version: z.number().int().min(1).describe("The content version of the chest's rules its pulls roll now."),
+        banner_rules_version: z
+          .number()
+          .int()
+          .min(1)
+          .describe("The version of the banner's rules its pulls roll now (the content version that last changed them: its odds log entry's)."),
+        banner_rules: BannerRules,
         ...BannerMembers,
         long_run_featured_share: z
           .number()
@@ -125,7 +155,8 @@ export const BannerOddsDocument = component(
           })
           .optional()
           .describe("With a Bearer token: the caller's standing on the banner."),
+        odds_change: BannerOddsChange.optional(),
       })
-      .describe('With a Bearer token, `player`; empty otherwise.'),
+      .describe('With a Bearer token, `player`; while a change of its rules is announced, `odds_change`; empty otherwise.'),
   }),
 );

@@ -136,23 +136,28 @@ export const ChestDocument = component('ChestDocument', 'One catalog chest; `met
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
+/** The fields of an odds log entry besides what it names. */
+const OddsLogFields = {
+  rules_version: z.number().int().min(1).describe('The content version of the rules logged.'),
+  rules_sha256: Sha256,
+  effective_at: Timestamp.describe('When the rules took effect (ISO 8601 UTC with milliseconds: the string the hash covers).'),
+  previous_hash: Sha256,
+  entry_hash: Sha256,
+};
+
 /** A page of the odds log (DESIGN.md §7). */
 export const OddsLogDocument = component(
   'OddsLogDocument',
-  "The app's odds log, oldest first: append-only and hash-chained, one entry per chest type whose rules a content version changed. `entry_hash` = SHA-256 of `previous_hash + rules_sha256 + chest_type_id + rules_version + effective_at` (the strings as shown, concatenated); `previous_hash` of the first entry is 64 zeros; `rules_sha256` is SHA-256 of the canonical JSON (keys sorted) of the odds document's `attributes.rules` for that `rules_version`.",
+  'The app\'s odds log, oldest first: append-only and hash-chained, one entry per chest type or banner whose rules a content version changed. A chest entry has `chest_type_id`: `entry_hash` = SHA-256 of `previous_hash + rules_sha256 + chest_type_id + rules_version + effective_at` (the strings as shown, concatenated), and `rules_sha256` is SHA-256 of the canonical JSON (keys sorted) of the chest odds document\'s `attributes.rules` for that `rules_version`. A banner entry has `banner_id` instead: `entry_hash` = SHA-256 of `previous_hash + rules_sha256 + "banner:" + banner_id + ":" + rules_version + effective_at`, and `rules_sha256` is SHA-256 of the canonical JSON of the banner odds document\'s `attributes.banner_rules` at that `banner_rules_version`. `previous_hash` of the first entry is 64 zeros.',
   z.object({
     data: z.array(
       z.object({
         type: z.literal('odds_log_entry'),
         id: z.string().describe("The entry's sequence number in the app's log, from 1."),
-        attributes: z.object({
-          chest_type_id: UuidSchema,
-          rules_version: z.number().int().min(1),
-          rules_sha256: Sha256,
-          effective_at: Timestamp.describe('When the rules took effect (ISO 8601 UTC with milliseconds: the string the hash covers).'),
-          previous_hash: Sha256,
-          entry_hash: Sha256,
-        }),
+        attributes: z.union([
+          z.object({ chest_type_id: UuidSchema.describe('The chest type whose rules changed.'), ...OddsLogFields }).strict(),
+          z.object({ banner_id: z.string().describe('The banner (its id, the content slug) whose rules changed.'), ...OddsLogFields }).strict(),
+        ]),
         relationships: NoRelationships,
       }),
     ),

@@ -34,6 +34,10 @@ const bannerMembers = (b: BannerView) => ({
   ten_pull_floor: b.tenPullFloor,
 });
 
+/** A pending change of a banner's rules, as catalog chests announce theirs (absent: none). */
+const oddsChange = (b: BannerView) =>
+  b.oddsChange ? { odds_change: { effective_at: b.oddsChange.effectiveAt, rules_version: b.oddsChange.rulesVersion } } : {};
+
 /** A banner resource; the chest type it pulls as a relationship to the catalog chest. */
 function bannerResource(b: ReplyOf<typeof GetBanner>): Schemas['Banner'] {
   return {
@@ -41,7 +45,7 @@ function bannerResource(b: ReplyOf<typeof GetBanner>): Schemas['Banner'] {
     id: b.id,
     attributes: { name: b.name, ...bannerMembers(b), active: b.active },
     relationships: { chest_type: { data: { type: 'chest', id: b.chestTypeId } } },
-    meta: b.player ? { player: standing(b.player) } : {},
+    meta: { ...(b.player ? { player: standing(b.player) } : {}), ...oddsChange(b) },
   };
 }
 
@@ -86,6 +90,8 @@ export async function getBannerOdds(request: FastifyRequest, reply: FastifyReply
       attributes: {
         chest_type_id: o.banner.chestTypeId,
         rules_version: o.rulesVersion,
+        banner_rules_version: o.banner.rulesVersion,
+        banner_rules: o.bannerRules,
         ...bannerMembers(o.banner),
         long_run_featured_share: exact(o.longRunFeaturedShare)!,
         expected_pulls_to_featured: {
@@ -97,7 +103,10 @@ export async function getBannerOdds(request: FastifyRequest, reply: FastifyReply
       },
       relationships: {},
     },
-    meta: o.player ? { player: { ...standing(o.player), expected_pulls_to_featured: exact(o.player.expectedPullsToFeatured) } } : {},
+    meta: {
+      ...(o.player ? { player: { ...standing(o.player), expected_pulls_to_featured: exact(o.player.expectedPullsToFeatured) } } : {}),
+      ...oddsChange(o.banner),
+    },
   } satisfies Schemas['BannerOddsDocument']);
 }
 
