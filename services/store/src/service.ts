@@ -1,9 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import { AppliedNotices, AtRestCipher, OutboxRelay, type ServiceDefinition } from '@ccs/shared';
+import { AppliedNotices, AtRestCipher, OutboxRelay, periodicWorker, type ServiceDefinition } from '@ccs/shared';
+import { createAppleTrust } from './apple/index.js';
 import type { StoreConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { StoreContentReader } from './content.js';
 import type { StoreDeps } from './deps.js';
+import { adminEndpoints } from './endpoints/admin.js';
+import { appleNotificationEndpoint, googleNotificationEndpoint } from './endpoints/notifications.js';
+import { verifyPurchaseEndpoint } from './endpoints/verify-purchase.js';
+import { googlePlay } from './google/index.js';
+import { consumeDue } from './purchases/consume.js';
 import { storedCredentialKey } from './repositories/credentials-repo.js';
 
 /**
@@ -35,6 +41,21 @@ export const storeService: ServiceDefinition<StoreConfig> = {
         log,
       }),
     };
-    return { endpoints: [], consumers: [contentLoadedConsumer(pool, log)], workers: [relay] };
+    // Apple's root (pinned) and the studio's test roots, read once: a bad one stops the start.
+    const apple = createAppleTrust({ extraRoots: config.STORE_APPLE_ROOT_CERTS });
+    const google = googlePlay(config);
+    return {
+      endpoints: [
+        verifyPurchaseEndpoint(deps, apple, google),
+        appleNotificationEndpoint(deps, apple),
+        googleNotificationEndpoint(deps, google),
+        ...adminEndpoints(deps),
+      ],
+      consumers: [contentLoadedConsumer(pool, log)],
+      workers: [
+        relay,
+        periodicWorker({ log, everyMs: config.STORE_CONSUME_INTERVAL_MS, what: 'Google purchases consumed', pass: () => consumeDue(deps, google) }),
+      ],
+    };
   },
 };

@@ -1,5 +1,12 @@
 import type { StoreContent } from '@ccs/shared';
-import { AppleJwsError, appleMilliunitsToDecimal, AppleTransactionSchema, verifyAppleJws, type AppleJwsRefusal, type AppleTrust } from '../apple/index.js';
+import {
+  AppleJwsError,
+  appleMilliunitsToDecimal,
+  AppleTransactionSchema,
+  verifyAppleJws,
+  type AppleJwsRefusal,
+  type AppleTrust,
+} from '../apple/index.js';
 import { storeErrors } from '../errors.js';
 import { productFor } from './products.js';
 import type { VerifiedTransaction } from './verified.js';
@@ -14,12 +21,16 @@ const WHY: Record<AppleJwsRefusal, string> = {
   signature: 'its signature does not match its content',
 };
 
-/** A verified App Store JWS's payload, or `receipt_invalid`. */
-export async function verifiedPayload(jws: string, trust: AppleTrust): Promise<unknown> {
+/** A verified App Store JWS's payload; a refusal becomes `refuse(why)` (default `receipt_invalid`). */
+export async function verifiedPayload(
+  jws: string,
+  trust: AppleTrust,
+  refuse: (why: string) => Error = (why) => storeErrors.receiptInvalid('apple', why),
+): Promise<unknown> {
   try {
     return (await verifyAppleJws(jws, trust)).payload;
   } catch (err) {
-    if (err instanceof AppleJwsError) throw storeErrors.receiptInvalid('apple', WHY[err.reason]);
+    if (err instanceof AppleJwsError) throw refuse(WHY[err.reason]);
     throw err;
   }
 }
@@ -30,7 +41,12 @@ export async function verifiedPayload(jws: string, trust: AppleTrust): Promise<u
  * environment against the app's `store.apple`, the product against its products, no
  * revocationDate, and appAccountToken (when set) naming the calling player.
  */
-export async function verifyApplePurchase(trust: AppleTrust, store: StoreContent | undefined, jws: string, playerId: string): Promise<VerifiedTransaction> {
+export async function verifyApplePurchase(
+  trust: AppleTrust,
+  store: StoreContent | undefined,
+  jws: string,
+  playerId: string,
+): Promise<VerifiedTransaction> {
   const apple = store?.apple;
   if (!store || !apple) throw storeErrors.notConfigured("the app's content has no store.apple section");
   const parsed = AppleTransactionSchema.safeParse(await verifiedPayload(jws, trust));

@@ -56,7 +56,8 @@ export async function verifyGooglePurchase(
   const p = read.value;
   if (p.state === 'cancelled') throw storeErrors.receiptRevoked('google');
   if (p.state === 'pending') throw storeErrors.purchasePending();
-  if (p.obfuscatedExternalAccountId !== undefined && p.obfuscatedExternalAccountId.toLowerCase() !== playerId) throw storeErrors.receiptWrongPlayer('google');
+  if (p.obfuscatedExternalAccountId !== undefined && p.obfuscatedExternalAccountId.toLowerCase() !== playerId)
+    throw storeErrors.receiptWrongPlayer('google');
   let price: VerifiedTransaction['price'] = null;
   if (p.orderId !== undefined) {
     const order = await client.getOrder(settings.package_name, p.orderId);

@@ -258,3 +258,9 @@ export async function moneySpentSince(db: Queryable, appId: string, playerId: st
   );
   return r.rows.map((row) => ({ currency: row.currency, amount: moneyText(row.amount) }));
 }
+
+/** One of the app's transactions by our id. */
+export async function findPurchaseById(q: Queryable, appId: string, id: string): Promise<PurchaseRow | undefined> {
+  const r = await q.query<Row>(`SELECT ${COLUMNS} FROM purchases WHERE app_id = $1 AND id = $2`, [appId, id]);
+  return r.rows[0] && toPurchase(r.rows[0]);
+}
