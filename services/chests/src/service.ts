@@ -14,6 +14,7 @@ import {
 import type { ChestsConfig } from './config.js';
 import { chestGrantConsumer } from './consumers/chest-grant.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
+import { storeRefundsConsumer } from './consumers/store-refunds.js';
 import type { ChestsDeps, ChestsFaults } from './deps.js';
 import {
   adminExportBannerRulesEndpoint,
@@ -156,7 +157,7 @@ export function chestsServiceWith(faults: ChestsFaults): ServiceDefinition<Chest
       const { config, log, pool, relay, notices } = deps;
       return {
         endpoints: chestsEndpoints(deps),
-        consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps)],
+        consumers: [contentLoadedConsumer(deps), chestGrantConsumer(deps), storeRefundsConsumer(deps)],
         workers: [
           relay,
           paymentsSweeper(deps),

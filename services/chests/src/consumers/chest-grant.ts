@@ -2,6 +2,7 @@ import { ChestGrant, consumer, DURABLE, UuidSchema, type Delivery, type Queryabl
 import type { z } from 'zod';
 import type { ChestsDeps } from '../deps.js';
 import { findChestType, findChestTypeBySlug } from '../repositories/chest-types-repo.js';
+import { holdRevokedGrants } from '../repositories/revoked-chests-repo.js';
 
 /** Durable name of the chests service's grant consumer. */
 export const GRANT_CONSUMER = DURABLE.chestsGrants;
@@ -9,7 +10,7 @@ export const GRANT_CONSUMER = DURABLE.chestsGrants;
 type Grant = z.infer<typeof ChestGrant.payload>;
 
 /** What a grant needs of the app's current content: where a granted chest goes, and the starter type. */
-interface GrantRules {
+export interface GrantRules {
   starterChestType: string;
   inventoryCapacity: number;
   inventoryOverflow: 'mailbox' | 'refuse';
@@ -27,7 +28,7 @@ interface Placed {
 }
 
 /** The app's current content's grant rules, in one statement (not the whole snapshot: a grant needs four columns). */
-async function grantRules(db: Queryable, appId: string): Promise<GrantRules | undefined> {
+export async function grantRules(db: Queryable, appId: string): Promise<GrantRules | undefined> {
   const r = await db.query<{ starter_chest_type: string; inventory_capacity: number; inventory_overflow: string; mailbox_ttl_days: number }>(
     `SELECT v.starter_chest_type, v.inventory_capacity, v.inventory_overflow, v.mailbox_ttl_days
        FROM apps a JOIN content_versions v ON v.app_id = a.app_id AND v.version = a.content_version
@@ -149,11 +150,12 @@ async function resolveGrants(tx: Queryable, batch: Delivery<Grant>[]): Promise<P
  * Every grant pulled meanwhile is applied in ONE transaction (the runtime's, with the messages
  * marked processed in it), in a fixed number of statements whatever the batch's size: the content
  * rules per app, the chest type per distinct type, then the players' inventory locks (in key
- * order), the chest ids already granted, the unopened counts (only when some content sends
- * overflow to the mailbox), and one insert for the inventory and one for the mailbox. A chest goes
- * to the mailbox when the inventory is full and `inventory_overflow` is `mailbox`, counting the
- * earlier grants of the batch; with `refuse` a grant is added beyond the capacity: it cannot be
- * refused after the fact, and must not be lost. Under the players' inventory locks, so claims and
+ * order), the chest ids already granted, the chests a store refund revoked (not added, even when
+ * the refund came first: docs/architecture.md "Store refunds"), the unopened counts (only when
+ * some content sends overflow to the mailbox), and one insert for the inventory and one for the
+ * mailbox. A chest goes to the mailbox when the inventory is full and `inventory_overflow` is
+ * `mailbox`, counting the earlier grants of the batch; with `refuse` a grant is added beyond the
+ * capacity: it cannot be refused after the fact, and must not be lost. Under the players' inventory locks, so claims and
  * purchases cannot change the counts meanwhile, and a second delivery of a grant (another message
  * id, even in the same batch) sees where the first one put it.
  */
@@ -170,12 +172,15 @@ export function chestGrantConsumer(_deps?: Pick<ChestsDeps, 'pool'>) {
         tx,
         placed.map((c) => c.id),
       );
-      const fresh = placed.filter((c) => {
+      const unseen = placed.filter((c) => {
         const id = c.id.toLowerCase();
         if (granted.has(id)) return false;
         granted.add(id);
         return true;
       });
+      // A chest a store refund revoked (even before its grant arrived) is not added.
+      const revoked = await holdRevokedGrants(tx, unseen);
+      const fresh = unseen.filter((c) => !revoked.has(c.id.toLowerCase()));
       const overflowing = fresh.filter((c) => c.rules.inventoryOverflow === 'mailbox');
       const counts = overflowing.length ? await unopenedCounts(tx, players) : new Map<string, number>();
       const inventory: Placed[] = [];

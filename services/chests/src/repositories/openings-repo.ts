@@ -73,7 +73,8 @@ const RECORD_OPENINGS = preparedStatement(
   `WITH nonced AS (
     UPDATE player_seeds SET next_nonce = $4::int + $5::int
      WHERE id = $3 AND app_id = $1 AND player_id = $2 AND next_nonce = $4::int AND revealed_at IS NULL
-       AND (SELECT count(*) FROM inventory_chests WHERE app_id = $1 AND player_id = $2 AND id = ANY($6::uuid[]) AND opened_at IS NULL) = $5::int
+       AND (SELECT count(*) FROM (SELECT id FROM inventory_chests WHERE app_id = $1 AND player_id = $2 AND id = ANY($6::uuid[]) AND opened_at IS NULL
+                                   ORDER BY id FOR UPDATE) unopened) = $5::int
      RETURNING id
   ), consumed AS (
     UPDATE inventory_chests c SET opened_at = r.opened_at
@@ -114,7 +115,12 @@ const RECORD_OPENINGS = preparedStatement(
  *   pair is still active and all n chests are still unopened (compare-and-set: the first UPDATE
  *   takes the pair's row lock, so a concurrent opening of the same player waits, then finds the
  *   nonce moved and writes nothing; every opening advances the nonce, so chests found unopened
- *   under an unchanged nonce are still unopened);
+ *   under an unchanged nonce are still unopened). The n chests are counted with their rows
+ *   locked, in id order, as a store refund's revocation locks them before deleting them
+ *   (docs/architecture.md "Store refunds"): a chest is either counted and consumed (the
+ *   revocation waits, then finds it opened) or already gone and not counted. A count from the
+ *   statement's snapshot alone could count a chest deleted before the consume, and write the
+ *   nonce alone;
  * - then, only if it did: consumes the chests, records the openings, writes their grants to the
  *   outbox, stores each pity group's counter after them, and a batch's Idempotency-Key.
  * Returns whether the openings were recorded; when not, nothing was written (the caller reads the
