@@ -656,7 +656,7 @@ export interface paths {
         };
         /**
          * The app's currencies
-         * @description The app's currencies with UUID ids; with a Bearer token each carries the player's balance as a decimal string.
+         * @description The app's currencies with UUID ids; with a Bearer token each carries the player's balance as a decimal string. A balance below zero is a debt (a store refund took back currency that was already spent): `balance.amount` is negative (`"-300.00"`) and `meta.debt` says what is owed (`"300.00"`); until credits bring it back to zero, every spend of that currency is refused with 403 `currency_in_debt`.
          */
         get: operations["listCurrencies"];
         put?: never;
@@ -1105,7 +1105,7 @@ export interface paths {
         };
         /**
          * The app's currencies
-         * @description The app's currencies with UUID ids; with a Bearer token each carries the player's balance as a decimal string.
+         * @description The app's currencies with UUID ids; with a Bearer token each carries the player's balance as a decimal string. A balance below zero is a debt (a store refund took back currency that was already spent): `balance.amount` is negative (`"-300.00"`) and `meta.debt` says what is owed (`"300.00"`); until credits bring it back to zero, every spend of that currency is refused with 403 `currency_in_debt`.
          *
          *     The spec's unprefixed path: the same operation as under `/api/v1` (it still needs the `apikey`).
          */
@@ -1230,6 +1230,7 @@ export interface components {
             data: {
                 attributes: {
                     balances: {
+                        /** @description Below zero while the player is in debt (a store refund took back spent currency). */
                         amount: string;
                         code: string;
                     }[];
@@ -1275,7 +1276,7 @@ export interface components {
                             currency: string;
                             /** @description Signed decimal: positive for a credit, negative for a debit. */
                             delta: string;
-                            /** @description `credit`, `debit`, `debit_refund`, `initial_currency`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, … */
+                            /** @description `credit`, `debit`, `debit_refund`, `initial_currency`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, `store_purchase`, `store_refund`, `store_refund_reversed`, … */
                             reason: string;
                             /** @description What the row answers to: an Idempotency-Key, a purchase or grant id, an opening slot. */
                             reference: string | null;
@@ -1329,7 +1330,7 @@ export interface components {
         AppOverviewDocument: {
             data: {
                 attributes: {
-                    /** @description Per currency: the sum of all balances. */
+                    /** @description Per currency: the sum of all balances (players' debts count below zero) and how many players hold some. */
                     balances: {
                         code: string;
                         holders: number;
@@ -2548,7 +2549,7 @@ export interface components {
         CreditResult: {
             data: {
                 balance: {
-                    /** @description A decimal string with at most two decimals (never a JSON number), e.g. `"1525.50"`. */
+                    /** @description A decimal string with at most two decimals (never a JSON number), e.g. `"1525.50"`; below zero while the player is in debt, e.g. `"-300.00"`. */
                     amount: string;
                 };
             };
@@ -2556,7 +2557,7 @@ export interface components {
         Currency: {
             attributes: {
                 balance?: {
-                    /** @description A decimal string with at most two decimals (never a JSON number), e.g. `"1525.50"`. */
+                    /** @description A decimal string with at most two decimals (never a JSON number), e.g. `"1525.50"`; below zero while the player is in debt, e.g. `"-300.00"`. */
                     amount: string;
                 };
                 code: string;
@@ -2564,6 +2565,10 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            meta?: {
+                /** @description What the calling player owes of this currency (the amount below zero, as a positive decimal string, e.g. `"300.00"`): present only while the balance is below zero. */
+                debt: string;
+            };
             /** @description Always empty: this resource has no relationships. */
             relationships: Record<string, never>;
             /** @constant */
@@ -3259,7 +3264,7 @@ export interface components {
         StudioCreditDocument: {
             data: {
                 attributes: {
-                    /** @description The balance after the grant: a decimal string with two decimals, e.g. `"115.00"`. */
+                    /** @description The balance after the grant: a decimal string with two decimals, e.g. `"115.00"`; still below zero when the grant covered only part of a debt. */
                     amount: string;
                     currency: string;
                 };
@@ -7303,6 +7308,7 @@ export interface operations {
             /**
              * @description Forbidden:
              *     - a paid currency, and the player's region or age is refused (`blocked_in_region`, `age_restricted`), or the amount would pass a spend limit (`spend_limit_reached`), as for a purchase
+             *     - the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited, and nothing is pulled
              */
             403: {
                 headers: {
@@ -8428,6 +8434,7 @@ export interface operations {
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
              *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited
+             *     - a key-required chest whose key currency is owed: the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited
              */
             403: {
                 headers: {
@@ -8618,6 +8625,7 @@ export interface operations {
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
              *     - a chest whose key is with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited
+             *     - a key-required chest whose key currency is owed: the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited
              */
             403: {
                 headers: {
@@ -8861,6 +8869,7 @@ export interface operations {
              *     - a paid currency, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)
              *     - a paid currency, and the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`)
              *     - a paid currency, and the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits)
+             *     - the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited, and no chest is added
              */
             403: {
                 headers: {
@@ -9109,6 +9118,7 @@ export interface operations {
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a skip with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited
+             *     - the skip currency is owed: the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited
              */
             403: {
                 headers: {
@@ -9362,6 +9372,7 @@ export interface operations {
              * @description Forbidden:
              *     - a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at
              *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited, pointed at
+             *     - a key-required chest whose key currency is owed, pointed at: the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited; keys taken for the batch are refunded
              */
             403: {
                 headers: {

@@ -5,6 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
+import { appOfToken } from '../../../test/support/grant-currency.js';
+import { publishStoreRefund, storeRefund } from '../../../test/support/store-refund.js';
 import { buildOpenApiDocument, openApiPath } from '../src/openapi/document.js';
 import {
   OpenApiDocumentSchema,
@@ -340,6 +342,21 @@ describe('OpenAPI document and API reference', () => {
       body: { data: { type: 'spark', attributes: { collectible_id: 'sea-kraken' } } },
     }); // 409
     await go('POST', '/api/v1/banners/kraken-rising/spark', { token, body: { data: { type: 'spark', attributes: { collectible_id: 'x' } } } }); // 422
+
+    // A debt: a store refund took back more coins than bob holds; spends are refused until credits cover it.
+    const bobToken = (bob.meta as unknown as { access_token: string }).access_token;
+    expect(await publishStoreRefund(stack, storeRefund(appOfToken(bobToken), bob.data.id, { coins: '1600' }))).toMatchObject({ applied: true });
+    const owed = (await go('GET', '/api/v1/currencies', { token: bobToken })).data as unknown as { attributes: { code: string }; meta?: unknown }[];
+    expect(owed.find((c) => c.attributes.code === 'coins')!.meta).toEqual({ debt: '100.00' });
+    await go('POST', `/api/v1/chests/${chestType}/purchase`, {
+      token: bobToken,
+      body: { data: { type: 'purchase', attributes: { currency: 'coins' } } },
+    }); // 403 currency_in_debt
+    await go('POST', `/api/v1/currencies/${coins}/credit`, {
+      token: bobToken,
+      body: { amount: '40' },
+      headers: { 'content-type': 'application/json' },
+    }); // -60.00
 
     // Collections and collectibles, anonymous and as the player.
     const collectionId = (await go('GET', '/api/v1/collections?page[limit]=2')).data[0]!.id;

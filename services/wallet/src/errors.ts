@@ -40,6 +40,17 @@ export const walletErrors = {
       header: 'Idempotency-Key',
     }),
   insufficientFunds: (code: string) => AppError.conflict('insufficient_funds', `The balance of ${code} is too low for this debit.`),
+  /**
+   * The balance is below zero (a store refund took back currency that was already spent): no
+   * spend of this currency until credits bring it back to zero. `debt` is what is owed ("300.00").
+   */
+  currencyInDebt: (currency: string, debt: string) =>
+    new AppError({
+      kind: 'forbidden',
+      code: 'currency_in_debt',
+      detail: `The balance of ${currency} is below zero: ${debt} ${currency} is owed (a store refund took back currency that was already spent). Nothing can be spent in ${currency} until the balance is brought back to zero.`,
+      meta: { currency, debt },
+    }),
   referenceReused: () => AppError.conflict('reference_reused', 'This debit reference was already used for a different debit.'),
   referenceVoided: () => AppError.conflict('reference_voided', 'This debit was cancelled (refunded before it arrived); nothing was taken.'),
   balanceLimit: () => AppError.conflict('balance_limit_exceeded', 'This change would take the balance above the largest amount the wallet holds.'),

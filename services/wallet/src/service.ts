@@ -3,6 +3,7 @@ import { contentVersionEndpoint, OutboxRelay, WebhookInterestCache, type Service
 import type { WalletConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { creditGrantsConsumer } from './consumers/credit-grants.js';
+import { storeRefundsConsumer } from './consumers/store-refunds.js';
 import { adminCreditEndpoint } from './endpoints/admin-credit.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { adminPlayerLedgerEndpoint } from './endpoints/admin-player-ledger.js';
@@ -13,7 +14,7 @@ import { listCurrenciesEndpoint } from './endpoints/list-currencies.js';
 import { refundEndpoint } from './endpoints/refund.js';
 import { idempotencySweeper } from './workers/idempotency-sweeper.js';
 
-/** The wallet service: currencies, balances, the ledger, credits, the studio's grants and debits, and the currency.credited events of its credits. */
+/** The wallet service: currencies, balances, the ledger, credits, the studio's grants and debits, store refunds (and the debts they leave), and the currency.credited events of its credits. */
 export const walletService: ServiceDefinition<WalletConfig> = {
   name: 'wallet',
   version: '0.1.0',
@@ -36,7 +37,7 @@ export const walletService: ServiceDefinition<WalletConfig> = {
         adminCreditEndpoint(pool, relay, interest),
         contentVersionEndpoint('wallet', pool),
       ],
-      consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay, interest)],
+      consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay, interest), storeRefundsConsumer(relay, interest)],
       workers: [
         relay,
         { start: () => undefined, stop: async () => interest.stop() },

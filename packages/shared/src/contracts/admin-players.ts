@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OpeningViewSchema } from './chests.js';
-import { DecimalSchema, UuidSchema } from './context.js';
+import { SignedDecimalSchema, UuidSchema } from './context.js';
 import { defineQuery, defineSubject } from './subject.js';
 
 // Operator subjects about one player: finding them, their ledger and openings, granting them chests.
@@ -17,7 +17,8 @@ export const AdminPlayerLedger = defineQuery(
         currency: z.string(),
         /** Signed: positive for a credit, negative for a debit. */
         delta: z.string(),
-        balanceAfter: DecimalSchema,
+        /** Below zero while the player is in debt. */
+        balanceAfter: SignedDecimalSchema,
         reason: z.string(),
         reference: z.string().nullable(),
       }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DecimalSchema, UuidSchema } from './context.js';
+import { DecimalSchema, SignedDecimalSchema, UuidSchema } from './context.js';
 import { defineQuery } from './subject.js';
 
 // Operator subjects: each service's figures for an app (`npm run admin -- stats`, the admin API).
@@ -44,7 +44,8 @@ export const AdminWalletStats = defineQuery(
   StatsRequest,
   z.object({
     ...statsBase,
-    balances: z.array(z.object({ code: z.string(), name: z.string(), total: DecimalSchema, holders: z.number().int() })),
+    /** Per currency: the sum of all balances (debts count below zero) and how many players hold some. */
+    balances: z.array(z.object({ code: z.string(), name: z.string(), total: SignedDecimalSchema, holders: z.number().int() })),
     /** Sources and sinks of the last 24 hours: per currency and ledger reason, what came in and what went out. */
     flows: z.array(z.object({ code: z.string(), reason: z.string(), credited: DecimalSchema, debited: DecimalSchema })).default([]),
   }),

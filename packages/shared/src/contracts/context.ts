@@ -52,4 +52,9 @@ export function optionalCallerOf(ctx: CallContext): string | undefined {
 }
 /** Money as a decimal string with at most two fraction digits: never a float. */
 export const DecimalSchema = z.string().regex(/^\d+(\.\d{1,2})?$/);
+/**
+ * A balance as a decimal string, below zero when the player owes it (a debt: a store refund took
+ * back currency that was already spent), e.g. `"-300.00"`.
+ */
+export const SignedDecimalSchema = z.string().regex(/^-?\d+(\.\d{1,2})?$/);
 export const IsoDateSchema = z.string();

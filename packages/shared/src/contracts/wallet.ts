@@ -1,17 +1,22 @@
 import { z } from 'zod';
 import { defineQuery, defineSubject, RetryKeySchema } from './subject.js';
 import { CurrencyContentSchema } from './content.js';
-import { DecimalSchema, UuidSchema } from './context.js';
+import { DecimalSchema, SignedDecimalSchema, UuidSchema } from './context.js';
 
 /** A currency code as content files spell it (`coins`, `gems`). */
 export const CurrencyCodeSchema = CurrencyContentSchema.shape.code;
 
-/** One currency of the calling app; `balance` is the calling player's, absent without a player. */
+/**
+ * One currency of the calling app; `balance` is the calling player's, absent without a player,
+ * below zero while the player is in debt, and `debt` is then what the player owes (a positive
+ * amount: `balance` -300.00 is `debt` 300.00), absent otherwise.
+ */
 export const CurrencyViewSchema = z.object({
   id: UuidSchema,
   code: CurrencyCodeSchema,
   name: z.string(),
-  balance: DecimalSchema.optional(),
+  balance: SignedDecimalSchema.optional(),
+  debt: DecimalSchema.optional(),
 });
 /** One currency as the wallet reports it. */
 export type CurrencyView = z.infer<typeof CurrencyViewSchema>;
@@ -36,7 +41,8 @@ export const CreditCurrency = defineSubject(
     retryKey: RetryKeySchema.optional(),
   }),
   z.object({
-    balance: DecimalSchema,
+    /** Below zero when the credit covered only part of a debt. */
+    balance: SignedDecimalSchema,
     /** True when this is a stored answer to an earlier request with the same Idempotency-Key. */
     replayed: z.boolean(),
   }),
@@ -46,7 +52,11 @@ export const CreditCurrency = defineSubject(
 /** A debit's reference: the caller's id of it (e.g. `purchase:<uuid>`), printable ASCII. */
 export const DebitReferenceSchema = z.string().regex(/^[\x21-\x7e]{1,200}$/);
 
-/** Debits a player's balance (purchases); never below zero (409 insufficient_funds), idempotent on `reference`. */
+/**
+ * Debits a player's balance (purchases); never below zero (409 insufficient_funds), nothing at all
+ * while the balance is below zero (403 currency_in_debt, `meta.currency` and `meta.debt`),
+ * idempotent on `reference`.
+ */
 export const DebitCurrency = defineSubject(
   'wallet.v1.debit',
   z.object({
@@ -66,17 +76,17 @@ export const RefundDebit = defineSubject(
   z.object({ reference: DebitReferenceSchema }),
   z.object({
     outcome: z.enum(['refunded', 'already_refunded', 'unknown_reference']),
-    /** The balance after the refund, when this call refunded. */
-    balance: DecimalSchema.optional(),
+    /** The balance after the refund, when this call refunded (below zero if a store refund left a debt meanwhile). */
+    balance: SignedDecimalSchema.optional(),
   }),
   { callers: ['chests'] },
 );
 
-/** A player's balance of every currency of the app ("0.00" where nothing was ever credited). */
+/** A player's balance of every currency of the app ("0.00" where nothing was ever credited, below zero for a debt). */
 export const GetBalances = defineQuery(
   'wallet.v1.balances',
   z.object({ playerId: UuidSchema }),
-  z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: DecimalSchema })) }),
+  z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: SignedDecimalSchema })) }),
   { callers: ['chests', 'gateway', 'store'] },
 );
 
@@ -101,8 +111,8 @@ export const AdminCreditPlayer = defineSubject(
   }),
   z.object({
     currency: CurrencyCodeSchema,
-    /** The player's balance of the currency just after the grant (the first grant's, on a repeat). */
-    balance: DecimalSchema,
+    /** The player's balance of the currency just after the grant (the first grant's, on a repeat); below zero when it covered only part of a debt. */
+    balance: SignedDecimalSchema,
     replayed: z.boolean(),
   }),
   { callers: ['gateway'] },

@@ -1,13 +1,17 @@
 import { appOf, DebitCurrency, endpoint, withTransaction, type Pool } from '@ccs/shared';
 import { walletErrors } from '../errors.js';
-import { takeFromBalance } from '../repositories/balances-repo.js';
+import { debtOf, takeFromBalance } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 import { claimDebit, findDebit, isVoided, lockReference, setDebitBalance } from '../repositories/debits-repo.js';
 
 /**
  * wallet.v1.debit (purchases): takes an amount from a player's balance, never below zero.
  * The reference is claimed first, so a retried or concurrent debit with it answers like the first
- * one and moves no money twice; reusing a reference for a different debit is a 409.
+ * one and moves no money twice; reusing a reference for a different debit is a 409. A balance
+ * that does not cover the amount is refused with nothing changed (the claim rolls back): 403
+ * currency_in_debt while it is below zero (a store refund's debt blocks every spend of the
+ * currency), 409 insufficient_funds otherwise. The debt is read only on that path, so a debit
+ * that succeeds costs no extra statement.
  */
 export function debitEndpoint(pool: Pool) {
   return endpoint(DebitCurrency, async (req, ctx) => {
@@ -27,7 +31,10 @@ export function debitEndpoint(pool: Pool) {
         return { currencyId, currency: req.currency, balance: first.balanceAfter };
       }
       const balance = await takeFromBalance(tx, { ...debit, reason: 'debit', requestId: ctx.requestId });
-      if (balance === undefined) throw walletErrors.insufficientFunds(req.currency);
+      if (balance === undefined) {
+        const debt = await debtOf(tx, appId, req.playerId, currencyId);
+        throw debt === undefined ? walletErrors.insufficientFunds(req.currency) : walletErrors.currencyInDebt(req.currency, debt);
+      }
       await setDebitBalance(tx, appId, req.reference, balance);
       return { currencyId, currency: req.currency, balance };
     });

@@ -176,7 +176,55 @@ export async function takeFromBalance(tx: Queryable, c: BalanceChange): Promise<
   return r.rows[0]?.balance;
 }
 
-/** A player's balance of every active currency of the app; "0.00" where none was ever held. */
+/**
+ * What the player owes of a currency: the amount below zero of the balance as a positive decimal
+ * string ("300.00" for a balance of -300.00), or undefined when the balance is not below zero.
+ */
+export async function debtOf(q: Queryable, appId: string, playerId: string, currencyId: string): Promise<string | undefined> {
+  const r = await q.query<{ debt: string }>(
+    'SELECT (-amount)::text AS debt FROM balances WHERE app_id = $1 AND player_id = $2 AND currency_id = $3 AND amount < 0',
+    [appId, playerId, currencyId],
+  );
+  return r.rows[0]?.debt;
+}
+
+/**
+ * A store refund's claw-back: takes the amount from a balance whatever it holds, below zero if it
+ * must (a debt), with its ledger row, unless the ledger already has a row of this reason and
+ * reference (one statement, as `addToBalanceOnce`; the ledger_once index stops a concurrent
+ * second one). The only change that may take a balance below zero: the statement first sets
+ * `wallet.store_refund` for its transaction (the CTE `allowed`, which the change depends on, so it
+ * runs first), without which the balances' trigger refuses it, and the ledger's check refuses a
+ * row ending below zero for any other reason that lowers it. Returns the new balance, or
+ * undefined when the reference was already taken back.
+ */
+export async function takeBelowZeroOnce(
+  tx: Queryable,
+  c: BalanceChange & { reason: 'store_refund'; reference: string },
+): Promise<string | undefined> {
+  const r = await tx
+    .query<{ balance: string }>(
+      `WITH allowed AS (
+         SELECT set_config('wallet.store_refund', 'on', true) AS flag
+       ), fresh AS (
+         SELECT 1 FROM allowed WHERE allowed.flag = 'on' AND NOT EXISTS (
+           SELECT 1 FROM ledger WHERE app_id = $1 AND player_id = $2 AND currency_id = $3 AND reason = $5 AND reference = $6)
+       ), b AS (
+         INSERT INTO balances (app_id, player_id, currency_id, amount) SELECT $1, $2, $3, -($4::numeric) FROM fresh
+         ON CONFLICT (app_id, player_id, currency_id)
+           DO UPDATE SET amount = balances.amount + EXCLUDED.amount, updated_at = now()
+         RETURNING amount
+       )
+       INSERT INTO ledger (app_id, player_id, currency_id, delta, balance_after, reason, reference, request_id)
+       SELECT $1, $2, $3, -($4::numeric), b.amount, $5, $6, $7 FROM b
+       RETURNING balance_after::text AS balance`,
+      params(c),
+    )
+    .catch(mapOverflow);
+  return r.rows[0]?.balance;
+}
+
+/** A player's balance of every active currency of the app; "0.00" where none was ever held, below zero for a debt. */
 export async function playerBalances(q: Queryable, appId: string, playerId: string) {
   const r = await q.query<{ currencyId: string; code: string; amount: string }>(
     `SELECT c.id AS "currencyId", c.code, COALESCE(b.amount, 0)::numeric(20, 2)::text AS amount

@@ -26,19 +26,23 @@ export async function upsertCurrencies(tx: Queryable, appId: string, currencies:
   );
 }
 
-/** A currency row with the player's balance (null when the player never held any). */
+/** A currency row with the player's balance (null when no player asks) and what the player owes of it. */
 export interface CurrencyWithBalance {
   id: string;
   code: string;
   name: string;
+  /** Below zero while the player is in debt. */
   balance: string | null;
+  /** The amount owed ("300.00" for a balance of -300.00); null unless the balance is below zero. */
+  debt: string | null;
 }
 
 /** The app's active currencies in content order, each with `playerId`'s balance when given. */
 export async function listCurrencies(q: Queryable, appId: string, playerId: string | undefined): Promise<CurrencyWithBalance[]> {
   const r = await q.query<CurrencyWithBalance>(
     `SELECT c.id, c.code, c.name,
-            CASE WHEN $2::uuid IS NULL THEN NULL ELSE COALESCE(b.amount, 0)::numeric(20, 2) END AS balance
+            CASE WHEN $2::uuid IS NULL THEN NULL ELSE COALESCE(b.amount, 0)::numeric(20, 2) END AS balance,
+            CASE WHEN b.amount < 0 THEN (-b.amount)::text END AS debt
        FROM currencies c
        LEFT JOIN balances b ON b.app_id = c.app_id AND b.currency_id = c.id AND b.player_id = $2::uuid
       WHERE c.app_id = $1 AND c.retired_at IS NULL

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WalletCreditGrant, type AppContent, type Pool } from '@ccs/shared';
+import { WalletCreditGrant, type AppContent, type Pool, type WebhookEventType } from '@ccs/shared';
 import { creditGrantFactory, loadedApp, startServiceTier, webhookInterestStandIn, type ServiceTier } from '@ccs/shared/testing';
 import { WalletConfigSchema, type WalletConfig } from '../../src/config.js';
 import { walletService } from '../../src/service.js';
@@ -9,10 +9,11 @@ export type WalletTier = ServiceTier<WalletConfig>;
 
 /**
  * Starts the wallet alone, with egress (which it asks whether an app's webhooks take
- * currency.credited) answered by a contract-bound stand-in: no app takes webhook events.
+ * currency.credited) answered by a contract-bound stand-in: every app's webhooks take
+ * `webhookEvents` (default none).
  */
-export function startWalletTier(env: Record<string, string> = {}): Promise<WalletTier> {
-  return startServiceTier(walletService, (e) => WalletConfigSchema.parse(e), { responders: [webhookInterestStandIn()], env });
+export function startWalletTier(env: Record<string, string> = {}, webhookEvents: WebhookEventType[] = []): Promise<WalletTier> {
+  return startServiceTier(walletService, (e) => WalletConfigSchema.parse(e), { responders: [webhookInterestStandIn(webhookEvents)], env });
 }
 
 /** The wallet's own database pool (for ledger assertions). */

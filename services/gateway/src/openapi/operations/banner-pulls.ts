@@ -1,7 +1,7 @@
 import { BannerIdSchema } from '@ccs/shared';
 import type { OperationDoc } from '../route-doc.js';
 import { BannerPullResult, SparkExchangeDocument } from '../schemas/banner-pulls.js';
-import { idempotencyKeyHeader, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, REPLAYED_HEADER } from './common.js';
+import { idempotencyKeyHeader, IN_DEBT_403, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, REPLAYED_HEADER } from './common.js';
 
 /** Documentation of a banner's pull and spark (DESIGN.md §8, docs/content.md "Banners"). */
 
@@ -33,6 +33,7 @@ export const pullBanner: OperationDoc = {
     400: [INVALID_IDEMPOTENCY_KEY],
     403: [
       "a paid currency, and the player's region or age is refused (`blocked_in_region`, `age_restricted`), or the amount would pass a spend limit (`spend_limit_reached`), as for a purchase",
+      `${IN_DEBT_403}, and nothing is pulled`,
     ],
     404: [unknownBanner],
     409: [

@@ -13,7 +13,16 @@ import {
   PurchaseDocument,
 } from '../schemas/chests.js';
 import { variantOf, type OperationDoc } from '../route-doc.js';
-import { idempotencyKeyHeader, INVALID_ID, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, PlayerIdOrMe, REPLAYED_HEADER, uuidParam } from './common.js';
+import {
+  idempotencyKeyHeader,
+  IN_DEBT_403,
+  INVALID_ID,
+  INVALID_IDEMPOTENCY_KEY,
+  NO_STORE_HEADER,
+  PlayerIdOrMe,
+  REPLAYED_HEADER,
+  uuidParam,
+} from './common.js';
 
 /** Documentation of the chest catalog, odds, opening, purchase, inventories and openings. */
 
@@ -129,6 +138,7 @@ export const openChest: OperationDoc = {
       'a chest already opened (`chest_already_opened`)',
       'a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)',
       PAID_GATE_403('a chest whose key is'),
+      `a key-required chest whose key currency is owed: ${IN_DEBT_403}`,
     ],
     404: ['no such chest in this app (`chest_not_found`)'],
     409: ['the Idempotency-Key was used to open another chest (`idempotency_key_reused`)', 'a key-required chest and too few keys (`key_required`)'],
@@ -164,6 +174,7 @@ export const openChests: OperationDoc = {
     403: [
       'a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at',
       `${PAID_GATE_403('a key-required chest whose key is paid for')}, pointed at`,
+      `a key-required chest whose key currency is owed, pointed at: ${IN_DEBT_403}; keys taken for the batch are refunded`,
     ],
     404: ['no such chest in this app (`chest_not_found`), pointed at'],
     409: [
@@ -201,7 +212,12 @@ export const unlockChest: OperationDoc = {
   responses: [{ status: 200, description: 'Its timer runs, or it is unlocked.', schema: UnlockDocument, headers: NO_STORE_HEADER }],
   errors: {
     400: [INVALID_ID],
-    403: ['a chest of another player (`chest_not_owned`)', 'a chest already opened (`chest_already_opened`)', PAID_GATE_403('a skip')],
+    403: [
+      'a chest of another player (`chest_not_owned`)',
+      'a chest already opened (`chest_already_opened`)',
+      PAID_GATE_403('a skip'),
+      `the skip currency is owed: ${IN_DEBT_403}`,
+    ],
     404: ['no such chest in this app (`chest_not_found`)'],
     409: [
       'another skip of this chest is being paid and did not settle within 10 seconds (`unlock_skip_in_progress`); retry',
@@ -241,6 +257,7 @@ export const purchaseChests: OperationDoc = {
       "a paid currency, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)",
       'a paid currency, and the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`)',
       "a paid currency, and the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits)",
+      `${IN_DEBT_403}, and no chest is added`,
     ],
     404: [unknownCatalogChest],
     409: [

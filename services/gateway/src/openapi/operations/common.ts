@@ -48,3 +48,10 @@ export const PlayerIdOrMe = z.union([z.literal('me'), UuidSchema]);
 
 /** How the spec's unprefixed aliases are described. */
 export const ALIAS_NOTE = "The spec's unprefixed path: the same operation as under `/api/v1` (it still needs the `apikey`).";
+
+/**
+ * A spend refused because the player owes the currency (wallet.v1.debit's 403): a store refund took
+ * back currency that was already spent, and nothing is debited until credits bring the balance back to zero.
+ */
+export const IN_DEBT_403 =
+  'the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited';

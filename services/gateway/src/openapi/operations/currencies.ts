@@ -9,7 +9,10 @@ export const listCurrencies: OperationDoc = {
   operationId: 'listCurrencies',
   tag: 'Currencies',
   summary: "The app's currencies",
-  description: "The app's currencies with UUID ids; with a Bearer token each carries the player's balance as a decimal string.",
+  description:
+    "The app's currencies with UUID ids; with a Bearer token each carries the player's balance as a decimal string. " +
+    'A balance below zero is a debt (a store refund took back currency that was already spent): `balance.amount` is negative (`"-300.00"`) and `meta.debt` says what is owed (`"300.00"`); ' +
+    'until credits bring it back to zero, every spend of that currency is refused with 403 `currency_in_debt`.',
   token: 'optional',
   responses: [{ status: 200, description: 'The currencies.', schema: CurrencyListDocument }],
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CurrencyCodeSchema, DecimalSchema, UuidSchema } from '@ccs/shared';
+import { CurrencyCodeSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
 
 /** Response schema of the studio's grants of currency (the admin API). */
@@ -14,7 +14,9 @@ export const StudioCreditDocument = component(
       id: CurrencyCodeSchema.describe('The currency code.'),
       attributes: z.object({
         currency: CurrencyCodeSchema,
-        amount: DecimalSchema.describe('The balance after the grant: a decimal string with two decimals, e.g. `"115.00"`.'),
+        amount: SignedDecimalSchema.describe(
+          'The balance after the grant: a decimal string with two decimals, e.g. `"115.00"`; still below zero when the grant covered only part of a debt.',
+        ),
       }),
     }),
     meta: z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DecimalSchema, UuidSchema } from '@ccs/shared';
+import { DecimalSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
 import { drawnAgainstDisclosed } from './chests.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
@@ -29,8 +29,8 @@ export const AppOverviewDocument = component(
         items_granted: Count,
         collectors: Count.describe('Players who own at least one collectible.'),
         balances: z
-          .array(z.object({ code: z.string(), name: z.string(), total: DecimalSchema, holders: Count }))
-          .describe('Per currency: the sum of all balances.'),
+          .array(z.object({ code: z.string(), name: z.string(), total: SignedDecimalSchema, holders: Count }))
+          .describe("Per currency: the sum of all balances (players' debts count below zero) and how many players hold some."),
         currency_flows_24h: z
           .array(z.object({ code: z.string(), reason: z.string(), credited: DecimalSchema, debited: DecimalSchema }))
           .describe(
@@ -61,7 +61,12 @@ export const AdminPlayerDocument = component(
           total_chests: Count,
           chests: z.array(z.object({ id: UuidSchema, chest_type_id: UuidSchema, name: z.string(), source: z.string(), acquired_at: Timestamp })),
         }),
-        balances: z.array(z.object({ code: z.string(), amount: DecimalSchema })),
+        balances: z.array(
+          z.object({
+            code: z.string(),
+            amount: SignedDecimalSchema.describe('Below zero while the player is in debt (a store refund took back spent currency).'),
+          }),
+        ),
         ledger: z
           .object({
             total: Count,
@@ -70,10 +75,12 @@ export const AdminPlayerDocument = component(
                 at: Timestamp,
                 currency: z.string(),
                 delta: z.string().describe('Signed decimal: positive for a credit, negative for a debit.'),
-                balance_after: DecimalSchema,
+                balance_after: SignedDecimalSchema,
                 reason: z
                   .string()
-                  .describe('`credit`, `debit`, `debit_refund`, `initial_currency`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, …'),
+                  .describe(
+                    '`credit`, `debit`, `debit_refund`, `initial_currency`, `welcome_bonus`, `duplicate_conversion`, `collection_reward`, `store_purchase`, `store_refund`, `store_refund_reversed`, …',
+                  ),
                 reference: z.string().nullable().describe('What the row answers to: an Idempotency-Key, a purchase or grant id, an opening slot.'),
               }),
             ),

@@ -20,11 +20,13 @@ const CreditBodySchema = z.object({
     .regex(/^\d+(\.\d{1,2})?$/, { error: 'amount must be digits with at most two decimals, such as "10" or "10.50".' }),
 });
 
+/** A currency as the wallet reports it; `meta.debt` only while the caller's balance is below zero. */
 const currencyResource = (c: CurrencyView): Schemas['Currency'] => ({
   type: 'currency',
   id: c.id,
   attributes: { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) },
   relationships: {},
+  ...(c.debt === undefined ? {} : { meta: { debt: c.debt } }),
 });
 
 /** Query members of the currency list. */
