@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChestGrant, GetInventory } from '@ccs/shared';
+import { ChestGrant, GetInventory, chestTypeId } from '@ccs/shared';
 import { chestGrantFactory, loadedApp } from '@ccs/shared/testing';
-import { chestTypeId } from '../src/chest-type-id.js';
 import { callOf, chestsApp, chestsSql, grantedChests, startChestsTier, type ChestsTier } from './support/chests-tier.js';
 
 // Chest grants landing in an inventory on the service tier: chests alone, the grants published as

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDropTable, expectedPullsToFeatured, readContentFile, type AppContent, type ChestRules } from '@ccs/shared';
+import { buildDropTable, expectedPullsToFeatured, readContentFile, type AppContent, type ChestRules, chestTypeId } from '@ccs/shared';
 import { eventually, startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
 import { createApp, get, registerPlayer, sql, type Player } from '../../../services/chests/test/support/chests.js';
 // @ts-expect-error: the offline verifier is plain JavaScript (its banner part reads the odds document).
 import { bannerParameters } from '../../../scripts/verify/banner.mjs';

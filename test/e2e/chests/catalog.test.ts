@@ -5,10 +5,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AdminLoadContent, odds, readContentFile } from '@ccs/shared';
+import { AdminLoadContent, odds, readContentFile, chestTypeId } from '@ccs/shared';
 import { startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
 import {
   appIdOf,
   createApp,

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChestGrant, readContentFile } from '@ccs/shared';
+import { ChestGrant, readContentFile, chestTypeId } from '@ccs/shared';
 import { headers as natsHeaders } from 'nats';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
 import {
   appIdOf,
   createApp,

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headers as natsHeaders } from 'nats';
-import { ChestGrant, readContentFile, type AppContent } from '@ccs/shared';
+import { ChestGrant, readContentFile, type AppContent, chestTypeId } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
 import { deleteExpiredItems } from '../../../services/chests/src/repositories/mailbox-repo.js';
 import { MAILBOX_GRACE_DAYS } from '../../../services/chests/src/workers/mailbox-sweeper.js';
 import {

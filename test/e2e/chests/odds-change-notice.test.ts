@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { AdminLoadContent, readContentFile, type AppContent } from '@ccs/shared';
+import { AdminLoadContent, readContentFile, type AppContent, chestTypeId } from '@ccs/shared';
 import { withoutOddsNotice } from '@ccs/shared/testing';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectJsonApi } from '../../support/jsonapi-schema.js';
-import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
 import {
   createApp,
   get,

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { ChestGrant, readContentFile } from '@ccs/shared';
+import { ChestGrant, readContentFile, chestTypeId } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
 import {
   appIdOf,
   get,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { chestTypeId } from '../../../services/chests/src/chest-type-id.js';
+import { chestTypeId } from '@ccs/shared';
 import { patchMe } from '../../../services/chests/test/support/compliance.js';
 import {
   appIdOf,

@@ -11,3 +11,4 @@ export * from './webhook-signature.js';
 export * from './rule-packs.js';
 export * from './banner.js';
 export * from './complete-gacha.js';
+export * from './chest-type-id.js';

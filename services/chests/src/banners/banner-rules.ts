@@ -1,5 +1,5 @@
 import type { BannerContent, DisclosedBannerRules } from '@ccs/shared';
-import { chestTypeId } from '../chest-type-id.js';
+import { chestTypeId } from '@ccs/shared';
 
 /** The pity group of a banner's content: its `pity_group`, else its slug. */
 export const bannerGroupOf = (b: Pick<BannerContent, 'slug' | 'pity_group'>): string => b.pity_group ?? b.slug;

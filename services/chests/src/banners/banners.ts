@@ -1,6 +1,6 @@
 import type { BannerContent } from '@ccs/shared';
 import { catalogVersion } from '../cache/content-version.js';
-import { chestTypeId } from '../chest-type-id.js';
+import { chestTypeId } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import type { ContentSnapshot } from '../repositories/content-repo.js';
 import { bannerRulesInForce, type BannerRulesRow } from '../repositories/banner-rules-repo.js';

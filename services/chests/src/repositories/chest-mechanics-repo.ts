@@ -1,5 +1,5 @@
 import type { AppContent, Queryable, UnlockRules } from '@ccs/shared';
-import { chestTypeId } from '../chest-type-id.js';
+import { chestTypeId } from '@ccs/shared';
 
 /** The key a chest type needs to open, if any. */
 export interface RequiredKey {

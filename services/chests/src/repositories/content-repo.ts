@@ -16,8 +16,8 @@ import {
   type ComplianceRules,
   type DuplicatesRules,
   type Queryable,
+  chestTypeId,
 } from '@ccs/shared';
-import { chestTypeId } from '../chest-type-id.js';
 
 /** A rarity as stored with a content version. */
 export const StoredRaritySchema = z.object({

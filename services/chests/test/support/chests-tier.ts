@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { ChestGrant, InventoryAccess, OpenChest, readContentFile, type AppContent, type CallContext, type ReplyOf } from '@ccs/shared';
+import { ChestGrant, InventoryAccess, OpenChest, readContentFile, type AppContent, type CallContext, type ReplyOf, chestTypeId } from '@ccs/shared';
 import {
   chestGrantFactory,
   complianceProfileStandIn,
@@ -13,7 +13,6 @@ import {
   type ServiceTier,
   type StandInWallet,
 } from '@ccs/shared/testing';
-import { chestTypeId } from '../../src/chest-type-id.js';
 import { ChestsConfigSchema, type ChestsConfig } from '../../src/config.js';
 import { chestsService } from '../../src/service.js';
 

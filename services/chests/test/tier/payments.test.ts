@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppContentLoaded, DebitCurrency, endpoint, ListChestTypes, migrateSchema, readContentFile, RefundDebit } from '@ccs/shared';
+import { AppContentLoaded, DebitCurrency, endpoint, ListChestTypes, migrateSchema, readContentFile, RefundDebit, chestTypeId } from '@ccs/shared';
 import { createTestDatabase, startServiceTier, testInfra, type ServiceTier } from '@ccs/shared/testing';
-import { chestTypeId } from '../../src/chest-type-id.js';
 import { ChestsConfigSchema, paymentSweep, type ChestsConfig } from '../../src/config.js';
 import { chestsService } from '../../src/service.js';
 

@@ -12,9 +12,9 @@ import {
   readContentFile,
   RefundDebit,
   type CallContext,
+  chestTypeId,
 } from '@ccs/shared';
 import { startServiceTier, type ServiceTier } from '@ccs/shared/testing';
-import { chestTypeId } from '../../src/chest-type-id.js';
 import { ChestsConfigSchema, type ChestsConfig } from '../../src/config.js';
 import { compensateStep, runStep } from '../../src/saga/runner.js';
 import { debitWallet } from '../../src/saga/steps/debit-wallet.js';
