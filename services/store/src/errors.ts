@@ -83,5 +83,6 @@ export const storeErrors = {
   notificationInvalid: (why: string) => AppError.unauthorized('notification_invalid', `The notification does not verify: ${why}. Nothing changed.`),
   credentialsInvalid: (why: string) =>
     AppError.unprocessable('google_credentials_invalid', `The key file is not a Google service-account key: ${why}.`, { pointer: '/' }),
-  playerNotFound: () => AppError.notFound('player_not_found', 'No such player in this app.'),
+  /** The path names no app this service knows (none, or one whose content was never loaded). */
+  appNotFound: () => AppError.notFound('app_not_found', 'No such app.', { parameter: 'app_id' }),
 };

@@ -19,6 +19,8 @@ export const TAGS = {
   Collections: "Collections and the calling player's collection.",
   Collectibles: 'Collectibles of the app.',
   Currencies: 'Currencies, balances and credits.',
+  Store:
+    "App Store and Google Play purchases, verified and granted exactly once; the stores' refund notifications, which take back what a refunded purchase granted (docs/store.md).",
   Admin:
     "For the studio's own tools, with the app's secret key (never a publishable key or a player token): the app's figures, player lookup, currency grants, content versions, odds simulation, webhooks, the audit log.",
   Fairness: "Verifiable randomness (commit-reveal) and pity: the calling player's seeds, counters and the verification of their openings.",

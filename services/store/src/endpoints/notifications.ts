@@ -28,7 +28,9 @@ const appleNotificationPart = (jws: string, trust: AppleTrust) => verifiedPayloa
  */
 export function appleNotificationEndpoint(deps: StoreDeps, trust: AppleTrust) {
   return endpoint(AppleStoreNotification, async (req, ctx: CallContext) => {
-    const apple = (await deps.content.current(req.appId))?.store?.apple;
+    const snapshot = await deps.content.current(req.appId);
+    if (!snapshot) throw storeErrors.appNotFound();
+    const apple = snapshot.store?.apple;
     if (!apple) throw storeErrors.notConfigured("the app's content has no store.apple section");
     const parsed = AppleNotificationSchema.safeParse(await appleNotificationPart(req.signedPayload, trust));
     if (!parsed.success) throw storeErrors.notificationInvalid('its payload is not an App Store Server Notification V2');
@@ -62,7 +64,9 @@ export function appleNotificationEndpoint(deps: StoreDeps, trust: AppleTrust) {
  */
 export function googleNotificationEndpoint(deps: StoreDeps, google: GooglePlay) {
   return endpoint(GoogleStoreNotification, async (req, ctx: CallContext) => {
-    const settings = (await deps.content.current(req.appId))?.store?.google;
+    const snapshot = await deps.content.current(req.appId);
+    if (!snapshot) throw storeErrors.appNotFound();
+    const settings = snapshot.store?.google;
     if (!settings?.notifications)
       throw storeErrors.notificationInvalid("the app's content names no store.google.notifications to check the push against");
     const verdict = await google.push.verify(req.authorization, {

@@ -110,7 +110,7 @@ export async function grantVerified(deps: StoreDeps, appId: string, playerId: st
     price: v.price,
     purchasedAt: v.purchasedAt,
     purchaseToken: v.purchaseToken,
-    granted: grantsOf(v.product, v.quantity),
+    granted: grantsOf(appId, v.product, v.quantity),
   };
   const messages = messagesOf(purchase, ctx, deps.notices.subject);
   const claimed = await withTransaction(deps.pool, async (tx) => {

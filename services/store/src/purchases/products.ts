@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StoreContent, StoreGranted, StorePlatform, StoreProduct } from '@ccs/shared';
+import { chestTypeId, type StoreContent, type StoreGranted, type StorePlatform, type StoreProduct } from '@ccs/shared';
 
 /** The product of the app's store content that a store's product id names, if any. */
 export function productFor(store: StoreContent, platform: StorePlatform, storeProductId: string): StoreProduct | undefined {
@@ -9,12 +9,12 @@ export function productFor(store: StoreContent, platform: StorePlatform, storePr
 
 /**
  * What `quantity` units of a product grant: each currency amount times the quantity, and one
- * inventory chest (a new id) per chest of each line, times the quantity.
+ * inventory chest (a new id, of the chest type's catalog id) per chest of each line, times the quantity.
  */
-export function grantsOf(product: StoreProduct, quantity: number): StoreGranted {
+export function grantsOf(appId: string, product: StoreProduct, quantity: number): StoreGranted {
   const currencies = Object.entries(product.grants.currencies ?? {}).map(([currency, amount]) => ({ currency, amount: String(amount * quantity) }));
   const chests = (product.grants.chests ?? []).flatMap((line) =>
-    Array.from({ length: line.quantity * quantity }, () => ({ id: randomUUID(), chestTypeId: line.chest })),
+    Array.from({ length: line.quantity * quantity }, () => ({ id: randomUUID(), chestTypeId: chestTypeId(appId, line.chest) })),
   );
   return { currencies, chests };
 }

@@ -12,6 +12,7 @@ import { fairnessRoutes } from './fairness.js';
 import { spendLimitRoutes } from './spend-limits.js';
 import { studioRoutes } from './studio.js';
 import { bannerPullRoutes } from './banner-pulls.js';
+import { storeNotificationRoutes, storePurchaseRoutes } from './store.js';
 
 /**
  * Every resource's routes under /api/v1 (and the spec's unprefixed aliases /players/login,
@@ -31,9 +32,12 @@ export default async function v1Routes(app: FastifyInstance) {
       fairnessRoutes,
       spendLimitRoutes,
       bannerPullRoutes,
+      storePurchaseRoutes,
     ],
     studio: [studioRoutes],
   });
+  // Called by Apple and Google, which send no apikey: public, the store service verifies them.
+  await app.register(storeNotificationRoutes);
   // An unknown path under /api asks for the apikey first (401 without one, 404 with one), so a
   // caller without a key learns nothing of which routes exist.
   await app.register(

@@ -20,6 +20,7 @@ import { webhookRoutes } from './studio-webhooks.js';
 import { studioPlayerRoutes } from './studio-players.js';
 import { studioCreditRoutes } from './studio-credits.js';
 import { studioBannerRoutes } from './studio-banners.js';
+import { studioStoreRoutes } from './store.js';
 
 /**
  * The admin API (docs/operations.md, "Admin API"): what a studio's tools read, with the app's
@@ -136,4 +137,5 @@ export async function studioRoutes(app: FastifyInstance) {
   await studioPlayerRoutes(app);
   await studioCreditRoutes(app);
   await studioBannerRoutes(app);
+  await studioStoreRoutes(app);
 }

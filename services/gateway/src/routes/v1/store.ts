@@ -1,0 +1,214 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  AdminFindPlayer,
+  AdminGoogleCredentials,
+  AdminPlayerStore,
+  AdminSetGoogleCredentials,
+  AdminStoreProducts,
+  AppleStoreNotification,
+  GoogleStoreNotification,
+  JSONAPI_MEDIA_TYPE,
+  PURCHASE_TOKEN_MAX,
+  SIGNED_TRANSACTION_MAX,
+  VerifyStorePurchase,
+} from '@ccs/shared';
+import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
+import { documented, NO_QUERY } from '../../openapi/route-doc.js';
+import * as docs from '../../openapi/operations/store.js';
+import { storePurchaseDocument, storePurchaseResource, storeRefundResource } from '../../openapi/schemas/store.js';
+import { studioCall } from './studio-call.js';
+
+/**
+ * Store purchases and refunds (docs/store.md): the player's verification of a purchase (player
+ * scope), the stores' own notifications (public: Apple and Google send no apikey; the path names
+ * the app and the store service verifies the signature or token), and the studio's credentials
+ * and reads (studio scope).
+ */
+
+const RECEIPT_HELP = 'platform "apple" with signed_transaction, or platform "google" with product_id and purchase_token';
+
+export const StorePurchaseBody = z.object({
+  data: z.object({
+    type: z.literal('store_purchase', { error: 'data.type must be "store_purchase".' }),
+    attributes: z.discriminatedUnion(
+      'platform',
+      [
+        z
+          .object({
+            platform: z.literal('apple'),
+            signed_transaction: z
+              .string({ error: 'signed_transaction is required: the App Store JWS of the transaction (Transaction.jwsRepresentation).' })
+              .min(1, { error: 'signed_transaction must not be empty.' })
+              .max(SIGNED_TRANSACTION_MAX, { error: `signed_transaction is at most ${SIGNED_TRANSACTION_MAX} characters.` })
+              .describe("StoreKit's Transaction.jwsRepresentation (the App Store Server API's signedTransactionInfo)."),
+          })
+          .strict(),
+        z
+          .object({
+            platform: z.literal('google'),
+            product_id: z
+              .string({ error: 'product_id is required: the Google Play product id bought.' })
+              .min(1, { error: 'product_id must not be empty.' })
+              .max(150, { error: 'product_id is at most 150 characters.' })
+              .describe('The Google Play product id bought.'),
+            purchase_token: z
+              .string({ error: 'purchase_token is required: the purchase token Play Billing gave the app.' })
+              .min(1, { error: 'purchase_token must not be empty.' })
+              .max(PURCHASE_TOKEN_MAX, { error: `purchase_token is at most ${PURCHASE_TOKEN_MAX} characters.` })
+              .describe("Play Billing's purchase token."),
+          })
+          .strict(),
+      ],
+      { error: `attributes must be ${RECEIPT_HELP}.` },
+    ),
+  }),
+});
+
+/** POST /api/v1/players/me/store/purchases. */
+async function verifyPurchase(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const a = parseBody(StorePurchaseBody, request.body).data.attributes;
+  const req =
+    a.platform === 'apple'
+      ? { platform: 'apple' as const, signedTransaction: a.signed_transaction }
+      : { platform: 'google' as const, productId: a.product_id, purchaseToken: a.purchase_token };
+  const r = await request.server.bus.request(VerifyStorePurchase, req, callContext(request));
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, r.replayed ? 200 : 201, storePurchaseDocument(r));
+}
+
+/** The store player route (player scope). */
+export async function storePurchaseRoutes(app: FastifyInstance) {
+  app.post(
+    '/api/v1/players/me/store/purchases',
+    {
+      config: {
+        bodyType: 'jsonapi',
+        openapi: documented(docs.verifyStorePurchase, { query: NO_QUERY, body: { schema: StorePurchaseBody, required: true } }),
+      },
+    },
+    verifyPurchase,
+  );
+}
+
+export const AppleNotificationBody = z.object({
+  signedPayload: z
+    .string({ error: 'signedPayload is required: the JWS App Store Server Notifications V2 send.' })
+    .min(1, { error: 'signedPayload must not be empty.' })
+    .max(60 * 1024, { error: 'signedPayload is too long.' }),
+});
+
+/** The stores' notifications (public: the store service verifies Apple's signature and Google's token). */
+export async function storeNotificationRoutes(app: FastifyInstance) {
+  app.post(
+    '/api/v1/stores/apple/notifications/:app_id',
+    {
+      config: {
+        bodyType: 'json',
+        openapi: documented(docs.appleStoreNotification, { query: NO_QUERY, body: { schema: AppleNotificationBody, required: true } }),
+      },
+    },
+    async (request, reply) => {
+      const appId = uuidParam(request, 'app_id');
+      jsonApiQuery(request, NO_QUERY);
+      const { signedPayload } = parseBody(AppleNotificationBody, request.body);
+      const r = await request.server.bus.request(AppleStoreNotification, { appId, signedPayload }, { requestId: request.id, appId });
+      return reply
+        .code(200)
+        .type(JSONAPI_MEDIA_TYPE)
+        .send({ meta: { outcome: r.outcome } });
+    },
+  );
+  app.post(
+    '/api/v1/stores/google/notifications/:app_id',
+    {
+      config: {
+        bodyType: 'json',
+        openapi: documented(docs.googleStoreNotification, {
+          query: NO_QUERY,
+          body: { schema: z.object({ message: z.object({}).passthrough(), subscription: z.string() }).passthrough(), required: true },
+        }),
+      },
+    },
+    async (request, reply) => {
+      const appId = uuidParam(request, 'app_id');
+      jsonApiQuery(request, NO_QUERY);
+      const authorization = request.headers.authorization;
+      const body = request.body;
+      const r = await request.server.bus.request(
+        GoogleStoreNotification,
+        { appId, body, ...(authorization ? { authorization } : {}) },
+        { requestId: request.id, appId },
+      );
+      return reply
+        .code(200)
+        .type(JSONAPI_MEDIA_TYPE)
+        .send({ meta: { outcome: r.outcome } });
+    },
+  );
+}
+
+/** PUT /api/v1/admin/store/google-credentials: the key file, stored sealed; never shown again. */
+async function setGoogleCredentials(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  await request.server.bus.request(AdminSetGoogleCredentials, { appId: request.tenant!.appId, key: request.body }, studioCall(request));
+  return reply.code(204).header('cache-control', 'no-store').send();
+}
+
+/** GET /api/v1/admin/players/{id}/store: a player's purchases, and their refunds as included resources. */
+async function playerStore(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const playerId = uuidParam(request, 'id');
+  const appId = request.tenant!.appId;
+  const ctx = studioCall(request);
+  await request.server.bus.request(AdminFindPlayer, { appId, playerId }, ctx);
+  const r = await request.server.bus.request(AdminPlayerStore, { appId, playerId, limit: 50 }, ctx);
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: r.purchases.map(storePurchaseResource),
+    included: r.refunds.map(storeRefundResource),
+    meta: { player_id: playerId, purchases: r.purchases.length, refunds: r.refunds.length },
+  });
+}
+
+/** GET /api/v1/admin/store/products: each product's sales and refund rate, and whose Google credentials are set. */
+async function storeProducts(request: FastifyRequest, reply: FastifyReply) {
+  jsonApiQuery(request, NO_QUERY);
+  const appId = request.tenant!.appId;
+  const ctx = studioCall(request);
+  const [r, credentials] = await Promise.all([
+    request.server.bus.request(AdminStoreProducts, { appId }, ctx),
+    request.server.bus.request(AdminGoogleCredentials, { appId }, ctx),
+  ]);
+  reply.header('cache-control', 'no-store');
+  return sendDocument(reply, 200, {
+    data: r.products.map((p) => ({
+      type: 'store_product' as const,
+      id: p.id,
+      attributes: {
+        name: p.name,
+        apple_product_id: p.appleProductId,
+        google_product_id: p.googleProductId,
+        purchases: p.purchases,
+        refunded: p.refunded,
+        refund_rate: p.refundRate,
+        revenue: p.revenue,
+      },
+      relationships: {},
+    })),
+    meta: { google_client_email: credentials.clientEmail },
+  });
+}
+
+/** The studio's store routes (studio scope, so every call is in the audit log). */
+export async function studioStoreRoutes(app: FastifyInstance) {
+  const keyFile = { schema: z.object({}).passthrough(), required: true };
+  app.put(
+    '/api/v1/admin/store/google-credentials',
+    { config: { bodyType: 'json', openapi: documented(docs.adminSetGoogleCredentials, { query: NO_QUERY, body: keyFile }) } },
+    setGoogleCredentials,
+  );
+  app.get('/api/v1/admin/players/:id/store', { config: { openapi: documented(docs.adminPlayerStore, { query: NO_QUERY }) } }, playerStore);
+  app.get('/api/v1/admin/store/products', { config: { openapi: documented(docs.adminStoreProducts, { query: NO_QUERY }) } }, storeProducts);
+}
