@@ -17,8 +17,10 @@ import { collectionsService } from '../../services/collections/src/service.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
 import { egressService } from '../../services/egress/src/service.js';
 import { EgressConfigSchema } from '../../services/egress/src/config.js';
+import { storeService } from '../../services/store/src/service.js';
+import { StoreConfigSchema } from '../../services/store/src/config.js';
 
-export type ServiceName = 'players' | 'wallet' | 'chests' | 'collections' | 'egress';
+export type ServiceName = 'players' | 'wallet' | 'chests' | 'collections' | 'egress' | 'store';
 
 const SERVICES: Record<ServiceName, { def: ServiceDefinition<any>; schema: z.ZodType }> = {
   players: { def: playersService, schema: PlayersConfigSchema },
@@ -26,6 +28,7 @@ const SERVICES: Record<ServiceName, { def: ServiceDefinition<any>; schema: z.Zod
   chests: { def: chestsService, schema: ChestsConfigSchema },
   collections: { def: collectionsService, schema: CollectionsConfigSchema },
   egress: { def: egressService, schema: EgressConfigSchema },
+  store: { def: storeService, schema: StoreConfigSchema },
 };
 
 /** One isolated stack for a test file: own database, NATS prefix and Redis prefix. */
@@ -45,7 +48,7 @@ export interface TestStack {
 }
 
 /**
- * Starts the whole stack in this process against real Postgres, NATS and Redis: the five
+ * Starts the whole stack in this process against real Postgres, NATS and Redis: the six
  * services (or those named) and the gateway app, which tests call through `inject`.
  */
 export async function startStack(
@@ -82,7 +85,7 @@ export async function startStack(
     return running;
   };
   // players first: it creates the demo app that the others receive.
-  const names = opts.services ?? ['players', 'wallet', 'chests', 'collections', 'egress'];
+  const names = opts.services ?? ['players', 'wallet', 'chests', 'collections', 'egress', 'store'];
   for (const n of names) await start(n);
 
   const config: GatewayConfig = GatewayConfigSchema.parse(env);
