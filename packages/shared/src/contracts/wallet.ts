@@ -87,7 +87,7 @@ export const GetBalances = defineQuery(
   'wallet.v1.balances',
   z.object({ playerId: UuidSchema }),
   z.object({ balances: z.array(z.object({ currencyId: UuidSchema, code: CurrencyCodeSchema, amount: SignedDecimalSchema })) }),
-  { callers: ['chests', 'gateway', 'store'] },
+  { callers: ['chests', 'gateway'] },
 );
 
 /** A studio grant's reference: the studio's id of it (a store receipt, an order id), 1 to 200 characters. */

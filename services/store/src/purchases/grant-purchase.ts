@@ -4,7 +4,6 @@ import {
   domainEventId,
   DomainEventPublished,
   DURABLE,
-  GetBalances,
   insertOutboxMessages,
   outboxMessage,
   WalletCreditGrant,
@@ -12,7 +11,6 @@ import {
   type CallContext,
   type OutboxMessage,
   type ReplyOf,
-  type StoreGranted,
   type VerifyStorePurchase,
 } from '@ccs/shared';
 import type { StoreDeps } from '../deps.js';
@@ -114,15 +112,13 @@ export async function grantVerified(deps: StoreDeps, appId: string, playerId: st
   };
   const messages = messagesOf(purchase, ctx, deps.notices.subject);
   const claimed = await withTransaction(deps.pool, async (tx) => {
-    if (!(await claimPurchase(tx, purchase))) return false;
-    await insertOutboxMessages(tx, [...messages.wallet, ...messages.chests, messages.event]);
-    return true;
+    const row = await claimPurchase(tx, purchase);
+    if (row) await insertOutboxMessages(tx, [...messages.wallet, ...messages.chests, messages.event]);
+    return row;
   });
   if (!claimed) return answerClaimed(deps, appId, playerId, v);
-  const applied = await publishAndAwaitGrants(deps, messages);
-  const row = await findPurchase(deps.pool, v.platform, v.transactionId);
-  const balances = applied ? await balancesOf(deps, appId, playerId, purchase.granted, ctx) : undefined;
-  return { purchase: purchaseView(row!), ...(balances ? { balances } : {}), replayed: false };
+  const balances = await publishAndAwaitGrants(deps, messages);
+  return { purchase: purchaseView(claimed), ...(balances ? { balances } : {}), replayed: false };
 }
 
 /** The answer for a transaction another claim holds: the first grant again to its player, else a refusal. */
@@ -137,10 +133,11 @@ async function answerClaimed(deps: StoreDeps, appId: string, playerId: string, v
 /**
  * Publishes a purchase's messages now and waits, bounded, until the wallet applied its credits and
  * chests its chests (both waits registered before the publish, so no notice is missed). Resolves
- * whether everything was applied in time; if not, the answer goes out anyway: the grants are
- * durable and land when the services get to them.
+ * the balances after the credits, as the wallet's applied notices tell them, once everything was
+ * applied in time; else undefined, and the answer goes out anyway: the grants are durable and
+ * land when the services get to them.
  */
-async function publishAndAwaitGrants(deps: StoreDeps, m: PurchaseMessages): Promise<boolean> {
+async function publishAndAwaitGrants(deps: StoreDeps, m: PurchaseMessages): Promise<{ currency: string; amount: string }[] | undefined> {
   const wallet = deps.notices.expect(
     DURABLE.walletCreditGrants,
     m.wallet.map((x) => x.id),
@@ -153,24 +150,20 @@ async function publishAndAwaitGrants(deps: StoreDeps, m: PurchaseMessages): Prom
     .publishNow([...m.wallet, ...m.chests, m.event])
     .catch((err) => deps.log.warn({ err: String(err) }, 'purchase messages not published yet; the outbox relay will publish them'));
   const [w, c] = await Promise.all([wallet.done(deps.config.GRANT_WAIT_MS), chests.done(deps.config.GRANT_WAIT_MS)]);
-  const all = w.size === m.wallet.length && c.size === m.chests.length;
-  if (!all)
+  if (w.size < m.wallet.length || c.size < m.chests.length) {
     deps.log.info(
       { pendingCredits: m.wallet.length - w.size, pendingChests: m.chests.length - c.size },
       'answered before every grant was applied; they land later',
     );
-  return all;
-}
-
-/** The player's balances of the currencies a purchase granted (undefined when the wallet does not answer). */
-async function balancesOf(deps: StoreDeps, appId: string, playerId: string, granted: StoreGranted, ctx: CallContext) {
-  if (granted.currencies.length === 0) return [];
-  try {
-    const { balances } = await deps.bus.request(GetBalances, { playerId }, { ...ctx, appId });
-    const codes = new Set(granted.currencies.map((c) => c.currency));
-    return balances.filter((b) => codes.has(b.code)).map((b) => ({ currency: b.code, amount: b.amount }));
-  } catch (err) {
-    deps.log.warn({ err: String(err) }, 'balances not read for the purchase answer');
     return undefined;
   }
+  const balances = new Map<string, string>();
+  for (const notice of w.values()) for (const [currency, amount] of Object.entries(balancesOf(notice))) balances.set(currency, amount);
+  return [...balances].map(([currency, amount]) => ({ currency, amount }));
+}
+
+/** The balances a wallet credit notice carries (`{balances: {code: amount}}`; none from an older wallet). */
+function balancesOf(notice: unknown): Record<string, string> {
+  const b = (notice as { balances?: unknown } | undefined)?.balances;
+  return b && typeof b === 'object' ? Object.fromEntries(Object.entries(b).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
 }

@@ -93,9 +93,9 @@ export interface NewPurchase {
  * Claims a store transaction for a player, as granted: inserted unless the transaction is known
  * (any app), or taken over when a refund notice's row holds it unclaimed and not refunded in the
  * same app. One statement each way; of racing claims the unique index (and the row lock) lets one
- * through. Returns whether this call claimed it.
+ * through. Returns the claimed row, or undefined when another claim holds the transaction.
  */
-export async function claimPurchase(tx: Queryable, p: NewPurchase): Promise<boolean> {
+export async function claimPurchase(tx: Queryable, p: NewPurchase): Promise<PurchaseRow | undefined> {
   const values = [
     p.id,
     p.appId,
@@ -112,23 +112,25 @@ export async function claimPurchase(tx: Queryable, p: NewPurchase): Promise<bool
     p.purchaseToken,
     JSON.stringify(p.granted),
   ];
-  const inserted = await tx.query(
+  const inserted = await tx.query<Row>(
     `INSERT INTO purchases (id, app_id, player_id, platform, transaction_id, product_id, store_product_id, environment, quantity,
                             price, currency, purchased_at, purchase_token, granted, state, verified_at, next_consume_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'granted', now(), CASE WHEN $4 = 'google' THEN now() END)
-     ON CONFLICT ON CONSTRAINT purchases_transaction DO NOTHING`,
+     ON CONFLICT ON CONSTRAINT purchases_transaction DO NOTHING
+     RETURNING ${COLUMNS}`,
     values,
   );
-  if (inserted.rowCount) return true;
+  if (inserted.rows[0]) return toPurchase(inserted.rows[0]);
   // A row written by a refund notice's reversal before anyone claimed it: taken over, keeping its id-less history.
-  const taken = await tx.query(
+  const taken = await tx.query<Row>(
     `UPDATE purchases SET id = $1, player_id = $3, product_id = $6, store_product_id = $7, environment = $8, quantity = $9,
             price = $10, currency = $11, purchased_at = $12, purchase_token = $13, granted = $14, state = 'granted', verified_at = now(),
             next_consume_at = CASE WHEN $4 = 'google' THEN now() END
-      WHERE platform = $4 AND transaction_id = $5 AND app_id = $2 AND state = 'unclaimed'`,
+      WHERE platform = $4 AND transaction_id = $5 AND app_id = $2 AND state = 'unclaimed'
+      RETURNING ${COLUMNS}`,
     values,
   );
-  return (taken.rowCount ?? 0) > 0;
+  return taken.rows[0] && toPurchase(taken.rows[0]);
 }
 
 /** The transaction's row, if the store knows it (`lock`: FOR UPDATE, in the caller's transaction). */

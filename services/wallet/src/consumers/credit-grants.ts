@@ -93,16 +93,22 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
           emitEvent: emit.get(grant.appId)!,
         };
         const events: OutboxMessage[] = [];
+        const balances: Record<string, string> = {};
         for (const [code, amount] of totals[i]!) {
           const currencyId = idOf(code);
           if (amount === '0.00') continue;
-          events.push(...(await addToBalance(tx, { ...base, currencyId, amount, reference: messageId })).events);
+          const made = await addToBalance(tx, { ...base, currencyId, amount, reference: messageId });
+          events.push(...made.events);
+          balances[code] = made.balance;
         }
         for (const c of own) {
           const made = await addToBalanceOnce(tx, { ...base, currencyId: idOf(c.currency), amount: c.amount, reference: c.reference! });
           if (made) events.push(...made.events);
+          if (made) balances[c.currency] = made.balance;
         }
         if (events.length) written.set(d, events);
+        // The waiting process (a store purchase's answer) learns the balances after the credits without asking again.
+        d.notice = { balances };
       }
     },
     // Each credit's currency.credited event, once the credits committed (the relay publishes them otherwise).
