@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContentFile } from '@ccs/shared';
@@ -5,7 +6,7 @@ import { createApp } from '../../../services/chests/test/support/chests.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
 import { registerThroughGateway, type RegisteredPlayer } from '../../support/register.js';
 import { eventually } from '../../support/stack.js';
-import type { RequestKind } from '../../support/store/google-stand-in.js';
+import { generateServiceAccountKey, type RequestKind } from '../../support/store/google-stand-in.js';
 import { balances, googleGems, newPlayer, startStoreStack, submitGoogle, type StoreStack } from '../../support/store/store-stack.js';
 
 /** The store's row of a Google purchase, read from its schema (what the API does not show: consumption). */
@@ -108,6 +109,66 @@ describe('Google Play purchases', () => {
       expect(await gems(other)).toBe(15);
       expect(await gems(p)).toBe(515);
       expect(requestsFor('consume', bought.token)).toBe(1);
+    });
+  });
+
+  describe('what Google reports', () => {
+    it('grants a multi-quantity purchase as many times as bought, at the order’s total', async () => {
+      const p = await player();
+      const bought = googleGems(s, p.id, { quantity: 3, price: '14.97' });
+      const res = await submitGoogle(s, p.token, 'gems_500', bought.token);
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().data.attributes).toMatchObject({ quantity: 3, price: { amount: '14.97', currency: 'EUR' } });
+      expect(res.json().meta.grants.currencies).toEqual([{ currency: 'gems', amount: '1500' }]);
+      expect(await gems(p)).toBe(1515);
+    });
+
+    it('grants a purchase without an order (a promo code) once, with no price', async () => {
+      const p = await player();
+      const bought = googleGems(s, p.id, { orderId: null, purchaseType: 1 });
+      const before = s.google.counts.order;
+      const res = await submitGoogle(s, p.token, 'gems_500', bought.token);
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().data.attributes.price).toBeNull();
+      expect(s.google.counts.order).toBe(before);
+      expect((await submitGoogle(s, p.token, 'gems_500', bought.token)).statusCode).toBe(200);
+      expect(await gems(p)).toBe(515);
+    });
+
+    it('keeps a purchase token one path segment whatever it contains; a dot segment is refused before anything is sent', async () => {
+      const p = await player();
+      const bought = googleGems(s, p.id, { token: 'a/../b?c=d#e%2Ff:consume' });
+      const res = await submitGoogle(s, p.token, 'gems_500', bought.token);
+      expect(res.statusCode, res.body).toBe(201);
+      expect(await gems(p)).toBe(515);
+      const before = { ...s.google.counts };
+      expectError(await submitGoogle(s, p.token, 'gems_500', '..'), 422, 'receipt_invalid');
+      expect(s.google.counts.purchase).toBe(before.purchase);
+    });
+
+    it('renews an access token Google ended early, once, and grants', async () => {
+      const p = await player();
+      s.google.expireAccessTokens();
+      const tokens = s.google.counts.token;
+      const res = await submitGoogle(s, p.token, 'gems_500', googleGems(s, p.id).token);
+      expect(res.statusCode, res.body).toBe(201);
+      expect(s.google.counts.token).toBe(tokens + 1);
+    });
+
+    it('answers 503 store_credentials_rejected when the service account lost access to the app, granting nothing; once access is back it grants', async () => {
+      const p = await player();
+      const bought = googleGems(s, p.id);
+      s.google.revokeAccess(s.serviceAccount.client_email, 'com.example.chests');
+      try {
+        const res = await submitGoogle(s, p.token, 'gems_500', bought.token);
+        expectError(res, 503, 'store_credentials_rejected');
+        expect(res.headers['retry-after']).toBeDefined();
+        expect(await gems(p)).toBe(15);
+      } finally {
+        s.google.registerServiceAccount(s.serviceAccount, ['com.example.chests']);
+      }
+      expect((await submitGoogle(s, p.token, 'gems_500', bought.token)).statusCode).toBe(201);
+      expect(await gems(p)).toBe(515);
     });
   });
 
@@ -235,6 +296,70 @@ describe('Google Play purchases', () => {
       }
       expect(await consumedOnce(bought.orderId!, bought.token, healedAt)).toBe(1);
       expect(await gems(p)).toBe(515);
+    });
+  });
+
+  describe('the Google credentials (PUT /api/v1/admin/store/google-credentials)', () => {
+    const putKey = (payload: unknown, apiKey = s.secretKey) =>
+      s.stack.inject({
+        method: 'PUT',
+        url: '/api/v1/admin/store/google-credentials',
+        headers: { apikey: apiKey, 'content-type': 'application/json' },
+        payload: payload as Record<string, unknown>,
+      });
+
+    async function clientEmailShown(): Promise<string | null> {
+      const res = await s.stack.inject({ method: 'GET', url: '/api/v1/admin/store/products', headers: { apikey: s.secretKey } });
+      expect(res.statusCode, res.body).toBe(200);
+      expectJsonApi(res.json());
+      return res.json().meta.google_client_email;
+    }
+
+    it('stores the key file sealed: neither the private key nor the client email is in clear in the sealed column', async () => {
+      const r = await db.query<{ client_email: string; private_key_id: string; sealed_key: string }>(
+        'SELECT client_email, private_key_id, sealed_key FROM google_credentials WHERE app_id = $1',
+        [s.appId],
+      );
+      expect(r.rows).toHaveLength(1);
+      const row = r.rows[0]!;
+      expect(row.client_email).toBe(s.serviceAccount.client_email);
+      expect(row.private_key_id).toBe(s.serviceAccount.private_key_id);
+      const pemBody = s.serviceAccount.private_key.split('\n').filter((l) => l && !l.startsWith('-----'));
+      expect(row.sealed_key).not.toContain('PRIVATE KEY');
+      for (const line of pemBody) expect(row.sealed_key).not.toContain(line);
+      expect(row.sealed_key).not.toContain(s.serviceAccount.client_email);
+      expect(row.sealed_key).not.toContain(Buffer.from(s.serviceAccount.client_email).toString('base64').slice(0, 16));
+      expect(await clientEmailShown()).toBe(s.serviceAccount.client_email);
+    });
+
+    it('refuses a malformed key file with 422 google_credentials_invalid naming its fields, never echoing the key, and keeps the stored one', async () => {
+      const { privateKey: ecKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const ecPem = ecKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+      const cases: Array<[Record<string, unknown>, string[]]> = [
+        [{ ...s.serviceAccount, type: 'authorized_user', client_email: 'not an email' }, ['type', 'client_email']],
+        [{ ...s.serviceAccount, private_key_id: undefined, project_id: undefined }, ['private_key_id', 'project_id']],
+        [{ ...s.serviceAccount, private_key: ecPem }, ['private_key', 'RSA']],
+        [{ ...s.serviceAccount, private_key: s.serviceAccount.private_key.replace(/[A-Za-z]{8}/, 'AAAAAAAA') }, ['private_key']],
+      ];
+      for (const [file, named] of cases) {
+        const res = await putKey(file);
+        const errors = expectError(res, 422, 'google_credentials_invalid');
+        for (const field of named) expect(errors[0]!.detail).toContain(field);
+        expect(res.body).not.toContain('PRIVATE KEY');
+        const pem = String(file.private_key);
+        for (const line of pem.split('\n').filter((l) => l && !l.startsWith('-----'))) expect(res.body).not.toContain(line);
+      }
+      expect(await clientEmailShown()).toBe(s.serviceAccount.client_email);
+      // The stored key still works: a purchase verifies with it.
+      const p = await newPlayer(s);
+      const bought = googleGems(s, p.id);
+      expect((await submitGoogle(s, p.token, 'gems_500', bought.token)).statusCode).toBe(201);
+    });
+
+    it('refuses the key file with a publishable key (403), changing nothing', async () => {
+      const other = await generateServiceAccountKey({ account: 'someone-else' });
+      expectError(await putKey(other, s.stack.apiKey), 403, 'secret_key_required');
+      expect(await clientEmailShown()).toBe(s.serviceAccount.client_email);
     });
   });
 });
