@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { readContentFile } from '@ccs/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -176,13 +177,18 @@ describe('Google Play refunds (real-time developer notifications)', () => {
     expect(Number((await balances(s, p.token)).gems)).toBe(515);
   });
 
-  it('acknowledges a test notification (200 ignored) and refuses a notification of another package (422 receipt_wrong_app)', async () => {
+  it('acknowledges a test notification (200 ignored); refuses another package (422 receipt_wrong_app), a message that is no notification (422) and an unknown app (404)', async () => {
     const test = s.google.push(GOOD, testNotification(PACKAGE));
     expectOutcome(await postGooglePush(s, test.body, test.authorization), 'ignored');
 
     const p = await player();
     const { purchase: b } = await bought(p);
     expectError(await pushVoided(b, {}, 'com.example.other'), 422, 'receipt_wrong_app');
+    const garbled = s.google.push(GOOD, {});
+    garbled.body.message.data = Buffer.from('not json').toString('base64');
+    expectError(await postGooglePush(s, garbled.body, garbled.authorization), 422, 'notification_malformed');
+    const good = s.google.push(GOOD, voidedPurchaseNotification({ packageName: PACKAGE, purchaseToken: b.token, orderId: b.orderId! }));
+    expectError(await postGooglePush(s, good.body, good.authorization, randomUUID()), 404, 'app_not_found');
     expect(await storeState(b.orderId!)).toEqual({ state: 'granted', refunds: 0 });
   });
 
