@@ -27,7 +27,7 @@ type Outcome = z.infer<typeof NotificationOutcomeSchema>;
  */
 export interface StoreNotice {
   platform: StorePlatform;
-  /** The notification's own id (Apple notificationUUID; Google `voided:<orderId>`, else Pub/Sub's message id): taken once. */
+  /** The notification's own id (Apple notificationUUID; Google `voided:<orderId>`, else Pub/Sub's message id): taken once per app. */
   notificationId: string;
   /** The store's name of it (REFUND, REVOKE, REFUND_REVERSED, voided, TEST, …). */
   type: string;
@@ -61,7 +61,7 @@ export async function applyNotice(deps: StoreDeps, appId: string, n: StoreNotice
     if (!fresh) return { outcome: 'duplicate' as const, messages: [] };
     const done =
       n.kind === 'none' || !n.transactionId ? { outcome: 'ignored' as const, messages: [] } : await applyToTransaction(tx, appId, n, policy, ctx);
-    if (done.outcome !== 'applied') await setNotificationOutcome(tx, n.platform, n.notificationId, done.outcome);
+    if (done.outcome !== 'applied') await setNotificationOutcome(tx, { ...n, appId }, done.outcome);
     return done;
   });
   if (result.messages.length)

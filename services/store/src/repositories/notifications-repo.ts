@@ -1,8 +1,8 @@
 import type { Queryable, StorePlatform } from '@ccs/shared';
 
 /**
- * Records a store notification as taken (the caller's transaction), once: false when it was taken
- * before (a redelivery), and then nothing else may change.
+ * Records a store notification as taken by the app (the caller's transaction), once per app:
+ * false when the app took it before (a redelivery), and then nothing else may change.
  */
 export async function recordNotification(
   tx: Queryable,
@@ -10,13 +10,22 @@ export async function recordNotification(
 ): Promise<boolean> {
   const r = await tx.query(
     `INSERT INTO notifications (platform, notification_id, app_id, type, transaction_id, outcome) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (platform, notification_id) DO NOTHING`,
+     ON CONFLICT (app_id, platform, notification_id) DO NOTHING`,
     [n.platform, n.notificationId, n.appId, n.type, n.transactionId, n.outcome],
   );
   return (r.rowCount ?? 0) > 0;
 }
 
 /** What was done with a notification, once decided (its row was written by this transaction). */
-export async function setNotificationOutcome(tx: Queryable, platform: StorePlatform, notificationId: string, outcome: string): Promise<void> {
-  await tx.query('UPDATE notifications SET outcome = $3 WHERE platform = $1 AND notification_id = $2', [platform, notificationId, outcome]);
+export async function setNotificationOutcome(
+  tx: Queryable,
+  n: { appId: string; platform: StorePlatform; notificationId: string },
+  outcome: string,
+): Promise<void> {
+  await tx.query('UPDATE notifications SET outcome = $4 WHERE app_id = $1 AND platform = $2 AND notification_id = $3', [
+    n.appId,
+    n.platform,
+    n.notificationId,
+    outcome,
+  ]);
 }

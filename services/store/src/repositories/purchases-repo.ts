@@ -237,13 +237,44 @@ export async function dueConsumes(tx: Queryable, limit: number): Promise<Purchas
   return r.rows.map(toPurchase);
 }
 
-/** A consume done (`ok`), or its next attempt after `retryInMs`. */
-export async function recordConsume(q: Queryable, id: string, outcome: { ok: true } | { ok: false; retryInMs: number }): Promise<void> {
+/**
+ * Holds due purchases for one consume each: their next attempt moves `holdMs` later, so neither
+ * another replica's sweeper nor the consume after a purchase's answer sends it meanwhile.
+ */
+export async function holdConsumes(q: Queryable, ids: string[], holdMs: number): Promise<void> {
+  await q.query(`UPDATE purchases SET next_consume_at = now() + make_interval(secs => $2::float8 / 1000) WHERE id = ANY($1::uuid[])`, [ids, holdMs]);
+}
+
+/**
+ * Claims one purchase for its consume if it is due and not consumed, as the sweeper's hold does,
+ * in one statement: of the two (this and a sweeper pass) only one gets it. Its row, or undefined.
+ */
+export async function claimConsume(q: Queryable, appId: string, id: string, holdMs: number): Promise<PurchaseRow | undefined> {
+  const r = await q.query<Row>(
+    `UPDATE purchases SET next_consume_at = now() + make_interval(secs => $3::float8 / 1000)
+      WHERE app_id = $1 AND id = $2 AND platform = 'google' AND consumed_at IS NULL AND state = 'granted' AND next_consume_at <= now()
+      RETURNING ${COLUMNS}`,
+    [appId, id, holdMs],
+  );
+  return r.rows[0] && toPurchase(r.rows[0]);
+}
+
+/**
+ * A consume done (`ok`), or failed: its next attempt after `firstRetryMs` doubled for each earlier
+ * failure (at most eight doublings), and never later than `maxRetryMs`.
+ */
+export async function recordConsume(
+  q: Queryable,
+  id: string,
+  outcome: { ok: true } | { ok: false; firstRetryMs: number; maxRetryMs: number },
+): Promise<void> {
   if (outcome.ok) await q.query('UPDATE purchases SET consumed_at = now(), next_consume_at = NULL WHERE id = $1', [id]);
   else
     await q.query(
-      `UPDATE purchases SET consume_attempts = consume_attempts + 1, next_consume_at = now() + make_interval(secs => $2::float8 / 1000) WHERE id = $1`,
-      [id, outcome.retryInMs],
+      `UPDATE purchases SET consume_attempts = consume_attempts + 1,
+              next_consume_at = now() + make_interval(secs => least($3::float8, $2::float8 * power(2, least(consume_attempts, 8))) / 1000)
+        WHERE id = $1`,
+      [id, outcome.firstRetryMs, outcome.maxRetryMs],
     );
 }
 
