@@ -5,6 +5,7 @@ import { sagaTimeoutProblems } from '../../packages/shared/src/config/saga-timeo
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
 import { EgressConfigSchema } from '../../services/egress/src/config.js';
+import { StoreConfigSchema } from '../../services/store/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
@@ -46,12 +47,16 @@ export function checkConfiguration(env: Record<string, string | undefined>): str
   const gateway = GatewayConfigSchema.parse(env);
   const chests = ChestsConfigSchema.parse(env);
   const players = PlayersConfigSchema.parse(env);
+  const store = StoreConfigSchema.parse(env);
   return sagaTimeoutProblems({
     gatewayRequestTimeoutMs: gateway.NATS_REQUEST_TIMEOUT_MS,
     gatewayCredentialsTimeoutMs: gateway.CREDENTIALS_TIMEOUT_MS,
     chestsGrantWaitMs: chests.GRANT_WAIT_MS,
     playersGrantWaitMs: players.GRANT_WAIT_MS,
     playersPasswordQueueWaitMs: players.ARGON2_QUEUE_WAIT_MS,
+    gatewayStoreTimeoutMs: gateway.STORE_TIMEOUT_MS,
+    storeGoogleTimeoutMs: store.STORE_GOOGLE_TIMEOUT_MS,
+    storeGrantWaitMs: store.GRANT_WAIT_MS,
   }).map((line) => `Invalid settings ${line}`);
 }
 

@@ -63,6 +63,12 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
    * waits up to GRANT_WAIT_MS for its grants, so a request whose work completes gets its answer.
    */
   CREDENTIALS_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * Bound on a store purchase's verification, instead of NATS_REQUEST_TIMEOUT_MS: the store calls
+   * Google Play twice (each bounded by the store's STORE_GOOGLE_TIMEOUT_MS) and then waits up to its
+   * GRANT_WAIT_MS for the grants, so a purchase that is granted gets its answer.
+   */
+  STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Bound on the readiness probe's calls to each service. */
   READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /**

@@ -2,8 +2,9 @@
  * The waits of the sagas against the gateway's bounds: a saga whose work completed must be
  * answered with its result, never with the gateway's 504 (a consumed chest answered 504 would make
  * the client think it failed). The gateway bounds an opening (and guest creation) by
- * NATS_REQUEST_TIMEOUT_MS and registration by CREDENTIALS_TIMEOUT_MS; inside them chests and
- * players wait up to GRANT_WAIT_MS for their grants to be applied, after their own work.
+ * NATS_REQUEST_TIMEOUT_MS, registration by CREDENTIALS_TIMEOUT_MS and a store purchase by
+ * STORE_TIMEOUT_MS; inside them chests, players and the store wait up to GRANT_WAIT_MS for their
+ * grants to be applied, after their own work (the store's after its calls to Google).
  */
 
 /** Time left for a saga's own work (statements, publish) besides its grant wait, at least. */
@@ -21,6 +22,12 @@ export interface SagaTimeouts {
   playersGrantWaitMs: number;
   /** players: ARGON2_QUEUE_WAIT_MS, the longest a registration waits for a password slot. */
   playersPasswordQueueWaitMs: number;
+  /** gateway: STORE_TIMEOUT_MS, the bound of a store purchase's verification. */
+  gatewayStoreTimeoutMs: number;
+  /** store: STORE_GOOGLE_TIMEOUT_MS, the bound of each of a Google purchase's two calls to Google. */
+  storeGoogleTimeoutMs: number;
+  /** store: GRANT_WAIT_MS. */
+  storeGrantWaitMs: number;
 }
 
 /** One line per pair of settings that would let a completed saga answer 504; none when they fit. */
@@ -40,6 +47,12 @@ export function sagaTimeoutProblems(t: SagaTimeouts): string[] {
     t.playersPasswordQueueWaitMs + t.playersGrantWaitMs,
     t.gatewayCredentialsTimeoutMs,
     'ARGON2_QUEUE_WAIT_MS + GRANT_WAIT_MS (players) vs CREDENTIALS_TIMEOUT_MS (gateway)',
+  );
+  need(
+    'a Google Play purchase (two calls to Google and the grant wait)',
+    2 * t.storeGoogleTimeoutMs + t.storeGrantWaitMs,
+    t.gatewayStoreTimeoutMs,
+    '2 × STORE_GOOGLE_TIMEOUT_MS + GRANT_WAIT_MS (store) vs STORE_TIMEOUT_MS (gateway)',
   );
   return problems;
 }
