@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# One image for all six services. The command picks the service:
-#   node services/<players|wallet|chests|collections|egress|gateway>/dist/main.js
+# One image for all seven services. The command picks the service:
+#   node services/<players|wallet|chests|collections|egress|store|gateway>/dist/main.js
 # (docker-compose.yml sets it per container), or the admin command line and grants keeper:
 #   node tools/admin/dist/main.js <command>
 # Build: docker build -t collectible-chests .
@@ -23,6 +23,7 @@ COPY services/wallet/package.json services/wallet/
 COPY services/chests/package.json services/chests/
 COPY services/collections/package.json services/collections/
 COPY services/egress/package.json services/egress/
+COPY services/store/package.json services/store/
 COPY tools/admin/package.json tools/admin/
 RUN npm ci --no-audit --no-fund
 
@@ -38,7 +39,8 @@ RUN npm run build \
  && rm -rf packages/*/src services/*/src tools/*/src packages/*/test services/*/test tools/*/test \
  && find packages services tools -name '*.map' -delete -o -name '*.tsbuildinfo' -delete -o -name 'tsconfig*.json' -delete
 
-# 3. Runtime: compiled code, SQL migrations, content files and production dependencies only.
+# 3. Runtime: compiled code, SQL migrations, content files, the store's pinned Apple root
+# certificate (services/store/assets) and production dependencies only.
 FROM ${NODE_IMAGE} AS runtime
 # NODE_ENV=production: every process refuses to start without its secrets (README, NODE_ENV).
 # METRICS_PORT: the gateway's /metrics on a port of its own, never on the API port.

@@ -1,6 +1,6 @@
 /**
  * Starts the bench's stack as `npm start` does (players first, then wallet, chests, collections,
- * egress, gateway), each service a separate process, next to the floor processes.
+ * egress, store, gateway), each service a separate process, next to the floor processes.
  */
 import { freePort } from '@ccs/shared/testing';
 import { waitForGateway, waitForServiceHealth } from '../scripts/start/wait-ready.js';
@@ -45,7 +45,7 @@ export async function startStack(
   const stack: Stack = { env, base: `http://127.0.0.1:${port}`, floorBase: `http://127.0.0.1:${floorPort}`, dbUrl };
 
   o.log(`database ${new URL(db.url).pathname.slice(1)}, NATS prefix ${prefix}, Redis prefix ${prefix}:`);
-  o.log('starting the stack as npm start does (players first, then wallet, chests, collections, egress, gateway) ...');
+  o.log('starting the stack as npm start does (players first, then wallet, chests, collections, egress, store, gateway) ...');
   if (o.floorKinds.length) {
     procs.push(spawnTs('bench/floor-responder.ts', { ...env, DATABASE_URL: dbUrl('bench_floor') }, 'floor responder'));
     procs.push(spawnTs('bench/floor-server.ts', { ...env, PORT: String(floorPort) }, 'floor front'));
@@ -59,7 +59,7 @@ export async function startStack(
   await waitForServiceHealth({ natsUrl: infra.natsUrl, prefix, service: 'players', timeoutMs: 120_000, aborted }).catch((err) => {
     throw deadError(err);
   });
-  for (const s of ['wallet', 'chests', 'collections', 'egress', 'gateway'])
+  for (const s of ['wallet', 'chests', 'collections', 'egress', 'store', 'gateway'])
     procs.push(spawnTs(`services/${s}/src/main.ts`, { ...env, DATABASE_URL: dbUrl(s) }, s));
   await waitForGateway({ url: stack.base, timeoutMs: 120_000, aborted, progress: o.log }).catch((err) => {
     throw deadError(err);

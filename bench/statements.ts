@@ -10,7 +10,7 @@ import pg from 'pg';
 import { startPrivatePostgres, type PrivatePostgres } from '@ccs/shared/testing';
 
 /** The roles the processes connect as: one per service, and the floor responder's. */
-export const STATEMENT_ROLES = ['players', 'wallet', 'chests', 'collections', 'egress', 'bench_floor'] as const;
+export const STATEMENT_ROLES = ['players', 'wallet', 'chests', 'collections', 'egress', 'store', 'bench_floor'] as const;
 
 /** One normalised statement over one measurement, per request of that measurement. */
 export interface StatementRow {

@@ -27,6 +27,8 @@ export function generateSecrets(opts: { devCluster?: boolean } = {}): string {
     ...NATS_ROLES.map((r) => `${passwordVariable(r)}=${hex()}`),
     "# chests: encrypts players' server seeds at rest (docs/fairness.md).",
     `FAIRNESS_SEED_KEY=${hex()}`,
+    "# store: encrypts the apps' Google service-account keys at rest (docs/store.md).",
+    `STORE_CREDENTIALS_KEY=${hex()}`,
     "# gateway: encrypts the studio console's session cookie (docs/console.md).",
     `CONSOLE_SESSION_KEY=${hex()}`,
     '# players: the ES256 key signing access tokens (PEM on one line, literal \\n).',

@@ -1,5 +1,5 @@
 /**
- * `npm start`: checks Postgres, NATS (JetStream) and Redis, then runs the six services as child
+ * `npm start`: checks Postgres, NATS (JetStream) and Redis, then runs the seven services as child
  * processes (players first: it seeds the demo app), waits for the gateway's /readyz and says
  * where the API is. Ctrl-C or SIGTERM stops every child gracefully; if one dies, the rest stop too.
  */

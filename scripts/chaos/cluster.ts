@@ -39,7 +39,7 @@ const PGBOUNCER_DOWN_MS = 1000;
 
 /** Every scenario, in the order they run (names as the drill records them). */
 export const CLUSTER_SCENARIOS: ClusterScenario[] = [
-  ...['players-2', 'wallet-2', 'chests-2', 'collections-2', 'egress-2'].map((r) => ({
+  ...['players-2', 'wallet-2', 'chests-2', 'collections-2', 'egress-2', 'store-2'].map((r) => ({
     name: `${r} killed`,
     boundS: 150,
     run: (d: Drill) => replicaKilled(d, r),
@@ -50,7 +50,7 @@ export const CLUSTER_SCENARIOS: ClusterScenario[] = [
   { name: 'Postgres restarted (-m fast) behind PgBouncer', boundS: 150, run: (d, pg) => postgresRestarted(d, pg, 'fast') },
   { name: 'Postgres restarted (-m immediate) behind PgBouncer', boundS: 150, run: (d, pg) => postgresRestarted(d, pg, 'immediate') },
   { name: `PgBouncer killed, back after ${PGBOUNCER_DOWN_MS / 1000} s`, boundS: 150, run: (d) => pgbouncerKilled(d, PGBOUNCER_DOWN_MS) },
-  { name: 'rolling restart of all six services', boundS: 300, run: (d) => rollingRestart(d) },
+  { name: 'rolling restart of all seven services', boundS: 300, run: (d) => rollingRestart(d) },
 ];
 
 export function selectClusterScenarios(only: string[]): ClusterScenario[] {

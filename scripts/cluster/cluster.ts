@@ -108,7 +108,7 @@ export interface Cluster {
 
 export type { Replaced };
 
-export const SERVICES_ORDER: ServiceName[] = ['players', 'wallet', 'chests', 'collections', 'egress', 'gateway'];
+export const SERVICES_ORDER: ServiceName[] = ['players', 'wallet', 'chests', 'collections', 'egress', 'store', 'gateway'];
 
 /** What every phase of the start reads. */
 interface Start {

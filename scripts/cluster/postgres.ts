@@ -13,7 +13,7 @@ import { freePort, startProgram, waitFor, type Child } from './processes.js';
 export const PGBOUNCER = process.env.PGBOUNCER_BIN || '/usr/sbin/pgbouncer';
 
 /** The services that own a schema (the gateway has none), each schema named as its service. */
-export const SCHEMA_OWNERS = ['players', 'wallet', 'chests', 'collections', 'egress'] as const;
+export const SCHEMA_OWNERS = ['players', 'wallet', 'chests', 'collections', 'egress', 'store'] as const;
 export type SchemaOwner = (typeof SCHEMA_OWNERS)[number];
 
 export interface ClusterDatabase {
@@ -42,7 +42,7 @@ function withDatabase(url: string, database: string, user?: string): string {
 }
 
 /**
- * Creates the database (unless `useExisting`) and the five roles: LOGIN, CREATE and CONNECT on
+ * Creates the database (unless `useExisting`) and the six roles: LOGIN, CREATE and CONNECT on
  * the database, `ALTER ROLE … SET search_path = <schema>`. Roles are named after the database
  * so that two clusters on one Postgres do not share them.
  */
@@ -129,7 +129,7 @@ export function pgbouncerConfig(opts: { port: number; dir: string; pgHost: strin
 
 /**
  * Starts PgBouncer on a free loopback port in front of the database's Postgres, knowing the
- * five roles (auth_file; with auth_type trust only the names count), and waits until it answers.
+ * six roles (auth_file; with auth_type trust only the names count), and waits until it answers.
  */
 export async function startPgbouncer(
   dir: string,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the compose stack's infrastructure from the local images: docker-compose.yml's
 # postgres, nats and redis with scripts/docker/compose.local.yml (local/postgres:15, local/nats:2,
-# local/redis:7), all healthy; then the six services on the host (npm start) against them, until
+# local/redis:7), all healthy; then the seven services on the host (npm start) against them, until
 # GET /readyz answers 200; then everything stops and the project's volumes are removed.
 # The services' own image is not built: the Dockerfile's base (node:22-bookworm-slim) comes from a
 # registry (docs/testing-containers.md). Ports (127.0.0.1): POSTGRES_PORT 25432, NATS_PORT 24222,

@@ -8,6 +8,7 @@ import { EgressConfigSchema } from '../../services/egress/src/config.js';
 import { StoreConfigSchema } from '../../services/store/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
+import { StoreConfigSchema } from '../../services/store/src/config.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
 import type { ServiceName } from './service-process.js';
 
@@ -18,6 +19,7 @@ const SCHEMAS: Record<ServiceName, z.ZodType> = {
   collections: CollectionsConfigSchema,
   wallet: WalletConfigSchema,
   egress: EgressConfigSchema,
+  store: StoreConfigSchema,
   gateway: GatewayConfigSchema,
 };
 

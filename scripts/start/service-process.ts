@@ -1,8 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-/** The six processes of the stack, in start order: players first, it seeds the demo app; egress sends webhooks. */
-export const SERVICE_NAMES = ['players', 'wallet', 'chests', 'collections', 'egress', 'gateway'] as const;
+/**
+ * The seven processes of the stack, in start order: players first, it seeds the demo app; egress
+ * sends webhooks; store (after wallet and chests, which apply what a purchase grants) verifies
+ * App Store and Google Play purchases.
+ */
+export const SERVICE_NAMES = ['players', 'wallet', 'chests', 'collections', 'egress', 'store', 'gateway'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** How a child process ended. */
@@ -21,7 +25,7 @@ export interface ServiceProcess {
   hasExited(): boolean;
 }
 
-const COLORS: Record<ServiceName, number> = { players: 36, wallet: 33, chests: 35, collections: 34, egress: 31, gateway: 32 };
+const COLORS: Record<ServiceName, number> = { players: 36, wallet: 33, chests: 35, collections: 34, egress: 31, store: 93, gateway: 32 };
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const PINO_BOOKKEEPING = new Set(['level', 'time', 'pid', 'hostname', 'name', 'msg']);
 

@@ -11,7 +11,7 @@
  * 2. the NATS server that leads the grants stream is killed, and the time until the stream names
  *    another leader is measured;
  * 3. a rolling restart: every service's replicas, one at a time (SIGTERM, wait for the exit, start
- *    again, wait until ready), all six services, under a steady load that also reads; a gateway is
+ *    again, wait until ready), all seven services, under a steady load that also reads; a gateway is
  *    taken out of the test's rotation before its SIGTERM, as a load balancer does (Kubernetes'
  *    preStop pause);
  * 4. PgBouncer is killed (SIGKILL), and started again on the same port 1 s later (what the
@@ -97,7 +97,7 @@ describe.runIf(run)('stack:cluster: three NATS servers, PgBouncer, two replicas 
     const { scenario, replaced, unclean } = await rollingRestart(drill);
     check(scenario);
     expect(unclean).toEqual([]);
-    expect(replaced.length).toBe(cluster.names().filter((n) => /^(players|wallet|chests|collections|egress|gateway)-\d+$/.test(n)).length);
+    expect(replaced.length).toBe(cluster.names().filter((n) => /^(players|wallet|chests|collections|egress|store|gateway)-\d+$/.test(n)).length);
     expect(visible(scenario.done)).toEqual([]);
   }, 240_000);
 

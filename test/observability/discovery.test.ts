@@ -11,7 +11,7 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { chestsService } from '../../services/chests/src/service.js';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 
-const SERVICES = ['players', 'wallet', 'chests', 'collections', 'egress'];
+const SERVICES = ['players', 'wallet', 'chests', 'collections', 'egress', 'store'];
 let stack: TestStack;
 let client: ServiceClient;
 let name: (service: string) => string;
@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 describe('NATS service discovery', () => {
-  it('each service answers PING under its prefixed name, and a PING to all finds the five of this stack', async () => {
+  it('each service answers PING under its prefixed name, and a PING to all finds the six of this stack', async () => {
     for (const s of SERVICES) {
       const pongs = await all(client.ping(name(s)));
       expect(

@@ -45,7 +45,7 @@ beforeAll(async () => {
     const applied = lines()
       .filter((l) => l.msg === 'durable message applied')
       .map((l) => l.consumer);
-    expect(applied).toEqual(expect.arrayContaining(['wallet-app-content', 'chests-content', 'collections-app-content']));
+    expect(applied).toEqual(expect.arrayContaining(['wallet-app-content', 'chests-content', 'collections-app-content', 'store-app-content']));
   }, 20_000);
   fromLine = raw.length;
 });

@@ -68,10 +68,10 @@ describe('metrics', () => {
   it('a service whose health port is taken says so in one line and runs on without it', async () => {
     await eventually(async () => {
       const taken = logLines.filter((l) => /health server cannot listen/.test(l.msg));
-      expect(taken.map((l) => l.name).sort()).toEqual(['chests', 'collections', 'egress', 'wallet']);
+      expect(taken.map((l) => l.name).sort()).toEqual(['chests', 'collections', 'egress', 'store', 'wallet']);
       expect(taken.every((l) => l.port === healthPort)).toBe(true);
     }, 5000);
-    for (const name of ['players', 'wallet', 'chests', 'collections'] as const) expect(stack.services[name]).toBeDefined();
+    for (const name of ['players', 'wallet', 'chests', 'collections', 'egress', 'store'] as const) expect(stack.services[name]).toBeDefined();
     const live = await fetch(`http://127.0.0.1:${healthPort}/livez`);
     expect(live.status).toBe(200);
   });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
@@ -8,7 +8,7 @@ import { z } from 'zod';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
-const APP_SERVICES = ['players', 'wallet', 'chests', 'collections', 'gateway'] as const;
+const APP_SERVICES = ['players', 'wallet', 'chests', 'collections', 'egress', 'store', 'gateway'] as const;
 const INFRA_SERVICES = ['postgres', 'nats', 'redis'] as const;
 
 // Only the parts of the Compose format these checks read; the rest passes through.
@@ -46,6 +46,22 @@ function envOf(name: string): Record<string, string> {
   const env = service(name).environment ?? {};
   if (Array.isArray(env)) return Object.fromEntries(env.map((line) => [line.split('=')[0]!, line.slice(line.indexOf('=') + 1)]));
   return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v ?? '')]));
+}
+
+/** Whether a .dockerignore pattern excludes a path of the build context (`*`, `?` and `**` as Docker reads them). */
+function dockerignoreMatches(pattern: string, file: string): boolean {
+  const source = pattern
+    .replace(/^\/+|\/+$/g, '')
+    .split(/(\*\*\/|\*\*|\*|\?)/)
+    .map((part) => {
+      if (part === '**/') return '(?:.*/)?';
+      if (part === '**') return '.*';
+      if (part === '*') return '[^/]*';
+      if (part === '?') return '[^/]';
+      return part.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('');
+  return new RegExp(`^${source}$`).test(file);
 }
 
 /** The Dockerfile's instructions, continuation lines joined, comments dropped. */
@@ -161,6 +177,41 @@ describe('Dockerfile', () => {
     expect(users[users.length - 1]).not.toMatch(/^(root|0)(:|$)/);
     expect(final.some((i) => i.keyword === 'HEALTHCHECK')).toBe(true);
     expect(final.find((i) => i.keyword === 'CMD')?.args).toBe('["node", "services/gateway/dist/main.js"]');
+  });
+
+  it("copies every workspace's package.json before npm ci, so the install covers each one's dependencies", () => {
+    const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces.flatMap((glob) => {
+      const dir = glob.replace(/\/\*$/, '');
+      return readdirSync(path.join(ROOT, dir))
+        .map((name) => `${dir}/${name}`)
+        .filter((w) => existsSync(path.join(ROOT, w, 'package.json')));
+    });
+    expect(workspaces).toContain('services/store');
+    const ci = instructions.findIndex((i) => i.keyword === 'RUN' && i.args.includes('npm ci'));
+    const copied = instructions
+      .slice(0, ci)
+      .filter((i) => i.keyword === 'COPY')
+      .map((i) => i.args);
+    for (const w of workspaces) expect(copied, w).toContain(`${w}/package.json ${w}/`);
+  });
+
+  it("keeps the store's pinned Apple root certificate in the build context and the image", () => {
+    const asset = 'services/store/assets/AppleRootCA-G3.pem';
+    expect(existsSync(path.join(ROOT, asset))).toBe(true);
+    // No .dockerignore pattern matches the file or a folder above it.
+    const patterns = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#') && !l.startsWith('!'));
+    const parts = asset.split('/');
+    const paths = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+    for (const p of patterns) for (const q of paths) expect(dockerignoreMatches(p, q), `${p} excludes ${q}`).toBe(false);
+    expect(dockerignoreMatches('**/test', 'services/store/test')).toBe(true);
+    // The build copies services/ whole, removes only sources, tests and build leftovers, and the
+    // runtime stage takes services/ whole.
+    expect(instructions.some((i) => i.keyword === 'COPY' && i.args === 'services services')).toBe(true);
+    for (const run of instructions.filter((i) => i.keyword === 'RUN')) expect(run.args).not.toMatch(/assets|\.pem/);
+    expect(instructions.some((i) => i.keyword === 'COPY' && /^--from=build .*\/app\/services services$/.test(i.args))).toBe(true);
   });
 
   it('keeps node_modules, dist and git out of the build context', () => {

@@ -1,5 +1,5 @@
 /**
- * Each of the five services as deploy/k8s renders it (base, dev and production overlays, via
+ * Each of the seven services as deploy/k8s renders it (base, dev and production overlays, via
  * `kubectl kustomize`): a Deployment running the image's entry point, probes on the port its
  * container really listens on, requests and limits, a non-root read-only pod, a grace period
  * longer than its shutdown, an HPA and a PDB of its own, migrations before start, and a
@@ -11,6 +11,8 @@ import { PlayersConfigSchema } from '../../services/players/src/config.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
+import { EgressConfigSchema } from '../../services/egress/src/config.js';
+import { StoreConfigSchema } from '../../services/store/src/config.js';
 import {
   appContainer,
   bytes,
@@ -39,9 +41,19 @@ const SCHEMAS = {
   wallet: WalletConfigSchema,
   chests: ChestsConfigSchema,
   collections: CollectionsConfigSchema,
+  egress: EgressConfigSchema,
+  store: StoreConfigSchema,
 };
 /** The port each service serves its probes and /metrics on (docs/guide.md, "Configuration": PORT, HEALTH_PORT). */
-const PROBE_PORT: Record<ServiceName, number> = { gateway: 3000, players: 8081, wallet: 8081, chests: 8081, collections: 8081 };
+const PROBE_PORT: Record<ServiceName, number> = {
+  gateway: 3000,
+  players: 8081,
+  wallet: 8081,
+  chests: 8081,
+  collections: 8081,
+  egress: 8081,
+  store: 8081,
+};
 const PROBE_PATHS: Record<'gateway' | 'backend', { liveness: string; readiness: string }> = {
   gateway: { liveness: '/healthz', readiness: '/readyz' },
   backend: { liveness: '/livez', readiness: '/readyz' },
@@ -58,7 +70,7 @@ describe.skipIf(kustomizeUnavailable).each(Object.keys(OVERLAYS) as Overlay[])(
       const c = appContainer(deployment(objs, name), name);
       expect(c.command).toEqual(['node', `services/${name}/dist/main.js`]);
       expect(c.workingDir ?? '/app').toBe('/app');
-      // One image for all five, as the Dockerfile builds it.
+      // One image for all seven, as the Dockerfile builds it.
       const images = new Set(SERVICES.map((s) => appContainer(deployment(objs, s), s).image));
       expect([...images]).toEqual([c.image]);
       expect(c.image).toMatch(/(^|\/)collectible-chests:[\w.-]+$/);
@@ -158,10 +170,12 @@ describe.skipIf(kustomizeUnavailable).each(Object.keys(OVERLAYS) as Overlay[])(
       // Production leaves NATS and Redis un-namespaced: one stack per NATS and Redis.
       expect(env.NATS_PREFIX).toBe('');
       expect(env.REDIS_PREFIX).toBe('');
-      // Least privilege: only players gets the signing key; the gateway gets no database.
+      // Least privilege: only players gets the signing key, only chests the seed key, only store the
+      // credentials key; the gateway gets no database.
       const declared = appContainer(deployment(objs, name), name).env.map((e) => e.name);
       expect(declared.includes('JWT_PRIVATE_KEY')).toBe(name === 'players');
       expect(declared.includes('FAIRNESS_SEED_KEY')).toBe(name === 'chests');
+      expect(declared.includes('STORE_CREDENTIALS_KEY')).toBe(name === 'store');
       expect(declared.includes('DATABASE_URL')).toBe(name !== 'gateway');
     });
 

@@ -7,8 +7,8 @@
  *   generator writes; compose and the Kubernetes manifests give every process its user;
  * - for real: a private nats-server (its own port and JetStream directory, killed at the end) runs
  *   the generated configuration, with a NATS_PREFIX; forbidden publishes are refused, and the whole
- *   stack (four services and the gateway, each with its own user) serves a registration, a
- *   credit and an opening through it.
+ *   stack (every service and the gateway, each with its own user) serves a registration, a
+ *   credit, an opening and an App Store purchase through it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -52,6 +52,9 @@ import { collectionsService } from '../../services/collections/src/service.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
 import { egressService } from '../../services/egress/src/service.js';
 import { EgressConfigSchema } from '../../services/egress/src/config.js';
+import { storeService } from '../../services/store/src/service.js';
+import { StoreConfigSchema } from '../../services/store/src/config.js';
+import { applePki } from '../support/store/apple-pki.js';
 import { eventually, jsonApiHeaders } from '../support/stack.js';
 import { rendered, deployment, appContainer, environmentOf, SERVICES, OVERLAYS, type Overlay } from '../support/k8s-manifests.js';
 
@@ -515,10 +518,12 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
         NATS_USER: role,
         NATS_PASSWORD: PASSWORDS[role],
       });
+      // The store trusts the test certificate authority that signs the purchase below.
+      const extra: Partial<Record<NatsRole, Record<string, string>>> = { store: { STORE_APPLE_ROOT_CERTS: (await applePki()).rootPem } };
       const start = (def: shared.ServiceDefinition<any>, schema: { parse(v: unknown): unknown }, role: NatsRole) =>
         startService(
           def,
-          schema.parse(env(role)) as BaseConfig,
+          schema.parse({ ...env(role), ...extra[role] }) as BaseConfig,
           createLogger(role, process.env.TEST_LOG_LEVEL === undefined ? 'silent' : (process.env.TEST_LOG_LEVEL as 'info')),
         );
       services.push(await start(playersService, PlayersConfigSchema, 'players'));
@@ -528,6 +533,7 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
           start(chestsService, ChestsConfigSchema, 'chests'),
           start(collectionsService, CollectionsConfigSchema, 'collections'),
           start(egressService, EgressConfigSchema, 'egress'),
+          start(storeService, StoreConfigSchema, 'store'),
         ])),
       );
       gateway = await startGateway(GatewayConfigSchema.parse({ ...env('gateway'), PORT: '0', HOST: '127.0.0.1' }), createLogger('gateway', 'silent'));
@@ -586,6 +592,36 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
       });
       expect(swept).toBeGreaterThan(0);
       // Nothing the stack did was refused (the server logs every violation).
+      expect(log.slice(logFrom)).not.toMatch(/violation/i);
+    }, 30_000);
+
+    it('grants an App Store purchase through the store, under its own user: credits and chests through the stream, the balances asked of the wallet', async () => {
+      const password = 'Str0ng!pass';
+      const reg = await http('POST', '/api/v1/players/register', {
+        data: {
+          type: 'player',
+          attributes: { email: `p-${randomBytes(4).toString('hex')}@example.com`, password, password_confirmation: password },
+          relationships: {},
+        },
+      });
+      expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+      const signed = await (await applePki()).signTransaction({ productId: 'com.example.chests.starter_pack', appAccountToken: reg.body.data.id });
+      const body = { data: { type: 'store_purchase', attributes: { platform: 'apple', signed_transaction: signed } } };
+      // Until the store has applied the demo content (its own durable), it answers 409 store_not_configured.
+      const bought = await eventually(async () => {
+        const r = await http('POST', '/api/v1/players/me/store/purchases', body, reg.body.meta.access_token);
+        if (r.status === 409) throw new Error(JSON.stringify(r.body));
+        return r;
+      });
+      expect(bought.status, JSON.stringify(bought.body)).toBe(201);
+      expect(bought.body.meta.grants.chests.length).toBeGreaterThan(0);
+      // The wallet applies the purchase's credits from the stream: 50 gems on top of the 15 of the welcome grants.
+      await eventually(async () => {
+        const currencies = await http('GET', '/api/v1/currencies', undefined, reg.body.meta.access_token);
+        const gems = currencies.body.data.find((c: { attributes: { code: string } }) => c.attributes.code === 'gems');
+        expect(Number(gems.attributes.balance.amount)).toBe(65);
+      });
+      // Nothing was refused: neither the store's grants and its balances request, nor the consumers.
       expect(log.slice(logFrom)).not.toMatch(/violation/i);
     }, 30_000);
   });

@@ -118,7 +118,7 @@ describe('npm start (scripts/start.ts)', () => {
     return run;
   }
 
-  it('starts all six services, answers /readyz and /healthz, and stops cleanly on SIGTERM', async () => {
+  it('starts all seven services, answers /readyz and /healthz, and stops cleanly on SIGTERM', async () => {
     const env = await isolatedEnv();
     const port = env.PORT!;
     const run = await launchReady(env);
@@ -132,7 +132,11 @@ describe('npm start (scripts/start.ts)', () => {
     // players starts (and seeds) before the others are launched.
     expect(output.indexOf('players is up')).toBeGreaterThan(output.indexOf('starting players'));
     expect(output.indexOf('players is up')).toBeLessThan(output.indexOf('ready: '));
-    for (const name of ['players', 'wallet', 'chests', 'collections', 'egress', 'gateway']) expect(output).toMatch(new RegExp(`^${name} *\\| `, 'm'));
+    // Every service's lines, labelled; egress and store may print theirs after the ready line
+    // (the gateway's /readyz does not wait for them).
+    const labelled = (name: string) => new RegExp(`^${name} *\\| `, 'm').test(run.output());
+    for (const name of ['players', 'wallet', 'chests', 'collections', 'gateway']) expect(labelled(name), name).toBe(true);
+    await waitFor(() => labelled('egress') && labelled('store'), 30_000, run.output);
 
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
@@ -161,6 +165,7 @@ describe('npm start (scripts/start.ts)', () => {
       'egress',
       'gateway',
       'players',
+      'store',
       'wallet',
     ]);
     run.child.kill('SIGTERM');

@@ -6,8 +6,8 @@
  *   out, and their example secrets are refused;
  * - a shipped placeholder is refused as a secret whatever NODE_ENV says, and NODE_ENV=production
  *   refuses to start (exit 1, one message saying what to set and how) without FAIRNESS_SEED_KEY,
- *   CONSOLE_SESSION_KEY, JWT_PRIVATE_KEY and NATS credentials: the real service processes, started
- *   as the image starts them.
+ *   STORE_CREDENTIALS_KEY, CONSOLE_SESSION_KEY, JWT_PRIVATE_KEY and NATS credentials: the real
+ *   service processes, started as the image starts them.
  * What each NATS user may do on JetStream (no purge, no other service's durable) is shown against
  * a real nats-server in test/ops/nats-permissions.test.ts.
  */
@@ -29,6 +29,7 @@ import { EgressConfigSchema } from '../../services/egress/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { ensureDemoApp } from '../../services/players/src/apps/demo-app.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
+import { StoreConfigSchema } from '../../services/store/src/config.js';
 import { insertApiKey, resolveApiKey } from '../../services/players/src/repositories/api-keys-repository.js';
 import { playersService } from '../../services/players/src/service.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
@@ -54,6 +55,7 @@ const SCHEMAS = {
   chests: ChestsConfigSchema,
   collections: CollectionsConfigSchema,
   egress: EgressConfigSchema,
+  store: StoreConfigSchema,
   gateway: GatewayConfigSchema,
 } as const;
 
@@ -180,6 +182,7 @@ describe('secrets in the configuration', () => {
       ['CHESTS_DEMO_API_KEY', PlayersConfigSchema],
       ['CHESTS_DEMO_SECRET_KEY', PlayersConfigSchema],
       ['CONSOLE_SESSION_KEY', GatewayConfigSchema],
+      ['STORE_CREDENTIALS_KEY', StoreConfigSchema],
       ['NATS_PASSWORD', WalletConfigSchema],
     ] as const) {
       const env = { NATS_USER: 'wallet', [key]: key === 'NATS_PASSWORD' || placeholder.length >= 32 ? placeholder : placeholder.padEnd(32, '0') };
@@ -206,6 +209,7 @@ describe('secrets in the configuration', () => {
     const lines = checkConfiguration({ NODE_ENV: 'production' });
     expect(lines.join('\n')).toMatch(/FAIRNESS_SEED_KEY: required when NODE_ENV=production/);
     expect(lines.join('\n')).toMatch(/CONSOLE_SESSION_KEY: required when NODE_ENV=production/);
+    expect(lines.join('\n')).toMatch(/STORE_CREDENTIALS_KEY: required when NODE_ENV=production/);
     expect(checkConfiguration({ CHESTS_DEMO_SECRET_KEY: 'demo_local_secret_change_me_0000' }).join('\n')).toMatch(
       /CHESTS_DEMO_SECRET_KEY: is a placeholder/,
     );
@@ -242,6 +246,7 @@ describe('NODE_ENV=production without the secrets', () => {
   it.each([
     ['chests', 'FAIRNESS_SEED_KEY', /openssl rand -hex 32/],
     ['gateway', 'CONSOLE_SESSION_KEY', /openssl rand -hex 32/],
+    ['store', 'STORE_CREDENTIALS_KEY', /openssl rand -hex 32/],
     ['players', 'JWT_PRIVATE_KEY', /openssl genpkey -algorithm EC/],
   ] as const)(
     '%s exits 1 naming %s and how to generate it',

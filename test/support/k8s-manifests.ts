@@ -11,8 +11,8 @@ import { kustomizeUnavailable, parseEnvFile, renderKustomization, type K8sObject
 export { kustomizeUnavailable };
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The five services, each one Deployment. */
-export const SERVICES = ['gateway', 'players', 'wallet', 'chests', 'collections'] as const;
+/** The seven services, each one Deployment. */
+export const SERVICES = ['gateway', 'players', 'wallet', 'chests', 'collections', 'egress', 'store'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 /** Where each kustomization lives. */
 export const OVERLAYS = { base: 'deploy/k8s/base', dev: 'deploy/k8s/overlays/dev', production: 'deploy/k8s/overlays/production' } as const;

@@ -155,7 +155,7 @@ async function replaceAll(d: Drill): Promise<Replaced[]> {
 }
 
 /**
- * A rolling restart of all six services, one replica at a time, under a steady load (ROLLING)
+ * A rolling restart of all seven services, one replica at a time, under a steady load (ROLLING)
  * that also reads, from its 20th answer until a second after the last replica is ready. An
  * unclean exit (not 0 after SIGTERM) counts against the scenario.
  */
@@ -182,7 +182,7 @@ export async function rollingRestart(d: Drill): Promise<{ scenario: DrillScenari
   const range = (ms: number[]) => `${(Math.min(...ms) / 1000).toFixed(1)}–${(Math.max(...ms) / 1000).toFixed(1)} s`;
   const note = `${replaced.length} replicas replaced one at a time, each drained in ${range(replaced.map((r) => r.stopMs))} and ready in ${range(replaced.map((r) => r.readyMs))}; unclean exits: ${unclean.join(', ') || 'none'}`;
   const scenario = d.record(
-    { name: 'rolling restart of all six services', players, done, note },
+    { name: 'rolling restart of all seven services', players, done, note },
     seconds,
     exitsBefore,
     unclean.map((u) => `unclean exit after SIGTERM: ${u}`),

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateGuest, healthSubject, ListCurrencies, prefixed, ResolveApiKey } from '@ccs/shared';
 import type { Subscription } from 'nats';
-import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
+import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
+import { registerThroughGateway } from '../../../test/support/register.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 
 const REQUEST_TIMEOUT_MS = 1200;
@@ -143,6 +144,35 @@ describe('gateway when a backing service is missing or silent', () => {
       await stack.startService('players');
     }
     await eventually(async () => expect((await readyz()).statusCode).toBe(200));
+  });
+
+  it('stays ready while the store is stopped: only the store routes answer 503', async () => {
+    const player = await registerThroughGateway(stack);
+    const purchase = () =>
+      stack.inject({
+        method: 'POST',
+        url: '/api/v1/players/me/store/purchases',
+        headers: jsonApiHeaders(stack.apiKey, player.token),
+        payload: { data: { type: 'store_purchase', attributes: { platform: 'apple', signed_transaction: 'not.a.jws' } } },
+      });
+    await stack.stopService('store');
+    try {
+      const { res, ms } = await timed(purchase);
+      const [error] = expectError(res, 503, 'service_unavailable');
+      expect(error!.detail).toContain('store');
+      expect(ms).toBeLessThan(PROMPT_MS);
+      // /readyz does not ask the store: the rest of the API does not depend on it.
+      const ready = await readyz();
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toEqual({ status: 'ready', checks: { players: true, wallet: true, chests: true, collections: true, redis: true } });
+      const other = await currencies();
+      expect(other.statusCode).toBe(200);
+      expectJsonApi(other.json());
+    } finally {
+      await stack.startService('store');
+    }
+    // Back: the store answers again (a bad receipt is its 422, not the gateway's 503).
+    await eventually(async () => expectError(await purchase(), 422, 'receipt_invalid'));
   });
 
   it('keeps /healthz answering whatever the services do', async () => {
