@@ -5,7 +5,6 @@ import { sagaTimeoutProblems } from '../../packages/shared/src/config/saga-timeo
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
 import { CollectionsConfigSchema } from '../../services/collections/src/config.js';
 import { EgressConfigSchema } from '../../services/egress/src/config.js';
-import { StoreConfigSchema } from '../../services/store/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
 import { StoreConfigSchema } from '../../services/store/src/config.js';

@@ -13,6 +13,7 @@ import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { Bus, OpenChest, OpenChests, SAGA_WORK_MARGIN_MS, sagaTimeoutProblems } from '@ccs/shared';
 import { ChestsConfigSchema } from '../../services/chests/src/config.js';
+import { StoreConfigSchema } from '../../services/store/src/config.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
 import { checkConfiguration } from '../../scripts/start/preflight.js';
@@ -22,7 +23,15 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
 /** The settings that bound the sagas (the others are irrelevant here). */
-const SAGA_SETTINGS = ['GRANT_WAIT_MS', 'NATS_REQUEST_TIMEOUT_MS', 'NATS_READ_TIMEOUT_MS', 'CREDENTIALS_TIMEOUT_MS', 'ARGON2_QUEUE_WAIT_MS'];
+const SAGA_SETTINGS = [
+  'GRANT_WAIT_MS',
+  'NATS_REQUEST_TIMEOUT_MS',
+  'NATS_READ_TIMEOUT_MS',
+  'CREDENTIALS_TIMEOUT_MS',
+  'ARGON2_QUEUE_WAIT_MS',
+  'STORE_TIMEOUT_MS',
+  'STORE_GOOGLE_TIMEOUT_MS',
+];
 
 type Env = Record<string, string | undefined>;
 
@@ -33,23 +42,27 @@ function gatewayBoundOf(env: Env, contract: typeof OpenChest | typeof OpenChests
 }
 
 /** The saga bounds as each process reads them from its own environment (defaults applied). */
-function boundsOf(env: { gateway: Env; chests: Env; players: Env }) {
+function boundsOf(env: { gateway: Env; chests: Env; players: Env; store?: Env }) {
   const gateway = GatewayConfigSchema.parse(env.gateway);
   const open = gatewayBoundOf(env.gateway, OpenChest);
   const openBatch = gatewayBoundOf(env.gateway, OpenChests);
   // Both openings are writes, bounded by NATS_REQUEST_TIMEOUT_MS; the check below uses that bound.
   expect({ open, openBatch }).toEqual({ open: gateway.NATS_REQUEST_TIMEOUT_MS, openBatch: gateway.NATS_REQUEST_TIMEOUT_MS });
   const players = PlayersConfigSchema.parse(env.players);
+  const store = StoreConfigSchema.parse(env.store ?? env.chests);
   return {
     gatewayRequestTimeoutMs: Math.min(open, openBatch),
     gatewayCredentialsTimeoutMs: gateway.CREDENTIALS_TIMEOUT_MS,
     chestsGrantWaitMs: ChestsConfigSchema.parse(env.chests).GRANT_WAIT_MS,
     playersGrantWaitMs: players.GRANT_WAIT_MS,
     playersPasswordQueueWaitMs: players.ARGON2_QUEUE_WAIT_MS,
+    gatewayStoreTimeoutMs: gateway.STORE_TIMEOUT_MS,
+    storeGoogleTimeoutMs: store.STORE_GOOGLE_TIMEOUT_MS,
+    storeGrantWaitMs: store.GRANT_WAIT_MS,
   };
 }
 
-const same = (env: Env) => ({ gateway: env, chests: env, players: env });
+const same = (env: Env) => ({ gateway: env, chests: env, players: env, store: env });
 
 /** Every file under a directory, relative to the repository root. */
 function filesUnder(dir: string): string[] {
@@ -118,7 +131,7 @@ describe('the sagas never answer 504 after their work completed', () => {
   });
 
   it('keeps them below with the environment docker-compose.yml gives each service', () => {
-    const env = { gateway: composeEnv('gateway'), chests: composeEnv('chests'), players: composeEnv('players') };
+    const env = { gateway: composeEnv('gateway'), chests: composeEnv('chests'), players: composeEnv('players'), store: composeEnv('store') };
     expect(env.gateway.NATS_URL).toBe('nats://nats:4222'); // the file was read, anchors merged
     expect(sagaTimeoutProblems(boundsOf(env))).toEqual([]);
   });
@@ -131,6 +144,9 @@ describe('the sagas never answer 504 after their work completed', () => {
     // Only the gateway's bound lowered, in its own environment: still found.
     expect(sagaTimeoutProblems(boundsOf({ gateway: { NATS_REQUEST_TIMEOUT_MS: '2900' }, chests: {}, players: { GRANT_WAIT_MS: '0' } }))).toEqual([
       'GRANT_WAIT_MS (chests) vs NATS_REQUEST_TIMEOUT_MS (gateway): an opening waits up to 2000 ms but the gateway gives it 2900 ms; keep the wait at least 1000 ms below the bound.',
+    ]);
+    expect(sagaTimeoutProblems(boundsOf(same({ STORE_GOOGLE_TIMEOUT_MS: '5000' })))).toEqual([
+      '2 × STORE_GOOGLE_TIMEOUT_MS + GRANT_WAIT_MS (store) vs STORE_TIMEOUT_MS (gateway): a Google Play purchase (two calls to Google and the grant wait) waits up to 12000 ms but the gateway gives it 12000 ms; keep the wait at least 1000 ms below the bound.',
     ]);
     expect(sagaTimeoutProblems(boundsOf(same({ CREDENTIALS_TIMEOUT_MS: '6000' })))).toEqual([
       'ARGON2_QUEUE_WAIT_MS + GRANT_WAIT_MS (players) vs CREDENTIALS_TIMEOUT_MS (gateway): a registration (password queue and grant wait) waits up to 7000 ms but the gateway gives it 6000 ms; keep the wait at least 1000 ms below the bound.',

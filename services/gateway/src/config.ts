@@ -68,7 +68,7 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
    * Google Play twice (each bounded by the store's STORE_GOOGLE_TIMEOUT_MS) and then waits up to its
    * GRANT_WAIT_MS for the grants, so a purchase that is granted gets its answer.
    */
-  STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(12_000),
   /** Bound on the readiness probe's calls to each service. */
   READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /**

@@ -73,7 +73,9 @@ async function verifyPurchase(request: FastifyRequest, reply: FastifyReply) {
     a.platform === 'apple'
       ? { platform: 'apple' as const, signedTransaction: a.signed_transaction }
       : { platform: 'google' as const, productId: a.product_id, purchaseToken: a.purchase_token };
-  const r = await request.server.bus.request(VerifyStorePurchase, req, callContext(request), { timeoutMs: request.server.gatewayConfig.STORE_TIMEOUT_MS });
+  const r = await request.server.bus.request(VerifyStorePurchase, req, callContext(request), {
+    timeoutMs: request.server.gatewayConfig.STORE_TIMEOUT_MS,
+  });
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, r.replayed ? 200 : 201, storePurchaseDocument(r));
 }
