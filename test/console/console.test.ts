@@ -207,7 +207,7 @@ describe('studio console in a browser', () => {
   });
 
   it('shows the spend limits that hold a player, with the rule pack behind each, as the API does', async () => {
-    // The demo content applies the CN pack: a 14-year-old in China is held to its caps.
+    // The demo content applies the CN pack: a 14-year-old in China is held to its caps in CNY paid at the stores.
     const declare = async (p: Player, attributes: Record<string, unknown>) => {
       const patched = await stack.inject({
         method: 'PATCH',
@@ -219,15 +219,23 @@ describe('studio console in a browser', () => {
     };
     const minor = await registerPlayer(stack, game.publishableKey);
     await declare(minor, { country: 'CN', birth_year: new Date().getUTCFullYear() - 15 });
-    const api = (await admin(`/api/v1/admin/players/${minor.id}`)).data.attributes.spend_limits as { period: string; limit: number; spent: number }[];
-    expect(api.map((l) => [l.period, l.limit, l.spent])).toEqual([
-      ['month', 200, 0],
-      ['payment', 50, 0],
+    const api = (await admin(`/api/v1/admin/players/${minor.id}`)).data.attributes.spend_limits as {
+      period: string;
+      limit: number;
+      spent: number;
+      money?: string;
+    }[];
+    expect(api.map((l) => [l.period, l.limit, l.spent, l.money])).toEqual([
+      ['month', 200, 0, 'CNY'],
+      ['payment', 50, 0, 'CNY'],
     ]);
     const { context, page } = await signedIn();
     await page.goto(`${base}/console/players/${minor.id}`);
     await page.waitForSelector('[data-testid=player-spend-limits]');
-    for (const l of api) expect(Number(await text(page, `limit-${l.period}`))).toBe(l.limit);
+    for (const l of api) {
+      expect(Number(await text(page, `limit-${l.period}`))).toBe(l.limit);
+      expect(await text(page, `money-${l.period}`)).toBe('CNY');
+    }
     expect(await page.getByTestId('player-spend-limits').innerText()).toContain('CN rule pack: minor_spend_limits_8_to_15');
     // A player no limit holds (an adult in Germany) has no such section; one who declared nothing
     // is held to every limit that could apply, as the gate holds them.

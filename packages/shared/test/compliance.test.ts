@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  applicableMoneyLimits,
   applicableSpendLimits,
   ComplianceSchema,
   guaranteedAge,
@@ -85,12 +86,26 @@ describe('compliance gates (pure)', () => {
     expect(purchaseRefusal(ages, 'gems', { country: null, birthYear: 1990 }, in2026)).toBeUndefined();
     expect(at('DE', null)).toBeUndefined();
     expect(at('BR', null)).toMatchObject({ code: 'age_restricted', reason: 'birth_year_unknown', rule: { pack: 'BR' } });
-    // CN's caps for a 14-year-old: 50 a payment, 200 a month, each naming its rule.
-    expect(applicableSpendLimits(packs, { country: 'CN', birthYear: 2011 }, in2026)).toEqual([
-      { period: 'month', limit: 200, rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_8_to_15' }) },
-      { period: 'payment', limit: 50, rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_8_to_15' }) },
+    // CN's caps for a 14-year-old, in CNY paid at the stores: 50 a payment, 200 a month, each
+    // naming its rule; none in units of paid currency. Under 8: no payment at all.
+    const cn = (birthYear: number | null) => applicableMoneyLimits(packs, { country: 'CN', birthYear }, in2026);
+    expect(cn(2011)).toEqual([
+      { period: 'month', limit: 200, money: 'CNY', rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_8_to_15' }) },
+      { period: 'payment', limit: 50, money: 'CNY', rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_8_to_15' }) },
     ]);
-    expect(applicableSpendLimits(packs, { country: 'CN', birthYear: 2000 }, in2026)).toEqual([]);
+    expect(applicableSpendLimits(packs, { country: 'CN', birthYear: 2011 }, in2026)).toEqual([]);
+    expect(cn(2008)).toEqual([
+      { period: 'month', limit: 400, money: 'CNY', rule: expect.objectContaining({ rule: 'minor_spend_limits_16_to_17' }) },
+      { period: 'payment', limit: 100, money: 'CNY', rule: expect.objectContaining({ rule: 'minor_spend_limits_16_to_17' }) },
+    ]);
+    expect(cn(2020)).toEqual([
+      { period: 'month', limit: 200, money: 'CNY', rule: expect.objectContaining({ rule: 'minor_spend_limits_8_to_15' }) },
+      { period: 'payment', limit: 0, money: 'CNY', rule: expect.objectContaining({ rule: 'no_store_payments_under_8' }) },
+    ]);
+    // An undeclared birth year is held as the youngest: no payment.
+    expect(cn(null)).toContainEqual(expect.objectContaining({ period: 'payment', limit: 0 }));
+    expect(cn(2000)).toEqual([]);
+    expect(applicableMoneyLimits(packs, { country: 'DE', birthYear: 2011 }, in2026)).toEqual([]);
     expect(isGatedCurrency(ComplianceSchema.parse({ paid_currencies: ['gems'], rule_packs: ['BR'] }), 'gems')).toBe(true);
   });
 });

@@ -50,13 +50,22 @@ describe('rule packs', () => {
       [['BR'], 18, 'BR'],
       [['CN'], 8, 'CN'],
     ]);
+    // CN's limits are in money (CNY paid at the stores): no payment under 8, then its caps for minors.
     expect(inForce.spend_limits).toEqual([
       { max_age: 17, per_day: 30 },
+      {
+        countries: ['CN'],
+        max_age: 7,
+        per_payment: 0,
+        money: 'CNY',
+        rule: expect.objectContaining({ pack: 'CN', rule: 'no_store_payments_under_8' }),
+      },
       {
         countries: ['CN'],
         max_age: 15,
         per_payment: 50,
         per_month: 200,
+        money: 'CNY',
         rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_8_to_15' }),
       },
       {
@@ -64,6 +73,7 @@ describe('rule packs', () => {
         max_age: 17,
         per_payment: 100,
         per_month: 400,
+        money: 'CNY',
         rule: expect.objectContaining({ pack: 'CN', rule: 'minor_spend_limits_16_to_17' }),
       },
     ]);

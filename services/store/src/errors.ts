@@ -1,4 +1,4 @@
-import { AppError } from '@ccs/shared';
+import { AppError, type Money, type SpendStanding } from '@ccs/shared';
 
 /** Where a purchase's refusals point: the attribute of the request that carried the receipt. */
 const RECEIPT = { pointer: '/data/attributes/signed_transaction' };
@@ -79,6 +79,34 @@ export const storeErrors = {
       detail:
         "Google Play refused this app's service account: give it access in Play Console (Users and permissions, financial data) or set new credentials (PUT /api/v1/admin/store/google-credentials). Nothing was granted.",
       meta: { retry_after_seconds: 60 },
+    }),
+  /** A spend limit in money would be passed (`meta.limit`; `meta.rule` when a rule pack's). */
+  spendLimitReached: (s: SpendStanding, price: Money | null) =>
+    new AppError({
+      kind: 'forbidden',
+      code: 'spend_limit_reached',
+      detail: `${
+        s.limit === 0
+          ? `You may not make payments (a spend limit of 0 ${s.money}).`
+          : s.period === 'payment'
+            ? `This payment is more than the ${s.limit} ${s.money} you may pay at once.`
+            : `This payment would pass your spend limit of ${s.limit} ${s.money} a ${s.period} (${s.spent} ${s.money} paid); it resets at ${s.resetsAt}.`
+      } Nothing was granted.`,
+      meta: {
+        limit: { period: s.period, limit: s.limit, spent: s.spent, resets_at: s.resetsAt, money: s.money },
+        price,
+        ...(s.rule ? { rule: s.rule } : {}),
+      },
+    }),
+  /** A spend limit in money holds the player and the transaction (or one already counted) is in a currency it cannot count. */
+  spendLimitUnverifiable: (currency: string | null, s: SpendStanding) =>
+    new AppError({
+      kind: 'forbidden',
+      code: 'spend_limit_unverifiable',
+      detail: `${
+        currency === null ? 'The store reported no price for this transaction' : `No exchange rate converts ${currency} into ${s.money}`
+      }, so it cannot be counted against your spend limit of ${s.limit} ${s.money} ${s.period === 'payment' ? 'a payment' : `a ${s.period}`} (compliance.money_rates). Nothing was granted.`,
+      meta: { currency, limit: { period: s.period, limit: s.limit, money: s.money }, ...(s.rule ? { rule: s.rule } : {}) },
     }),
   notificationInvalid: (why: string) => AppError.unauthorized('notification_invalid', `The notification does not verify: ${why}. Nothing changed.`),
   credentialsInvalid: (why: string) =>

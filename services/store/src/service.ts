@@ -7,6 +7,7 @@ import { StoreContentReader } from './content.js';
 import type { StoreDeps } from './deps.js';
 import { adminEndpoints } from './endpoints/admin.js';
 import { appleNotificationEndpoint, googleNotificationEndpoint } from './endpoints/notifications.js';
+import { moneySpentEndpoint } from './endpoints/money-spent.js';
 import { verifyPurchaseEndpoint } from './endpoints/verify-purchase.js';
 import { googlePlay } from './google/index.js';
 import { consumeDue } from './purchases/consume.js';
@@ -49,6 +50,7 @@ export const storeService: ServiceDefinition<StoreConfig> = {
         verifyPurchaseEndpoint(deps, apple, google),
         appleNotificationEndpoint(deps, apple),
         googleNotificationEndpoint(deps, google),
+        moneySpentEndpoint(deps),
         ...adminEndpoints(deps),
       ],
       consumers: [contentLoadedConsumer(pool, log)],

@@ -2,8 +2,9 @@
  * Rule packs (DESIGN.md §7, docs/content.md "Rule packs") end to end, through the gateway against
  * the real services, Postgres, NATS and Redis. An app whose content makes gems paid, sets no gate
  * of its own and applies the BE, BR and CN packs: Belgium blocked, Brazil under 18 and China
- * under 8 refused, minors in China held to 50 gems a payment and 200 a month; every refusal names
- * the pack's rule (`meta.rule`), and the JP pack refuses a complete gacha at load.
+ * under 8 refused; minors in China are held to CN's limits in CNY paid at the stores
+ * (test/e2e/store/money-limits.test.ts), which gems spent on chests do not count; every refusal
+ * names the pack's rule (`meta.rule`), and the JP pack refuses a complete gacha at load.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,38 +98,32 @@ describe('rule packs through the stack', () => {
     ok(await buyGolden(await player('DE', 15), 2), 201);
   });
 
-  it("holds a 14-year-old in China to CN's 50 gems a payment and 200 a month, shown on /players/me/limits with the rule", async () => {
+  it("shows a 14-year-old in China CN's limits in CNY (store payments) with the rule; gems spent on chests do not count against them", async () => {
     const p = await player('CN', 14);
-    const limits = async () => {
-      const res = await call(stack, 'GET', '/api/v1/players/me/limits', p);
+    const limits = async (who: Player) => {
+      const res = await call(stack, 'GET', '/api/v1/players/me/limits', who);
       expectJsonApi(res.json());
       return ok(res).data as { id: string; attributes: Record<string, unknown> }[];
     };
-    const rule = (name: string) => ({ pack: 'CN', rule: name, source: expect.stringContaining('NPPA') });
-    expect(await limits()).toEqual([
+    const rule = { pack: 'CN', rule: 'minor_spend_limits_8_to_15', source: expect.stringContaining('NPPA') };
+    const expected = (spent: number) => [
       expect.objectContaining({
-        id: 'month',
-        attributes: expect.objectContaining({ limit: 200, spent: 0, rule: rule('minor_spend_limits_8_to_15') }),
+        id: 'CNY-month',
+        attributes: expect.objectContaining({ period: 'month', limit: 200, spent, money: 'CNY', rule }),
       }),
       expect.objectContaining({
-        id: 'payment',
-        attributes: { period: 'payment', limit: 50, spent: 0, remaining: 50, resets_at: null, rule: rule('minor_spend_limits_8_to_15') },
+        id: 'CNY-payment',
+        attributes: { period: 'payment', limit: 50, spent: 0, remaining: 50, resets_at: null, money: 'CNY', rule },
       }),
-    ]);
-    // Two golden chests (100 gems) in one payment: above the cap per payment.
-    expect(refusal(await buyGolden(p, 2), 403, 'spend_limit_reached')).toEqual({
-      limit: { period: 'payment', limit: 50, spent: 0, resets_at: null },
-      rule: rule('minor_spend_limits_8_to_15'),
-    });
-    expect(await gems(p)).toBe('500.00');
-    // One at a time, up to the month's 200; the fifth would pass it.
+    ];
+    expect(await limits(p)).toEqual(expected(0));
+    // Two golden chests (100 gems) in one payment, then four more: paid currency on chests is not money at the stores.
+    ok(await buyGolden(p, 2), 201);
     for (let i = 0; i < 4; i++) ok(await buyGolden(p, 1), 201);
-    const month = refusal(await buyGolden(p, 1), 403, 'spend_limit_reached');
-    expect(month).toMatchObject({ limit: { period: 'month', limit: 200, spent: 200 }, rule: rule('minor_spend_limits_8_to_15') });
-    expect(await gems(p)).toBe('300.00');
+    expect(await gems(p)).toBe('200.00');
+    expect(await limits(p)).toEqual(expected(0));
     // An adult in China is held to nothing.
-    const adult = await player('CN', 30);
-    expect(ok(await call(stack, 'GET', '/api/v1/players/me/limits', adult)).data).toEqual([]);
+    expect(await limits(await player('CN', 30))).toEqual([]);
   });
 
   it('refuses content that makes a complete gacha under the JP pack, naming its rule', async () => {

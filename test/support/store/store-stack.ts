@@ -72,8 +72,30 @@ export async function startStoreStack(opts: { env?: Record<string, string> } = {
   };
 }
 
-/** A new player of the demo app. */
-export const newPlayer = (s: StoreStack): Promise<RegisteredPlayer> => registerThroughGateway(s.stack);
+/** A birth year that makes a player an adult all this year. */
+export const ADULT_BIRTH_YEAR = new Date().getUTCFullYear() - 30;
+
+/**
+ * A new player of the demo app who declared an adult birth year (`declared` replaces it): the demo
+ * content applies the CN rule pack, whose spend limits in money hold a player of unknown age as
+ * the youngest (no store payment at all).
+ */
+export async function newPlayer(
+  s: StoreStack,
+  declared: { country?: string; birth_year?: number } = { birth_year: ADULT_BIRTH_YEAR },
+): Promise<RegisteredPlayer> {
+  const p = await registerThroughGateway(s.stack);
+  if (Object.keys(declared).length) {
+    const res = await s.stack.inject({
+      method: 'PATCH',
+      url: '/api/v1/players/me',
+      headers: jsonApiHeaders(s.stack.apiKey, p.token),
+      payload: { data: { type: 'player', attributes: declared } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  }
+  return p;
+}
 
 /** POST /api/v1/players/me/store/purchases with an App Store signed transaction. */
 export function submitApple(s: StoreStack, token: string, signedTransaction: string, apiKey = s.stack.apiKey) {

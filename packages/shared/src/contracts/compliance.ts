@@ -14,9 +14,12 @@ export const ComplianceProfileSchema = z.object({
 
 /**
  * The calling player's (ctx.playerId) country and birth year, for the chests service's purchase
- * gates (internal: chests asks players, which owns them). Unknown player → 404 player_not_found.
+ * gates and the store's spend limits in money (internal: both ask players, which owns them).
+ * Unknown player → 404 player_not_found.
  */
-export const GetComplianceProfile = defineQuery('players.v1.compliance_profile', z.object({}), ComplianceProfileSchema, { callers: ['chests'] });
+export const GetComplianceProfile = defineQuery('players.v1.compliance_profile', z.object({}), ComplianceProfileSchema, {
+  callers: ['chests', 'store'],
+});
 
 /** Codes of a refused purchase with a paid currency (docs/content.md, "Compliance"). */
 export const ComplianceCodeSchema = z.enum(['blocked_in_region', 'age_restricted']);

@@ -157,16 +157,28 @@ export const CountryCodeSchema = z
 export const RULE_PACK_NAMES = ['BE', 'NL', 'BR', 'CN', 'KR', 'JP'] as const;
 export const RulePackName = z.enum(RULE_PACK_NAMES);
 
-/** One spend limit (DESIGN.md §7): at least one of `per_day` and `per_month`. */
+/** An ISO 4217 alphabetic currency code (money as the stores report it), upper case. */
+export const MoneyCodeSchema = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 currency code in upper case, e.g. CNY');
+
+/**
+ * One spend limit: at least one of `per_day`, `per_month` and `per_payment`. Without `money`, in
+ * units of paid currency spent on paid random items; with `money` (an ISO 4217 code), in that money
+ * paid in verified store transactions (transactions in other currencies converted by
+ * `compliance.money_rates`).
+ */
 export const SpendLimitSchema = z
   .object({
     max_age: z.number().int().min(0).max(99),
     per_day: z.number().int().positive().max(1e12).optional(),
     per_month: z.number().int().positive().max(1e12).optional(),
+    per_payment: z.number().int().positive().max(1e12).optional(),
     countries: z.array(CountryCodeSchema).min(1).optional(),
+    money: MoneyCodeSchema.optional(),
   })
   .strict()
-  .refine((l) => l.per_day !== undefined || l.per_month !== undefined, { message: 'a spend limit needs per_day or per_month' });
+  .refine((l) => l.per_day !== undefined || l.per_month !== undefined || l.per_payment !== undefined, {
+    message: 'a spend limit needs per_day, per_month or per_payment',
+  });
 export type SpendLimit = z.infer<typeof SpendLimitSchema>;
 
 /**
@@ -186,10 +198,23 @@ export const ComplianceSchema = z
     forbid_complete_gacha: z.boolean().default(false),
     /**
      * Spend limits (DESIGN.md §7): what players of at most `max_age` (where `countries` is given,
-     * only there) may spend per UTC calendar day and month, in units of paid currency spent on paid
-     * random items; past one → 403 `spend_limit_reached`, nothing debited.
+     * only there) may spend per UTC calendar day and month and per payment, in units of paid
+     * currency spent on paid random items, or, with `money`, in money paid in verified store
+     * transactions; past one → 403 `spend_limit_reached`, nothing debited or granted.
      */
     spend_limits: z.array(SpendLimitSchema).max(50).optional(),
+    /**
+     * Exchange rates for spend limits in money: `{<limit's money>: {<other currency>: rate}}`,
+     * the rate being units of the limit's money per unit of the other currency (`{"CNY": {"USD":
+     * 7.1}}`: 1 USD counts as 7.1 CNY). A store transaction in a currency a money limit holding the
+     * player cannot convert is refused (403 `spend_limit_unverifiable`).
+     */
+    money_rates: z
+      .record(MoneyCodeSchema, z.record(MoneyCodeSchema, z.number().positive().finite().max(1e9)))
+      .refine((r) => Object.keys(r).length <= 20 && Object.values(r).every((x) => Object.keys(x).length <= 200), {
+        message: 'at most 20 moneys of 200 rates each',
+      })
+      .optional(),
     /**
      * Notice period for odds changes (DESIGN.md §7): new rules for an existing chest type take
      * effect this many hours after the load; until then the old ones roll and the catalog says

@@ -171,6 +171,20 @@ export const AdminStoreProducts = defineQuery(
   { callers: ['gateway'] },
 );
 
+/** Store money spent in one period: per currency as the stores reported it, and when the period ends (ISO 8601 UTC). */
+const MoneyPeriodSchema = z.object({ spent: z.array(MoneySchema), resetsAt: z.string() });
+
+/** What a player paid in verified store transactions (refunded ones left out) in the current UTC day and month. */
+export const StoreMoneyTotalsSchema = z.object({ day: MoneyPeriodSchema, month: MoneyPeriodSchema });
+export type StoreMoneyTotals = z.infer<typeof StoreMoneyTotalsSchema>;
+
+/**
+ * The calling player's (ctx.playerId) store spend in the current UTC day and month, by the store's
+ * clock (the one its transactions are verified by): what spend limits in money count. Chests shows
+ * it with the player's limits (GET /api/v1/players/me/limits).
+ */
+export const GetStoreMoneySpent = defineQuery('store.v1.money_spent', z.object({}), StoreMoneyTotalsSchema, { callers: ['chests'] });
+
 /** The app's store transactions verified in [from, to), with their refunds, for the auditor's export (npm run admin -- export-audit). */
 export const AdminExportStore = defineQuery(
   'store.v1.admin_audit_export',

@@ -1,5 +1,5 @@
 import type { ComplianceRules } from '../contracts/content.js';
-import { complianceInForce, type RuleRef } from './rule-packs.js';
+import { complianceInForce, type RuleRef, type SpendLimitInForce } from './rule-packs.js';
 
 /** What the compliance gates know of a player: both self-declared, either may be unknown (null). */
 export interface PlayerComplianceProfile {
@@ -19,12 +19,13 @@ export interface ComplianceRefusal {
 
 /**
  * Whether buying with `currency` is gated at all: it is a paid currency and some gate (region,
- * age, spend limit; the content's own or its rule packs') is set.
+ * age, spend limit in units of paid currency; the content's own or its rule packs') is set. Spend
+ * limits in money concern store purchases only.
  */
 export function isGatedCurrency(rules: ComplianceRules | undefined, currency: string): boolean {
   if (!rules || !rules.paid_currencies.includes(currency)) return false;
   const r = complianceInForce(rules);
-  return r.blocked_regions.length > 0 || (r.min_age ?? 0) > 0 || r.spend_limits.length > 0 || r.regional_age_gates.length > 0;
+  return r.blocked_regions.length > 0 || (r.min_age ?? 0) > 0 || r.spend_limits.some(isUnitLimit) || r.regional_age_gates.length > 0;
 }
 
 /**
@@ -75,27 +76,59 @@ export function purchaseRefusal(
 /** A spend limit's period: the UTC calendar day or month, or one payment (a rule pack's cap per payment). */
 export type SpendPeriod = 'day' | 'month' | 'payment';
 
-/** One limit a player is held to: at most `limit` units of paid currency per `period`; `rule` when a rule pack set it. */
+/** One limit a player is held to: at most `limit` per `period`, in units of paid currency or in `money`; `rule` when a rule pack set it. */
 export interface ApplicableSpendLimit {
   period: SpendPeriod;
   limit: number;
+  /** The ISO 4217 money a limit on store spend counts in; absent for a limit in units of paid currency. */
+  money?: string;
   rule?: RuleRef;
 }
 
+/** Whether a spend limit counts units of paid currency spent on paid random items (not store money). */
+const isUnitLimit = (l: SpendLimitInForce): boolean => l.money === undefined;
+
+const PERIODS = ['day', 'month', 'payment'] as const;
+
 /**
- * The spend limits (DESIGN.md §7) `profile` is held to under `rules`: for each period, the
- * strictest of the limits whose `max_age` and `countries` cover the player, at most one per
- * period (day first). What is not known counts against the player, as the region and age gates
- * do: an unknown birth year is held to every age's limits (a player who has not shown they are
- * older than `max_age` is treated as a minor), an unknown country to the limits of every country.
+ * The spend limits in units of paid currency (no `money`) that `profile` is held to under `rules`:
+ * what the chests' payments are checked against (`heldLimits`).
  */
 export function applicableSpendLimits(
   rules: ComplianceRules | undefined,
   profile: PlayerComplianceProfile,
   now: Date = new Date(),
 ): ApplicableSpendLimit[] {
+  return heldLimits((rules ? complianceInForce(rules).spend_limits : []).filter(isUnitLimit), profile, now);
+}
+
+/**
+ * The spend limits in money that `profile` is held to under `rules`, per money (ordered by its
+ * code) the strictest per period: what the store's verified transactions are checked against.
+ * Which limits hold the player is decided exactly as for the limits in units (`heldLimits`).
+ */
+export function applicableMoneyLimits(
+  rules: ComplianceRules | undefined,
+  profile: PlayerComplianceProfile,
+  now: Date = new Date(),
+): ApplicableSpendLimit[] {
+  const byMoney = new Map<string, SpendLimitInForce[]>();
+  for (const l of rules ? complianceInForce(rules).spend_limits : [])
+    if (l.money !== undefined) byMoney.set(l.money, [...(byMoney.get(l.money) ?? []), l]);
+  return [...byMoney.keys()].sort().flatMap((money) => heldLimits(byMoney.get(money)!, profile, now).map((l) => ({ ...l, money })));
+}
+
+/**
+ * Of `limits` (all in one unit: paid currency, or one money), those `profile` is held to: for
+ * each period, the strictest of the limits whose `max_age` and `countries` cover the player, at
+ * most one per period (day first). What is not known counts against the player, as the region and
+ * age gates do: an unknown birth year is held to every age's limits (a player who has not shown
+ * they are older than `max_age` is treated as a minor), an unknown country to the limits of every
+ * country.
+ */
+function heldLimits(limits: SpendLimitInForce[], profile: PlayerComplianceProfile, now: Date): ApplicableSpendLimit[] {
   const strictest: Partial<Record<SpendPeriod, ApplicableSpendLimit>> = {};
-  for (const l of rules ? complianceInForce(rules).spend_limits : []) {
+  for (const l of limits) {
     if (profile.birthYear !== null && guaranteedAge(profile.birthYear, now) > l.max_age) continue;
     if (l.countries && profile.country !== null && !l.countries.includes(profile.country)) continue;
     for (const [period, limit] of [
@@ -106,5 +139,5 @@ export function applicableSpendLimits(
       if (limit !== undefined && limit < (strictest[period]?.limit ?? Infinity))
         strictest[period] = { period, limit, ...(l.rule ? { rule: l.rule } : {}) };
   }
-  return (['day', 'month', 'payment'] as const).flatMap((period) => (strictest[period] ? [strictest[period]] : []));
+  return PERIODS.flatMap((period) => (strictest[period] ? [strictest[period]] : []));
 }

@@ -12,3 +12,4 @@ export * from './rule-packs.js';
 export * from './banner.js';
 export * from './complete-gacha.js';
 export * from './chest-type-id.js';
+export * from './money-limits.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { CountryCodeSchema, RULE_PACK_NAMES, RulePackName, type ComplianceRules, type SpendLimit } from '../contracts/content.js';
+import { CountryCodeSchema, MoneyCodeSchema, RULE_PACK_NAMES, RulePackName, type ComplianceRules, type SpendLimit } from '../contracts/content.js';
 
 /**
  * Rule packs (DESIGN.md §7): the rules of a jurisdiction as a versioned data file with its legal
@@ -18,18 +18,25 @@ const effectSchema = () =>
     z
       .object({ block: z.object({ countries: z.array(CountryCodeSchema).min(1), below_age: z.number().int().min(1).max(99).optional() }).strict() })
       .strict(),
-    /** A spend limit (units of paid currency), as content's compliance.spend_limits, with a cap per payment. */
+    /**
+     * A spend limit, as content's compliance.spend_limits: in units of paid currency, or in `money`
+     * paid in verified store transactions. 0 allows no payment at all (a pack's "no payments").
+     */
     z
       .object({
         spend_limit: z
           .object({
             countries: z.array(CountryCodeSchema).min(1).optional(),
             max_age: z.number().int().min(0).max(99),
-            per_payment: z.number().int().positive().optional(),
-            per_day: z.number().int().positive().optional(),
-            per_month: z.number().int().positive().optional(),
+            per_payment: z.number().int().min(0).optional(),
+            per_day: z.number().int().min(0).optional(),
+            per_month: z.number().int().min(0).optional(),
+            money: MoneyCodeSchema.optional(),
           })
-          .strict(),
+          .strict()
+          .refine((l) => l.per_day !== undefined || l.per_month !== undefined || l.per_payment !== undefined, {
+            message: 'a spend limit needs per_day, per_month or per_payment',
+          }),
       })
       .strict(),
     /** The least notice before new odds take effect. */
@@ -109,8 +116,8 @@ export function rulePacks(): ReadonlyMap<string, RulePack> {
   return loaded;
 }
 
-/** A spend limit in force: content's, or a pack's (then `rule` names it), with an optional cap per payment. */
-export type SpendLimitInForce = SpendLimit & { per_payment?: number; rule?: RuleRef };
+/** A spend limit in force: content's, or a pack's (then `rule` names it). */
+export type SpendLimitInForce = SpendLimit & { rule?: RuleRef };
 
 /** A country-scoped age gate (a pack's `block` with `below_age`). */
 export interface RegionalAgeGate {

@@ -11,7 +11,8 @@ import { checkMoneyLimits } from '../purchases/money-limits.js';
 /**
  * store.v1.verify_purchase (POST /api/v1/players/me/store/purchases): verifies the caller's App
  * Store transaction or Google Play purchase, then grants what its product gives exactly once
- * (purchases/grant-purchase.ts). A Google purchase is consumed once granted.
+ * (purchases/grant-purchase.ts), unless a spend limit in money refuses it (purchases/money-limits.ts).
+ * A Google purchase is consumed once granted.
  */
 export function verifyPurchaseEndpoint(deps: StoreDeps, apple: AppleTrust, google: GooglePlay) {
   return endpoint(VerifyStorePurchase, async (req, ctx: CallContext) => {
@@ -22,8 +23,8 @@ export function verifyPurchaseEndpoint(deps: StoreDeps, apple: AppleTrust, googl
       req.platform === 'apple'
         ? await verifyApplePurchase(apple, snapshot?.store, req.signedTransaction, playerId)
         : await verifyGooglePurchase(deps, google, appId, snapshot?.store, req, playerId);
-    await checkMoneyLimits(deps, appId, playerId, snapshot, verified, ctx);
-    const reply = await grantVerified(deps, appId, playerId, verified, ctx);
+    const guard = await checkMoneyLimits(deps, appId, playerId, snapshot, verified, ctx);
+    const reply = await grantVerified(deps, appId, playerId, verified, ctx, guard);
     if (verified.platform === 'google') consumeSoon(deps, google, appId, reply.purchase.id);
     return reply;
   });

@@ -16,6 +16,7 @@ import {
 import type { StoreDeps } from '../deps.js';
 import { storeErrors } from '../errors.js';
 import { claimPurchase, findPurchase, type NewPurchase } from '../repositories/purchases-repo.js';
+import type { ClaimGuard } from './money-limits.js';
 import { grantsOf } from './products.js';
 import type { VerifiedTransaction } from './verified.js';
 import { purchaseView } from './view.js';
@@ -92,9 +93,17 @@ function messagesOf(p: NewPurchase, ctx: CallContext, notify: string): PurchaseM
  * Then the messages go out at once and the answer waits (bounded by GRANT_WAIT_MS) until the
  * wallet and chests applied them, so the balances and inventory read next include them. A
  * transaction already claimed answers the first grant again to the same player (`replayed`), 409
- * `transaction_claimed` to anyone else, and 422 `receipt_revoked` when a refund came first.
+ * `transaction_claimed` to anyone else, and 422 `receipt_revoked` when a refund came first. `guard`
+ * (the spend limits in money, money-limits.ts) runs first in the claim's transaction and may refuse it.
  */
-export async function grantVerified(deps: StoreDeps, appId: string, playerId: string, v: VerifiedTransaction, ctx: CallContext): Promise<Reply> {
+export async function grantVerified(
+  deps: StoreDeps,
+  appId: string,
+  playerId: string,
+  v: VerifiedTransaction,
+  ctx: CallContext,
+  guard?: ClaimGuard,
+): Promise<Reply> {
   const purchase: NewPurchase = {
     id: randomUUID(),
     appId,
@@ -112,6 +121,7 @@ export async function grantVerified(deps: StoreDeps, appId: string, playerId: st
   };
   const messages = messagesOf(purchase, ctx, deps.notices.subject);
   const claimed = await withTransaction(deps.pool, async (tx) => {
+    await guard?.(tx);
     const row = await claimPurchase(tx, purchase);
     if (row) await insertOutboxMessages(tx, [...messages.wallet, ...messages.chests, messages.event]);
     return row;

@@ -1,4 +1,4 @@
-import type { Money, Queryable, StoreGranted, StorePlatform } from '@ccs/shared';
+import type { Money, Queryable, StoreGranted, StoreMoneyTotals, StorePlatform } from '@ccs/shared';
 
 /** A store transaction as the store keeps it. */
 export interface PurchaseRow {
@@ -279,17 +279,43 @@ export async function recordConsume(
 }
 
 /**
- * The store money a player's verified transactions came to since `since`, per currency (refunded
- * ones left out): what money spend limits count.
+ * What a player paid in verified store transactions in the current UTC day and month, per currency
+ * (refunded ones left out; a transaction counts in the period it was verified in), and when each
+ * period ends, by the database's clock (the one `verified_at` is written with): what spend limits
+ * in money count.
  */
-export async function moneySpentSince(db: Queryable, appId: string, playerId: string, since: Date): Promise<Money[]> {
-  const r = await db.query<{ currency: string; amount: string }>(
-    `SELECT currency, sum(price)::text AS amount FROM purchases
-      WHERE app_id = $1 AND player_id = $2 AND verified_at >= $3 AND state = 'granted' AND currency IS NOT NULL
-      GROUP BY currency ORDER BY currency`,
-    [appId, playerId, since],
+export async function moneyTotals(db: Queryable, appId: string, playerId: string): Promise<StoreMoneyTotals> {
+  const r = await db.query<{ currency: string | null; day: string; month: string | null; day_end: Date; month_end: Date }>(
+    `WITH b AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day_start,
+                       date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month_start),
+          s AS (SELECT p.currency, sum(p.price) FILTER (WHERE p.verified_at >= b.day_start) AS day, sum(p.price) AS month
+                  FROM b JOIN purchases p
+                    ON p.app_id = $1 AND p.player_id = $2 AND p.state = 'granted' AND p.currency IS NOT NULL AND p.verified_at >= b.month_start
+                 GROUP BY p.currency)
+     SELECT s.currency, COALESCE(s.day, 0)::text AS day, s.month::text AS month,
+            (b.day_start AT TIME ZONE 'UTC' + interval '1 day') AT TIME ZONE 'UTC' AS day_end,
+            (b.month_start AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC' AS month_end
+       FROM b LEFT JOIN s ON true ORDER BY s.currency`,
+    [appId, playerId],
   );
-  return r.rows.map((row) => ({ currency: row.currency, amount: moneyText(row.amount) }));
+  const spent = (pick: (row: (typeof r.rows)[number]) => string | null): Money[] =>
+    r.rows.flatMap((row) => {
+      const amount = pick(row);
+      return row.currency !== null && amount !== null && Number(amount) > 0 ? [{ currency: row.currency, amount: moneyText(amount) }] : [];
+    });
+  const first = r.rows[0]!;
+  return {
+    day: { spent: spent((row) => row.day), resetsAt: first.day_end.toISOString() },
+    month: { spent: spent((row) => row.month), resetsAt: first.month_end.toISOString() },
+  };
+}
+
+/**
+ * Serializes one player's store transactions checked against spend limits in money: the period's
+ * spend is read, then the transaction claimed, in one database transaction holding this lock.
+ */
+export async function lockPlayerMoney(tx: Queryable, appId: string, playerId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('store-money:' || $1 || ':' || $2, 0))", [appId, playerId]);
 }
 
 /** One of the app's transactions by our id. */

@@ -83,14 +83,15 @@ function holdings(a: Attributes): SafeHtml {
   </section>`;
 }
 
-/** The spend limits that hold the player (DESIGN.md §7), with their standing and the rule pack behind each; nothing when none does. */
+/** The spend limits that hold the player (in paid currency, or in money at the stores), with their standing and the rule pack behind each; nothing when none does. */
 const spendLimits = (a: Attributes) =>
   a.spend_limits.length
     ? html`<h2>Spend limits</h2>
         ${table(
-          ['Per', { label: 'Limit', key: true }, 'Spent', 'Remaining', 'Resets', { label: 'Set by', wrap: true }],
+          ['Per', 'Counts', { label: 'Limit', key: true }, 'Spent', 'Remaining', 'Resets', { label: 'Set by', wrap: true }],
           a.spend_limits.map((l) => [
             l.period,
+            l.money ? html`<span data-testid="money-${l.period}">${l.money}</span> in store purchases` : 'paid currency on random items',
             html`<span data-testid="limit-${l.period}">${l.limit}</span>`,
             html`<span data-testid="spent-${l.period}">${l.spent}</span>`,
             l.remaining,

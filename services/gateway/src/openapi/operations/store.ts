@@ -26,7 +26,8 @@ export const verifyStorePurchase: OperationDoc = {
     "Verifies an App Store or Google Play purchase of the calling player and grants what its product gives (`store.products[].grants`: currencies and chests, times the transaction's quantity), exactly once per store transaction across every app, retry and replica. " +
     "**Apple:** `signed_transaction` is StoreKit's `Transaction.jwsRepresentation` (the App Store Server API's `signedTransactionInfo`), verified offline: the `x5c` chain up to Apple Root CA - G3, Apple's certificate OIDs, the ES256 signature, then the bundle id and environment against `store.apple`, the product, no `revocationDate`, and `appAccountToken` (when set) equal to the caller's player id. " +
     "**Google:** `product_id` and `purchase_token` are read from Google Play with the app's service account (`purchases.products.get`, then `orders.get` for the price): only a completed purchase grants, `obfuscatedExternalAccountId` (when set) must be the caller's id, and the purchase is consumed once granted. " +
-    'The answer comes once the wallet and chests applied the grants (read-your-writes), so the balances and inventory read next include them. The same transaction again by the same player answers 200 with the first grant and `meta.replayed: true`. Never cached.',
+    'The answer comes once the wallet and chests applied the grants (read-your-writes), so the balances and inventory read next include them. The same transaction again by the same player answers 200 with the first grant and `meta.replayed: true`. ' +
+    "**Spend limits in money** (`compliance.spend_limits[].money`, e.g. the `CN` rule pack's for minors) count the player's verified store spend of the UTC day and month, refunded transactions left out, other currencies converted by `compliance.money_rates`: a transaction past one is refused (403, nothing granted, the transaction not recorded, a Google purchase not consumed), so a client checks GET /api/v1/players/me/limits before it starts a store purchase. Never cached.",
   token: 'required',
   bodyExample: {
     data: { type: 'store_purchase', attributes: { platform: 'google', product_id: 'gems_500', purchase_token: 'opaque-token-from-play-billing' } },
@@ -43,7 +44,7 @@ export const verifyStorePurchase: OperationDoc = {
   retryAfterOn503: true,
   errors: {
     403: [
-      'a spend limit counted in money would be passed (`spend_limit_reached`, `meta.limit`), or cannot be counted for this currency (`spend_limit_unverifiable`); nothing granted',
+      "a spend limit counted in money would be passed (`spend_limit_reached`, `meta.limit = {period, limit, spent, resets_at, money}`, `meta.price`, `meta.rule` for a rule pack's), or cannot be counted: no rate of `compliance.money_rates` converts the transaction's currency (or one already counted this period) into the limit's money, or the store reported no price (`spend_limit_unverifiable`, `meta.currency`, `meta.limit = {period, limit, money}`); nothing granted",
     ],
     409: [
       'the transaction was granted to another player or in another app (`transaction_claimed`)',

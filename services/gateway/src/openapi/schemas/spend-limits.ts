@@ -5,13 +5,36 @@ import { Count, NoRelationships } from './jsonapi.js';
 /** One spend limit and the player's standing against it (the attributes of a spend_limit resource). */
 export const SpendLimitAttributes = z.object({
   period: z.enum(['day', 'month', 'payment']),
-  limit: z.number().int().min(1).describe('Units of paid currency that may be spent on paid random items in the period.'),
-  spent: z.number().min(0).describe('Units spent in the current period, payments under way included.'),
+  limit: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      'What may be spent in the period: units of paid currency spent on paid random items, or, with `money`, that money paid in verified store transactions. 0: no payment at all.',
+    ),
+  spent: z
+    .number()
+    .min(0)
+    .describe(
+      'Spent in the current period: units of paid currency, payments under way included; with `money`, the store transactions verified in the period and not refunded, converted into `money`.',
+    ),
   remaining: z.number().min(0).describe('`limit` − `spent`, never below 0.'),
   resets_at: z
     .string()
     .nullable()
     .describe('When the period ends (ISO 8601 UTC): the next midnight, or the first of next month; null for a cap per payment.'),
+  money: z
+    .string()
+    .optional()
+    .describe(
+      'A limit on store spend: the ISO 4217 money it counts in (`compliance.spend_limits[].money`; other currencies converted by `compliance.money_rates`). Absent for a limit in units of paid currency.',
+    ),
+  unverifiable: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "A limit in money: currencies of this period's store transactions that no rate converts into `money` (left out of `spent`). While any is listed, store purchases are refused (403 `spend_limit_unverifiable`).",
+    ),
   rule: z
     .object({ pack: z.string(), rule: z.string(), source: z.string() })
     .optional()
@@ -21,12 +44,17 @@ export const SpendLimitAttributes = z.object({
 /** Response schema of the calling player's spend limits (DESIGN.md §7, docs/compliance.md). */
 export const SpendLimitsDocument = component(
   'SpendLimitsDocument',
-  "The spend limits of the app's compliance rules that hold the calling player, the strictest per period, each with the player's standing; empty when none applies.",
+  "The spend limits of the app's compliance rules that hold the calling player, the strictest per period (in units of paid currency, then per money), each with the player's standing; empty when none applies.",
   z.object({
     data: z.array(
       z.object({
         type: z.literal('spend_limit'),
-        id: z.enum(['day', 'month', 'payment']).describe('The period: the UTC calendar day or month, or one payment (a cap per payment).'),
+        id: z
+          .string()
+          .regex(/^([A-Z]{3}-)?(day|month|payment)$/)
+          .describe(
+            'The period (the UTC calendar day or month, or one payment: a cap per payment), preceded by the money for a limit in money: `day`, `CNY-month`.',
+          ),
         attributes: SpendLimitAttributes,
         relationships: NoRelationships,
       }),

@@ -14,14 +14,16 @@ export const spendLimitAttributes = (l: Standing): Schemas['SpendLimitsDocument'
   spent: l.spent,
   remaining: l.remaining,
   resets_at: l.resetsAt,
+  ...(l.money ? { money: l.money } : {}),
+  ...(l.unverifiable ? { unverifiable: l.unverifiable } : {}),
   ...(l.rule ? { rule: l.rule } : {}),
 });
 
-/** The caller's spend limits, one resource per period. */
+/** The caller's spend limits, one resource per period (`day`) and, for limits in money, per money and period (`CNY-month`). */
 const limitsDocument = (r: ReplyOf<typeof GetSpendLimits>): Schemas['SpendLimitsDocument'] => ({
   data: r.limits.map((l) => ({
     type: 'spend_limit' as const,
-    id: l.period,
+    id: l.money ? `${l.money}-${l.period}` : l.period,
     attributes: spendLimitAttributes(l),
     relationships: {},
   })),
