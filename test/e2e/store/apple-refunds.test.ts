@@ -188,6 +188,23 @@ describe('App Store refunds (Server Notifications V2)', () => {
     expect(await inventoryIds(s, p.token)).toEqual([p.starterChestId]);
   });
 
+  it('grants a transaction whose refund was reversed before its submission, once', async () => {
+    const p = await newPlayer(s);
+    const start = await amounts(p);
+    const jws = await appleGems(s, p.id, { productId: GEMS_100 });
+    const refundedAt = Date.now();
+    expect(await notify({ notificationType: 'REFUND', signedTransactionInfo: jws, extra: { signedDate: refundedAt } })).toBe('applied');
+    expect(await notify({ notificationType: 'REFUND_REVERSED', signedTransactionInfo: jws, extra: { signedDate: refundedAt + 1000 } })).toBe(
+      'applied',
+    );
+    const res = await submitApple(s, p.token, jws);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(await amounts(p)).toEqual({ ...start, gems: start.gems! + 100 });
+    expect(await refundsOf(res.json().data.id)).toEqual([]);
+    expect((await submitApple(s, p.token, jws)).statusCode).toBe(200);
+    expect(await ledger(p, 'store_purchase')).toHaveLength(1);
+  });
+
   it('never leaves a grant without its claw-back when a refund races the submission of its transaction (10 rounds)', async () => {
     const p = await newPlayer(s);
     const start = await amounts(p);
