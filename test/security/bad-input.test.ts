@@ -5,6 +5,9 @@ import { OpenApiDocumentSchema } from '../../services/gateway/test/support/opena
 import { casesFor, hostile, type Baseline, type Context, type HostileCase, type Target } from './support/hostile-cases.js';
 import { opViews, seeded, type OpView } from './support/operations.js';
 import { playerState, problemsOf } from './support/checks.js';
+import { applePki } from '../support/store/apple-pki.js';
+import { generateServiceAccountKey } from '../support/store/google-stand-in.js';
+import { appOfToken } from '../support/grant-currency.js';
 
 /**
  * "Every bad input gets a clear JSON:API error with the right status and nothing changes; no 500
@@ -20,6 +23,17 @@ const SEED = 0x5ec0de;
 const PASSWORD = 'Str0ng!pass';
 /** The optional compliance attributes of registration and PATCH /players/me, valid, for the barrage to mutate. */
 const DECLARED = { country: 'DE', birth_year: 1990 };
+/** A Pub/Sub push of a Google Play test notification, as Pub/Sub sends it (without its OIDC token here). */
+const googlePush = {
+  message: {
+    data: Buffer.from(
+      JSON.stringify({ version: '1.0', packageName: 'com.example.chests', eventTimeMillis: '1', testNotification: { version: '1.0' } }),
+    ).toString('base64'),
+    messageId: '136969346945',
+    publishTime: '2026-11-28T10:00:00Z',
+  },
+  subscription: 'projects/example-chests/subscriptions/play-rtdn',
+};
 
 describe('bad input: every hostile request gets its documented 4xx and changes nothing', () => {
   let stack: TestStack;
@@ -44,7 +58,9 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
   };
 
   beforeAll(async () => {
-    stack = await startStack();
+    // The store trusts the test certificate authority: the App Store transaction and refund below are real ones.
+    const pki = await applePki();
+    stack = await startStack({ env: { STORE_APPLE_ROOT_CERTS: pki.rootPem } });
     const attributes = { email: 'x@example.com', password: PASSWORD, password_confirmation: PASSWORD };
     const registered = await call('POST', '/api/v1/players/register', undefined, { data: { type: 'player', attributes, relationships: {} } });
     const token: string = registered.meta.access_token;
@@ -72,6 +88,16 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       expect((await call('GET', '/api/v1/players/me/collection', token)).data.length).toBeGreaterThan(0);
       expect((await call('GET', '/api/v1/players/me', token)).data.attributes.experience).toBeGreaterThan(0);
     });
+    // A verified App Store purchase (its refund is the notification's target), and a transaction
+    // never submitted (the purchase's target): a hostile variant of either that got through would
+    // change the player's balances.
+    const storeBody = (signed: string) => ({ data: { type: 'store_purchase', attributes: { platform: 'apple', signed_transaction: signed } } });
+    const granted = await pki.signTransaction({ productId: 'com.example.chests.gems_100', appAccountToken: registered.data.id });
+    await call('POST', '/api/v1/players/me/store/purchases', token, storeBody(granted));
+    const unsubmitted = await pki.signTransaction({ productId: 'com.example.chests.gems_500', appAccountToken: registered.data.id });
+    const unknownProduct = await pki.signTransaction({ productId: 'com.example.chests.no_such_product', appAccountToken: registered.data.id });
+    const refund = { signedPayload: await pki.signNotification({ notificationType: 'REFUND', signedTransactionInfo: granted }) };
+    const demoAppId = appOfToken(token);
     before = await playerState(stack.inject, stack.apiKey, token);
 
     const studio = await stack.bus.request(AdminCreateApp, { name: 'Studio tools' }, { requestId: 'bad-input-studio' });
@@ -230,6 +256,23 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
         },
         404,
       ),
+      // Store: the purchase (safe: a product the app does not sell, 422 unknown_product), the stores'
+      // notifications (safe: an app that does not exist, 404; the Google push has no token: 401 at
+      // best), and the studio's store settings and reads (the studio app's: it has no players).
+      verifyStorePurchase: { target: player({}, storeBody(unsubmitted)), safe: player({}, storeBody(unknownProduct)), safeStatus: 422 },
+      appleStoreNotification: {
+        target: { params: { app_id: demoAppId }, body: refund },
+        safe: { params: { app_id: unknown }, body: refund },
+        safeStatus: 404,
+      },
+      googleStoreNotification: {
+        target: { params: { app_id: demoAppId }, body: googlePush },
+        safe: { params: { app_id: unknown }, body: googlePush },
+        safeStatus: 404,
+      },
+      adminSetGoogleCredentials: same({ params: {}, apiKey: studio.secretKey, body: await generateServiceAccountKey() }, 204),
+      adminPlayerStore: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
+      adminStoreProducts: same({ params: {}, apiKey: studio.secretKey }, 200),
       liveness: same({ params: {} }, 200),
       metrics: same({ params: {} }, 200),
       readiness: same({ params: {} }, 200),

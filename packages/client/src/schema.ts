@@ -226,7 +226,7 @@ export interface paths {
         get?: never;
         /**
          * Set the app's Google service-account key
-         * @description The body is the service account's JSON key file, as the Google Cloud console downloads it (the account needs access to the app in Play Console). It is stored encrypted and never shown again: the console and `GET /api/v1/admin/store/products` show only its `client_email`. A new key replaces the old. Recorded in the audit log.
+         * @description The body is the service account's JSON key file, as the Google Cloud console downloads it (the account needs access to the app in Play Console). Its `type`, `project_id`, `private_key_id`, `private_key` and `client_email` are kept (the file's other members are not needed), stored encrypted and never shown again: the console and `GET /api/v1/admin/store/products` show only its `client_email`. A new key replaces the old. Recorded in the audit log.
          */
         put: operations["adminSetGoogleCredentials"];
         post?: never;
@@ -1124,7 +1124,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a store purchase and grant it
-         * @description Verifies an App Store or Google Play purchase of the calling player and grants what its product gives (`store.products[].grants`: currencies and chests, times the transaction's quantity), exactly once per store transaction across every app, retry and replica. **Apple:** `signed_transaction` is StoreKit's `Transaction.jwsRepresentation` (the App Store Server API's `signedTransactionInfo`), verified offline: the `x5c` chain up to Apple Root CA - G3, Apple's certificate OIDs, the ES256 signature, then the bundle id and environment against `store.apple`, the product, no `revocationDate`, and `appAccountToken` (when set) equal to the caller's player id. **Google:** `product_id` and `purchase_token` are read from Google Play with the app's service account (`purchases.products.get`, then `orders.get` for the price): only a completed purchase grants, `obfuscatedExternalAccountId` (when set) must be the caller's id, and the purchase is consumed once granted. The answer comes once the wallet and chests applied the grants (read-your-writes), so the balances and inventory read next include them. The same transaction again by the same player answers 200 with the first grant and `meta.replayed: true`. **Spend limits in money** (`compliance.spend_limits[].money`, e.g. the `CN` rule pack's for minors) count the player's verified store spend of the UTC day and month, refunded transactions left out, other currencies converted by `compliance.money_rates`: a transaction past one is refused (403, nothing granted, the transaction not recorded, a Google purchase not consumed), so a client checks GET /api/v1/players/me/limits before it starts a store purchase. Never cached.
+         * @description Verifies an App Store or Google Play purchase of the calling player and grants what its product gives (`store.products[].grants`: currencies and chests, times the transaction's quantity), exactly once per store transaction across every app, retry and replica. **Apple:** `signed_transaction` is StoreKit's `Transaction.jwsRepresentation` (the App Store Server API's `signedTransactionInfo`), verified offline: the `x5c` chain up to Apple Root CA - G3, Apple's certificate OIDs, the ES256 signature, then the bundle id and environment against `store.apple`, the product, no `revocationDate`, and `appAccountToken` (when set) equal to the caller's player id. **Google:** `product_id` and `purchase_token` are read from Google Play with the app's service account (`purchases.products.get`, then `orders.get` for the price): only a completed purchase grants, `obfuscatedExternalAccountId` (when set) must be the caller's id, and the purchase is consumed once granted. The answer waits (a few seconds at most) until the wallet and chests applied the grants (read-your-writes), so the balances and inventory read next include them; if they take longer, it is 201 without `meta.balances` and the grants land shortly after, once. The same transaction again by the same player answers 200 with the first grant and `meta.replayed: true`. **Spend limits in money** (`compliance.spend_limits[].money`, e.g. the `CN` rule pack's for minors) count the player's verified store spend of the UTC day and month, refunded transactions left out, other currencies converted by `compliance.money_rates`: a transaction past one is refused (403, nothing granted, the transaction not recorded, a Google purchase not consumed), so a client checks GET /api/v1/players/me/limits before it starts a store purchase. Never cached.
          */
         post: operations["verifyStorePurchase"];
         delete?: never;
@@ -6157,7 +6157,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    [key: string]: unknown;
+                    /** @description The service account's email (the only part ever shown again). */
+                    client_email?: string;
+                    /** @description The RSA private key, PEM (PKCS #8). */
+                    private_key?: string;
+                    /** @description The key's id. */
+                    private_key_id?: string;
+                    /** @description The Google Cloud project. */
+                    project_id?: string;
+                    /** @description "service_account". */
+                    type?: string;
                 };
             };
         };
@@ -6257,6 +6266,7 @@ export interface operations {
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
              *     - not a Google service-account key file (`google_credentials_invalid`, naming the fields; never their values)
+             *     - a body that is not a JSON object, or a member of the key file that is not a string (`invalid_field`)
              */
             422: {
                 headers: {
@@ -15548,10 +15558,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "signedPayload": "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSU…"
+                 *       "signedPayload": "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlFTURDQ0E3YWdBd0lCQWdJUSJdfQ.eyJub3RpZmljYXRpb25UeXBlIjoiUkVGVU5EIiwibm90aWZpY2F0aW9uVVVJRCI6IjAwMmUxNGQ1LTUxZjUtNDUwMy1iNWE4LWMzYTFhZjY4ZWIyMCJ9.Zm9vYmFyc2lnbmF0dXJl"
                  *     }
                  */
                 "application/json": {
+                    /** @description Apple's signed notification (responseBodyV2 signedPayload): a JWS of the responseBodyV2DecodedPayload. */
                     signedPayload: string;
                 };
             };
@@ -15678,7 +15689,7 @@ export interface operations {
             /**
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
-             *     - a notification of another app's bundle (`receipt_wrong_app`) or environment (`receipt_wrong_environment`), or a body that is not `{signedPayload}` (`invalid_field`)
+             *     - a notification of another app's bundle (`receipt_wrong_app`) or environment (`receipt_wrong_environment`), or a body that is not `{signedPayload}` with a compact JWS (`invalid_field`)
              */
             422: {
                 headers: {
@@ -15731,11 +15742,16 @@ export interface operations {
                  */
                 "application/json": {
                     message: {
-                        [key: string]: unknown;
+                        attributes?: {
+                            [key: string]: string;
+                        };
+                        /** @description The developer notification (JSON), base64. */
+                        data: string;
+                        /** @description Pub/Sub's id of the message. */
+                        messageId: string;
+                        publishTime?: string;
                     };
                     subscription: string;
-                } & {
-                    [key: string]: unknown;
                 };
             };
         };
@@ -15849,6 +15865,7 @@ export interface operations {
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
              *     - a notification of another app's package (`receipt_wrong_app`), or a message that is not a developer notification (`notification_malformed`)
+             *     - a body that is not a Pub/Sub push `{message: {data, messageId}, subscription}` (`invalid_field`)
              */
             422: {
                 headers: {

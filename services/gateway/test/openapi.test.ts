@@ -7,6 +7,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../../test/support/stack.js';
 import { appOfToken } from '../../../test/support/grant-currency.js';
 import { publishStoreRefund, storeRefund } from '../../../test/support/store-refund.js';
+import { applePki, type ApplePki } from '../../../test/support/store/apple-pki.js';
+import { generateServiceAccountKey } from '../../../test/support/store/google-stand-in.js';
 import { buildOpenApiDocument, openApiPath } from '../src/openapi/document.js';
 import {
   OpenApiDocumentSchema,
@@ -23,6 +25,8 @@ import {
 const NOT_API = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/docs/, /^\/api\/v1\/openapi\.json$/, /^\/console/];
 const DOC_ID = 'https://ccs.invalid/openapi.json';
 const ERROR_DOCUMENT = { $ref: '#/components/schemas/ErrorDocument' };
+/** The demo app's secret key (the store's admin operations are the demo app's: its players bought). */
+const DEMO_SECRET_KEY = `sk_${randomUUID().replace(/-/g, '')}`;
 
 /** A resource as the flow below reads it. */
 interface Res {
@@ -39,6 +43,7 @@ describe('OpenAPI document and API reference', () => {
   let stack: TestStack;
   let doc: OpenApiDocument;
   let ajv: Ajv2020;
+  let pki: ApplePki;
   const exercised = new Set<string>();
 
   /** The documented path a concrete URL belongs to (literal paths win over `{templates}`). */
@@ -54,7 +59,7 @@ describe('OpenAPI document and API reference', () => {
    * Asserts that a real answer is documented: its status is listed for the operation, its media
    * type is the documented one, and its body validates against the documented schema.
    */
-  function expectDocumented(res: LightMyRequestResponse, method: 'get' | 'post' | 'patch' | 'delete', url: string): Doc {
+  function expectDocumented(res: LightMyRequestResponse, method: 'get' | 'post' | 'put' | 'patch' | 'delete', url: string): Doc {
     const path = documentedPath(url);
     const op = doc.paths[path]?.[method];
     if (!op) throw new Error(`${method.toUpperCase()} ${path} is not documented`);
@@ -76,7 +81,9 @@ describe('OpenAPI document and API reference', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack();
+    // The store trusts the test certificate authority, which signs the App Store transactions below.
+    pki = await applePki();
+    stack = await startStack({ env: { STORE_APPLE_ROOT_CERTS: pki.rootPem, CHESTS_DEMO_SECRET_KEY: DEMO_SECRET_KEY } });
     const res = await stack.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     expect(res.statusCode, res.body).toBe(200);
     doc = OpenApiDocumentSchema.parse(res.json());
@@ -211,7 +218,7 @@ describe('OpenAPI document and API reference', () => {
   it('answers every documented operation as documented, on real requests', { timeout: 60_000 }, async () => {
     type Opts = { token?: string; body?: unknown; headers?: Record<string, string>; noKey?: boolean };
     /** Sends a request and checks its answer against the document. */
-    const go = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, o: Opts = {}) => {
+    const go = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, o: Opts = {}) => {
       const headers = { ...(o.noKey ? {} : jsonApiHeaders(stack.apiKey, o.token)), ...o.headers };
       const res = await stack.inject({ method, url, headers, ...(o.body === undefined ? {} : { payload: JSON.stringify(o.body) }) });
       return expectDocumented(res, method.toLowerCase() as 'get', url);
@@ -370,6 +377,44 @@ describe('OpenAPI document and API reference', () => {
     await eventually(async () =>
       expect((await go('GET', '/api/v1/players/me/collection?include=collection', { token })).data.length).toBeGreaterThan(0),
     );
+
+    // Store purchases: an App Store transaction signed by the test authority the stack trusts, its
+    // refusals, and its refund by an App Store Server Notification.
+    const storePurchase = (attributes: Record<string, unknown>, as = token) =>
+      go('POST', '/api/v1/players/me/store/purchases', { token: as, body: { data: { type: 'store_purchase', attributes } } });
+    const signed = await pki.signTransaction({ productId: 'com.example.chests.gems_500', appAccountToken: ada.data.id });
+    await storePurchase({ platform: 'apple', signed_transaction: signed }); // 201
+    await storePurchase({ platform: 'apple', signed_transaction: signed }); // 200 replayed
+    await storePurchase({ platform: 'apple', signed_transaction: await pki.signTransaction() }, bobToken); // 201 (no appAccountToken)
+    await storePurchase({ platform: 'apple', signed_transaction: signed }, bobToken); // 422 receipt_wrong_player
+    await storePurchase({ platform: 'apple', signed_transaction: 'not.a.jws' }); // 422 receipt_invalid
+    await storePurchase({ platform: 'google', product_id: 'gems_500', purchase_token: 'opaque' }); // 409 store_not_configured: no Google key
+    await storePurchase({ platform: 'amazon', receipt: 'x' }); // 422 invalid_field
+    const demoAppId = appOfToken(token);
+    const notifyApple = (signedPayload: unknown, appId = demoAppId) =>
+      go('POST', `/api/v1/stores/apple/notifications/${appId}`, {
+        noKey: true,
+        headers: { 'content-type': 'application/json' },
+        body: { signedPayload },
+      });
+    await notifyApple(await pki.signNotification({ notificationType: 'REFUND', signedTransactionInfo: signed })); // 200 applied
+    await notifyApple('not.a.jws'); // 401
+    await notifyApple(await pki.signNotification({ notificationType: 'TEST' }), randomUUID()); // 404
+    await notifyApple('not.a.jws', 'not-a-uuid'); // 400
+    await notifyApple(42); // 422
+    await go('POST', `/api/v1/stores/google/notifications/${demoAppId}`, {
+      noKey: true,
+      headers: { 'content-type': 'application/json' },
+      body: { message: { data: 'e30=', messageId: '1' }, subscription: 'projects/p/subscriptions/s' },
+    }); // 401: no OIDC token
+    const demoStudio = { noKey: true, headers: { apikey: DEMO_SECRET_KEY, accept: 'application/vnd.api+json' } };
+    const asJson = { ...demoStudio, headers: { ...demoStudio.headers, 'content-type': 'application/json' } };
+    await go('PUT', '/api/v1/admin/store/google-credentials', { ...asJson, body: await generateServiceAccountKey() }); // 204
+    await go('PUT', '/api/v1/admin/store/google-credentials', { ...asJson, body: { type: 'service_account' } }); // 422
+    await go('GET', '/api/v1/admin/store/products', demoStudio);
+    await go('GET', `/api/v1/admin/players/${ada.data.id}/store`, demoStudio);
+    await go('GET', `/api/v1/admin/players/${randomUUID()}/store`, demoStudio); // 404
+    await go('GET', '/api/v1/admin/players/not-a-uuid/store', demoStudio); // 400
 
     // The admin API, with another app's secret key (a new app: its players are not these).
     const studio = await stack.bus.request(AdminCreateApp, { name: 'Studio tools' }, { requestId: 'openapi-studio' });

@@ -236,7 +236,7 @@ export function casesFor(op: OpView, base: Baseline, ctx: Context): HostileCase[
   }
 
   // Bodies: media types, then the body itself.
-  if (['POST', 'PATCH', 'DELETE'].includes(op.method)) {
+  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method)) {
     for (const c of bodyCases(op, base, rng)) {
       if (c.on === 'target') onTarget(c.m);
       else onSafe(c.m);

@@ -17,7 +17,7 @@ import type { StoreDeps } from '../deps.js';
 import { storeErrors } from '../errors.js';
 import { claimPurchase, findPurchase, type NewPurchase } from '../repositories/purchases-repo.js';
 import type { ClaimGuard } from './money-limits.js';
-import { grantsOf } from './products.js';
+import { eventAmounts, grantsOf } from './products.js';
 import type { VerifiedTransaction } from './verified.js';
 import { purchaseView } from './view.js';
 
@@ -77,7 +77,7 @@ function messagesOf(p: NewPurchase, ctx: CallContext, notify: string): PurchaseM
         product_id: p.productId,
         quantity: p.quantity,
         price: p.price,
-        grants: { currencies: p.granted.currencies, chests: p.granted.chests.map((c) => ({ id: c.id, chest_type_id: c.chestTypeId })) },
+        grants: { currencies: eventAmounts(p.granted.currencies), chests: p.granted.chests.map((c) => ({ id: c.id, chest_type_id: c.chestTypeId })) },
         verified_at: new Date().toISOString(),
       },
     },

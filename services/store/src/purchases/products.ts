@@ -18,3 +18,8 @@ export function grantsOf(appId: string, product: StoreProduct, quantity: number)
   );
   return { currencies, chests };
 }
+
+/** Currency amounts as every webhook event writes them: decimal strings with two places (`"500.00"`). */
+export function eventAmounts(currencies: StoreGranted['currencies']): StoreGranted['currencies'] {
+  return currencies.map((c) => ({ currency: c.currency, amount: Number(c.amount).toFixed(2) }));
+}

@@ -14,6 +14,7 @@ import {
 import type { z } from 'zod';
 import type { NotificationOutcomeSchema } from '@ccs/shared';
 import type { StoreDeps } from '../deps.js';
+import { eventAmounts } from '../purchases/products.js';
 import { recordNotification, setNotificationOutcome } from '../repositories/notifications-repo.js';
 import { findPurchase, insertUnclaimed, setRefundState, type PurchaseRow } from '../repositories/purchases-repo.js';
 import { insertRefund, lastRefundOf, type NewRefund } from '../repositories/refunds-repo.js';
@@ -180,7 +181,7 @@ function refundMessages(row: PurchaseRow, r: NewRefund, ctx: CallContext): Outbo
         kind: r.kind,
         reason: r.reason,
         policy: r.policy,
-        currencies: r.currencies,
+        currencies: eventAmounts(r.currencies),
         chest_ids: r.chestIds,
         refunded_at: at,
       },

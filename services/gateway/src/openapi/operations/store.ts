@@ -26,7 +26,7 @@ export const verifyStorePurchase: OperationDoc = {
     "Verifies an App Store or Google Play purchase of the calling player and grants what its product gives (`store.products[].grants`: currencies and chests, times the transaction's quantity), exactly once per store transaction across every app, retry and replica. " +
     "**Apple:** `signed_transaction` is StoreKit's `Transaction.jwsRepresentation` (the App Store Server API's `signedTransactionInfo`), verified offline: the `x5c` chain up to Apple Root CA - G3, Apple's certificate OIDs, the ES256 signature, then the bundle id and environment against `store.apple`, the product, no `revocationDate`, and `appAccountToken` (when set) equal to the caller's player id. " +
     "**Google:** `product_id` and `purchase_token` are read from Google Play with the app's service account (`purchases.products.get`, then `orders.get` for the price): only a completed purchase grants, `obfuscatedExternalAccountId` (when set) must be the caller's id, and the purchase is consumed once granted. " +
-    'The answer comes once the wallet and chests applied the grants (read-your-writes), so the balances and inventory read next include them. The same transaction again by the same player answers 200 with the first grant and `meta.replayed: true`. ' +
+    'The answer waits (a few seconds at most) until the wallet and chests applied the grants (read-your-writes), so the balances and inventory read next include them; if they take longer, it is 201 without `meta.balances` and the grants land shortly after, once. The same transaction again by the same player answers 200 with the first grant and `meta.replayed: true`. ' +
     "**Spend limits in money** (`compliance.spend_limits[].money`, e.g. the `CN` rule pack's for minors) count the player's verified store spend of the UTC day and month, refunded transactions left out, other currencies converted by `compliance.money_rates`: a transaction past one is refused (403, nothing granted, the transaction not recorded, a Google purchase not consumed), so a client checks GET /api/v1/players/me/limits before it starts a store purchase. Never cached.",
   token: 'required',
   bodyExample: {
@@ -78,7 +78,10 @@ export const appleStoreNotification: OperationDoc = {
     "Each notification once (its `notificationUUID`), in Apple's order (`signedDate`), whatever the arrival order or a race with the purchase's own grant. Other types are acknowledged and change nothing. No apikey.",
   token: 'none',
   params: appIdParam,
-  bodyExample: { signedPayload: 'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSU…' },
+  bodyExample: {
+    signedPayload:
+      'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlFTURDQ0E3YWdBd0lCQWdJUSJdfQ.eyJub3RpZmljYXRpb25UeXBlIjoiUkVGVU5EIiwibm90aWZpY2F0aW9uVVVJRCI6IjAwMmUxNGQ1LTUxZjUtNDUwMy1iNWE4LWMzYTFhZjY4ZWIyMCJ9.Zm9vYmFyc2lnbmF0dXJl',
+  },
   responses: [{ status: 200, description: 'Taken: Apple stops sending it.', schema: StoreNotificationDocument }],
   errors: {
     400: [INVALID_ID],
@@ -86,7 +89,7 @@ export const appleStoreNotification: OperationDoc = {
     404: ['no such app (`app_not_found`)'],
     409: ['the app has no `store.apple` in its content (`store_not_configured`)'],
     422: [
-      "a notification of another app's bundle (`receipt_wrong_app`) or environment (`receipt_wrong_environment`), or a body that is not `{signedPayload}` (`invalid_field`)",
+      "a notification of another app's bundle (`receipt_wrong_app`) or environment (`receipt_wrong_environment`), or a body that is not `{signedPayload}` with a compact JWS (`invalid_field`)",
     ],
   },
 };
@@ -116,6 +119,7 @@ export const googleStoreNotification: OperationDoc = {
     404: ['no such app (`app_not_found`)'],
     422: [
       "a notification of another app's package (`receipt_wrong_app`), or a message that is not a developer notification (`notification_malformed`)",
+      'a body that is not a Pub/Sub push `{message: {data, messageId}, subscription}` (`invalid_field`)',
     ],
     503: ["Google's keys could not be fetched (`store_unavailable`): Pub/Sub sends the message again"],
   },
@@ -127,7 +131,7 @@ export const adminSetGoogleCredentials: OperationDoc = {
   tag: 'Admin',
   summary: "Set the app's Google service-account key",
   description:
-    "The body is the service account's JSON key file, as the Google Cloud console downloads it (the account needs access to the app in Play Console). It is stored encrypted and never shown again: the console and `GET /api/v1/admin/store/products` show only its `client_email`. A new key replaces the old. Recorded in the audit log.",
+    "The body is the service account's JSON key file, as the Google Cloud console downloads it (the account needs access to the app in Play Console). Its `type`, `project_id`, `private_key_id`, `private_key` and `client_email` are kept (the file's other members are not needed), stored encrypted and never shown again: the console and `GET /api/v1/admin/store/products` show only its `client_email`. A new key replaces the old. Recorded in the audit log.",
   token: 'none',
   bodyExample: {
     type: 'service_account',
@@ -139,7 +143,10 @@ export const adminSetGoogleCredentials: OperationDoc = {
   responses: [{ status: 204, description: 'Stored.' }],
   errors: {
     ...SECRET_KEY_ONLY,
-    422: ['not a Google service-account key file (`google_credentials_invalid`, naming the fields; never their values)'],
+    422: [
+      'not a Google service-account key file (`google_credentials_invalid`, naming the fields; never their values)',
+      'a body that is not a JSON object, or a member of the key file that is not a string (`invalid_field`)',
+    ],
   },
 };
 

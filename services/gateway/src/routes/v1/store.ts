@@ -94,11 +94,63 @@ export async function storePurchaseRoutes(app: FastifyInstance) {
   );
 }
 
+/** A JWS in compact serialisation: three base64url parts (the signature may be empty; the store service judges it). */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
 export const AppleNotificationBody = z.object({
   signedPayload: z
     .string({ error: 'signedPayload is required: the JWS App Store Server Notifications V2 send.' })
     .min(1, { error: 'signedPayload must not be empty.' })
-    .max(60 * 1024, { error: 'signedPayload is too long.' }),
+    .max(60 * 1024, { error: 'signedPayload is too long.' })
+    .regex(COMPACT_JWS, { error: 'signedPayload must be a compact JWS (three base64url parts separated by dots).' })
+    .describe("Apple's signed notification (responseBodyV2 signedPayload): a JWS of the responseBodyV2DecodedPayload."),
+});
+
+/**
+ * A Pub/Sub push (the push subscription's JSON body): its message carries the real-time developer
+ * notification as base64 `data`. Only the members read are passed on (Pub/Sub's snake_case
+ * duplicates `message_id`, `publish_time` and anything else are dropped), so nothing of unbounded
+ * shape reaches the store service. A developer notification is a few hundred bytes: `data` is
+ * bounded well below the body's limit.
+ */
+export const GooglePushBody = z.object({
+  message: z.object({
+    data: z
+      .string({ error: 'message.data is required: the base64 of the developer notification.' })
+      .max(16 * 1024, { error: 'message.data is at most 16384 characters.' })
+      .describe('The developer notification (JSON), base64.'),
+    messageId: z
+      .string({ error: 'message.messageId is required.' })
+      .min(1, { error: 'message.messageId must not be empty.' })
+      .max(256, { error: 'message.messageId is at most 256 characters.' })
+      .describe("Pub/Sub's id of the message."),
+    publishTime: z.string().max(64, { error: 'message.publishTime is at most 64 characters.' }).optional(),
+    attributes: z.record(z.string(), z.string().max(1024, { error: 'message.attributes values are at most 1024 characters.' })).optional(),
+  }),
+  subscription: z
+    .string({ error: 'subscription is required: the push subscription (projects/…/subscriptions/…).' })
+    .min(1, { error: 'subscription must not be empty.' })
+    .max(512, { error: 'subscription is at most 512 characters.' }),
+});
+
+const keyFileMember = (name: string, description: string) =>
+  z
+    .string({ error: `${name} must be a string.` })
+    .max(16 * 1024, { error: `${name} is at most 16384 characters.` })
+    .optional()
+    .describe(description);
+
+/**
+ * A service-account key file as Google issues it. The members the store service uses are passed
+ * on (it checks them, 422 `google_credentials_invalid` naming each problem); the file's other
+ * members (client_id, auth_uri…) are not needed and are dropped.
+ */
+const KeyFileBody = z.object({
+  type: keyFileMember('type', '"service_account".'),
+  project_id: keyFileMember('project_id', 'The Google Cloud project.'),
+  private_key_id: keyFileMember('private_key_id', "The key's id."),
+  private_key: keyFileMember('private_key', 'The RSA private key, PEM (PKCS #8).'),
+  client_email: keyFileMember('client_email', "The service account's email (the only part ever shown again)."),
 });
 
 /** The stores' notifications (public: the store service verifies Apple's signature and Google's token). */
@@ -129,7 +181,7 @@ export async function storeNotificationRoutes(app: FastifyInstance) {
         bodyType: 'json',
         openapi: documented(docs.googleStoreNotification, {
           query: NO_QUERY,
-          body: { schema: z.object({ message: z.object({}).passthrough(), subscription: z.string() }).passthrough(), required: true },
+          body: { schema: GooglePushBody, required: true },
         }),
       },
     },
@@ -137,7 +189,7 @@ export async function storeNotificationRoutes(app: FastifyInstance) {
       const appId = uuidParam(request, 'app_id');
       jsonApiQuery(request, NO_QUERY);
       const authorization = request.headers.authorization;
-      const body = request.body;
+      const body = parseBody(GooglePushBody, request.body);
       const r = await request.server.bus.request(
         GoogleStoreNotification,
         { appId, body, ...(authorization ? { authorization } : {}) },
@@ -154,7 +206,8 @@ export async function storeNotificationRoutes(app: FastifyInstance) {
 /** PUT /api/v1/admin/store/google-credentials: the key file, stored sealed; never shown again. */
 async function setGoogleCredentials(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
-  await request.server.bus.request(AdminSetGoogleCredentials, { appId: request.tenant!.appId, key: request.body }, studioCall(request));
+  const key = parseBody(KeyFileBody, request.body);
+  await request.server.bus.request(AdminSetGoogleCredentials, { appId: request.tenant!.appId, key }, studioCall(request));
   return reply.code(204).header('cache-control', 'no-store').send();
 }
 
@@ -205,7 +258,7 @@ async function storeProducts(request: FastifyRequest, reply: FastifyReply) {
 
 /** The studio's store routes (studio scope, so every call is in the audit log). */
 export async function studioStoreRoutes(app: FastifyInstance) {
-  const keyFile = { schema: z.object({}).passthrough(), required: true };
+  const keyFile = { schema: KeyFileBody, required: true };
   app.put(
     '/api/v1/admin/store/google-credentials',
     { config: { bodyType: 'json', openapi: documented(docs.adminSetGoogleCredentials, { query: NO_QUERY, body: keyFile }) } },
