@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * What the current content changed from a version
-         * @description Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance): the ids added, removed and changed from `version` to the current content. Recorded in the audit log. Never cached.
+         * @description Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance, banners, store products, store settings): the ids added, removed and changed from `version` to the current content, and what changed in each changed one (`changed_fields`). Recorded in the audit log. Never cached.
          */
         get: operations["adminContentDiff"];
         put?: never;
@@ -190,6 +190,63 @@ export interface paths {
          * @description Adds `amount` of any currency of the app to a player's balance: how the studio's servers grant what a player paid for (a store purchase of a paid currency, which players can never credit themselves: `compliance.paid_currencies`) or any other currency. Once per `reference` in the app (a store receipt or order id): the same reference with the same player, currency and amount answers 200 with the first answer and `meta.replayed: true`, adding nothing; with anything else 409 `reference_reused`. The ledger row has the reason `studio_grant` and the reference; a `currency.credited` webhook event follows. Recorded in the audit log. Never cached.
          */
         post: operations["adminCreditPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/players/{id}/store": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's store purchases and refunds
+         * @description Newest first, at most 50 of each. Never cached.
+         */
+        get: operations["adminPlayerStore"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/store/google-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the app's Google service-account key
+         * @description The body is the service account's JSON key file, as the Google Cloud console downloads it (the account needs access to the app in Play Console). It is stored encrypted and never shown again: the console and `GET /api/v1/admin/store/products` show only its `client_email`. A new key replaces the old. Recorded in the audit log.
+         */
+        put: operations["adminSetGoogleCredentials"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/store/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Store products with sales and refund rates */
+        get: operations["adminStoreProducts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1056,6 +1113,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/me/store/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a store purchase and grant it
+         * @description Verifies an App Store or Google Play purchase of the calling player and grants what its product gives (`store.products[].grants`: currencies and chests, times the transaction's quantity), exactly once per store transaction across every app, retry and replica. **Apple:** `signed_transaction` is StoreKit's `Transaction.jwsRepresentation` (the App Store Server API's `signedTransactionInfo`), verified offline: the `x5c` chain up to Apple Root CA - G3, Apple's certificate OIDs, the ES256 signature, then the bundle id and environment against `store.apple`, the product, no `revocationDate`, and `appAccountToken` (when set) equal to the caller's player id. **Google:** `product_id` and `purchase_token` are read from Google Play with the app's service account (`purchases.products.get`, then `orders.get` for the price): only a completed purchase grants, `obfuscatedExternalAccountId` (when set) must be the caller's id, and the purchase is consumed once granted. The answer comes once the wallet and chests applied the grants (read-your-writes), so the balances and inventory read next include them. The same transaction again by the same player answers 200 with the first grant and `meta.replayed: true`. Never cached.
+         */
+        post: operations["verifyStorePurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/refresh": {
         parameters: {
             query?: never;
@@ -1090,6 +1167,46 @@ export interface paths {
          * @description Creates a registered player with tokens, the initial currency and the welcome bonus, whose `starter_chest` is the inventory id of the chest now owned. Sent with an anonymous player's Bearer token, upgrades that guest in place (same id, chests and collection kept). Passwords need 8+ characters with a lowercase and an uppercase letter, a digit and one of `! @ # $ % ^ & *`. Optional `country` (ISO 3166-1 alpha-2, either case) and `birth_year` feed the compliance rules of paid purchases; they can also be given later with `PATCH /players/me`.
          */
         post: operations["registerPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stores/apple/notifications/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * App Store Server Notifications V2 (for Apple)
+         * @description The URL to set in App Store Connect (App Information, App Store Server Notifications, Version 2). The body is Apple's `{signedPayload}`, verified like a signed transaction (chain, OIDs, signature; else 401 and nothing changes). `REFUND` and `REVOKE` take back what the transaction granted (by the app's `store.refunds.policy`: the unopened chests it granted are removed under `revoke_then_debt`, and its currencies are debited, below zero if spent: a debt that blocks spending that currency until credits cover it); `REFUND_REVERSED` grants it again. Each notification once (its `notificationUUID`), in Apple's order (`signedDate`), whatever the arrival order or a race with the purchase's own grant. Other types are acknowledged and change nothing. No apikey.
+         */
+        post: operations["appleStoreNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stores/google/notifications/{app_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Google Play real-time developer notifications (for Pub/Sub push)
+         * @description The push endpoint of the Pub/Sub subscription of the app's real-time developer notifications, with authentication on: its OIDC token (`Authorization: Bearer …`) must be signed by Google, for the audience and service account the app's `store.google.notifications` names (else 401 and nothing changes). A `voidedPurchaseNotification` of a one-time product takes back what the purchase granted, once per `orderId`, by the app's refund policy. Other notifications are acknowledged and change nothing. No apikey.
+         */
+        post: operations["googleStoreNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2494,9 +2611,16 @@ export interface components {
                     sections: {
                         added: string[];
                         changed: string[];
+                        /** @description For each changed id, the paths of what changed in it, dotted down to three levels (`price.coins`, `grants.currencies.gems`, `notifications.audience`); a list is one path. */
+                        changed_fields: {
+                            [key: string]: string[];
+                        };
                         removed: string[];
-                        /** @enum {string} */
-                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners";
+                        /**
+                         * @description `store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates` and `compliance` are one item each, `(rules)`.
+                         * @enum {string}
+                         */
+                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners" | "store_products" | "store";
                     }[];
                     to_version: number;
                 };
@@ -3011,6 +3135,99 @@ export interface components {
                 total_count: number;
             };
         };
+        PlayerStoreDocument: {
+            data: {
+                attributes: {
+                    /** @description Apple: `Production` or `Sandbox`; Google: `Production`, or `Test` for a licence tester. */
+                    environment: string | null;
+                    /** @enum {string} */
+                    platform: "apple" | "google";
+                    /** @description The price of the whole transaction as the store reported it (null where it reported none). */
+                    price: {
+                        /** @description A decimal string, as the store reported it, e.g. `"4.99"`. */
+                        amount: string;
+                        /** @description ISO 4217 code, e.g. `"USD"`. */
+                        currency: string;
+                    } | null;
+                    /** @description The product of the app's content (`store.products[].id`). */
+                    product_id: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC timestamp.
+                     */
+                    purchased_at: string;
+                    /** @description Units bought in the transaction (what it grants is multiplied by it). */
+                    quantity: number;
+                    refunded_at: string | null;
+                    /**
+                     * @description `refunded` while a refund of the store stands (a reversed refund makes it `granted` again).
+                     * @enum {string}
+                     */
+                    state: "granted" | "refunded";
+                    /** @description The store's product id (`apple_product_id` or `google_product_id`). */
+                    store_product_id: string;
+                    /** @description The store's id of the transaction: Apple's `transactionId`, Google's `orderId`. It grants once, across every app. */
+                    transaction_id: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC timestamp.
+                     */
+                    verified_at: string;
+                };
+                /**
+                 * Format: uuid
+                 * @description The purchase's id in this service.
+                 */
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "store_purchase";
+            }[];
+            included: {
+                attributes: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC timestamp.
+                     */
+                    at: string;
+                    /** @description Chests revoked where unopened (a refund under `revoke_then_debt`) or restored (a reversal). */
+                    chest_ids: string[];
+                    currencies: {
+                        amount: string;
+                        /** @description A currency code of the app, e.g. `"gems"`. */
+                        currency: string;
+                    }[];
+                    /**
+                     * @description `refund`: taken back; `reversal`: the store reversed a refund, given again.
+                     * @enum {string}
+                     */
+                    kind: "refund" | "reversal";
+                    /** @enum {string} */
+                    platform: "apple" | "google";
+                    /** @enum {string} */
+                    policy: "debt" | "revoke_then_debt";
+                    product_id: string;
+                    /** Format: uuid */
+                    purchase_id: string;
+                    /** @description The store's notification: Apple `REFUND`, `REVOKE`, `REFUND_REVERSED`; Google `voided`. */
+                    reason: string;
+                    transaction_id: string;
+                };
+                /** Format: uuid */
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "store_refund";
+            }[];
+            meta: {
+                /** Format: uuid */
+                player_id: string;
+                purchases: number;
+                refunds: number;
+            };
+        };
         PurchaseDocument: {
             data: components["schemas"]["InventoryChest"][];
             meta: {
@@ -3259,6 +3476,120 @@ export interface components {
             }[];
             meta: {
                 total_count: number;
+            };
+        };
+        StoreNotificationDocument: {
+            meta: {
+                /**
+                 * @description `applied`: it took back (or gave again) what the purchase granted, or was recorded for a transaction not yet claimed; `duplicate`: taken before; `ignored`: a type that changes nothing; `superseded`: older than a notice already applied.
+                 * @enum {string}
+                 */
+                outcome: "applied" | "duplicate" | "ignored" | "superseded";
+            };
+        };
+        StoreProductsDocument: {
+            data: {
+                attributes: {
+                    apple_product_id: string | null;
+                    google_product_id: string | null;
+                    name: string;
+                    purchases: number;
+                    /** @description refunded ÷ purchases; null without purchases. */
+                    refund_rate: number | null;
+                    refunded: number;
+                    revenue: {
+                        /** @description A decimal string, as the store reported it, e.g. `"4.99"`. */
+                        amount: string;
+                        /** @description ISO 4217 code, e.g. `"USD"`. */
+                        currency: string;
+                    }[];
+                };
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "store_product";
+            }[];
+            meta: {
+                /** @description The service account of the app's Google credentials (the key itself is never shown). */
+                google_client_email: string | null;
+            };
+        };
+        StorePurchaseDocument: {
+            data: {
+                attributes: {
+                    /** @description Apple: `Production` or `Sandbox`; Google: `Production`, or `Test` for a licence tester. */
+                    environment: string | null;
+                    /** @enum {string} */
+                    platform: "apple" | "google";
+                    /** @description The price of the whole transaction as the store reported it (null where it reported none). */
+                    price: {
+                        /** @description A decimal string, as the store reported it, e.g. `"4.99"`. */
+                        amount: string;
+                        /** @description ISO 4217 code, e.g. `"USD"`. */
+                        currency: string;
+                    } | null;
+                    /** @description The product of the app's content (`store.products[].id`). */
+                    product_id: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC timestamp.
+                     */
+                    purchased_at: string;
+                    /** @description Units bought in the transaction (what it grants is multiplied by it). */
+                    quantity: number;
+                    refunded_at: string | null;
+                    /**
+                     * @description `refunded` while a refund of the store stands (a reversed refund makes it `granted` again).
+                     * @enum {string}
+                     */
+                    state: "granted" | "refunded";
+                    /** @description The store's product id (`apple_product_id` or `google_product_id`). */
+                    store_product_id: string;
+                    /** @description The store's id of the transaction: Apple's `transactionId`, Google's `orderId`. It grants once, across every app. */
+                    transaction_id: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC timestamp.
+                     */
+                    verified_at: string;
+                };
+                /**
+                 * Format: uuid
+                 * @description The purchase's id in this service.
+                 */
+                id: string;
+                /** @description Always empty: this resource has no relationships. */
+                relationships: Record<string, never>;
+                /** @constant */
+                type: "store_purchase";
+            };
+            meta: {
+                /** @description The caller's balance of each currency granted, after the grant (absent when the wallet had not applied it yet). */
+                balances?: {
+                    [key: string]: string;
+                };
+                /** @description What the purchase granted. */
+                grants: {
+                    /** @description Each chest added to the inventory (or the mailbox when full). */
+                    chests: {
+                        /** Format: uuid */
+                        chest_type_id: string;
+                        /**
+                         * Format: uuid
+                         * @description The inventory chest id (open it with `/chests/{id}/open`).
+                         */
+                        id: string;
+                    }[];
+                    /** @description Each currency credited, the amount of the whole transaction (quantity included). */
+                    currencies: {
+                        amount: string;
+                        /** @description A currency code of the app, e.g. `"gems"`. */
+                        currency: string;
+                    }[];
+                };
+                /** @description True when this transaction was already granted to the caller: nothing was granted now, this is the first grant. */
+                replayed: boolean;
             };
         };
         StudioCreditDocument: {
@@ -5578,6 +5909,482 @@ export interface operations {
              *     - a currency the app does not have (`currency_not_found`), an amount of zero (`amount_not_positive`), above the currency's maximum credit (`amount_above_maximum`) or a fraction of a whole-unit currency (`amount_not_whole`)
              */
             422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminPlayerStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player's purchases and refunds. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["PlayerStoreDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such player in this app (`player_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminSetGoogleCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "service_account",
+                 *       "project_id": "studio-game",
+                 *       "private_key_id": "a1b2c3",
+                 *       "private_key": "-----BEGIN PRIVATE KEY-----\n…",
+                 *       "client_email": "play@studio-game.iam.gserviceaccount.com"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - not a Google service-account key file (`google_credentials_invalid`, naming the fields; never their values)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminStoreProducts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app's products. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StoreProductsDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -14035,6 +14842,249 @@ export interface operations {
             };
         };
     };
+    verifyStorePurchase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "store_purchase",
+                 *         "attributes": {
+                 *           "platform": "google",
+                 *           "product_id": "gems_500",
+                 *           "purchase_token": "opaque-token-from-play-billing"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @constant */
+                            platform: "apple";
+                            /** @description StoreKit's Transaction.jwsRepresentation (the App Store Server API's signedTransactionInfo). */
+                            signed_transaction: string;
+                        } | {
+                            /** @constant */
+                            platform: "google";
+                            /** @description The Google Play product id bought. */
+                            product_id: string;
+                            /** @description Play Billing's purchase token. */
+                            purchase_token: string;
+                        };
+                        /** @constant */
+                        type: "store_purchase";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description This transaction was already granted to the caller: nothing granted now, the first grant again. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StorePurchaseDocument"];
+                };
+            };
+            /** @description Verified and granted. */
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StorePurchaseDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a spend limit counted in money would be passed (`spend_limit_reached`, `meta.limit`), or cannot be counted for this currency (`spend_limit_unverifiable`); nothing granted
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the transaction was granted to another player or in another app (`transaction_claimed`)
+             *     - Google Play has not completed the purchase yet (`purchase_pending`): send it again once it completes
+             *     - the app does not sell through that store: no `store.apple` or `store.google` in its content, or no Google service-account key (`store_not_configured`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - the receipt does not verify: a bad or edited signature, a certificate chain that does not lead to a trusted Apple root, an expired certificate, a JWS that is not ES256 or not well formed, or a purchase token Google Play does not know (`receipt_invalid`)
+             *     - the receipt is another app's: its bundle id or package name (`receipt_wrong_app`)
+             *     - an App Store transaction of the other environment than the app's `store.apple.environment` (`receipt_wrong_environment`)
+             *     - a store product id no product of the app's content has (`unknown_product`, `meta.store_product_id`)
+             *     - a refunded, revoked or cancelled purchase (`receipt_revoked`)
+             *     - an `appAccountToken` (Apple) or `obfuscatedExternalAccountId` (Google) naming another player (`receipt_wrong_player`)
+             *     - a body that is not `{data: {type: "store_purchase", attributes: {platform: "apple", signed_transaction}}}` or `{…, attributes: {platform: "google", product_id, purchase_token}}` (`invalid_field`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - Google Play was slow or down (`store_unavailable`, `Retry-After`): nothing granted; the same request later grants once
+             *     - Google Play refused the app's service account (`store_credentials_rejected`)
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
     refreshSession: {
         parameters: {
             query?: {
@@ -14466,6 +15516,362 @@ export interface operations {
              *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
              */
             504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    appleStoreNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app's id (the store sends no apikey: this path names the app).
+                 * @example 7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signedPayload": "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSU…"
+                 *     }
+                 */
+                "application/json": {
+                    signedPayload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Taken: Apple stops sending it. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StoreNotificationDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - the signed payload does not verify (`notification_invalid`): nothing changes
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such app (`app_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the app has no `store.apple` in its content (`store_not_configured`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a notification of another app's bundle (`receipt_wrong_app`) or environment (`receipt_wrong_environment`), or a body that is not `{signedPayload}` (`invalid_field`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    googleStoreNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app's id (the store sends no apikey: this path names the app).
+                 * @example 7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                app_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": {
+                 *         "data": "eyJ2ZXJzaW9uIjoiMS4wIiwicGFja2FnZU5hbWUiOiJjb20uc3R1ZGlvLmdhbWUiLC4uLn0=",
+                 *         "messageId": "136969346945",
+                 *         "publishTime": "2026-11-28T10:00:00Z"
+                 *       },
+                 *       "subscription": "projects/studio/subscriptions/play-rtdn"
+                 *     }
+                 */
+                "application/json": {
+                    message: {
+                        [key: string]: unknown;
+                    };
+                    subscription: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Taken: Pub/Sub acknowledges the message. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StoreNotificationDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no token, or one that is not a valid Google OIDC token for this subscription (`notification_invalid`): nothing changes
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such app (`app_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a notification of another app's package (`receipt_wrong_app`), or a message that is not a developer notification (`notification_malformed`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - Google's keys could not be fetched (`store_unavailable`): Pub/Sub sends the message again
+             */
+            503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
