@@ -16,8 +16,11 @@ export const AUDIT_USAGE = `  --audit             a directory written by npm run
                       the odds log's chain (chest and banner entries; each entry's rules_sha256
                       against rules.jsonl); prints the
                       counts verified, unverifiable (seed not revealed), mismatched and the chain's
-                      result; exit 1 on any mismatch, a broken chain or a file that is not the
-                      manifest's`;
+                      result; reads store-transactions.jsonl (App Store and Google Play transactions
+                      with their refunds: checked for its hash, its count, each transaction once and
+                      each state agreeing with its refunds; not openings, nothing to re-roll);
+                      exit 1 on any mismatch, a broken chain, a store transaction that does not
+                      hold or a file that is not the manifest's`;
 
 const sha256hex = (text) => createHash('sha256').update(text).digest('hex');
 
@@ -25,6 +28,9 @@ const sha256hex = (text) => createHash('sha256').update(text).digest('hex');
 export class AuditUnusable extends Error {}
 
 const FILES = ['openings.jsonl', 'rules.jsonl', 'odds-log.json'];
+const STORE_FILE = 'store-transactions.jsonl';
+/** The files an export must list: its first format had no store transactions. */
+const requiredFiles = (manifest) => (manifest.format === 'ccs-audit-export/1' ? FILES : [...FILES, STORE_FILE]);
 
 function readJsonIn(dir, name) {
   try {
@@ -37,7 +43,7 @@ function readJsonIn(dir, name) {
 /** The manifest's files whose SHA-256 (or presence) differs: one line each. */
 function manifestProblems(dir, manifest) {
   const problems = [];
-  for (const name of FILES) if (!manifest.files?.[name]) problems.push(`${name} is not in the manifest`);
+  for (const name of requiredFiles(manifest)) if (!manifest.files?.[name]) problems.push(`${name} is not in the manifest`);
   for (const [name, f] of Object.entries(manifest.files ?? {})) {
     let bytes;
     try {
@@ -149,8 +155,64 @@ async function checkOpenings(dir, rules, logged, verify) {
 }
 
 /**
+ * What one line of store-transactions.jsonl breaks, or undefined: it must be JSON, name its
+ * transaction once in the file (a store transaction grants once), and be `refunded` exactly when
+ * its last refund (refunds oldest first) is a refund rather than a reversal.
+ */
+function storeLineProblem(t, seen) {
+  if (!t || typeof t.transaction_id !== 'string' || !Array.isArray(t.refunds)) return 'not a store transaction';
+  const key = `${t.platform}:${t.transaction_id}`;
+  if (seen.has(key)) return `${t.platform} transaction ${t.transaction_id} appears twice: a store transaction grants once`;
+  seen.add(key);
+  const expected = t.refunds.at(-1)?.kind === 'refund' ? 'refunded' : 'granted';
+  if (t.state !== expected)
+    return `${t.platform} transaction ${t.transaction_id} is ${t.state}, but its refunds say ${expected} (last: ${t.refunds.at(-1)?.kind ?? 'none'})`;
+  return undefined;
+}
+
+/** store-transactions.jsonl line by line: the counts, and what does not hold (the first 20). */
+async function checkStoreTransactions(dir) {
+  const counts = { transactions: 0, refunded: 0, refunds: 0, reversals: 0 };
+  const problems = [];
+  const seen = new Set();
+  const lines = createInterface({ input: createReadStream(join(dir, STORE_FILE), 'utf8'), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line) continue;
+    counts.transactions++;
+    let t;
+    try {
+      t = JSON.parse(line);
+    } catch {
+      t = undefined;
+    }
+    const problem = storeLineProblem(t, seen);
+    if (problem) {
+      if (problems.length < 20) problems.push(`line ${counts.transactions}: ${problem}`);
+      continue;
+    }
+    if (t.state === 'refunded') counts.refunded++;
+    for (const r of t.refunds) counts[r.kind === 'reversal' ? 'reversals' : 'refunds']++;
+  }
+  return { counts, problems };
+}
+
+/** Prints the store transactions' line; answers whether they hold (an export of the first format has none: true). */
+async function reportStore(dir, manifest, out, err) {
+  if (!manifest.files?.[STORE_FILE]) return true;
+  const { counts, problems } = await checkStoreTransactions(dir);
+  const listed = manifest.counts?.store_transactions;
+  out.write(
+    `store transactions: ${counts.transactions}${listed === counts.transactions ? '' : ` (the manifest counts ${listed})`}, ${counts.refunded} refunded now; ` +
+      `${counts.refunds} refunds, ${counts.reversals} reversals; ${problems.length ? `${problems.length} not as they should be` : 'each once, states agree with refunds'}\n`,
+  );
+  for (const p of problems) err.write(`verify-opening: store transaction: ${p}\n`);
+  return problems.length === 0 && listed === counts.transactions;
+}
+
+/**
  * `--audit <dir>`: the manifest's hashes, every revealed opening re-rolled with `verify` (the
- * verifier's own), the odds log's chain; answers the exit status (0 all holds, 1 not).
+ * verifier's own), the odds log's chain, the store transactions; answers the exit status (0 all
+ * holds, 1 not).
  */
 export async function auditCommand(dir, verify, out, err) {
   const manifest = readJsonIn(dir, 'manifest.json');
@@ -177,5 +239,6 @@ export async function auditCommand(dir, verify, out, err) {
     `odds log: ${chain.entries} entries, ${broken ? `chain broken at entry ${chain.broken[0].seq}: ${chain.broken[0].problems.join('; ')}` : 'chain verifies'} (${chain.rules_checked} rules hashes checked)\n`,
   );
   for (const m of mismatches) err.write(`verify-opening: mismatched: ${m}\n`);
-  return counts.mismatched || broken || listed !== counts.openings ? 1 : 0;
+  const storeHolds = await reportStore(dir, manifest, out, err);
+  return counts.mismatched || broken || listed !== counts.openings || !storeHolds ? 1 : 0;
 }

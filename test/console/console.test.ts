@@ -368,6 +368,7 @@ describe('studio console in a browser', () => {
         ['player', `/console/players/${ada.id}`],
         ['chests', '/console/chests'],
         ['chest', `/console/chests/${chestId}`],
+        ['store', '/console/store'],
         ['content', '/console/content'],
         ['content-diff', '/console/content/1/diff'],
         ['webhooks', '/console/webhooks'],

@@ -45,6 +45,12 @@ type Query<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extend
 
 const idempotencyHeader = (o: Idempotent) => ({ 'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey() });
 
+/**
+ * A store purchase to verify: an App Store transaction (StoreKit's `Transaction.jwsRepresentation`),
+ * or a Google Play product id and the purchase token Play Billing gave the app.
+ */
+export type StoreReceipt = { platform: 'apple'; signedTransaction: string } | { platform: 'google'; productId: string; purchaseToken: string };
+
 /** The client of one app for one player at a time: every player operation by name, failures thrown as ApiError. */
 export class ChestClient extends ChestSession {
   // Players and sessions
@@ -255,6 +261,24 @@ export class ChestClient extends ChestSession {
         body: { data: { type: 'spark', attributes: { collectible_id: collectibleId } } },
       }),
     );
+  }
+
+  // Store purchases (App Store, Google Play)
+
+  /**
+   * Verifies a store purchase of the signed-in player and grants what its product gives, once per
+   * store transaction. The answer's `data` is the purchase, `meta.grants` what it granted,
+   * `meta.balances` the balances of the currencies granted and `meta.replayed` whether this
+   * transaction was already granted to the player (nothing granted now). Refusals are ApiErrors
+   * with the API's code (`receipt_invalid`, `transaction_claimed`, `purchase_pending`,
+   * `store_unavailable`, …). Safe to send again: a transaction grants once.
+   */
+  async verifyPurchase(receipt: StoreReceipt): Promise<Ok<'/api/v1/players/me/store/purchases', 'post'>> {
+    const attributes =
+      receipt.platform === 'apple'
+        ? { platform: 'apple' as const, signed_transaction: receipt.signedTransaction }
+        : { platform: 'google' as const, product_id: receipt.productId, purchase_token: receipt.purchaseToken };
+    return unwrap(await this.api.POST('/api/v1/players/me/store/purchases', { body: { data: { type: 'store_purchase', attributes } } }));
   }
 
   // Collection, history and fairness

@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * What the current content changed from a version
-         * @description Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance): the ids added, removed and changed from `version` to the current content. Recorded in the audit log. Never cached.
+         * @description Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance, banners, store products, store settings): the ids added, removed and changed from `version` to the current content, and what changed in each changed one (`changed_fields`). Recorded in the audit log. Never cached.
          */
         get: operations["adminContentDiff"];
         put?: never;
@@ -2615,9 +2615,16 @@ export interface components {
                     sections: {
                         added: string[];
                         changed: string[];
+                        /** @description For each changed id, the paths of what changed in it, dotted down to three levels (`price.coins`, `grants.currencies.gems`, `notifications.audience`); a list is one path. */
+                        changed_fields: {
+                            [key: string]: string[];
+                        };
                         removed: string[];
-                        /** @enum {string} */
-                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners";
+                        /**
+                         * @description `store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates` and `compliance` are one item each, `(rules)`.
+                         * @enum {string}
+                         */
+                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners" | "store_products" | "store";
                     }[];
                     to_version: number;
                 };

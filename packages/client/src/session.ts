@@ -4,6 +4,8 @@ import type { paths } from './schema.js';
 
 const JSONAPI = 'application/vnd.api+json';
 const REFRESH_PATH = '/api/v1/players/refresh';
+/** POSTs that are safe to repeat without an Idempotency-Key: a store transaction grants once, a repeat answers the first grant. */
+const REPEATABLE_POSTS = new Set(['/api/v1/players/me/store/purchases']);
 /** The refresh endpoint's 401s about the app's key, not the refresh token: they sign nobody out. */
 const API_KEY_CODES = new Set(['missing_api_key', 'invalid_api_key']);
 
@@ -97,11 +99,13 @@ export class ChestSession {
 
   /**
    * Sends a request; on a 429 or 503 with a `Retry-After`, waits and sends it again when it is safe
-   * to repeat (a GET, or a POST with an Idempotency-Key), at most `retry.attempts` times and
+   * to repeat (a GET, a POST with an Idempotency-Key, or a POST that is idempotent by itself), at most `retry.attempts` times and
    * `retry.maxDelayMs` in all; otherwise the answer goes to the caller as it is.
    */
   private async send(request: Request): Promise<Response> {
-    const safe = request.method === 'GET' || (request.method === 'POST' && request.headers.has('idempotency-key'));
+    const safe =
+      request.method === 'GET' ||
+      (request.method === 'POST' && (request.headers.has('idempotency-key') || REPEATABLE_POSTS.has(new URL(request.url).pathname)));
     let waitedMs = 0;
     for (let attempt = 0; ; attempt++) {
       const spare = safe && attempt < this.retry.attempts ? request.clone() : undefined;

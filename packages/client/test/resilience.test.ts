@@ -180,6 +180,29 @@ describe('the typed client on failing answers (a fake gateway)', () => {
     expect(paths()).toEqual(['POST /api/v1/chests/c1/unlock', 'POST /api/v1/players/me/fairness/rotate']);
   });
 
+  it("repeats a store purchase's verification on Retry-After, with the same body: a transaction grants once", async () => {
+    const bodies: string[] = [];
+    handler = (_req, res, body) => {
+      bodies.push(body);
+      if (bodies.length === 1) return error(res, 503, 'store_unavailable', { 'retry-after': '0' });
+      ok(res, { data: { type: 'store_purchase', id: 'sp1', attributes: {} }, meta: { replayed: false } }, 201);
+    };
+    const verified = await client([], { attempts: 2 }).verifyPurchase({ platform: 'google', productId: 'gems_500', purchaseToken: 'tok-1' });
+    expect(verified.data.id).toBe('sp1');
+    expect(paths()).toEqual(['POST /api/v1/players/me/store/purchases', 'POST /api/v1/players/me/store/purchases']);
+    expect(bodies.map((b) => JSON.parse(b))).toEqual([
+      { data: { type: 'store_purchase', attributes: { platform: 'google', product_id: 'gems_500', purchase_token: 'tok-1' } } },
+      { data: { type: 'store_purchase', attributes: { platform: 'google', product_id: 'gems_500', purchase_token: 'tok-1' } } },
+    ]);
+    // Beyond the bound, the refusal comes back with its Retry-After, as for any call.
+    seen = [];
+    handler = (_req, res) => error(res, 503, 'store_unavailable', { 'retry-after': '5' });
+    await expect(
+      client([], { attempts: 2, maxDelayMs: 1000 }).verifyPurchase({ platform: 'apple', signedTransaction: 'eyJ…' }),
+    ).rejects.toMatchObject({ status: 503, code: 'store_unavailable', retryAfter: 5 });
+    expect(seen).toHaveLength(1);
+  });
+
   it('does not repeat without Retry-After, nor with retry: false', async () => {
     handler = (_req, res) => error(res, 503, 'service_unavailable');
     await expect(client([], { attempts: 3 }).currencies()).rejects.toMatchObject({ status: 503, retryAfter: undefined });

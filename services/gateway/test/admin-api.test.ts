@@ -166,7 +166,9 @@ describe('admin API', () => {
     expect(diff).toEqual({
       from_version: 1,
       to_version: 2,
-      sections: [{ section: 'chests', added: [], removed: ['mecha-crate'], changed: ['wooden-chest'] }],
+      sections: [
+        { section: 'chests', added: [], removed: ['mecha-crate'], changed: ['wooden-chest'], changed_fields: { 'wooden-chest': ['price.coins'] } },
+      ],
     });
     expect((await ok('/api/v1/admin/content/2/diff')).data.attributes.sections).toEqual([]);
     // The services apply it: the overview shows their versions, the catalog the new price.

@@ -19,6 +19,10 @@ const PUBLIC = [
   'GET /docs/static/*',
   'GET /docs/static/index.html',
   'GET /docs/static/swagger-initializer.js',
+  // The stores' notifications (docs/store.md): Apple and Google send no apikey; the path names the
+  // app and the store service verifies Apple's signature or Google's OIDC token.
+  'POST /api/v1/stores/apple/notifications/:app_id',
+  'POST /api/v1/stores/google/notifications/:app_id',
   // The studio console (docs/console.md): HTML pages, not the API. Their own guard is the session
   // (signed in with the app's secret key, which each page then sends to the admin API, studio scope).
   'GET /console',
@@ -33,6 +37,7 @@ const PUBLIC = [
   'GET /console/odds-log',
   'GET /console/banners',
   'GET /console/banners/:id',
+  'GET /console/store',
   'POST /console/chests/:id/simulation',
   'GET /console/content',
   'POST /console/content',

@@ -46,7 +46,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   export-audit --app <app id> --from <date> --to <date> --out <dir>
                                               the auditor's export of a period [--from, --to): openings with
                                               their inputs and items (seeds where revealed), the rules they
-                                              rolled, the odds log and a manifest of counts and SHA-256s;
+                                              rolled, the odds log, the store transactions verified with
+                                              their refunds, and a manifest of counts and SHA-256s;
                                               a date alone is UTC midnight (--to includes its day), or give
                                               2026-11-01T12:00:00Z; --out must be new or empty. Check it with
                                               node scripts/verify-opening.mjs --audit <dir> (docs/operations.md)

@@ -93,11 +93,11 @@ describe("the auditor's export (admin export-audit, verify-opening.mjs --audit)"
   it('writes the openings, their rules, the odds log and a manifest of counts and SHA-256s; the verifier re-rolls them all: exit 0', async () => {
     const manifest = JSON.parse(readFileSync(path.join(exported, 'manifest.json'), 'utf8'));
     expect(manifest).toMatchObject({
-      format: 'ccs-audit-export/1',
+      format: 'ccs-audit-export/2',
       app_id: appId,
       counts: { openings: 6, revealed: 5, unrevealed: 1, without_fairness: 0, rules_missing: 0 },
     });
-    for (const name of ['openings.jsonl', 'rules.jsonl', 'odds-log.json'])
+    for (const name of ['openings.jsonl', 'rules.jsonl', 'odds-log.json', 'store-transactions.jsonl'])
       expect(manifest.files[name].sha256).toBe(sha256(path.join(exported, name)));
     const openings = readFileSync(path.join(exported, 'openings.jsonl'), 'utf8')
       .trim()
@@ -116,7 +116,7 @@ describe("the auditor's export (admin export-audit, verify-opening.mjs --audit)"
 
     const v = await verifyAudit(exported);
     expect(v.code, v.err).toBe(0);
-    expect(v.out).toContain('manifest: 3 files, SHA-256 as listed');
+    expect(v.out).toContain('manifest: 4 files, SHA-256 as listed');
     expect(v.out).toMatch(/openings: 6\n {2}verified: 5\n {2}unverifiable \(seed not revealed\): 1\n {2}mismatched: 0\n/);
     expect(v.out).toMatch(new RegExp(`odds log: ${log.length} entries, chain verifies \\(${log.length} rules hashes checked\\)`));
   });

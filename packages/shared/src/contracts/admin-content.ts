@@ -50,14 +50,21 @@ export const ContentSectionSchema = z.enum([
   'duplicates',
   'compliance',
   'banners',
+  'store_products',
+  'store',
 ]);
 
-/** What changed in one section of a content file between two versions (ids; `(rules)` for a section that is one item). */
+/**
+ * What changed in one section of a content file between two versions: ids (`(rules)` for a
+ * section that is one item) added, removed and changed, and for each changed one the paths of
+ * what changed in it (`price.coins`, `grants.currencies.gems`; a list as a whole).
+ */
 export const ContentSectionDiffSchema = z.object({
   section: ContentSectionSchema,
   added: z.array(z.string()),
   removed: z.array(z.string()),
   changed: z.array(z.string()),
+  changedFields: z.record(z.string(), z.array(z.string())),
 });
 export type ContentSectionDiff = z.infer<typeof ContentSectionDiffSchema>;
 

@@ -190,8 +190,9 @@ export const AdminExportStore = defineQuery(
   'store.v1.admin_audit_export',
   z.object({
     appId: UuidSchema,
-    from: z.string(),
-    to: z.string(),
+    /** The period [from, to): ISO 8601 times with their offsets. */
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
     afterId: UuidSchema.optional(),
     limit: z.number().int().min(1).max(1000).default(500),
   }),

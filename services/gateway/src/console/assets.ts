@@ -85,6 +85,9 @@ main h3 { --pico-font-size: 1.1rem; }
 .notice-success { border-left: 0.3rem solid #2ca02c; }
 .notice-warning { border-left: 0.3rem solid #ff7f0e; }
 .secret { font-family: monospace; word-break: break-all; }
+/* A balance below zero (a debt): red, with a mark; the page says what it blocks. */
+.debt { color: #d62728; font-weight: 700; }
+mark.debt-mark { background: #d62728; color: #fff; padding: 0 0.35rem; border-radius: 0.25rem; font-size: 0.8em; }
 main p code { overflow-wrap: anywhere; }
 .htmx-indicator { display: none; }
 .htmx-request .htmx-indicator, .htmx-request.htmx-indicator { display: inline-block; }

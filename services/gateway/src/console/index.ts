@@ -10,6 +10,7 @@ import { oddsLogRoutes } from './pages/odds-log.js';
 import { overviewRoutes } from './pages/overview.js';
 import { playersRoutes } from './pages/players.js';
 import { signInRoutes } from './pages/sign-in.js';
+import { storeRoutes } from './pages/store.js';
 import { webhooksRoutes } from './pages/webhooks.js';
 import { addSecurityHeaders, handleErrors, refuseCrossSitePosts } from './protections.js';
 import { SignInThrottle } from './sign-in-throttle.js';
@@ -55,6 +56,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions) 
   chestsRoutes(app);
   oddsLogRoutes(app);
   bannersRoutes(app);
+  storeRoutes(app);
   contentRoutes(app);
   webhooksRoutes(app);
   auditRoutes(app);

@@ -6,6 +6,7 @@ export const NAV = [
   { href: '/console/players', label: 'Players' },
   { href: '/console/chests', label: 'Chests' },
   { href: '/console/banners', label: 'Banners' },
+  { href: '/console/store', label: 'Store' },
   { href: '/console/content', label: 'Content' },
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/audit', label: 'Audit log' },

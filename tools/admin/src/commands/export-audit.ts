@@ -12,6 +12,7 @@ import {
 } from '@ccs/shared';
 import { AdminFailure, adminCall, required, requiredAppId, UsageError, type AdminContext } from '../output.js';
 import { JsonLinesFile, type WrittenFile } from './audit-files.js';
+import { storePage, writeStoreTransactions } from './audit-store.js';
 
 // `export-audit`: the auditor's export (DESIGN.md §7, docs/operations.md "export-audit"),
 // checked offline by `node scripts/verify-opening.mjs --audit <dir>`.
@@ -168,8 +169,9 @@ async function writeRules(c: AdminContext, appId: string, pairs: RulesPairs, fil
  * `export-audit --app <id> --from <date> --to <date> --out <dir>`: writes openings.jsonl (the
  * period's openings: inputs, items, pity, rules version, a banner pull's banner rules and their
  * version; seeds where revealed), rules.jsonl (the rules each rolled, and each odds log entry's,
- * chest types' and banners'), odds-log.json (the whole log) and manifest.json
- * (period, counts, SHA-256 of each file).
+ * chest types' and banners'), odds-log.json (the whole log), store-transactions.jsonl (the App
+ * Store and Google Play transactions verified in the period, each with its refunds) and
+ * manifest.json (period, counts, SHA-256 of each file).
  */
 export async function exportAuditCommand(c: AdminContext, o: { app?: string; from?: string; to?: string; out?: string }): Promise<number> {
   const appId = requiredAppId(o.app);
@@ -182,6 +184,8 @@ export async function exportAuditCommand(c: AdminContext, o: { app?: string; fro
       throw new AdminFailure('The chests service did not answer: start the stack with `npm start`.');
     throw err;
   });
+  // The store's first page too: a store service that does not answer refuses the export before anything is written.
+  const firstStorePage = await storePage(c, appId, period);
   await mkdir(dir, { recursive: true });
   c.io.progress(`Exporting openings of app ${appId} from ${period.from} to ${period.to} into ${dir}`);
   const openingsFile = new JsonLinesFile(dir, 'openings.jsonl');
@@ -193,17 +197,21 @@ export async function exportAuditCommand(c: AdminContext, o: { app?: string; fro
   const rulesMissing = await writeRules(c, appId, versions, rulesFile).finally(() => rulesFile.close());
   const logFile = new JsonLinesFile(dir, 'odds-log.json');
   await logFile.writeText(`${JSON.stringify(log.map(logEntryOf), null, 1)}\n`);
+  const storeFile = new JsonLinesFile(dir, 'store-transactions.jsonl');
+  const store = await writeStoreTransactions(c, appId, period, firstStorePage, storeFile).finally(() => storeFile.close());
   const files: Record<string, WrittenFile> = {
     'openings.jsonl': await openingsFile.close(),
     'rules.jsonl': await rulesFile.close(),
     'odds-log.json': await logFile.close(),
+    'store-transactions.jsonl': await storeFile.close(),
   };
   const manifest = {
-    format: 'ccs-audit-export/1',
+    // Version 2 adds store-transactions.jsonl.
+    format: 'ccs-audit-export/2',
     app_id: appId,
     period,
     exported_at: new Date().toISOString(),
-    counts: { ...counts, rules: files['rules.jsonl']!.lines, rules_missing: rulesMissing, odds_log_entries: log.length },
+    counts: { ...counts, rules: files['rules.jsonl']!.lines, rules_missing: rulesMissing, odds_log_entries: log.length, ...store },
     files,
   };
   await writeFile(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
@@ -211,7 +219,8 @@ export async function exportAuditCommand(c: AdminContext, o: { app?: string; fro
   else
     c.io.out(
       `Exported ${counts.openings} opening(s) of app ${appId} (${counts.revealed} with revealed seeds, ${counts.unrevealed} not revealed yet), ` +
-        `${files['rules.jsonl']!.lines} rules version(s) and ${log.length} odds log entr${log.length === 1 ? 'y' : 'ies'} into ${dir}.\n` +
+        `${files['rules.jsonl']!.lines} rules version(s), ${log.length} odds log entr${log.length === 1 ? 'y' : 'ies'} ` +
+        `and ${store.store_transactions} store transaction(s) (${store.store_refunds} refund(s) and reversal(s)) into ${dir}.\n` +
         `Verify with: node scripts/verify-opening.mjs --audit ${dir}`,
     );
   return 0;

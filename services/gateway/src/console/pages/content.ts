@@ -43,11 +43,47 @@ ${draft}</textarea>
     </form>`;
 }
 
-/** What changed from a version to the current one, section by section. */
+/** The diff's sections by name, in the order the API gives them. */
+const SECTION_LABELS: Record<Diff['sections'][number]['section'], string> = {
+  currencies: 'Currencies',
+  rarities: 'Rarities',
+  collections: 'Collections',
+  collectibles: 'Collectibles',
+  chests: 'Chests',
+  players: 'Player rules',
+  duplicates: 'Duplicate rules',
+  compliance: 'Compliance',
+  banners: 'Banners',
+  store_products: 'Store products',
+  store: 'Store settings',
+};
+
+/** A changed item with what changed in it: `gems-500 (grants.currencies.gems, name)`. */
+const changedItem = (id: string, fields: string[] | undefined) => (fields?.length ? `${id} (${fields.join(', ')})` : id);
+
+/** What changed from a version to the current one, section by section, each changed item naming what changed in it. */
 export function diffBody(a: Diff): SafeHtml {
-  const rows = a.sections.map((s) => [s.section, s.added.join(', ') || '—', s.removed.join(', ') || '—', s.changed.join(', ') || '—']);
+  const rows = a.sections.map((s) => [
+    html`<span data-testid="diff-section">${SECTION_LABELS[s.section] ?? s.section}</span>`,
+    s.added.join(', ') || '—',
+    s.removed.join(', ') || '—',
+    html`<span data-testid="diff-changed-${s.section}">${s.changed.map((id) => changedItem(id, s.changed_fields[id])).join('; ') || '—'}</span>`,
+  ]);
   return html`<p>From version ${a.from_version} to the current version ${a.to_version}.</p>
-    ${rows.length === 0 ? notice('empty', 'No differences.') : table(['Section', 'Added', 'Removed', 'Changed'], rows, 'diff')}
+    ${
+      rows.length === 0
+        ? notice('empty', 'No differences.')
+        : table(
+            [
+              { label: 'Section', key: true },
+              { label: 'Added', wrap: true },
+              { label: 'Removed', wrap: true },
+              { label: 'Changed', wrap: true },
+            ],
+            rows,
+            'diff',
+          )
+    }
     <p><a href="/console/content">Back to content</a></p>`;
 }
 

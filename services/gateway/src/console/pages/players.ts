@@ -3,8 +3,10 @@ import type { Schemas } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, notice, stat, table, when } from '../layout.js';
 import { paramOf, queryOf, signedIn, type ConsolePage } from '../signed-in.js';
+import { balanceCell, debtNotice, storeSection } from './player-store.js';
 
 type Player = Schemas['AdminPlayerDocument']['data'];
+type StoreAnswer = Parameters<typeof storeSection>[0];
 type Attributes = Player['attributes'];
 type LedgerEntry = Attributes['ledger']['latest'][number];
 
@@ -56,7 +58,7 @@ function holdings(a: Attributes): SafeHtml {
       <h2>Balances</h2>
       ${table(
         ['Currency', 'Amount'],
-        a.balances.map((b) => [b.code, html`<span data-testid="balance-${b.code}">${b.amount}</span>`]),
+        a.balances.map((b) => [b.code, balanceCell(b)]),
         'player-balances',
       )}
     </div>
@@ -158,13 +160,13 @@ const chestsAndOpenings = (a: Attributes, names: Names) =>
         : notice('empty', 'This player has not opened a chest yet.')
     }`;
 
-/** One player's page, from GET /api/v1/admin/players/{id}. */
-export const playerBody = (p: Player, names: Names): SafeHtml =>
+/** One player's page, from GET /api/v1/admin/players/{id} and GET /api/v1/admin/players/{id}/store. */
+export const playerBody = (p: Player, names: Names, store: StoreAnswer): SafeHtml =>
   html`<form method="get" action="/console/players" role="search">
       <input type="search" name="q" placeholder="Another player: id or email" aria-label="Player id or email" required />
     </form>
-    ${summary(p)} ${holdings(p.attributes)} ${spendLimits(p.attributes)} ${ledgerAndCollections(p.attributes)}
-    ${chestsAndOpenings(p.attributes, names)}`;
+    ${debtNotice(p.attributes.balances)} ${summary(p)} ${holdings(p.attributes)} ${spendLimits(p.attributes)} ${storeSection(store)}
+    ${ledgerAndCollections(p.attributes)} ${chestsAndOpenings(p.attributes, names)}`;
 
 /** Collectible pages read for their names (100 each): enough for any catalog the content limits allow. */
 const MAX_COLLECTIBLE_PAGES = 20;
@@ -199,7 +201,9 @@ async function playerPage(p: ConsolePage) {
   const [a, names] = await Promise.all([p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200 }, { params: { id } }), namesOf(p)]);
   if (!a.ok && a.status === 404) return p.view('Players', '/console/players', playerSearchBody(id, `No player "${id}" in this app.`), 404);
   if (!a.ok) return p.failed('Player', '/console/players', a);
-  return p.view(`Player ${a.doc.data.attributes.email ?? a.doc.data.id}`, '/console/players', playerBody(a.doc.data, names));
+  // By the player's id: the page's own may be an email.
+  const store = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}/store', success: 200 }, { params: { id: a.doc.data.id } });
+  return p.view(`Player ${a.doc.data.attributes.email ?? a.doc.data.id}`, '/console/players', playerBody(a.doc.data, names, store));
 }
 
 /** The players pages: look-up and one player. */

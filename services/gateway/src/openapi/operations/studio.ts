@@ -74,7 +74,7 @@ export const adminContentDiff: OperationDoc = {
   tag: 'Admin',
   summary: 'What the current content changed from a version',
   description:
-    'Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance): the ids added, removed and changed from `version` to the current content. Recorded in the audit log. Never cached.',
+    'Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance, banners, store products, store settings): the ids added, removed and changed from `version` to the current content, and what changed in each changed one (`changed_fields`). Recorded in the audit log. Never cached.',
   token: 'none',
   params: { version: { schema: z.string().min(1).max(200), description: 'A content version number.', example: '1' } },
   responses: [{ status: 200, description: 'The differences (none when the same).', schema: ContentDiffDocument, headers: NO_STORE_HEADER }],

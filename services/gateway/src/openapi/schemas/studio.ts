@@ -170,10 +170,31 @@ export const ContentDiffDocument = component(
         to_version: z.number().int(),
         sections: z.array(
           z.object({
-            section: z.enum(['currencies', 'rarities', 'collections', 'collectibles', 'chests', 'players', 'duplicates', 'compliance', 'banners']),
+            section: z
+              .enum([
+                'currencies',
+                'rarities',
+                'collections',
+                'collectibles',
+                'chests',
+                'players',
+                'duplicates',
+                'compliance',
+                'banners',
+                'store_products',
+                'store',
+              ])
+              .describe(
+                "`store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates` and `compliance` are one item each, `(rules)`.",
+              ),
             added: Ids,
             removed: Ids,
             changed: Ids,
+            changed_fields: z
+              .record(z.string(), z.array(z.string()))
+              .describe(
+                'For each changed id, the paths of what changed in it, dotted down to three levels (`price.coins`, `grants.currencies.gems`, `notifications.audience`); a list is one path.',
+              ),
           }),
         ),
       }),

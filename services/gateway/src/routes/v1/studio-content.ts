@@ -39,7 +39,17 @@ export async function contentDiff(request: FastifyRequest, reply: FastifyReply) 
     data: {
       type: 'content_diff',
       id: `${d.fromVersion}..${d.toVersion}`,
-      attributes: { from_version: d.fromVersion, to_version: d.toVersion, sections: d.sections },
+      attributes: {
+        from_version: d.fromVersion,
+        to_version: d.toVersion,
+        sections: d.sections.map((s) => ({
+          section: s.section,
+          added: s.added,
+          removed: s.removed,
+          changed: s.changed,
+          changed_fields: s.changedFields,
+        })),
+      },
     },
   } satisfies Schemas['ContentDiffDocument']);
 }
