@@ -48,10 +48,6 @@ const PUBLIC = [
   'GET /console/webhooks/:id',
   'POST /console/webhooks/:id/:action',
   'POST /console/webhooks/:id/deliveries/:delivery/retry',
-  // The stores' notifications (docs/store.md): Apple and Google send no apikey, so the path names
-  // the app; the store service verifies Apple's signed payload and Google's OIDC token (else 401).
-  'POST /api/v1/stores/apple/notifications/:app_id',
-  'POST /api/v1/stores/google/notifications/:app_id',
 ];
 
 describe('route scopes', () => {
