@@ -262,6 +262,21 @@ export class Fixtures {
     });
   }
 
+  /**
+   * `count` players who may pay at the stores: adults with a declared country (the demo content's
+   * CN rule pack refuses store payments to players who declared none).
+   */
+  storeBuyers(count: number): Promise<Player[]> {
+    return this.once('store buyers', () =>
+      inParallel(8, Array.from({ length: count }), async () => {
+        const body = registrationBody(this.email('store'));
+        Object.assign(body.data.attributes, { country: 'US', birth_year: 1990 });
+        const reg = await this.api.call<Registered>('POST', '/api/v1/players/register', { body });
+        return { id: reg.data.id, token: reg.meta.access_token, chests: [reg.meta.welcome_bonus.starter_chest] };
+      }),
+    );
+  }
+
   /** `count` players of their own for the credit scenario (each connection credits its own wallet). */
   creditors(count: number): Promise<Player[]> {
     return this.once('creditors', () => inParallel(8, Array.from({ length: count }), () => this.register('credit')));

@@ -151,7 +151,7 @@ async function prepare(stack: Stack, id: string, contentFile: string, started: n
   log(`preparing data through the API for: ${selected.map((s) => s.name).join(', ') || 'floors only'}`);
   for (const s of selected) {
     const t = Date.now();
-    const ready = await s.prepare({ api, fx, plan: PLAN });
+    const ready = await s.prepare({ api, fx, plan: PLAN, pki: stack.pki });
     // Consuming scenarios: enough for the warm-up and the first run now, topped up before the others.
     await ready.load.topUp?.(WARMUP + DURATION);
     prepared.set(s, ready);

@@ -9,6 +9,8 @@
  */
 import { Api, Fixtures, JSONAPI, purchaseBody, registrationBody, type Player } from './fixtures.js';
 import type { Load } from './measure.js';
+import type { ApplePki } from '../test/support/store/apple-pki.js';
+import { storePurchase } from './store-scenario.js';
 
 export type FloorKind = 'echo' | 'pg' | 'page' | 'durable';
 
@@ -41,6 +43,8 @@ export interface Context {
   api: Api;
   fx: Fixtures;
   plan: Plan;
+  /** The certificate authority the bench's store trusts: it signs the App Store transactions. */
+  pki: ApplePki;
 }
 
 export interface Scenario {
@@ -284,6 +288,7 @@ export const SCENARIOS: Scenario[] = [
       };
     },
   },
+  storePurchase,
   {
     name: 'registration (argon2 minimal)',
     floor: 'durable',

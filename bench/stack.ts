@@ -8,6 +8,7 @@ import { FLOORS, type FloorKind } from './scenarios.js';
 import type { BenchSession, Log } from './session.js';
 import { spawnTs, waitFor } from './stack-process.js';
 import { asRole } from './statements.js';
+import { applePki, type ApplePki } from '../test/support/store/apple-pki.js';
 
 /** The running stack: the services' environment and the gateway's and floors' addresses. */
 export interface Stack {
@@ -16,6 +17,8 @@ export interface Stack {
   floorBase: string;
   /** The database URL a process connects with (with BENCH_STATEMENTS, as its own role). */
   dbUrl(role: string): string;
+  /** The certificate authority the store trusts (STORE_APPLE_ROOT_CERTS): the App Store purchases' signer. */
+  pki: ApplePki;
 }
 
 export async function startStack(
@@ -27,6 +30,8 @@ export async function startStack(
   // With BENCH_STATEMENTS each process connects as its own role, so each statement has an owner.
   const dbUrl = (role: string) => (session.cluster ? asRole(db.url, role) : db.url);
   const [port, floorPort] = [await freePort(), await freePort()];
+  // App Store transactions are signed by a certificate authority of the bench's own, which the store trusts as tests do.
+  const pki = await applePki();
   const env: Record<string, string> = {
     DATABASE_URL: db.url,
     NATS_URL: infra.natsUrl,
@@ -41,8 +46,9 @@ export async function startStack(
     // Registration measures the saga, not the password hash: the cheapest settings accepted.
     ARGON2_MEMORY_KIB: String(o.argon2.memoryKib),
     ARGON2_TIME_COST: String(o.argon2.timeCost),
+    STORE_APPLE_ROOT_CERTS: pki.rootPem,
   };
-  const stack: Stack = { env, base: `http://127.0.0.1:${port}`, floorBase: `http://127.0.0.1:${floorPort}`, dbUrl };
+  const stack: Stack = { env, base: `http://127.0.0.1:${port}`, floorBase: `http://127.0.0.1:${floorPort}`, dbUrl, pki };
 
   o.log(`database ${new URL(db.url).pathname.slice(1)}, NATS prefix ${prefix}, Redis prefix ${prefix}:`);
   o.log('starting the stack as npm start does (players first, then wallet, chests, collections, egress, store, gateway) ...');
