@@ -558,7 +558,8 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
       const reg = await http('POST', '/api/v1/players/register', {
         data: {
           type: 'player',
-          attributes: { email: `p-${randomBytes(4).toString('hex')}@example.com`, password, password_confirmation: password },
+          // An adult: the demo content's CN rule pack refuses store payments to a player of unknown age.
+          attributes: { email: `p-${randomBytes(4).toString('hex')}@example.com`, password, password_confirmation: password, birth_year: 1990 },
           relationships: {},
         },
       });
@@ -600,7 +601,8 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
       const reg = await http('POST', '/api/v1/players/register', {
         data: {
           type: 'player',
-          attributes: { email: `p-${randomBytes(4).toString('hex')}@example.com`, password, password_confirmation: password },
+          // An adult: the demo content's CN rule pack refuses store payments to a player of unknown age.
+          attributes: { email: `p-${randomBytes(4).toString('hex')}@example.com`, password, password_confirmation: password, birth_year: 1990 },
           relationships: {},
         },
       });

@@ -62,7 +62,10 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
     const pki = await applePki();
     stack = await startStack({ env: { STORE_APPLE_ROOT_CERTS: pki.rootPem } });
     const attributes = { email: 'x@example.com', password: PASSWORD, password_confirmation: PASSWORD };
-    const registered = await call('POST', '/api/v1/players/register', undefined, { data: { type: 'player', attributes, relationships: {} } });
+    // An adult: the demo content's CN rule pack refuses store payments to a player of unknown age.
+    const registered = await call('POST', '/api/v1/players/register', undefined, {
+      data: { type: 'player', attributes: { ...attributes, birth_year: DECLARED.birth_year }, relationships: {} },
+    });
     const token: string = registered.meta.access_token;
     const starter: string = registered.meta.welcome_bonus.starter_chest;
     refreshToken = registered.meta.refresh_token;

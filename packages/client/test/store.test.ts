@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appleGems, googleGems, startStoreStack, type StoreStack } from '../../../test/support/store/store-stack.js';
+import { appleGems, googleGems, startStoreStack, type StoreStack, ADULT_BIRTH_YEAR } from '../../../test/support/store/store-stack.js';
 import { ApiError, createChestClient, newIdempotencyKey, type ChestClient } from '../src/index.js';
 
 /**
@@ -17,6 +17,8 @@ describe('the typed client, store purchases', () => {
   async function player(): Promise<{ c: ChestClient; id: string }> {
     const c = createChestClient({ baseUrl, apiKey: s.stack.apiKey, retry: false });
     const registered = await c.register(`store-${newIdempotencyKey().slice(0, 8)}@example.com`, 'Str0ng!pass');
+    // An adult: the demo content's CN rule pack refuses store payments to a player of unknown age.
+    await c.updateMe({ birth_year: ADULT_BIRTH_YEAR });
     return { c, id: registered.data.id };
   }
 

@@ -147,6 +147,8 @@ describe('bounded simulations', () => {
       const queued = simulations({ maxConcurrent: 1, queueWaitMs: 30_000 });
       const order: string[] = [];
       const a = queued.run(appId(), job(20_000, true)).then(() => order.push('a'));
+      // The app's lock comes before the queue: b asks once a holds its lock, so a is first in line.
+      await expect.poll(locks).toHaveLength(1);
       const b = queued.run(appId(), job(10)).then(() => order.push('b'));
       await Promise.all([a, b]);
       // The small run waited for the big one's turn to end.

@@ -22,7 +22,8 @@ function withoutGems(content: AppContent, currencies: AppContent['currencies']):
   const { gems: _i, ...initial } = content.players.initial_currency;
   const { gems: _w, ...bonus } = content.players.welcome_bonus;
   const codes = new Set(currencies.map((c) => c.code));
-  const { compliance: _c, duplicates: _d, ...rest } = content;
+  // The store sells gems: a content without them sells nothing at the stores either.
+  const { compliance: _c, duplicates: _d, store: _s, ...rest } = content;
   return {
     ...rest,
     currencies,

@@ -20,8 +20,9 @@ const defaults = readContentFile();
 /** A second app's content: one collection of its own, no collection of the demo app. */
 const vaultContent: AppContent = AppContentSchema.parse({
   ...defaults,
-  // The demo's banner is on a chest this app does not have.
+  // The demo's banner and store products are on chests this app does not have.
   banners: [],
+  store: undefined,
   players: { ...defaults.players, starter_chest_type: 'vault-chest' },
   collections: [
     {

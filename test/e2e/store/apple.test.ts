@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../support/stack.js';
+import { eventually, jsonApiHeaders } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
 import { registerThroughGateway } from '../../support/register.js';
 import {
+  ADULT_BIRTH_YEAR,
   appleGems,
   balances,
   inventoryIds,
@@ -112,6 +113,14 @@ describe('App Store purchases', () => {
 
     const other = await createApp(s.stack, storeContent());
     const stranger = await registerThroughGateway(s.stack, other.publishableKey);
+    // An adult (the content's CN rule pack refuses store payments to a player of unknown age).
+    const declared = await s.stack.inject({
+      method: 'PATCH',
+      url: '/api/v1/players/me',
+      headers: jsonApiHeaders(other.publishableKey, stranger.token),
+      payload: { data: { type: 'player', attributes: { birth_year: ADULT_BIRTH_YEAR } } },
+    });
+    expect(declared.statusCode, declared.body).toBe(200);
     // The other app's store content reaches the store service through content.loaded: its first
     // transaction of its own is granted once it has.
     await eventually(async () => {

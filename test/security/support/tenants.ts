@@ -52,8 +52,9 @@ export function otherAppContent(): AppContent {
   const base = readContentFile();
   return {
     ...base,
-    // The demo's banner is on a chest this app does not have.
+    // The demo's banner and store products are on chests this app does not have.
     banners: [],
+    store: undefined,
     players: { ...base.players, starter_chest_type: 'b-vault-box' },
     collections: [
       {

@@ -73,7 +73,7 @@ export async function startStoreStack(opts: { env?: Record<string, string> } = {
 }
 
 /** A birth year that makes a player an adult all this year. */
-export const ADULT_BIRTH_YEAR = new Date().getUTCFullYear() - 30;
+export const ADULT_BIRTH_YEAR = 1990;
 
 /**
  * A new player of the demo app who declared an adult birth year (`declared` replaces it): the demo
