@@ -1,6 +1,7 @@
-import type { AppliedNotices, AtRestCipher, Bus, Logger, OutboxRelay, Pool } from '@ccs/shared';
+import type { AppliedNotices, AtRestCipher, Bus, Logger, OutboxRelay, Pool, WebhookInterestCache } from '@ccs/shared';
 import type { StoreConfig } from './config.js';
 import type { StoreContentReader } from './content.js';
+import type { ComplianceProfiles } from './purchases/compliance-profiles.js';
 
 /** What the store's endpoints, consumers and workers depend on, built once in service.ts. */
 export interface StoreDeps {
@@ -14,4 +15,8 @@ export interface StoreDeps {
   content: StoreContentReader;
   /** Seals the apps' Google service-account keys. */
   cipher: AtRestCipher;
+  /** Which webhook events each app's endpoints take: the store writes its events only for apps that take them. */
+  interest: WebhookInterestCache;
+  /** The players' declared profiles, kept a while (the money limits' input). */
+  profiles: ComplianceProfiles;
 }

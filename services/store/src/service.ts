@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { AppliedNotices, AtRestCipher, OutboxRelay, periodicWorker, type ServiceDefinition } from '@ccs/shared';
+import { AppliedNotices, AtRestCipher, OutboxRelay, periodicWorker, WebhookInterestCache, type ServiceDefinition } from '@ccs/shared';
 import { createAppleTrust } from './apple/index.js';
 import type { StoreConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
@@ -11,6 +11,7 @@ import { moneySpentEndpoint } from './endpoints/money-spent.js';
 import { verifyPurchaseEndpoint } from './endpoints/verify-purchase.js';
 import { googlePlay } from './google/index.js';
 import { consumeDue } from './purchases/consume.js';
+import { ComplianceProfiles } from './purchases/compliance-profiles.js';
 import { storedCredentialKey } from './repositories/credentials-repo.js';
 
 /**
@@ -41,6 +42,8 @@ export const storeService: ServiceDefinition<StoreConfig> = {
         stored: (candidate) => storedCredentialKey(pool, candidate),
         log,
       }),
+      interest: new WebhookInterestCache(bus, log),
+      profiles: new ComplianceProfiles(bus),
     };
     // Apple's root (pinned) and the studio's test roots, read once: a bad one stops the start.
     const apple = createAppleTrust({ extraRoots: config.STORE_APPLE_ROOT_CERTS });
@@ -53,9 +56,10 @@ export const storeService: ServiceDefinition<StoreConfig> = {
         moneySpentEndpoint(deps),
         ...adminEndpoints(deps),
       ],
-      consumers: [contentLoadedConsumer(pool, log)],
+      consumers: [contentLoadedConsumer(pool, log, deps.content)],
       workers: [
         relay,
+        { start: () => undefined, stop: async () => (deps.interest.stop(), deps.profiles.stop()) },
         periodicWorker({ log, everyMs: config.STORE_CONSUME_INTERVAL_MS, what: 'Google purchases consumed', pass: () => consumeDue(deps, google) }),
       ],
     };

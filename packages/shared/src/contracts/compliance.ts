@@ -47,7 +47,8 @@ export const GetPurchaseRestrictions = defineQuery(
 export const ComplianceProfileChanged = defineEvent(
   'events.players.compliance_profile_changed',
   z.object({ appId: UuidSchema, playerId: UuidSchema }),
-  { publishers: ['players'], listeners: ['gateway'] },
+  // gateway: the catalog's purchase flags; store: the profiles its money limits keep.
+  { publishers: ['players'], listeners: ['gateway', 'store'] },
 );
 
 /**

@@ -285,12 +285,13 @@ export const WebhookInterest = defineQuery(
   'egress.v1.webhook_interest',
   z.object({ appId: UuidSchema }),
   z.object({ types: z.array(WebhookEventTypeSchema) }),
-  { callers: ['wallet'] },
+  { callers: ['wallet', 'store'] },
 );
 
 /** Core-NATS notice from egress: an app's webhook endpoints changed (created, changed, removed). */
 export const WebhooksChanged = defineEvent('events.apps.webhooks_changed', z.object({ appId: UuidSchema }), {
   publishers: ['egress'],
-  // wallet writes currency.credited only for apps that take it; egress skips grants of apps without endpoints.
-  listeners: ['wallet', 'egress'],
+  // wallet writes currency.credited, and the store its store.* events, only for apps that take them;
+  // egress skips grants of apps without endpoints.
+  listeners: ['wallet', 'egress', 'store'],
 });

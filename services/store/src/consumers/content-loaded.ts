@@ -1,11 +1,12 @@
 import { AppContentLoaded, consumer, DURABLE, markProcessed, withTransaction, type Logger, type Pool } from '@ccs/shared';
+import type { StoreContentReader } from '../content.js';
 import { applyContentVersion } from '../repositories/content-repo.js';
 
 /**
  * Keeps the store's part of each app's content (the store section, compliance and currency codes)
  * per version, once per message; an older version arriving after a newer one is stored, not made current.
  */
-export function contentLoadedConsumer(pool: Pool, log: Logger) {
+export function contentLoadedConsumer(pool: Pool, log: Logger, content: StoreContentReader) {
   return consumer({
     durable: DURABLE.storeContent,
     event: AppContentLoaded,
@@ -15,6 +16,7 @@ export function contentLoadedConsumer(pool: Pool, log: Logger) {
         const current = await applyContentVersion(tx, msg.appId, msg.version, msg.content);
         if (!current) log.info({ appId: msg.appId, version: msg.version }, 'content version already superseded; stored, not current');
       });
+      content.forget(msg.appId);
     },
   });
 }

@@ -23,14 +23,17 @@ import { purchaseView } from './view.js';
 
 type Reply = ReplyOf<typeof VerifyStorePurchase>;
 
-/** The durable messages a purchase writes with its claim: the wallet's credits, one grant per chest, and its webhook event. */
+/**
+ * The durable messages a purchase writes with its claim: the wallet's credits, one grant per
+ * chest, and its webhook event (none when no endpoint of the app takes `store.purchase_verified`).
+ */
 interface PurchaseMessages {
   wallet: OutboxMessage[];
   chests: OutboxMessage[];
-  event: OutboxMessage;
+  events: OutboxMessage[];
 }
 
-function messagesOf(p: NewPurchase, ctx: CallContext, notify: string): PurchaseMessages {
+function messagesOf(p: NewPurchase, ctx: CallContext, notify: string, withEvent: boolean): PurchaseMessages {
   const who = { ...ctx, appId: p.appId, playerId: p.playerId };
   const wallet = p.granted.currencies.length
     ? [
@@ -83,7 +86,7 @@ function messagesOf(p: NewPurchase, ctx: CallContext, notify: string): PurchaseM
     },
     who,
   );
-  return { wallet, chests, event };
+  return { wallet, chests, events: withEvent ? [event] : [] };
 }
 
 /**
@@ -119,11 +122,12 @@ export async function grantVerified(
     purchaseToken: v.purchaseToken,
     granted: grantsOf(appId, v.product, v.quantity),
   };
-  const messages = messagesOf(purchase, ctx, deps.notices.subject);
+  const withEvent = await deps.interest.wants(appId, 'store.purchase_verified', ctx.requestId);
+  const messages = messagesOf(purchase, ctx, deps.notices.subject, withEvent);
   const claimed = await withTransaction(deps.pool, async (tx) => {
     await guard?.(tx);
     const row = await claimPurchase(tx, purchase);
-    if (row) await insertOutboxMessages(tx, [...messages.wallet, ...messages.chests, messages.event]);
+    if (row) await insertOutboxMessages(tx, [...messages.wallet, ...messages.chests, ...messages.events]);
     return row;
   });
   if (!claimed) return answerClaimed(deps, appId, playerId, v);
@@ -157,7 +161,7 @@ async function publishAndAwaitGrants(deps: StoreDeps, m: PurchaseMessages): Prom
     m.chests.map((x) => x.id),
   );
   await deps.relay
-    .publishNow([...m.wallet, ...m.chests, m.event])
+    .publishNow([...m.wallet, ...m.chests, ...m.events])
     .catch((err) => deps.log.warn({ err: String(err) }, 'purchase messages not published yet; the outbox relay will publish them'));
   const [w, c] = await Promise.all([wallet.done(deps.config.GRANT_WAIT_MS), chests.done(deps.config.GRANT_WAIT_MS)]);
   if (w.size < m.wallet.length || c.size < m.chests.length) {

@@ -1,4 +1,4 @@
-import { applicableMoneyLimits, complianceInForce, GetComplianceProfile, moneyPaymentRefusal, type CallContext, type Queryable } from '@ccs/shared';
+import { applicableMoneyLimits, complianceInForce, moneyPaymentRefusal, type CallContext, type Queryable } from '@ccs/shared';
 import type { StoreDeps } from '../deps.js';
 import { storeErrors } from '../errors.js';
 import type { StoreSnapshot } from '../repositories/content-repo.js';
@@ -31,7 +31,7 @@ export async function checkMoneyLimits(
 ): Promise<ClaimGuard | undefined> {
   const rules = snapshot?.compliance;
   if (!rules || !complianceInForce(rules).spend_limits.some((l) => l.money !== undefined)) return undefined;
-  const limits = applicableMoneyLimits(rules, await deps.bus.request(GetComplianceProfile, {}, ctx));
+  const limits = applicableMoneyLimits(rules, await deps.profiles.of(ctx));
   if (!limits.length) return undefined;
   return async (tx) => {
     await lockPlayerMoney(tx, appId, playerId);
