@@ -39,6 +39,24 @@ export async function insertOutboxMessages(tx: Queryable, messages: OutboxMessag
   ]);
 }
 
+/**
+ * The outbox rows of `messages` as a data-modifying CTE body for a statement of the caller's, so
+ * a change and the messages announcing it commit as one statement (no transaction around them):
+ * `WITH x AS (<the change> RETURNING …), m AS (${'${sql}'}) SELECT … FROM x`. Its parameters start at
+ * `$first`; the rows are written only where `condition` (SQL over the statement's CTEs) holds.
+ */
+export function outboxRowsCte(messages: OutboxMessage[], first: number, condition: string): { sql: string; params: unknown[] } {
+  return {
+    sql: `INSERT INTO outbox (${OUTBOX_COLUMNS}) SELECT * FROM unnest($${first}::uuid[], $${first + 1}::text[], $${first + 2}::jsonb[], $${first + 3}::jsonb[]) WHERE ${condition}`,
+    params: [
+      messages.map((m) => m.id),
+      messages.map((m) => m.subject),
+      messages.map((m) => JSON.stringify(m.payload)),
+      messages.map((m) => JSON.stringify(m.headers)),
+    ],
+  };
+}
+
 /** Number of messages not yet confirmed by the stream. */
 export async function countUnpublished(q: Queryable): Promise<number> {
   const r = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');

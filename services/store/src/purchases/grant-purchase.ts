@@ -4,7 +4,6 @@ import {
   domainEventId,
   DomainEventPublished,
   DURABLE,
-  insertOutboxMessages,
   outboxMessage,
   WalletCreditGrant,
   withTransaction,
@@ -124,12 +123,14 @@ export async function grantVerified(
   };
   const withEvent = await deps.interest.wants(appId, 'store.purchase_verified', ctx.requestId);
   const messages = messagesOf(purchase, ctx, deps.notices.subject, withEvent);
-  const claimed = await withTransaction(deps.pool, async (tx) => {
-    await guard?.(tx);
-    const row = await claimPurchase(tx, purchase);
-    if (row) await insertOutboxMessages(tx, [...messages.wallet, ...messages.chests, ...messages.events]);
-    return row;
-  });
+  const written = [...messages.wallet, ...messages.chests, ...messages.events];
+  // The claim and its messages are one statement; a guard (the money limits) makes it a transaction with its checks.
+  const claimed = guard
+    ? await withTransaction(deps.pool, async (tx) => {
+        await guard(tx);
+        return claimPurchase(tx, purchase, written);
+      })
+    : await claimPurchase(deps.pool, purchase, written);
   if (!claimed) return answerClaimed(deps, appId, playerId, v);
   const balances = await publishAndAwaitGrants(deps, messages);
   return { purchase: purchaseView(claimed), ...(balances ? { balances } : {}), replayed: false };

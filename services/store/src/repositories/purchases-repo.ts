@@ -1,4 +1,12 @@
-import type { Money, Queryable, StoreGranted, StoreMoneyTotals, StorePlatform } from '@ccs/shared';
+import {
+  outboxRowsCte,
+  type Money,
+  type OutboxMessage,
+  type Queryable,
+  type StoreGranted,
+  type StoreMoneyTotals,
+  type StorePlatform,
+} from '@ccs/shared';
 
 /** A store transaction as the store keeps it. */
 export interface PurchaseRow {
@@ -90,12 +98,14 @@ export interface NewPurchase {
 }
 
 /**
- * Claims a store transaction for a player, as granted: inserted unless the transaction is known
- * (any app), or taken over when a refund notice's row holds it unclaimed and not refunded in the
- * same app. One statement each way; of racing claims the unique index (and the row lock) lets one
- * through. Returns the claimed row, or undefined when another claim holds the transaction.
+ * Claims a store transaction for a player, as granted, with the durable messages of what it
+ * grants (`messages`, written to the outbox by the same statement: either both or neither):
+ * inserted unless the transaction is known (any app), or taken over when a refund notice's
+ * reversal left it unclaimed in the same app. One statement each way, so no transaction is needed
+ * around it; of racing claims the unique index (and the row lock) lets one through. Returns the
+ * claimed row, or undefined when another claim holds the transaction.
  */
-export async function claimPurchase(tx: Queryable, p: NewPurchase): Promise<PurchaseRow | undefined> {
+export async function claimPurchase(q: Queryable, p: NewPurchase, messages: OutboxMessage[]): Promise<PurchaseRow | undefined> {
   const values = [
     p.id,
     p.appId,
@@ -112,23 +122,30 @@ export async function claimPurchase(tx: Queryable, p: NewPurchase): Promise<Purc
     p.purchaseToken,
     JSON.stringify(p.granted),
   ];
-  const inserted = await tx.query<Row>(
-    `INSERT INTO purchases (id, app_id, player_id, platform, transaction_id, product_id, store_product_id, environment, quantity,
-                            price, currency, purchased_at, purchase_token, granted, state, verified_at, next_consume_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'granted', now(), CASE WHEN $4 = 'google' THEN now() END)
-     ON CONFLICT ON CONSTRAINT purchases_transaction DO NOTHING
-     RETURNING ${COLUMNS}`,
-    values,
+  const outbox = outboxRowsCte(messages, values.length + 1, 'EXISTS (SELECT 1 FROM claimed)');
+  const inserted = await q.query<Row>(
+    `WITH claimed AS (
+       INSERT INTO purchases (id, app_id, player_id, platform, transaction_id, product_id, store_product_id, environment, quantity,
+                              price, currency, purchased_at, purchase_token, granted, state, verified_at, next_consume_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'granted', now(), CASE WHEN $4 = 'google' THEN now() END)
+       ON CONFLICT ON CONSTRAINT purchases_transaction DO NOTHING
+       RETURNING ${COLUMNS}
+     ), messages AS (${outbox.sql})
+     SELECT * FROM claimed`,
+    [...values, ...outbox.params],
   );
   if (inserted.rows[0]) return toPurchase(inserted.rows[0]);
   // A row written by a refund notice's reversal before anyone claimed it: taken over, keeping its id-less history.
-  const taken = await tx.query<Row>(
-    `UPDATE purchases SET id = $1, player_id = $3, product_id = $6, store_product_id = $7, environment = $8, quantity = $9,
-            price = $10, currency = $11, purchased_at = $12, purchase_token = $13, granted = $14, state = 'granted', verified_at = now(),
-            next_consume_at = CASE WHEN $4 = 'google' THEN now() END
-      WHERE platform = $4 AND transaction_id = $5 AND app_id = $2 AND state = 'unclaimed'
-      RETURNING ${COLUMNS}`,
-    values,
+  const taken = await q.query<Row>(
+    `WITH claimed AS (
+       UPDATE purchases SET id = $1, player_id = $3, product_id = $6, store_product_id = $7, environment = $8, quantity = $9,
+              price = $10, currency = $11, purchased_at = $12, purchase_token = $13, granted = $14, state = 'granted', verified_at = now(),
+              next_consume_at = CASE WHEN $4 = 'google' THEN now() END
+        WHERE platform = $4 AND transaction_id = $5 AND app_id = $2 AND state = 'unclaimed'
+        RETURNING ${COLUMNS}
+     ), messages AS (${outbox.sql})
+     SELECT * FROM claimed`,
+    [...values, ...outbox.params],
   );
   return taken.rows[0] && toPurchase(taken.rows[0]);
 }
