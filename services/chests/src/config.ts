@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { BaseConfigSchema } from '@ccs/shared';
+import { AtRestKeySetting, BaseConfigSchema } from '@ccs/shared';
 import { z } from 'zod';
 
 const sweepInterval = z.coerce.number().int().min(50).max(600_000);
@@ -52,16 +52,7 @@ export const ChestsConfigSchema = BaseConfigSchema.extend({
    * reader of the database cannot predict rolls (docs/fairness.md). Unset: a key stored in the
    * database is used, which is fine for development only.
    */
-  FAIRNESS_SEED_KEY: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .refine(
-        (v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
-        'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)',
-      )
-      .optional(),
-  ),
+  FAIRNESS_SEED_KEY: AtRestKeySetting,
 });
 export type ChestsConfig = z.infer<typeof ChestsConfigSchema>;
 

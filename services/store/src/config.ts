@@ -1,4 +1,4 @@
-import { BaseConfigSchema } from '@ccs/shared';
+import { AtRestKeySetting, BaseConfigSchema } from '@ccs/shared';
 import { z } from 'zod';
 
 /** store service settings, from the environment (docs/store.md). */
@@ -22,16 +22,7 @@ export const StoreConfigSchema = BaseConfigSchema.extend({
    * rest. Unset: a key stored in the database is used, which is fine for development only
    * (required under NODE_ENV=production).
    */
-  STORE_CREDENTIALS_KEY: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string()
-      .refine(
-        (v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
-        'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)',
-      )
-      .optional(),
-  ),
+  STORE_CREDENTIALS_KEY: AtRestKeySetting,
   /** How long a purchase's answer waits for the wallet and chests to apply its grants (read-your-writes); 201 regardless. */
   GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
   /** How often Google purchases granted but not yet consumed are consumed again (a failed or interrupted consume). */

@@ -71,6 +71,21 @@ export const BaseConfigSchema = z.object({
 });
 export type BaseConfig = z.infer<typeof BaseConfigSchema>;
 
+/**
+ * An optional 32-byte key setting (64 hex digits or base64) for an AtRestCipher: empty counts as
+ * unset (a development key kept in the database is used then).
+ */
+export const AtRestKeySetting = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z
+    .string()
+    .refine(
+      (v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
+      'must be 32 bytes, as 64 hex digits or base64 (openssl rand -base64 32)',
+    )
+    .optional(),
+);
+
 /** Parses the environment against a schema; a bad value stops the process with one clear line. */
 export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
   // Unsafe secrets first: their message says what to set and how to generate it.
