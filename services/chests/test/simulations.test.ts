@@ -86,7 +86,8 @@ describe('bounded simulations', () => {
   it('holds one per app across two chests replicas (a Postgres advisory lock), with Retry-After', { timeout: 60_000 }, async () => {
     const app = appId();
     const [one, two] = [simulations({ maxConcurrent: 2 }), simulations({ maxConcurrent: 2 })];
-    const long = one.run(app, job(30_000, true));
+    // A run that outlasts the test: it ends when the test stops it (below), however fast the machine.
+    const long = one.run(app, job(10_000_000, true));
     await expect.poll(locks).toHaveLength(1);
     const busy = await failure(two.run(app, job(10)));
     expect([busy.kind, busy.code]).toEqual(['rate_limited', 'simulation_busy']);
@@ -94,8 +95,9 @@ describe('bounded simulations', () => {
     expect(busy.errors[0]!.meta!.retry_after_seconds).toBeLessThanOrEqual(15);
     // Another app is not held by it.
     expect((await two.run(appId(), job(10))).opens).toBe(10);
-    expect((await long).opens).toBe(30_000);
-    expect(await locks()).toEqual([]);
+    await one.close();
+    await expect(long).rejects.toThrow();
+    await expect.poll(locks).toEqual([]);
     expect((await two.run(app, job(10))).opens).toBe(10);
   });
 
@@ -104,9 +106,10 @@ describe('bounded simulations', () => {
     { timeout: 60_000 },
     async () => {
       const [busyApp, waitingApp] = [appId(), appId()];
-      const one = simulations({ maxConcurrent: 1, maxQueued: 1, queueWaitMs: 30_000 });
+      const one = simulations({ maxConcurrent: 1, maxQueued: 1, queueWaitMs: 600_000, timeoutMs: 600_000 });
       const two = simulations({ maxConcurrent: 1 });
-      const long = one.run(busyApp, job(100_000, true));
+      // A run that outlasts the test: it ends when the test stops it (below), however fast the machine.
+      const long = one.run(busyApp, job(10_000_000, true));
       await expect.poll(locks).toEqual([busyApp]);
       const queued = one.run(waitingApp, job(10));
       await expect.poll(async () => (await locks()).sort()).toEqual([busyApp, waitingApp].sort());
@@ -115,9 +118,11 @@ describe('bounded simulations', () => {
       // One waits already on replica one: a third app is refused there at once, without its lock.
       const full = await failure(one.run(appId(), job(10)));
       expect([full.kind, full.code]).toEqual(['overloaded', 'overloaded']);
+      // Stopping the running one gives the waiting one its turn; both apps are free after.
+      await one.close();
+      await expect(long).rejects.toThrow();
       expect((await queued).opens).toBe(10);
-      expect((await long).opens).toBe(100_000);
-      expect(await locks()).toEqual([]);
+      await expect.poll(locks).toEqual([]);
     },
   );
 
@@ -154,13 +159,15 @@ describe('bounded simulations', () => {
       // The small run waited for the big one's turn to end.
       expect(order).toEqual(['a', 'b']);
 
-      const impatient = simulations({ maxConcurrent: 1, queueWaitMs: 50 });
-      const long = impatient.run(appId(), job(5_000, true));
+      const impatient = simulations({ maxConcurrent: 1, queueWaitMs: 50, timeoutMs: 600_000 });
+      const long = impatient.run(appId(), job(10_000_000, true));
+      await expect.poll(locks).toHaveLength(1);
       const refused = await failure(impatient.run(appId(), job(10)));
       expect([refused.kind, refused.code]).toEqual(['overloaded', 'overloaded']);
       expect(refused.errors[0]!.meta!.retry_after_seconds).toBeGreaterThanOrEqual(1);
-      await long;
-      expect(await locks()).toEqual([]);
+      await impatient.close();
+      await expect(long).rejects.toThrow();
+      await expect.poll(locks).toEqual([]);
     },
   );
 
