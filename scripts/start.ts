@@ -8,6 +8,7 @@ import { checkInfrastructure, type InfraUrls } from './start/check-infra.js';
 import { checkConfiguration, checkPorts } from './start/preflight.js';
 import { SERVICE_NAMES, startServiceProcess, type Exit, type ServiceName, type ServiceProcess } from './start/service-process.js';
 import { NotReadyError, waitForGateway, waitForServiceHealth } from './start/wait-ready.js';
+import { GatewayConfigSchema, requestLogLevel } from '../services/gateway/src/config.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -120,20 +121,53 @@ function onSignal(signal: NodeJS.Signals): void {
   void shutdown(0);
 }
 
+/** Where a key came from, said after it: its variable, or a note that this start created it. */
+const CREATED_NOW = 'created just now: players prints it only at this first start, so keep it';
+
+/** The demo app's API key as the summary shows it, when it is known. */
 function demoKeyHint(): string {
-  if (env.CHESTS_DEMO_API_KEY) return `demo API key: ${env.CHESTS_DEMO_API_KEY} (from CHESTS_DEMO_API_KEY)`;
+  if (env.CHESTS_DEMO_API_KEY) return `${env.CHESTS_DEMO_API_KEY} (from CHESTS_DEMO_API_KEY)`;
   const printed = demoKeyLine?.match(/API key: (\S+)/)?.[1];
-  if (printed) return `demo API key: ${printed} (created just now; players prints it only once)`;
-  if (demoKeyLine) return `demo API key: in the players line above ("${demoKeyLine.trim()}")`;
-  return 'demo API key: printed by players when it created the demo app on the first start (set CHESTS_DEMO_API_KEY to choose it, or run npm run admin -- create-app --name "My Game")';
+  if (printed) return `${printed} (${CREATED_NOW})`;
+  if (demoKeyLine) return `in the players line above ("${demoKeyLine.trim()}")`;
+  return 'printed by players when it created the demo app on the first start (set CHESTS_DEMO_API_KEY to choose it, or run npm run admin -- create-app --name "My Game")';
 }
 
-/** How to sign in to the studio console: the demo app's secret key, when it is known. */
-function consoleHint(): string {
-  if (env.CHESTS_DEMO_SECRET_KEY) return `sign in with the demo app's secret key ${env.CHESTS_DEMO_SECRET_KEY} (from CHESTS_DEMO_SECRET_KEY)`;
+/** The demo app's secret key (the studio console's sign-in and the admin API's key), when it is known. */
+function demoSecretHint(): string {
+  if (env.CHESTS_DEMO_SECRET_KEY) return `${env.CHESTS_DEMO_SECRET_KEY} (from CHESTS_DEMO_SECRET_KEY)`;
   const printed = demoSecretLine?.match(/secret key \(studio console and admin API\): (\S+)/)?.[1];
-  if (printed) return `sign in with the demo app's secret key ${printed} (created just now; players prints it only once)`;
-  return 'sign in with the demo app\'s secret key (printed by players on the first start; set CHESTS_DEMO_SECRET_KEY to choose it) or an app\'s from npm run admin -- create-app --name "My Game"';
+  if (printed) return `${printed} (${CREATED_NOW})`;
+  return 'printed by players on the first start (set CHESTS_DEMO_SECRET_KEY to choose it), or an app\'s from npm run admin -- create-app --name "My Game"';
+}
+
+/**
+ * The last lines of the start-up, once every service answers: the URL, the demo app's keys (which
+ * players prints only when it creates them, far above by now), the console and where metrics are.
+ * One write, so no service's line lands inside it.
+ */
+function printSummary(url: string, startedAt: number): void {
+  const lines = [
+    `ready in ${Math.round((Date.now() - startedAt) / 1000)} s: the API is at ${url} (reference: ${url}/docs; probes: ${url}/readyz, ${url}/healthz)`,
+    `  demo API key:     ${demoKeyHint()}`,
+    `  demo secret key:  ${demoSecretHint()}`,
+    `  studio console:   ${url}/console (sign in with the demo secret key)`,
+    metricsPort ? `  metrics:          http://${reachable}:${metricsPort}/metrics (METRICS_PORT; not on the API port)` : undefined,
+    host === '127.0.0.1'
+      ? '  listening on 127.0.0.1 only: set HOST=0.0.0.0 to reach the API from other machines (docs/deploy.md)'
+      : `  listening on ${host}: the API is reachable from the network`,
+    requestLinesHidden()
+      ? '  the log has no line per request here: they are at debug (LOG_REQUESTS=info shows them; docs/observability.md)'
+      : undefined,
+    '  Ctrl-C stops everything',
+  ].filter((l): l is string => l !== undefined);
+  console.log(lines.map((l) => (color ? `\u001b[1mstart      |\u001b[0m ${l}` : `start      | ${l}`)).join('\n'));
+}
+
+/** Whether the gateway's line per request is below its LOG_LEVEL (LOG_REQUESTS' rule, in its config). */
+function requestLinesHidden(): boolean {
+  const gateway = GatewayConfigSchema.pick({ LOG_LEVEL: true, LOG_REQUESTS: true, NODE_ENV: true }).parse(env);
+  return requestLogLevel(gateway) === 'debug' && !['debug', 'trace'].includes(gateway.LOG_LEVEL);
 }
 
 async function main(): Promise<void> {
@@ -160,6 +194,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   const aborted = () => stopping !== undefined;
+  const startedAt = Date.now();
   try {
     say('starting players (migrates its schema, seeds the demo app on an empty database)');
     launch('players');
@@ -169,14 +204,10 @@ async function main(): Promise<void> {
     for (const name of rest) launch(name);
     const url = host === '127.0.0.1' ? `http://localhost:${port}` : `http://${reachable}:${port}`;
     await waitForGateway({ url: `http://${reachable}:${port}`, timeoutMs: startTimeoutMs, aborted, progress: say });
-    say(`studio console: ${url}/console (${consoleHint()})`);
-    say(
-      host === '127.0.0.1'
-        ? 'listening on 127.0.0.1 only: set HOST=0.0.0.0 to reach the API from other machines (docs/deploy.md)'
-        : `listening on ${host}: the API is reachable from the network`,
-    );
-    if (metricsPort) say(`metrics: http://${reachable}:${metricsPort}/metrics (METRICS_PORT; not on the API port)`);
-    say(`ready: the API is at ${url} (reference: ${url}/docs; probes: ${url}/readyz, ${url}/healthz); ${demoKeyHint()}`);
+    // The gateway's /readyz does not wait for egress and store: wait for them too, so the summary comes last.
+    for (const service of ['egress', 'store'])
+      await waitForServiceHealth({ natsUrl: urls.natsUrl, prefix: env.NATS_PREFIX ?? '', service, timeoutMs: startTimeoutMs, aborted });
+    printSummary(url, startedAt);
   } catch (err) {
     if (stopping) return;
     say(err instanceof NotReadyError ? `not ready: ${err.message}` : `could not start: ${String(err)}`);

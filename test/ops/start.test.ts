@@ -79,12 +79,12 @@ describe('npm start (scripts/start.ts)', () => {
   });
 
   /** A throwaway database, NATS prefix, Redis prefix and port for one launch; cleaned up after. */
-  async function isolatedEnv(): Promise<Record<string, string>> {
+  async function isolatedEnv(opts: { demoKey?: boolean } = {}): Promise<Record<string, string>> {
     const infra = await testInfra();
     const db = await createTestDatabase(infra);
     cleanups.push(db.drop);
     const id = randomBytes(4).toString('hex');
-    const env = {
+    const env: Record<string, string> = {
       DATABASE_URL: db.url,
       NATS_URL: infra.natsUrl,
       REDIS_URL: infra.redisUrl,
@@ -98,7 +98,8 @@ describe('npm start (scripts/start.ts)', () => {
       ARGON2_TIME_COST: '1',
       PG_POOL_MAX: '3',
     };
-    cleanups.push(() => deleteTestStreams(infra.natsUrl, env.NATS_PREFIX));
+    if (opts.demoKey === false) delete env.CHESTS_DEMO_API_KEY;
+    cleanups.push(() => deleteTestStreams(infra.natsUrl, env.NATS_PREFIX!));
     cleanups.push(async () => {
       const redis = new Redis(infra.redisUrl);
       const keys = await redis.keys(`${env.REDIS_PREFIX}*`);
@@ -108,36 +109,61 @@ describe('npm start (scripts/start.ts)', () => {
     return env;
   }
 
-  /** Launches the stack and waits for its ready line. */
+  /** Launches the stack and waits for the end of its summary. */
   async function launchReady(env: Record<string, string>) {
     const run = launch(env);
     cleanups.push(async () => {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     });
-    await waitFor(() => /\| ready: /.test(run.output()) || run.child.exitCode !== null, 100_000, run.output);
+    await waitFor(() => /\| {3}Ctrl-C stops everything\n/.test(run.output()) || run.child.exitCode !== null, 100_000, run.output);
     return run;
   }
 
-  it('starts all seven services, answers /readyz and /healthz, and stops cleanly on SIGTERM', async () => {
-    const env = await isolatedEnv();
+  /** The start-up summary: the lines from `ready in` to `Ctrl-C stops everything`. */
+  function summaryOf(output: string): string {
+    const match = /^start +\| ready in \d+ s: [\s\S]*?Ctrl-C stops everything$/m.exec(output);
+    if (!match) throw new Error(`no start-up summary in:\n${output.slice(-4000)}`);
+    return match[0];
+  }
+
+  it('starts all seven services, ends with the URL and the keys it created, answers /readyz and /healthz, and stops cleanly on SIGTERM', async () => {
+    const env = await isolatedEnv({ demoKey: false });
     const port = env.PORT!;
     const run = await launchReady(env);
     const output = run.output();
-    expect(output, output).toContain(`ready: the API is at http://localhost:${port}`);
-    expect(output).toContain(`demo API key: ${env.CHESTS_DEMO_API_KEY}`);
-    // The studio console's address, and the demo app's secret key its players just created.
-    expect(output).toMatch(
-      new RegExp(`studio console: http://localhost:${port}/console \\(sign in with the demo app's secret key sk_[\\w-]+ \\(created just now`),
-    );
+    // players prints the demo app's keys once, as it creates them, long before the stack is ready.
+    const apiKey = /demo app created; API key: (\S+)/.exec(output)?.[1];
+    const secretKey = /demo app secret key \(studio console and admin API\): (\S+)/.exec(output)?.[1];
+    expect(apiKey, output).toMatch(/^pk_/);
+    expect(secretKey, output).toMatch(/^sk_/);
+    // The summary repeats them with the URL, once every service has said it started.
+    const summary = summaryOf(output);
+    expect(summary).toContain(`the API is at http://localhost:${port} (reference: http://localhost:${port}/docs`);
+    expect(summary).toMatch(new RegExp(`demo API key: +${apiKey} \\(created just now`));
+    expect(summary).toMatch(new RegExp(`demo secret key: +${secretKey} \\(created just now`));
+    expect(summary).toContain(`studio console:   http://localhost:${port}/console`);
+    expect(summary).toContain(`metrics:          http://127.0.0.1:${env.METRICS_PORT}/metrics`);
+    expect(summary).toContain('listening on 127.0.0.1 only');
+    expect(summary).toContain('they are at debug (LOG_REQUESTS=info shows them');
+    for (const started of [
+      'players service started',
+      'wallet service started',
+      'chests service started',
+      'collections service started',
+      'egress service started',
+      'store service started',
+      'gateway listening',
+    ]) {
+      expect(output.indexOf(started), started).toBeGreaterThan(-1);
+      expect(output.indexOf(started), started).toBeLessThan(output.indexOf(summary));
+    }
     // players starts (and seeds) before the others are launched.
     expect(output.indexOf('players is up')).toBeGreaterThan(output.indexOf('starting players'));
-    expect(output.indexOf('players is up')).toBeLessThan(output.indexOf('ready: '));
-    // Every service's lines, labelled; egress and store may print theirs after the ready line
-    // (the gateway's /readyz does not wait for them).
-    const labelled = (name: string) => new RegExp(`^${name} *\\| `, 'm').test(run.output());
-    for (const name of ['players', 'wallet', 'chests', 'collections', 'gateway']) expect(labelled(name), name).toBe(true);
-    await waitFor(() => labelled('egress') && labelled('store'), 30_000, run.output);
+    const labelled = (name: string) => new RegExp(`^${name} *\\| `, 'm').test(output);
+    for (const name of ['players', 'wallet', 'chests', 'collections', 'egress', 'store', 'gateway']) expect(labelled(name), name).toBe(true);
 
+    // Requests of the API (not only probes): no line each at the default level.
+    for (let i = 0; i < 3; i++) expect((await fetch(`http://127.0.0.1:${port}/api/v1/chests`, { headers: { apikey: apiKey! } })).status).toBe(200);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({
@@ -150,7 +176,6 @@ describe('npm start (scripts/start.ts)', () => {
     // Safe by default: /metrics only on METRICS_PORT, and nothing listens beyond loopback.
     expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`)).status).toBe(200);
-    expect(output).toContain('listening on 127.0.0.1 only');
     const external = Object.values(networkInterfaces())
       .flat()
       .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
@@ -171,14 +196,22 @@ describe('npm start (scripts/start.ts)', () => {
     run.child.kill('SIGTERM');
     expect(await within(30_000, run.exit)).toBe(0);
     expect(run.output()).toMatch(/\| stopped\n/);
+    // Everything the gateway wrote is out by now (its `gateway stopped` line comes last).
+    expect(run.output()).toMatch(/^gateway +\| INFO +gateway stopped/m);
+    expect(run.output()).not.toContain('request completed');
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
     for (const c of children) expect(isAlive(c.pid), c.args).toBe(false);
   }, 150_000);
 
-  it('stops the others and exits non-zero, naming it, when one service dies', async () => {
-    const env = await isolatedEnv();
+  it('names a demo key it was given, logs requests at info with LOG_REQUESTS=info, and stops the others when one service dies', async () => {
+    const env: Record<string, string> = { ...(await isolatedEnv()), LOG_REQUESTS: 'info' };
     const run = await launchReady(env);
-    expect(run.output()).toContain('| ready: ');
+    const summary = summaryOf(run.output());
+    expect(summary).toMatch(new RegExp(`demo API key: +${env.CHESTS_DEMO_API_KEY} \\(from CHESTS_DEMO_API_KEY\\)`));
+    expect(summary).not.toContain('they are at debug');
+    const chests = await fetch(`http://127.0.0.1:${env.PORT}/api/v1/chests`, { headers: { apikey: env.CHESTS_DEMO_API_KEY! } });
+    expect(chests.status).toBe(200);
+    await waitFor(() => /^gateway +\| INFO +request completed .*"route":"\/api\/v1\/chests"/m.test(run.output()), 10_000, run.output);
     const children = childProcesses(run.child.pid!);
     const wallet = children.find((c) => c.args.includes('services/wallet/src/main.ts'));
     expect(wallet, JSON.stringify(children)).toBeDefined();

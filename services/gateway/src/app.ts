@@ -4,7 +4,7 @@ import qs from 'qs';
 import type { Logger } from 'pino';
 import { AppError, JSONAPI_MEDIA_TYPE, type Bus } from '@ccs/shared';
 import { errorDocument, HttpError, httpStatusOf } from './http-errors.js';
-import type { GatewayConfig } from './config.js';
+import { requestLogLevel, type GatewayConfig } from './config.js';
 import { genRequestId } from './lib/http.js';
 import errors from './plugins/errors.js';
 import observability, { lazyRequestLoggers, observabilityLogController } from './plugins/observability.js';
@@ -122,7 +122,7 @@ async function registerPlugins(app: FastifyInstance, deps: GatewayDeps, bus: Fas
   // (observability's /metrics too). It adds no hooks, so observability's still run first.
   await app.register(errors);
   // First hooks: they wrap every other plugin's in the request's trace.
-  await app.register(observability, { serveMetrics: deps.config.METRICS_PORT === 0 });
+  await app.register(observability, { serveMetrics: deps.config.METRICS_PORT === 0, requestLogLevel: requestLogLevel(deps.config) });
   await app.register(negotiation);
   await app.register(tenancy, { bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
   await app.register(auth, { bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });

@@ -69,6 +69,15 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
    * GRANT_WAIT_MS for the grants, so a purchase that is granted gets its answer.
    */
   STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(12_000),
+  /**
+   * The level of the gateway's one line per request (`request completed`). Unset: `info` under
+   * NODE_ENV=production, where operators read those lines as the access log, and `debug` elsewhere,
+   * so `npm start`'s terminal keeps what matters in view (failures are logged on their own, at
+   * `warn` or `error`, whatever this says). LOG_LEVEL still decides what is written.
+   */
+  LOG_REQUESTS: z.enum(['info', 'debug']).optional(),
+  /** Read for LOG_REQUESTS' default only (`production` in the image). */
+  NODE_ENV: z.string().optional(),
   /** Bound on the readiness probe's calls to each service. */
   READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /**
@@ -95,3 +104,7 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
     .default(8),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+
+/** The level of the one line per request: LOG_REQUESTS, else `info` in production and `debug` elsewhere. */
+export const requestLogLevel = (config: Pick<GatewayConfig, 'LOG_REQUESTS' | 'NODE_ENV'>): 'info' | 'debug' =>
+  config.LOG_REQUESTS ?? (config.NODE_ENV === 'production' ? 'info' : 'debug');

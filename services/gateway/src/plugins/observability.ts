@@ -97,8 +97,11 @@ export const lazyRequestLoggers: NonNullable<FastifyServerOptions['childLoggerFa
   return new LazyRequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
 };
 
-/** Whether a request logger writes `info` lines (pino says; a logger that cannot tell is asked to). */
-const logsInfo = (log: FastifyBaseLogger): boolean => !levelAware(log) || log.isLevelEnabled('info');
+/** Whether a request logger writes lines of that level (pino says; a logger that cannot tell is asked to). */
+const logsAt = (log: FastifyBaseLogger, level: RequestLogLevel): boolean => !levelAware(log) || log.isLevelEnabled(level);
+
+/** The level of the one line per request (the gateway's LOG_REQUESTS, see config.ts). */
+export type RequestLogLevel = 'info' | 'debug';
 
 /** Probes and scrapes: counted, but neither traced nor logged per request (they come every few seconds). */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -109,10 +112,15 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
  *   which log lines carry the request id and trace id and NATS calls carry the trace;
  * - preValidation enters it again, because body parsing runs outside it (stream callbacks);
  * - onResponse counts the request by route pattern (never the raw URL), method and status, ends
- *   the span and logs one line per request (Fastify's own request logging is off).
+ *   the span and logs one line per request at `requestLogLevel` (`info` unless told otherwise;
+ *   Fastify's own request logging is off).
  */
 export default fp(
-  async function observability(app: FastifyInstance, opts: { metrics?: ServiceMetrics; serveMetrics?: boolean } = {}) {
+  async function observability(
+    app: FastifyInstance,
+    opts: { metrics?: ServiceMetrics; serveMetrics?: boolean; requestLogLevel?: RequestLogLevel } = {},
+  ) {
+    const requestLogLevel = opts.requestLogLevel ?? 'info';
     const metrics = opts.metrics ?? new ServiceMetrics('gateway');
     app.decorate('metrics', metrics);
     app.decorateRequest('observation', undefined);
@@ -135,12 +143,13 @@ export default fp(
       const o = request.observation;
       if (!o) return done();
       const ms = endHttpRequest(o, reply.statusCode);
-      // Below `info` (LOG_LEVEL=warn) the line would be dropped: skip building it and re-entering the scope.
-      if (!QUIET_ROUTES.has(o.route) && logsInfo(request.log)) {
+      // Below the line's level (LOG_LEVEL=warn, or info for debug lines) it would be dropped: skip
+      // building it and re-entering the scope.
+      if (!QUIET_ROUTES.has(o.route) && logsAt(request.log, requestLogLevel)) {
         // Written by the app's logger with the request id as a field: the same line the request's
         // child would write (its binding sits in the same place), without making that child.
         runObserved(o, () =>
-          app.log.info(
+          app.log[requestLogLevel](
             { requestId: request.id, method: o.method, route: o.route, url: request.url, statusCode: reply.statusCode, ms: Math.round(ms) },
             'request completed',
           ),
