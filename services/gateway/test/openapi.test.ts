@@ -339,10 +339,11 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/banners/kraken-rising/odds');
     await go('GET', '/api/v1/banners/kraken-rising/odds', { token });
     await go('GET', '/api/v1/banners/Not_A_Slug/odds'); // 404
-    await credit(`/api/v1/currencies/${coins}/credit`, '2500');
+    await credit(`/api/v1/currencies/${coins}/credit`, '1000');
     const pull = { data: { type: 'pull', attributes: { count: 1, currency: 'coins' } } };
     await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull });
-    await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull }); // 409 insufficient_funds
+    const tenPull = { data: { type: 'pull', attributes: { count: 10, currency: 'coins' } } };
+    await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: tenPull }); // 409 insufficient_funds (10,000 coins)
     await go('POST', '/api/v1/banners/no-such-banner/pull', { token, body: pull }); // 404
     await go('POST', '/api/v1/banners/kraken-rising/spark', {
       token,
