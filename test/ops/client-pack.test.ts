@@ -104,14 +104,20 @@ describe('@ccs/client as a package (npm pack, installed elsewhere)', () => {
       expect(files).toContain(`package/${target.replace(/^\.\//, '')}`);
   });
 
-  it('installs offline into a new project, imports with plain node, registers and opens a chest, and type-checks', async () => {
-    const project = join(work, 'game');
+  /** A new project (`"type": "module"`, or `"commonjs"` as `npm init -y` writes it) with the packed client installed offline. */
+  async function projectWithClient(name: string, type: 'module' | 'commonjs'): Promise<string> {
+    const project = join(work, name);
     const deps = await Promise.all(
-      [...dependencyClosure('openapi-fetch')].map((name) => pack(join(ROOT, 'node_modules', name), work, '--ignore-scripts')),
+      [...dependencyClosure('openapi-fetch')].map((dep) => pack(join(ROOT, 'node_modules', dep), work, '--ignore-scripts')),
     );
     await run('mkdir', ['-p', project]);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'game', version: '1.0.0', private: true, type: 'module' }));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, type }));
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball, ...deps], { cwd: project });
+    return project;
+  }
+
+  it('installs offline into a new project, imports with plain node, registers and opens a chest, and type-checks', async () => {
+    const project = await projectWithClient('game', 'module');
 
     writeFileSync(join(project, 'play.mjs'), SCRIPT);
     const bare = await run(process.execPath, ['play.mjs'], { cwd: project, env: { PATH: process.env.PATH } });
@@ -145,5 +151,24 @@ describe('@ccs/client as a package (npm pack, installed elsewhere)', () => {
     expect(tsc.stdout).toContain(
       `Module name '@ccs/client' was successfully resolved to '${join(project, 'node_modules/@ccs/client/dist/index.d.ts')}'`,
     );
+  }, 120_000);
+
+  it('in a CommonJS project ("type": "commonjs"), as its README says: import() loads it, require() on Node 20.19+, `import` in a .js file is refused', async () => {
+    const project = await projectWithClient('cjs-game', 'commonjs');
+    const node = (file: string) => run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH } });
+    writeFileSync(join(project, 'dynamic.cjs'), "import('@ccs/client').then((m) => console.log(typeof m.createChestClient));");
+    expect((await node('dynamic.cjs')).stdout.trim()).toBe('function');
+    writeFileSync(join(project, 'static.js'), "import { createChestClient } from '@ccs/client';\nconsole.log(typeof createChestClient);");
+    const refused = (await node('static.js').catch((e: { stderr: string }) => e)) as { stderr?: string };
+    expect(refused.stderr).toContain('set "type": "module" in the package.json');
+    // Node loads ES modules from require() from 20.19 on (22.12 on the 22 line).
+    const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+    if ((major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major > 22) {
+      writeFileSync(
+        join(project, 'required.cjs'),
+        "console.log(typeof require('@ccs/client').createChestClient, typeof require('@ccs/client/webhooks').verifyWebhook);",
+      );
+      expect((await node('required.cjs')).stdout.trim()).toBe('function function');
+    }
   }, 120_000);
 });

@@ -1549,10 +1549,12 @@ export interface components {
                  * @description …up to, not including, `ends_at`.
                  */
                 ends_at: string;
-                /** @description The rate-up. */
+                /** @description The rate-up, with the names of its featured collectibles. */
                 featured: {
                     /** @description The featured collectibles (collectible ids), in the order the featured roll draws from. */
                     collectibles: string[];
+                    /** @description The featured collectibles' names, in the order of `collectibles` (one name per id), e.g. `["Kraken"]`. */
+                    names: string[];
                     /** @description The featured rarity. */
                     rarity: string;
                     /** @description Probability that an item of the featured rarity is featured (0.5: a 50/50). */
@@ -1563,6 +1565,10 @@ export interface components {
                 name: string;
                 /** @description Banners of one group share the guarantee flag and the pity counter (the banner id when the content names none). */
                 pity_group: string;
+                /** @description What one pull costs per currency code (its chest type's catalog price), e.g. `{"coins": 1000, "gems": 25}`: a pull of `count` costs `count` times it in the currency the pull names. Empty when the chest type is not on sale. */
+                price_per_pull: {
+                    [key: string]: number;
+                };
                 /** @description The spark; null when the banner has none. */
                 spark: {
                     /** @description Spark points (one per pull) that buy one featured collectible of choice. */
@@ -8178,7 +8184,7 @@ export interface operations {
              * @description Conflict:
              *     - outside the banner's window (`banner_not_active`, `meta.starts_at`, `meta.ends_at`)
              *     - the inventory would exceed its capacity (`inventory_full`)
-             *     - the balance is too low (`insufficient_funds`)
+             *     - the balance is too low for the pulls (`insufficient_funds`: `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`))
              *     - the Idempotency-Key was used for another pull (`idempotency_key_reused`) or a pull with it is under way (`idempotency_key_in_use`)
              */
             409: {
@@ -9303,7 +9309,7 @@ export interface operations {
             /**
              * @description Conflict:
              *     - the Idempotency-Key was used to open another chest (`idempotency_key_reused`)
-             *     - a key-required chest and too few keys (`key_required`)
+             *     - a key-required chest and too few keys (`key_required`, the key in `meta.amount`; `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`))
              */
             409: {
                 headers: {
@@ -9494,7 +9500,7 @@ export interface operations {
             /**
              * @description Conflict:
              *     - the Idempotency-Key was used to open another chest (`idempotency_key_reused`)
-             *     - a key-required chest and too few keys (`key_required`)
+             *     - a key-required chest and too few keys (`key_required`, the key in `meta.amount`; `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`))
              */
             409: {
                 headers: {
@@ -9738,7 +9744,7 @@ export interface operations {
             /**
              * @description Conflict:
              *     - the inventory would exceed its capacity (`inventory_full`)
-             *     - the balance is too low (`insufficient_funds`)
+             *     - the balance is too low (`insufficient_funds`: `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`))
              *     - the Idempotency-Key was used for another purchase (`idempotency_key_reused`)
              *     - a purchase with the Idempotency-Key is still under way (`idempotency_key_in_use`)
              */
@@ -9990,7 +9996,7 @@ export interface operations {
              *     - the chest has no timer (`chest_not_time_locked`)
              *     - every unlock slot is busy (`unlock_slot_busy`, `meta.unlock_slots`, `meta.next_free_at`)
              *     - the timer cannot be skipped (`unlock_skip_unavailable`)
-             *     - the balance is too low for the skip (`insufficient_funds`, with what it costs now in `meta.currency` and `meta.amount`)
+             *     - the balance is too low for the skip (`insufficient_funds`, what it costs now in `meta.amount`; `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`))
              */
             409: {
                 headers: {
@@ -10241,7 +10247,7 @@ export interface operations {
             /**
              * @description Conflict:
              *     - the Idempotency-Key was used to open other chests (`idempotency_key_reused`)
-             *     - a key-required chest and too few keys (`key_required`), pointed at; keys taken for the batch are refunded
+             *     - a key-required chest and too few keys (`key_required`, the key in `meta.amount`; `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`)), pointed at; keys taken for the batch are refunded
              */
             409: {
                 headers: {

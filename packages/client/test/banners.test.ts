@@ -5,7 +5,7 @@ import { ApiError, createChestClient, newIdempotencyKey, type ChestClient } from
 
 /**
  * The typed client's banner methods against the running gateway (DESIGN.md §8): the demo banner
- * kraken-rising (the Abyssal Chest at 2,500 coins a pull, a spark at 10 points on sea-kraken) read,
+ * kraken-rising (the Abyssal Chest at 1,000 coins a pull, a spark at 10 points on sea-kraken) read,
  * its odds, a keyed ten-pull and its retry, a keyed spark and its retry, and the refusals as ApiError.
  */
 describe('the typed client, banners', () => {
@@ -31,6 +31,9 @@ describe('the typed client, banners', () => {
     expect((await c.listBanners()).data.find((b) => b.id === 'kraken-rising')!.meta.player).toMatchObject({ pulls: 0, spark_points: 0 });
     const banner = await c.getBanner('kraken-rising');
     expect(banner.data.relationships.chest_type.data.id).toBe(kraken!.relationships.chest_type.data.id);
+    // What a pull costs, and the featured collectible by its name as well as its id (typed by the generated schema).
+    expect(banner.data.attributes.price_per_pull).toEqual({ coins: 1000, gems: 25 });
+    expect(banner.data.attributes.featured).toMatchObject({ collectibles: ['sea-kraken'], names: ['Kraken'] });
     const odds = await c.getBannerOdds('kraken-rising');
     expect(odds.data.attributes).toMatchObject({
       chest_type_id: kraken!.relationships.chest_type.data.id,
@@ -47,11 +50,13 @@ describe('the typed client, banners', () => {
     const registered = await c.register(`banners-${newIdempotencyKey().slice(0, 8)}@example.com`, 'Str0ng!pass');
     const player = { id: registered.data.id, token: c.session!.accessToken, apiKey: stack.apiKey, starterChestId: '' };
 
-    // Before the coins: refused as a purchase is.
+    // Before the coins: refused as a purchase is, saying what a ten-pull costs.
     const poor = await failure(c.pullBanner('kraken-rising', { count: 10, currency: 'coins' }));
     expect([poor.status, poor.code]).toEqual([409, 'insufficient_funds']);
+    expect(poor.errors[0]!.meta).toMatchObject({ currency: 'coins', required: '10000.00' });
 
-    await studioGrant(stack, player, 'coins', '25000');
+    // A ten-pull's 10,000 coins (the welcome credits, landed or not, cannot pay for a second one).
+    await studioGrant(stack, player, 'coins', '10000');
     const key = newIdempotencyKey();
     const pulled = await c.pullBanner('kraken-rising', { count: 10, currency: 'coins' }, { idempotencyKey: key });
     expect(pulled.data).toHaveLength(10);
@@ -60,7 +65,7 @@ describe('the typed client, banners', () => {
     const again = await c.pullBanner('kraken-rising', { count: 10, currency: 'coins' }, { idempotencyKey: key });
     expect(again.meta.purchase_id).toBe(pulled.meta.purchase_id);
     expect(again.data.map((o) => o.meta.opening_id)).toEqual(pulled.data.map((o) => o.meta.opening_id));
-    // Paid once: the 25,000 coins bought one ten-pull, and a second one is refused.
+    // Paid once: the 10,000 coins bought one ten-pull, and a second one is refused.
     const broke = await failure(c.pullBanner('kraken-rising', { count: 10, currency: 'coins' }));
     expect([broke.status, broke.code]).toEqual([409, 'insufficient_funds']);
     expect((await c.getBanner('kraken-rising')).data.meta.player).toMatchObject({ pulls: 10, spark_points: 10 });

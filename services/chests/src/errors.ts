@@ -128,22 +128,36 @@ export const chestErrors = {
     ),
 };
 
+/**
+ * What the wallet's 409 insufficient_funds says of a refused debit: `required` (what the debit
+ * needed) and `balance` (what the player holds), decimal strings; passed on so a client can offer
+ * the difference.
+ */
+function shortfallOf(walletError: AppError): { required?: unknown; balance?: unknown } {
+  const meta = walletError.errors[0]?.meta ?? {};
+  return { ...('required' in meta ? { required: meta.required } : {}), ...('balance' in meta ? { balance: meta.balance } : {}) };
+}
+
 /** Errors of the chest-debit sagas (keys, timer skips). */
 export const keyErrors = {
-  /** The wallet refused a timer skip's debit: what the skip costs now, so a client can offer a top-up. */
-  skipInsufficientFunds: (currency: string, amount: number) =>
+  /**
+   * The wallet refused a timer skip's debit: what the skip costs now (`amount`, and as the wallet
+   * states it `required`) and the balance, so a client can offer a top-up.
+   */
+  skipInsufficientFunds: (currency: string, amount: number, walletError: AppError) =>
     new AppError({
       kind: 'conflict',
       code: 'insufficient_funds',
       detail: `Skipping this timer now costs ${amount} ${currency}, and the balance is too low.`,
-      meta: { currency, amount },
+      meta: { currency, amount, ...shortfallOf(walletError) },
     }),
-  keyRequired: (key: RequiredKey) =>
+  /** No key: the key the chest needs (`amount`, and as the wallet states it `required`) and the balance of its currency. */
+  keyRequired: (key: RequiredKey, walletError: AppError) =>
     new AppError({
       kind: 'conflict',
       code: 'key_required',
       detail: `This chest needs ${key.amount} ${key.currency} to open, and the balance is too low.`,
-      meta: { currency: key.currency, amount: key.amount },
+      meta: { currency: key.currency, amount: key.amount, ...shortfallOf(walletError) },
     }),
   interrupted: () =>
     AppError.unavailable('opening_interrupted', 'The opening was interrupted and the key refunded; retry (with the same Idempotency-Key).'),

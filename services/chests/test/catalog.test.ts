@@ -80,7 +80,7 @@ describe('chest catalog (service tier)', () => {
     // The dropped type's chest keeps its presentation and still opens, with its own rules.
     const inv = await tier.bus.request(GetInventory, { ownerId: playerId, page: { limit: 100, offset: 0 }, order: 'asc' }, callOf(appId, playerId));
     expect(inv.chests.find((c) => c.id === abyssalChest)!.name).toBe('Abyssal Chest');
-    expect(inv.estimatedValue).toEqual({ coins: 500 + 2500, gems: 25, vault_key: 0 });
+    expect(inv.estimatedValue).toEqual({ coins: 500 + 1000, gems: 25, vault_key: 0 });
     const { items } = await openChest(tier, appId, playerId, abyssalChest!);
     expect(items.length).toBeGreaterThanOrEqual(2);
     for (const it of items) expect(['sea-creatures', 'ancient-relics']).toContain(it.collectionId);

@@ -52,7 +52,11 @@ describe('buying chests (service tier)', () => {
 
   it('answers 409 insufficient_funds and changes nothing when the balance is too low', async () => {
     const p = await newPlayer();
-    await expect(buy(p, 'abyssal-chest', 'coins')).rejects.toMatchObject(refusal('conflict', 'insufficient_funds'));
+    // Two Abyssal Chests cost 2,000 coins: the wallet's refusal comes through as it is, with its figures.
+    await expect(buy(p, 'abyssal-chest', 'coins', 2)).rejects.toMatchObject({
+      kind: 'conflict',
+      errors: [{ code: 'insufficient_funds', meta: { currency: 'coins', required: '2000.00', balance: '1500.00' } }],
+    });
     expect(run.wallet.balance(p, 'coins')).toBe(1500);
     expect((await inventoryOf(p)).totalChests).toBe(1);
   });

@@ -1,5 +1,6 @@
 import { AdminCreateApp, readContentFile } from '@ccs/shared';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -100,6 +101,9 @@ describe('OpenAPI document and API reference', () => {
     expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
     expect(buildOpenApiDocument([], { publicBaseUrl: 'https://api.example.com/' }).servers).toEqual([{ url: 'https://api.example.com' }]);
     expectDocumented(res, 'get', '/api/v1/openapi.json');
+    // The API's version is the gateway package's, not a number of its own.
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect((res.json() as { info: { version: string } }).info.version).toBe(pkg.version);
   });
 
   it('documents every route the gateway serves, and only those', () => {
@@ -339,10 +343,11 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/banners/kraken-rising/odds');
     await go('GET', '/api/v1/banners/kraken-rising/odds', { token });
     await go('GET', '/api/v1/banners/Not_A_Slug/odds'); // 404
-    await credit(`/api/v1/currencies/${coins}/credit`, '2500');
+    await credit(`/api/v1/currencies/${coins}/credit`, '1000');
     const pull = { data: { type: 'pull', attributes: { count: 1, currency: 'coins' } } };
     await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull });
-    await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: pull }); // 409 insufficient_funds
+    const tenPull = { data: { type: 'pull', attributes: { count: 10, currency: 'coins' } } };
+    await go('POST', '/api/v1/banners/kraken-rising/pull', { token, body: tenPull }); // 409 insufficient_funds (10,000 coins)
     await go('POST', '/api/v1/banners/no-such-banner/pull', { token, body: pull }); // 404
     await go('POST', '/api/v1/banners/kraken-rising/spark', {
       token,

@@ -39,7 +39,17 @@ export const walletErrors = {
     AppError.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is being processed; retry shortly.', {
       header: 'Idempotency-Key',
     }),
-  insufficientFunds: (code: string) => AppError.conflict('insufficient_funds', `The balance of ${code} is too low for this debit.`),
+  /**
+   * The balance does not cover the debit: `required` is what it needed and `balance` what the
+   * player holds (decimal strings, as balances are answered), so a client can offer the difference.
+   */
+  insufficientFunds: (currency: string, required: string, balance: string) =>
+    new AppError({
+      kind: 'conflict',
+      code: 'insufficient_funds',
+      detail: `This needs ${required} ${currency}, and the balance is ${balance} ${currency}.`,
+      meta: { currency, required, balance },
+    }),
   /**
    * The balance is below zero (a store refund took back currency that was already spent): no
    * spend of this currency until credits bring it back to zero. `debt` is what is owed ("300.00").

@@ -205,7 +205,12 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
     await expect(debit(appId, player, '1', reference)).rejects.toMatchObject({ kind: 'conflict', code: 'reference_reused' });
     // An insufficient debit leaves nothing behind: the same reference can succeed later.
     const big = randomUUID();
-    await expect(debit(appId, player, '500', big)).rejects.toMatchObject({ kind: 'conflict', code: 'insufficient_funds' });
+    // The refusal says what the debit needed and what the player holds, as amounts are answered.
+    await expect(debit(appId, player, '500', big)).rejects.toMatchObject({
+      kind: 'conflict',
+      code: 'insufficient_funds',
+      errors: [{ meta: { currency: 'coins', required: '500.00', balance: '180.00' } }],
+    });
     await grantCredits(tier, appId, player, [{ currency: 'coins', amount: '400' }]);
     expect(await debit(appId, player, '500', big)).toMatchObject({ balance: '80.00' });
   });

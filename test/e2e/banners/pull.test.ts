@@ -13,7 +13,7 @@ import { appOfToken } from '../../support/grant-currency.js';
 import { createApp, registerPlayer, sql, studioGrant, wallet, type Player } from '../../../services/chests/test/support/chests.js';
 
 // Banner pulls and the spark through the running stack (DESIGN.md §8, issue 23): the demo banner
-// kraken-rising pulls the Abyssal Chest (2,500 coins; legendary pity at 15; 50/50 on sea-kraken with
+// kraken-rising pulls the Abyssal Chest (1,000 coins; legendary pity at 15; 50/50 on sea-kraken with
 // the guarantee; a legendary floor for ten-pulls; a spark at 10 points). The maths itself (pinned
 // seeds, 100,000 simulated pulls, the offline verifier) is packages/shared/test/banner*.test.ts.
 const run = promisify(execFile);
@@ -92,10 +92,10 @@ describe('banner pulls and the spark (POST /api/v1/banners/{id}/pull, /spark)', 
       // An opening is featured exactly when it holds sea-kraken.
       expect(d.meta.banner.featured).toBe(d.collectibles.some((c) => c.id === 'sea-kraken'));
     }
-    expect(body.meta).toMatchObject({ banner_id: 'kraken-rising', pulls: 10, price_paid: { coins: 25000 } });
+    expect(body.meta).toMatchObject({ banner_id: 'kraken-rising', pulls: 10, price_paid: { coins: 10000 } });
     expect(body.meta.player).toMatchObject({ pulls: 10, spark_points: 10 });
     // The balance right after the debit (duplicates converted into coins are credited after it).
-    expect(Number((body.meta.balance as Record<string, string>).coins)).toBe(before - 25000);
+    expect(Number((body.meta.balance as Record<string, string>).coins)).toBe(before - 10000);
     const items = body.data.reduce((n, d) => n + d.collectibles.length, 0);
     expect(await granted(body.data.map((d) => d.meta.opening_id))).toBe(items);
     // The chest's observed odds count its own openings only: a banner pull is another draw (judged on the banner's stats).

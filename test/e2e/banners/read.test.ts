@@ -124,18 +124,21 @@ describe('banners, the read side (GET /api/v1/banners, /banners/{id}, /banners/{
         starts_at: content.banners![0]!.starts_at,
         ends_at: content.banners![0]!.ends_at,
         active: true,
-        featured: { rarity: 'legendary', collectibles: ['sea-kraken'], share: 0.5 },
+        featured: { rarity: 'legendary', collectibles: ['sea-kraken'], share: 0.5, names: ['Kraken'] },
         guarantee: true,
         spark: { cost: 10, currency: 'coins' },
         pity_group: 'tide-call',
         ten_pull_floor: 'legendary',
+        // Its chest type's catalog price: what one pull costs in each currency.
+        price_per_pull: { coins: 1000, gems: 25 },
       },
       relationships: { chest_type: { data: { type: 'chest', id: abyssal() } } },
       meta: {},
     });
     expect(deep!.attributes).toMatchObject({
       active: false,
-      featured: { rarity: 'legendary', collectibles: ['sea-leviathan', 'sea-kraken'], share: 0.75 },
+      // The names in the order of the ids.
+      featured: { rarity: 'legendary', collectibles: ['sea-leviathan', 'sea-kraken'], share: 0.75, names: ['Leviathan', 'Kraken'] },
       guarantee: false,
       spark: null,
       pity_group: 'abyss',

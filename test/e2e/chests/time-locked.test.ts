@@ -130,9 +130,15 @@ describe('time-locked chests', () => {
     const chest = chests[0]!;
     const gems = await gemsOf(player);
     expect(gems).toBeLessThan(skipPrice(rules.seconds, skip.per_minute));
-    // What the skip would have cost, so a client can offer a top-up (the timer has not started: its full length).
+    // What the skip would have cost and what the player holds, so a client can offer a top-up (the timer has not started: its full length).
     const poor = expectError(await unlock(player, chest, skip.currency), 409, 'insufficient_funds');
-    expect((poor[0] as { meta?: unknown }).meta).toEqual({ currency: skip.currency, amount: skipPrice(rules.seconds, skip.per_minute) });
+    const cost = skipPrice(rules.seconds, skip.per_minute);
+    expect((poor[0] as { meta?: unknown }).meta).toEqual({
+      currency: skip.currency,
+      amount: cost,
+      required: cost.toFixed(2),
+      balance: gems.toFixed(2),
+    });
     const wrong = expectError(await unlock(player, chest, 'coins'), 422, 'skip_currency_mismatch');
     expect((wrong[0] as { meta?: unknown }).meta).toEqual({ currency: skip.currency });
     expect(await gemsOf(player)).toBe(gems);

@@ -77,7 +77,11 @@ describe('admin command line (npm run admin)', () => {
   it('create-app follows each service applying the content, and list-apps shows it as a table or JSON', async () => {
     const created = await admin(['create-app', '--name', 'Listed game']);
     expect(created.code, created.err).toBe(0);
-    expect(created.out).toMatch(/^App "Listed game" created \(content version 1, default content\)\.\n {2}app id: +[0-9a-f-]{36}\n/);
+    expect(created.out).toMatch(/^App "Listed game" created \(content version 1\)\.\n {2}content: +.+\n {2}app id: +[0-9a-f-]{36}\n/);
+    // Without --content it says which content the app got: the default (demo) content, at the path the players service read.
+    expect(/content: +(.+)/.exec(created.out)![1]).toBe(
+      `the default (demo) content, ${DEFAULT_CONTENT_PATH}, with player credit off (--content <file> loads your own)`,
+    );
     for (const s of ['wallet', 'chests', 'collections'])
       expect(created.err).toMatch(new RegExp(`^ {2}${s} +applied version 1 \\(\\d+\\.\\d s\\)$`, 'm'));
     const appId = /app id: +(\S+)/.exec(created.out)![1]!;

@@ -56,8 +56,17 @@ export type BannerView = z.infer<typeof BannerViewSchema>;
 export const BannerPlayerSchema = BannerStandingViewSchema;
 export type BannerPlayer = z.infer<typeof BannerPlayerSchema>;
 
-/** A banner with, for a caller with a token (ctx.playerId), their standing on it. */
-const BannerWithPlayerSchema = BannerViewSchema.extend({ player: BannerPlayerSchema.optional() });
+/**
+ * A banner as the list and the one-banner read show it: with the names of its featured
+ * collectibles, its price per pull and, for a caller with a token (ctx.playerId), their standing on it.
+ */
+const BannerWithPlayerSchema = BannerViewSchema.extend({
+  /** The featured collectibles' names, in the order of `featured.collectibles` (the id where the content names none). */
+  featuredNames: z.array(z.string()),
+  /** What one pull costs per currency code: its chest type's catalog price (empty when the chest is not on sale). */
+  pricePerPull: z.record(z.string(), z.number()),
+  player: BannerPlayerSchema.optional(),
+});
 
 /** The active and coming banners of ctx.appId's current content (those whose `ends_at` is ahead), in content order. */
 export const ListBanners = defineQuery('chests.v1.list_banners', z.object({}), z.object({ banners: z.array(BannerWithPlayerSchema) }), {

@@ -187,7 +187,17 @@ export const AdminCreateApp = defineSubject(
     contentPath: z.string().min(1).max(1000).optional(),
     content: AppContentSchema.optional(),
   }),
-  z.object({ appId: UuidSchema, publishableKey: z.string(), secretKey: z.string(), contentVersion: z.number().int().min(1) }),
+  z.object({
+    appId: UuidSchema,
+    publishableKey: z.string(),
+    secretKey: z.string(),
+    contentVersion: z.number().int().min(1),
+    /**
+     * Which content the app got: the request's (`content`), the file it named (`contentPath`), or
+     * the default content the players service read (its path), with player credit off.
+     */
+    loaded: z.object({ from: z.enum(['request', 'file', 'default']), path: z.string().optional() }).optional(),
+  }),
   { callers: ['admin'] },
 );
 

@@ -35,7 +35,8 @@ export interface StandInWallet {
 
 /**
  * The wallet as chests asks it (debits and their refunds), over balances held in memory: a debit
- * is applied once per reference, never below zero (409 insufficient_funds); a refund credits back
+ * is applied once per reference, never below zero (409 insufficient_funds with `meta.required` and
+ * `meta.balance`, as the wallet answers it); a refund credits back
  * exactly its debit, at most once.
  */
 export function walletStandIn(): StandInWallet {
@@ -51,7 +52,15 @@ export function walletStandIn(): StandInWallet {
   const debit = endpoint(DebitCurrency, async (req) => {
     if (debits.has(req.reference)) return view(req.playerId, req.currency);
     const left = balance(req.playerId, req.currency) - Number(req.amount);
-    if (left < 0) throw AppError.conflict('insufficient_funds', `The balance of ${req.currency} is too low for this debit.`);
+    if (left < 0) {
+      const [required, held] = [Number(req.amount).toFixed(2), balance(req.playerId, req.currency).toFixed(2)];
+      throw new AppError({
+        kind: 'conflict',
+        code: 'insufficient_funds',
+        detail: `This needs ${required} ${req.currency}, and the balance is ${held} ${req.currency}.`,
+        meta: { currency: req.currency, required, balance: held },
+      });
+    }
     balances.set(key(req.playerId, req.currency), left);
     debits.set(req.reference, { playerId: req.playerId, currency: req.currency, amount: Number(req.amount), refunded: false });
     return view(req.playerId, req.currency);

@@ -11,11 +11,11 @@ import {
   type BannerView,
   type CallContext,
 } from '@ccs/shared';
-import { currentBanners, findBanner, isActive, type Banner } from '../banners/banners.js';
+import { currentBanners, currentContent, findBanner, isActive, type Banner } from '../banners/banners.js';
 import { disclosedBannerRules } from '../banners/banner-rules.js';
 import type { ChestsDeps } from '../deps.js';
 import { bannerErrors } from '../banners/errors.js';
-import { findChestType } from '../repositories/chest-types-repo.js';
+import { catalogPrices, findChestType } from '../repositories/chest-types-repo.js';
 import { NO_STANDING, readBannerStanding, readBannerStandings } from '../repositories/banners-repo.js';
 import { disclose } from './catalog-odds.js';
 
@@ -48,6 +48,34 @@ async function standingOf(deps: ChestsDeps, appId: string, ctx: CallContext, b: 
   return readBannerStanding(deps.pool, appId, playerId, b.group);
 }
 
+/** What the list and the one-banner read add to a banner: its featured collectibles' names and its price per pull. */
+interface Shown {
+  featuredNames: string[];
+  pricePerPull: Record<string, number>;
+}
+
+/**
+ * The names of the banners' featured collectibles (from the current content, or from the content
+ * version of the banner's rules in force for one the current content no longer has; the id when
+ * neither names it) and each banner's price per pull (its chest type's catalog price), in order.
+ */
+async function shownOf(deps: ChestsDeps, appId: string, banners: Banner[]): Promise<Shown[]> {
+  const [content, prices] = await Promise.all([
+    currentContent(deps, appId),
+    catalogPrices(deps.pool, appId, [...new Set(banners.map((b) => b.chestTypeId))]),
+  ]);
+  const names = new Map(content?.collectibles.map((c) => [c.id, c.name]));
+  return Promise.all(
+    banners.map(async (b) => {
+      const ids = b.content.featured.collectibles;
+      if (ids.some((id) => !names.has(id))) {
+        for (const c of (await deps.drops.content(appId, b.rulesVersion))?.collectibles ?? []) if (!names.has(c.id)) names.set(c.id, c.name);
+      }
+      return { featuredNames: ids.map((id) => names.get(id) ?? id), pricePerPull: prices.get(b.chestTypeId) ?? {} };
+    }),
+  );
+}
+
 /** Expected pulls as a JSON number: null where the banner can never give a featured collectible. */
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
@@ -59,11 +87,13 @@ export function listBannersEndpoint(deps: ChestsDeps) {
     const open = (await currentBanners(deps, appId)).filter((b) => now < b.endsAt);
     // The caller's standings in all their groups, in one statement.
     const playerId = optionalCallerOf(ctx);
-    const standings =
-      playerId && open.length ? await readBannerStandings(deps.pool, appId, playerId, [...new Set(open.map((b) => b.group))]) : undefined;
-    const banners = open.map((b) => {
+    const [standings, shown] = await Promise.all([
+      playerId && open.length ? readBannerStandings(deps.pool, appId, playerId, [...new Set(open.map((b) => b.group))]) : undefined,
+      shownOf(deps, appId, open),
+    ]);
+    const banners = open.map((b, i) => {
       const player = standings && (standings.get(b.group) ?? NO_STANDING);
-      return { ...bannerView(b, now), ...(player ? { player } : {}) };
+      return { ...bannerView(b, now), ...shown[i]!, ...(player ? { player } : {}) };
     });
     return { banners };
   });
@@ -75,8 +105,8 @@ export function getBannerEndpoint(deps: ChestsDeps) {
     const appId = appOf(ctx);
     const b = await findBanner(deps, appId, req.bannerId);
     if (!b) throw bannerErrors.bannerNotFound();
-    const player = await standingOf(deps, appId, ctx, b);
-    return { ...bannerView(b, new Date()), ...(player ? { player } : {}) };
+    const [player, [shown]] = await Promise.all([standingOf(deps, appId, ctx, b), shownOf(deps, appId, [b])]);
+    return { ...bannerView(b, new Date()), ...shown!, ...(player ? { player } : {}) };
   });
 }
 

@@ -46,4 +46,4 @@ export const refundChestDebit = (t: DebitTools, payment: PaymentRef, ctx: CallCo
 
 /** The key saga's debit: the chest's key; no key (too low a balance) → 409 `key_required`. */
 export const debitKey = async (t: DebitTools, d: Omit<ChestDebit, 'kind'>, ctx: CallContext): Promise<PaymentRef> =>
-  (await takeChestDebit(t, { ...d, kind: 'key' }, ctx, (e) => (e.code === 'insufficient_funds' ? keyErrors.keyRequired(d) : e))).payment;
+  (await takeChestDebit(t, { ...d, kind: 'key' }, ctx, (e) => (e.code === 'insufficient_funds' ? keyErrors.keyRequired(d, e) : e))).payment;

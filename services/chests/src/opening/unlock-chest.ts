@@ -116,7 +116,7 @@ export async function skipUnlock(t: SkipTools, cmd: UnlockCommand & { skipWith: 
     let paid: Paid;
     try {
       paid = await takeChestDebit(t, debit, ctx, (e) =>
-        e.code === 'insufficient_funds' ? keyErrors.skipInsufficientFunds(skip.currency, amount) : e,
+        e.code === 'insufficient_funds' ? keyErrors.skipInsufficientFunds(skip.currency, amount, e) : e,
       );
     } catch (err) {
       if (!isUniqueViolation(err, ONE_SKIP_PER_CHEST)) throw err;

@@ -46,6 +46,10 @@ const COLUMNS = `id, slug, name, description, images, price, ${T.rules} AS rules
 // Filterable and sortable fields → SQL expressions (never user text).
 const FIELDS: Record<'id' | 'name' | 'description', string> = { id: 'id::text', name: 'name', description: 'description' };
 
+/** A stored price per currency code; jsonb does not keep key order, so codes are shown alphabetically (coins, gems). */
+const priceOf = (stored: unknown): Record<string, number> =>
+  Object.fromEntries(Object.entries(PriceSchema.parse(stored)).sort(([a], [b]) => a.localeCompare(b)));
+
 function toRecord(row: Row): ChestTypeRecord {
   return {
     id: row.id,
@@ -53,8 +57,7 @@ function toRecord(row: Row): ChestTypeRecord {
     name: row.name,
     description: row.description,
     images: ImagesSchema.parse(row.images),
-    // jsonb does not keep key order; currency codes are shown alphabetically (coins, gems).
-    price: Object.fromEntries(Object.entries(PriceSchema.parse(row.price)).sort(([a], [b]) => a.localeCompare(b))),
+    price: priceOf(row.price),
     rules: ChestRulesSchema.parse(row.rules),
     contentVersion: row.content_version,
     inCatalog: row.in_catalog,
@@ -122,6 +125,18 @@ export async function findChestType(db: Queryable, appId: string, id: string, op
     id,
   ]);
   return r.rows[0] && toRecord(r.rows[0]);
+}
+
+/**
+ * The catalog prices of chest types by id (per currency code, alphabetically), in one statement; a
+ * type not in the catalog (not on sale) is absent.
+ */
+export async function catalogPrices(db: Queryable, appId: string, ids: string[]): Promise<Map<string, Record<string, number>>> {
+  const r = await db.query<{ id: string; price: unknown }>(
+    'SELECT id, price FROM chest_types WHERE app_id = $1 AND id = ANY($2::uuid[]) AND in_catalog',
+    [appId, ids],
+  );
+  return new Map(r.rows.map((row) => [row.id, priceOf(row.price)]));
 }
 
 /** A chest type of the app by slug (catalog or not). */

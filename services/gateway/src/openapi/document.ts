@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { scopeOf } from '../plugins/scopes.js';
 import { componentSchemas, inputSchema, responseSchema } from './components.js';
 import { errorResponses, HEADER_COMPONENTS, REQUEST_ID_HEADER, type RouteFacts } from './error-responses.js';
@@ -6,6 +8,15 @@ import { queryParameters, type Parameter } from './query-parameters.js';
 import { TAGS, type MediaType, type RouteDoc } from './route-doc.js';
 import type { CollectedRoute } from './route-collector.js';
 import { API_DESCRIPTION } from './description.js';
+
+/**
+ * The API's version as the document states it (`info.version`): the gateway package's own
+ * (services/gateway/package.json, two levels up from this module in src/ and in dist/ alike), so a
+ * release's version is set in one place.
+ */
+export const API_VERSION = z
+  .object({ version: z.string().min(1) })
+  .parse(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))).version;
 
 /** An OpenAPI 3.1 document, as JSON. */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, Operation>> };
@@ -127,7 +138,7 @@ export function buildOpenApiDocument(routes: CollectedRoute[], opts: { publicBas
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: '3.1.1',
-    info: { title: 'Collectible Chest Service API', version: '1.0.0', description: API_DESCRIPTION },
+    info: { title: 'Collectible Chest Service API', version: API_VERSION, description: API_DESCRIPTION },
     servers: [opts.publicBaseUrl ? { url: opts.publicBaseUrl.replace(/\/$/, '') } : { url: '/', description: 'This gateway' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths: sorted,

@@ -1,6 +1,6 @@
 import { appOf, DebitCurrency, endpoint, withTransaction, type Pool } from '@ccs/shared';
 import { walletErrors } from '../errors.js';
-import { debtOf, takeFromBalance } from '../repositories/balances-repo.js';
+import { debitShortfall, takeFromBalance } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 import { claimDebit, findDebit, isVoided, lockReference, setDebitBalance } from '../repositories/debits-repo.js';
 
@@ -10,8 +10,9 @@ import { claimDebit, findDebit, isVoided, lockReference, setDebitBalance } from 
  * one and moves no money twice; reusing a reference for a different debit is a 409. A balance
  * that does not cover the amount is refused with nothing changed (the claim rolls back): 403
  * currency_in_debt while it is below zero (a store refund's debt blocks every spend of the
- * currency), 409 insufficient_funds otherwise. The debt is read only on that path, so a debit
- * that succeeds costs no extra statement.
+ * currency), 409 insufficient_funds otherwise, with what the debit needed and the balance
+ * (`meta.required`, `meta.balance`) so a client can say how much is missing. The balance is read
+ * only on that path, so a debit that succeeds costs no extra statement.
  */
 export function debitEndpoint(pool: Pool) {
   return endpoint(DebitCurrency, async (req, ctx) => {
@@ -32,8 +33,10 @@ export function debitEndpoint(pool: Pool) {
       }
       const balance = await takeFromBalance(tx, { ...debit, reason: 'debit', requestId: ctx.requestId });
       if (balance === undefined) {
-        const debt = await debtOf(tx, appId, req.playerId, currencyId);
-        throw debt === undefined ? walletErrors.insufficientFunds(req.currency) : walletErrors.currencyInDebt(req.currency, debt);
+        const { balance: now, required } = await debitShortfall(tx, debit);
+        throw now.startsWith('-')
+          ? walletErrors.currencyInDebt(req.currency, now.slice(1))
+          : walletErrors.insufficientFunds(req.currency, required, now);
       }
       await setDebitBalance(tx, appId, req.reference, balance);
       return { currencyId, currency: req.currency, balance };

@@ -177,15 +177,19 @@ export async function takeFromBalance(tx: Queryable, c: BalanceChange): Promise<
 }
 
 /**
- * What the player owes of a currency: the amount below zero of the balance as a positive decimal
- * string ("300.00" for a balance of -300.00), or undefined when the balance is not below zero.
+ * The figures of a refused debit, as the wallet states amounts (two decimals): the player's balance
+ * of the currency now ("0.00" when none; below zero for a debt) and the amount the debit needed.
  */
-export async function debtOf(q: Queryable, appId: string, playerId: string, currencyId: string): Promise<string | undefined> {
-  const r = await q.query<{ debt: string }>(
-    'SELECT (-amount)::text AS debt FROM balances WHERE app_id = $1 AND player_id = $2 AND currency_id = $3 AND amount < 0',
-    [appId, playerId, currencyId],
+export async function debitShortfall(
+  q: Queryable,
+  d: { appId: string; playerId: string; currencyId: string; amount: string },
+): Promise<{ balance: string; required: string }> {
+  const r = await q.query<{ balance: string; required: string }>(
+    `SELECT round(coalesce((SELECT amount FROM balances WHERE app_id = $1 AND player_id = $2 AND currency_id = $3), 0), 2)::text AS balance,
+            round($4::numeric, 2)::text AS required`,
+    [d.appId, d.playerId, d.currencyId, d.amount],
   );
-  return r.rows[0]?.debt;
+  return r.rows[0]!;
 }
 
 /**

@@ -3,10 +3,15 @@ import { loadContentFile } from '../content-file.js';
 import { describeRollout, waitForRollout } from '../content-rollout.js';
 import { adminCall, required, type AdminContext } from '../output.js';
 
+/** What the app got without --content: the players service's default content (the demo's), at the path it read. */
+const defaultContent = (path: string | undefined) =>
+  `the default (demo) content${path ? `, ${path}` : ''}, with player credit off (--content <file> loads your own)`;
+
 /**
  * `create-app --name <name> [--content <file>] [--wait <s> | --no-wait]`: creates an app with a
  * publishable and a secret key (printed once) and its content (the default content without
- * --content), then follows the services applying it. Exit 1 when a running service falls behind.
+ * --content, named with its path as the players service read it), then follows the services
+ * applying it. Exit 1 when a running service falls behind.
  */
 export async function createAppCommand(c: AdminContext, o: { name?: string; content?: string; waitSeconds: number }): Promise<number> {
   const name = required(o.name, 'name');
@@ -15,7 +20,8 @@ export async function createAppCommand(c: AdminContext, o: { name?: string; cont
   if (!c.json) {
     c.io.out(
       [
-        `App "${name}" created (content version ${app.contentVersion}${o.content ? ` from ${o.content}` : ', default content'}).`,
+        `App "${name}" created (content version ${app.contentVersion}).`,
+        `  content:         ${o.content ?? defaultContent(app.loaded?.path)}`,
         `  app id:          ${app.appId}`,
         `  publishable key: ${app.publishableKey}   (game clients send it in the apikey header)`,
         `  secret key:      ${app.secretKey}   (servers only; shown once, store it now)`,

@@ -1,7 +1,7 @@
 import { BannerIdSchema } from '@ccs/shared';
 import type { OperationDoc } from '../route-doc.js';
 import { BannerPullResult, SparkExchangeDocument } from '../schemas/banner-pulls.js';
-import { idempotencyKeyHeader, IN_DEBT_403, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, REPLAYED_HEADER } from './common.js';
+import { idempotencyKeyHeader, IN_DEBT_403, INSUFFICIENT_FUNDS, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, REPLAYED_HEADER } from './common.js';
 
 /** Documentation of a banner's pull and spark (DESIGN.md §8, docs/content.md "Banners"). */
 
@@ -39,7 +39,7 @@ export const pullBanner: OperationDoc = {
     409: [
       "outside the banner's window (`banner_not_active`, `meta.starts_at`, `meta.ends_at`)",
       'the inventory would exceed its capacity (`inventory_full`)',
-      'the balance is too low (`insufficient_funds`)',
+      `the balance is too low for the pulls (\`insufficient_funds\`: ${INSUFFICIENT_FUNDS})`,
       'the Idempotency-Key was used for another pull (`idempotency_key_reused`) or a pull with it is under way (`idempotency_key_in_use`)',
     ],
     422: ["the banner's chest cannot be bought with that currency (`price_unavailable`)"],

@@ -16,6 +16,7 @@ import { variantOf, type OperationDoc } from '../route-doc.js';
 import {
   idempotencyKeyHeader,
   IN_DEBT_403,
+  INSUFFICIENT_FUNDS,
   INVALID_ID,
   INVALID_IDEMPOTENCY_KEY,
   NO_STORE_HEADER,
@@ -141,7 +142,10 @@ export const openChest: OperationDoc = {
       `a key-required chest whose key currency is owed: ${IN_DEBT_403}`,
     ],
     404: ['no such chest in this app (`chest_not_found`)'],
-    409: ['the Idempotency-Key was used to open another chest (`idempotency_key_reused`)', 'a key-required chest and too few keys (`key_required`)'],
+    409: [
+      'the Idempotency-Key was used to open another chest (`idempotency_key_reused`)',
+      `a key-required chest and too few keys (\`key_required\`, the key in \`meta.amount\`; ${INSUFFICIENT_FUNDS})`,
+    ],
   },
 };
 
@@ -179,7 +183,7 @@ export const openChests: OperationDoc = {
     404: ['no such chest in this app (`chest_not_found`), pointed at'],
     409: [
       'the Idempotency-Key was used to open other chests (`idempotency_key_reused`)',
-      'a key-required chest and too few keys (`key_required`), pointed at; keys taken for the batch are refunded',
+      `a key-required chest and too few keys (\`key_required\`, the key in \`meta.amount\`; ${INSUFFICIENT_FUNDS}), pointed at; keys taken for the batch are refunded`,
     ],
     422: [
       'no chest, more than 50, an entry that is not `{type: "chest", id: <uuid>}` (ids in any case), or a chest listed twice (`duplicate_chest`)',
@@ -224,7 +228,7 @@ export const unlockChest: OperationDoc = {
       'the chest has no timer (`chest_not_time_locked`)',
       'every unlock slot is busy (`unlock_slot_busy`, `meta.unlock_slots`, `meta.next_free_at`)',
       'the timer cannot be skipped (`unlock_skip_unavailable`)',
-      'the balance is too low for the skip (`insufficient_funds`, with what it costs now in `meta.currency` and `meta.amount`)',
+      `the balance is too low for the skip (\`insufficient_funds\`, what it costs now in \`meta.amount\`; ${INSUFFICIENT_FUNDS})`,
     ],
     422: [
       'a body that is not `{data: {type: "unlock", attributes: {skip_with: <currency code>}}}`',
@@ -262,7 +266,7 @@ export const purchaseChests: OperationDoc = {
     404: [unknownCatalogChest],
     409: [
       'the inventory would exceed its capacity (`inventory_full`)',
-      'the balance is too low (`insufficient_funds`)',
+      `the balance is too low (\`insufficient_funds\`: ${INSUFFICIENT_FUNDS})`,
       'the Idempotency-Key was used for another purchase (`idempotency_key_reused`)',
       'a purchase with the Idempotency-Key is still under way (`idempotency_key_in_use`)',
     ],

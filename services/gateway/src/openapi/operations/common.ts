@@ -49,6 +49,10 @@ export const PlayerIdOrMe = z.union([z.literal('me'), UuidSchema]);
 /** How the spec's unprefixed aliases are described. */
 export const ALIAS_NOTE = "The spec's unprefixed path: the same operation as under `/api/v1` (it still needs the `apikey`).";
 
+/** The wallet's refusal of a spend the balance does not cover, as every spending operation documents it. */
+export const INSUFFICIENT_FUNDS =
+  '`meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`)';
+
 /**
  * A spend refused because the player owes the currency (wallet.v1.debit's 403): a store refund took
  * back currency that was already spent, and nothing is debited until credits bring the balance back to zero.

@@ -16,6 +16,11 @@ const Featured = z
   })
   .describe('The rate-up.');
 
+/** The rate-up as the banner resource shows it: the rules' featured members, and the collectibles' names. */
+const FeaturedNamed = Featured.extend({
+  names: z.array(z.string()).describe('The featured collectibles\' names, in the order of `collectibles` (one name per id), e.g. `["Kraken"]`.'),
+}).describe('The rate-up, with the names of its featured collectibles.');
+
 const Spark = z
   .object({
     cost: z.number().int().min(1).describe('Spark points (one per pull) that buy one featured collectible of choice.'),
@@ -80,7 +85,13 @@ export const Banner = component(
     attributes: z.object({
       name: z.string(),
       ...BannerMembers,
+      featured: FeaturedNamed,
       active: z.boolean().describe('Whether it takes pulls now.'),
+      price_per_pull: z
+        .record(z.string(), z.number().int())
+        .describe(
+          'What one pull costs per currency code (its chest type\'s catalog price), e.g. `{"coins": 1000, "gems": 25}`: a pull of `count` costs `count` times it in the currency the pull names. Empty when the chest type is not on sale.',
+        ),
     }),
     relationships: z.object({
       chest_type: z.object({ data: z.object({ type: z.literal('chest'), id: UuidSchema.describe('The catalog chest it pulls.') }) }),

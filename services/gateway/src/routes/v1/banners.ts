@@ -38,12 +38,18 @@ const bannerMembers = (b: BannerView) => ({
 const oddsChange = (b: BannerView) =>
   b.oddsChange ? { odds_change: { effective_at: b.oddsChange.effectiveAt, rules_version: b.oddsChange.rulesVersion } } : {};
 
-/** A banner resource; the chest type it pulls as a relationship to the catalog chest. */
+/** A banner resource, with its featured collectibles' names and price per pull; the chest type it pulls as a relationship to the catalog chest. */
 function bannerResource(b: ReplyOf<typeof GetBanner>): Schemas['Banner'] {
   return {
     type: 'banner',
     id: b.id,
-    attributes: { name: b.name, ...bannerMembers(b), active: b.active },
+    attributes: {
+      name: b.name,
+      ...bannerMembers(b),
+      featured: { ...b.featured, names: b.featuredNames },
+      active: b.active,
+      price_per_pull: b.pricePerPull,
+    },
     relationships: { chest_type: { data: { type: 'chest', id: b.chestTypeId } } },
     meta: { ...(b.player ? { player: standing(b.player) } : {}), ...oddsChange(b) },
   };
