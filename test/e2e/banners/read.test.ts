@@ -131,6 +131,7 @@ describe('banners, the read side (GET /api/v1/banners, /banners/{id}, /banners/{
         ten_pull_floor: 'legendary',
       },
       relationships: { chest_type: { data: { type: 'chest', id: abyssal() } } },
+      links: { self: expect.stringMatching(/^http:\/\/[^/]+\/api\/v1\/banners\/tide-call$/) },
       meta: {},
     });
     expect(deep!.attributes).toMatchObject({
