@@ -176,6 +176,13 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
         safe: player({}, { data: { type: 'player', attributes: { privacy: before.player.privacy } } }),
         safeStatus: 200,
       },
+      // The player's canonical URL: the caller's own id; another id is a 404 that changes nothing.
+      getPlayer: same(player({ id: registered.data.id }), 200),
+      updatePlayer: {
+        target: player({ id: registered.data.id }, { data: { type: 'player', attributes: { privacy: 'private', ...DECLARED } } }),
+        safe: player({ id: unknown }, { data: { type: 'player', attributes: { privacy: 'private', ...DECLARED } } }),
+        safeStatus: 404,
+      },
       getPlayerCollection: same(player(), 200),
       addFriend: {
         target: player({}, { data: { type: 'player', id: guest.data.id } }),

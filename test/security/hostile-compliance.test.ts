@@ -233,7 +233,12 @@ describe('a declared profile cannot be gamed', () => {
 
     const corrected = ok(await patch(P.secretKey, p.id.toUpperCase(), { country: 'de', birth_year: 1991 }));
     expectJsonApi(corrected);
-    expect(corrected.data).toEqual({ type: 'player', id: p.id, attributes: { country: 'DE', birth_year: 1991, country_changed_at: null } });
+    expect(corrected.data).toEqual({
+      type: 'player',
+      id: p.id,
+      attributes: { country: 'DE', birth_year: 1991, country_changed_at: null },
+      links: { self: expect.stringMatching(new RegExp(`/api/v1/admin/players/${p.id}$`)) },
+    });
     // The gate reads it at once: the paid key opens now.
     expect(ok(await open(p, vault)).data.chest_id).toBe(vault);
 

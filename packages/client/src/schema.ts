@@ -804,6 +804,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling player, at its canonical URL
+         * @description The calling player with privacy, experience, the declared `country` and `birth_year` (null until given; only the player sees them) and references to their unopened chests; `include=chests` adds the chests. If the chests service is down, the player is still shown (the relationship says so), unless `include=chests` was asked.
+         *
+         *     The player's canonical URL, the `links.self` of the player resource: with the caller's own id (any case) it answers exactly as `/players/me` does.
+         */
+        get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change privacy, country or birth year, at the canonical URL
+         * @description Changes the attributes given (at least one): `privacy`, who may see the inventory: `public` (counts only), `private` (nobody else) or `friends` (confirmed friends see the chests); `country` (ISO 3166-1 alpha-2, either case, stored upper case) and `birth_year`, which the compliance rules of paid purchases read. A declared profile cannot be gamed: the first country is free; a country declared in a region where paid random items are blocked cannot change (`country_locked`); any other changes at most once per `COUNTRY_CHANGE_COOLDOWN_DAYS` (30 by default; `country_change_too_soon`, `meta.retry_after` the ISO 8601 moment from which it may). A birth year may move later, never earlier (`birth_year_locked`). Sending the values already declared is fine; a refusal changes nothing. The studio corrects them with `PATCH /api/v1/admin/players/{id}`. Nothing else can change.
+         *
+         *     The player's canonical URL, the `links.self` of the player resource: with the caller's own id (any case) it answers exactly as `/players/me` does.
+         */
+        patch: operations["updatePlayer"];
+        trace?: never;
+    };
     "/api/v1/players/{id}/chests": {
         parameters: {
             query?: never;
@@ -1444,6 +1472,8 @@ export interface components {
                 };
                 /** Format: uuid */
                 id: string;
+                /** @description `self`: `/api/v1/admin/players/{id}`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @constant */
                 type: "player";
             };
@@ -1509,6 +1539,8 @@ export interface components {
                 };
                 /** Format: uuid */
                 id: string;
+                /** @description `self`: `/api/v1/admin/overview`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @constant */
                 type: "app_overview";
             };
@@ -1586,6 +1618,8 @@ export interface components {
             };
             /** @description The banner's id: its content slug. */
             id: string;
+            /** @description `self`: `/api/v1/banners/{id}`. */
+            links: components["schemas"]["ResourceLinks"];
             /** @description With a Bearer token, `player`; while a change of its rules is announced, `odds_change`; empty otherwise. */
             meta: {
                 /** @description A change of the banner's rules (chest, pity group, featured, guarantee, ten-pull floor) announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` pulls roll the rules in force, which the attributes show; absent when none is pending. */
@@ -1727,6 +1761,8 @@ export interface components {
                 };
                 /** @description The banner's id: its content slug. */
                 id: string;
+                /** @description `self`: `/api/v1/banners/{id}/odds`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @description Always empty: this resource has no relationships. */
                 relationships: Record<string, never>;
                 /** @constant */
@@ -2007,6 +2043,8 @@ export interface components {
                 };
                 /** @description The banner's id: its content slug. */
                 id: string;
+                /** @description `self`: `/api/v1/admin/banners/{id}/stats`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @constant */
                 type: "banner_stats";
             };
@@ -2020,6 +2058,8 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            /** @description `self`: `/api/v1/chests/{id}`. */
+            links: components["schemas"]["ResourceLinks"];
             meta: {
                 /** @description A change of the chest's rules announced under the app's odds change notice period (content `compliance.odds_change_notice_hours`): until `effective_at` openings roll the rules in force; absent when none is pending. */
                 odds_change?: {
@@ -2102,6 +2142,8 @@ export interface components {
                 };
                 /** Format: uuid */
                 id: string;
+                /** @description `self`: `/api/v1/admin/chests/{id}/drops`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @constant */
                 type: "chest_drops";
             };
@@ -2174,6 +2216,8 @@ export interface components {
                  * @description The catalog chest.
                  */
                 id: string;
+                /** @description `self`: `/api/v1/chests/{id}/odds`, with `?rules_version=` when one was asked for. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @description Always empty: this resource has no relationships. */
                 relationships: Record<string, never>;
                 /** @constant */
@@ -2492,6 +2536,8 @@ export interface components {
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
+            /** @description `self`: `/api/v1/collectibles/{id}`. */
+            links: components["schemas"]["ResourceLinks"];
             meta: {
                 /** @description The rarity, e.g. `common`, `rare`, `legendary`. */
                 rarity: string;
@@ -2548,6 +2594,8 @@ export interface components {
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
+            /** @description `self`: `/api/v1/collections/{id}`. */
+            links: components["schemas"]["ResourceLinks"];
             /** @description Present when the collection has a completion reward, or the request has a Bearer token. */
             meta?: {
                 /** @description With a Bearer token (GET /api/v1/collections, /api/v1/collections/{id}): when the player first owned every collectible of it (its reward was granted then); null until then. */
@@ -2750,6 +2798,8 @@ export interface components {
                 };
                 /** @constant */
                 id: "current";
+                /** @description `self`: `/api/v1/players/me/fairness`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @description Always empty: this resource has no relationships. */
                 relationships: Record<string, never>;
                 /** @constant */
@@ -2938,6 +2988,8 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            /** @description `self`: `/api/v1/players/{id}`, which answers and updates this player as `/api/v1/players/me` does. */
+            links: components["schemas"]["ResourceLinks"];
             relationships: {
                 chests: {
                     data: {
@@ -2979,6 +3031,8 @@ export interface components {
                 };
                 /** Format: uuid */
                 id: string;
+                /** @description `self`: `/api/v1/chests/{id}/odds/observed`, with `?rules_version=` when one was asked for. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @description Always empty: this resource has no relationships. */
                 relationships: Record<string, never>;
                 /** @constant */
@@ -3055,6 +3109,8 @@ export interface components {
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
+            /** @description `self`: `/api/v1/collectibles/{id}`. */
+            links: components["schemas"]["ResourceLinks"];
             meta: {
                 /**
                  * Format: date-time
@@ -3296,6 +3352,10 @@ export interface components {
                 };
             };
         };
+        ResourceLinks: {
+            /** Format: uri */
+            self: string;
+        };
         SeedRotationDocument: {
             data: {
                 attributes: {
@@ -3310,6 +3370,8 @@ export interface components {
                 };
                 /** @constant */
                 id: "current";
+                /** @description `self`: `/api/v1/players/me/fairness`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @description Always empty: this resource has no relationships. */
                 relationships: Record<string, never>;
                 /** @constant */
@@ -3360,6 +3422,8 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            /** @description `self`: `/api/v1/players/{id}`, which answers and updates this player as `/api/v1/players/me` does. */
+            links: components["schemas"]["ResourceLinks"];
             relationships: {
                 chests: {
                     data: {
@@ -3634,6 +3698,8 @@ export interface components {
                 };
                 /** Format: uuid */
                 id: string;
+                /** @description `self`: `/api/v1/admin/players/{id}`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @constant */
                 type: "player";
             };
@@ -3681,6 +3747,8 @@ export interface components {
                  * @description The opening.
                  */
                 id: string;
+                /** @description `self`: `/api/v1/openings/{id}/verification`. */
+                links: components["schemas"]["ResourceLinks"];
                 /** @description Always empty: this resource has no relationships. */
                 relationships: Record<string, never>;
                 /** @constant */
@@ -11855,6 +11923,444 @@ export interface operations {
              *     - a path segment longer than 500 characters (`uri_too_long`)
              */
             414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getPlayer: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @example {
+                 *       "player": "id,email"
+                 *     }
+                 */
+                fields?: {
+                    /** @description Any of `id`, `email`, `is_anonymous`, `privacy`, `experience`, `country`, `birth_year`, `created_at`, `chests`. */
+                    player?: string;
+                };
+                /**
+                 * @description Related resources to add to `included`, comma-separated: `chests`.
+                 * @example chests
+                 */
+                include?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The calling player's own id.
+                 * @example 3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling player. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["MeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - an `include` path other than those listed (`unsupported_include`)
+             *     - a `fields` type or name not listed (`unsupported_fields`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - `{id}` is not the caller's own id (`player_not_found`): a player reads and changes only themselves, and another player's id is answered as an unknown one
+             *     - the player of the token no longer exists (`player_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    updatePlayer: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @example {
+                 *       "player": "id,email"
+                 *     }
+                 */
+                fields?: {
+                    /** @description Any of `id`, `email`, `is_anonymous`, `privacy`, `experience`, `country`, `birth_year`, `created_at`, `chests`. */
+                    player?: string;
+                };
+                /**
+                 * @description Related resources to add to `included`, comma-separated: `chests`.
+                 * @example chests
+                 */
+                include?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The calling player's own id.
+                 * @example 3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "player",
+                 *         "id": "3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43",
+                 *         "attributes": {
+                 *           "privacy": "friends"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description Year of birth, from 1900 to the current year. Once set it cannot be changed (`birth_year_locked`). */
+                            birth_year?: number;
+                            /** @description ISO 3166-1 alpha-2 code of the country the player lives in, either case (stored upper case), e.g. `DE`. */
+                            country?: string;
+                            /** @enum {string} */
+                            privacy?: "public" | "private" | "friends";
+                        };
+                        /** Format: uuid */
+                        id?: string;
+                        relationships?: {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        type: "player";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The updated player. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["MeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - an `include` path other than those listed (`unsupported_include`)
+             *     - a `fields` type or name not listed (`unsupported_fields`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - the declared country is in a blocked region (`country_locked`)
+             *     - the declared country changed less than `COUNTRY_CHANGE_COOLDOWN_DAYS` ago (`country_change_too_soon`, `meta.retry_after`: ISO 8601 UTC)
+             *     - a birth year earlier than the one declared (`birth_year_locked`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - `{id}` is not the caller's own id (`player_not_found`): a player reads and changes only themselves, and another player's id is answered as an unknown one
+             *     - the player of the token no longer exists (`player_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - `data.id` is not the calling player (`id_mismatch`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - no attribute given, or one that cannot change
+             *     - a `country` that is not an assigned ISO 3166-1 alpha-2 code (`country_invalid`), a `birth_year` before 1900 or after the current year (`birth_year_invalid`)
+             */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

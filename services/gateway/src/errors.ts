@@ -33,6 +33,14 @@ export const gatewayErrors = {
   contentNotFound: (kind: 'collection' | 'collectible') =>
     AppError.notFound(`${kind}_not_found`, `No such ${kind} in this app.`, { parameter: 'id' }),
   playerNotFound: () => AppError.notFound('player_not_found', 'No such player in this app.', { parameter: 'id' }),
+  /**
+   * `/players/{id}` names another player than the caller: answered as an unknown player is (the
+   * gateway looks nothing up, so whether that player exists is never told).
+   */
+  notOwnPlayer: () =>
+    AppError.notFound('player_not_found', 'No such player for this token: a player reads and changes only themselves (use your own id or me).', {
+      parameter: 'id',
+    }),
   webhookNotFound: () => AppError.notFound('webhook_not_found', 'No such webhook endpoint in this app.', { parameter: 'id' }),
   deliveryStatusFilter: () =>
     AppError.badRequest('invalid_filter', `Use filter[status]= one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}.`, { parameter: 'filter[status]' }),

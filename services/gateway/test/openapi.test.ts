@@ -259,6 +259,19 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/players/me/friends', { token });
     await go('DELETE', `/api/v1/players/me/friends/${bob.data.id}`, { token });
 
+    // The player's canonical URL (its links.self): the caller's own id answers as `me`, another's is a 404.
+    await go('GET', `/api/v1/players/${ada.data.id}`, { token });
+    await go('GET', `/api/v1/players/${bob.data.id}`, { token }); // 404
+    await go('GET', '/api/v1/players/not-a-uuid', { token }); // 400
+    await go('PATCH', `/api/v1/players/${ada.data.id}`, {
+      token,
+      body: { data: { type: 'player', id: ada.data.id, attributes: { privacy: 'friends' } } },
+    });
+    await go('PATCH', `/api/v1/players/${bob.data.id}`, {
+      token,
+      body: { data: { type: 'player', id: bob.data.id, attributes: { privacy: 'public' } } },
+    }); // 404
+
     // Currencies and credit (plain JSON).
     const currencies = await go('GET', '/api/v1/currencies', { token });
     await go('GET', '/currencies');

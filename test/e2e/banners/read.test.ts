@@ -133,6 +133,7 @@ describe('banners, the read side (GET /api/v1/banners, /banners/{id}, /banners/{
         price_per_pull: { coins: 1000, gems: 25 },
       },
       relationships: { chest_type: { data: { type: 'chest', id: abyssal() } } },
+      links: { self: expect.stringMatching(/^http:\/\/[^/]+\/api\/v1\/banners\/tide-call$/) },
       meta: {},
     });
     expect(deep!.attributes).toMatchObject({

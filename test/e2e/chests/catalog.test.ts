@@ -23,6 +23,8 @@ import {
 const content = readContentFile();
 const VERIFIER = fileURLToPath(new URL('../../../scripts/verify-opening.mjs', import.meta.url));
 const names = (body: { data: { attributes: { name: string } }[] }) => body.data.map((c) => c.attributes.name);
+/** A resource's self link: its canonical path, absolute on the request's host. */
+const selfAt = (path: string) => ({ self: expect.stringMatching(new RegExp(`^http://[^/]+${path}$`)) });
 
 // The catalog through the gateway: its documents, filters, sorts, pages, fields and odds as
 // rendered, and the gateway's validation. The catalog's cache, app isolation and a new content
@@ -57,6 +59,7 @@ describe('chest catalog', () => {
         id: chestTypeId(appId, chest.id),
         attributes: { name: chest.name, description: chest.description, images: chest.images },
         relationships: {},
+        links: selfAt(`/api/v1/chests/${chestTypeId(appId, chest.id)}`),
         meta: {
           ...(chest.requires_key ? { requires_key: chest.requires_key } : {}),
           ...(chest.unlock ? { unlock: chest.unlock } : {}),
@@ -171,6 +174,7 @@ describe('chest catalog', () => {
         id: ids['Golden Chest'],
         attributes: { name: 'Golden Chest', description: content.chests[2]!.description, images: content.chests[2]!.images },
         relationships: {},
+        links: selfAt(`/api/v1/chests/${ids['Golden Chest']}`),
         meta: { price: { gems: 50 } },
       },
       meta: {},
@@ -382,6 +386,7 @@ describe('chest catalog', () => {
           duplicates: content.duplicates,
         },
         relationships: {},
+        links: selfAt(`/api/v1/chests/${ids[chest.name]}/odds`),
       });
       const sum = (xs: { probability: number }[]) => xs.reduce((s, x) => s + x.probability, 0);
       expect(sum(body.data.attributes.rarities)).toBeCloseTo(1, 12);

@@ -100,6 +100,7 @@ describe('collectibles and the player collection through the gateway', () => {
         id: mask.id,
         attributes: { name: mask.name, description: mask.description, collection_id: 'ancient-relics', images: mask.images },
         relationships: { collection: { data: { type: 'collection', id: 'ancient-relics' } } },
+        links: { self: expect.stringMatching(new RegExp(`^http://[^/]+/api/v1/collectibles/${mask.id}$`)) },
         meta: { rarity: mask.rarity },
       });
       const rarity = content.rarities.find((r) => r.id === mask.rarity)!;

@@ -118,6 +118,7 @@ describe('collections through the gateway', () => {
         id: amulet.id,
         attributes: { name: amulet.name, description: amulet.description, collection_id: 'ancient-relics', images: amulet.images },
         relationships: { collection: { data: { type: 'collection', id: 'ancient-relics' } } },
+        links: { self: expect.stringMatching(new RegExp(`^http://[^/]+/api/v1/collectibles/${amulet.id}$`)) },
         meta: { rarity: amulet.rarity },
       });
       const linked = body.data.relationships.collectibles.data.map((r: { id: string }) => r.id);

@@ -160,6 +160,7 @@ describe('guests and /players/me', () => {
           created_at: player.body.meta.created_at,
         },
         relationships: { chests: { data: [{ type: 'chest', id: starter }] } },
+        links: { self: expect.stringMatching(new RegExp(`^http://[^/]+/api/v1/players/${player.id}$`)) },
       });
     });
   });

@@ -31,7 +31,9 @@ describe('registration', () => {
       id: expect.stringMatching(UUID),
       attributes: { email, is_anonymous: false },
       relationships: { chests: { data: [{ type: 'chest', id: starter }] } },
+      links: { self: expect.stringMatching(/^http:\/\/[^/]+\/api\/v1\/players\/[0-9a-f-]{36}$/) },
     });
+    expect(body.data.links.self).toMatch(new RegExp(`/players/${body.data.id}$`));
     expect(body.included).toEqual([]);
     expect(body.meta).toEqual({
       access_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),

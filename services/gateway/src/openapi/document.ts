@@ -24,6 +24,13 @@ type Operation = Record<string, unknown> & { operationId: string; responses: Rec
 
 const JSONAPI: MediaType = 'application/vnd.api+json';
 
+/**
+ * The API's licence as the document states it. The repository grants none (no LICENSE file, no
+ * `license` in any package.json): all rights are reserved, which the SPDX expression names with a
+ * LicenseRef. Change it here when the project chooses a licence.
+ */
+const LICENSE = { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' };
+
 /** `/api/v1/chests/:id` → `/api/v1/chests/{id}`. */
 export const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
@@ -138,7 +145,7 @@ export function buildOpenApiDocument(routes: CollectedRoute[], opts: { publicBas
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: '3.1.1',
-    info: { title: 'Collectible Chest Service API', version: API_VERSION, description: API_DESCRIPTION },
+    info: { title: 'Collectible Chest Service API', version: API_VERSION, description: API_DESCRIPTION, license: LICENSE },
     servers: [opts.publicBaseUrl ? { url: opts.publicBaseUrl.replace(/\/$/, '') } : { url: '/', description: 'This gateway' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths: sorted,

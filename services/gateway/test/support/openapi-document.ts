@@ -46,7 +46,13 @@ export type Operation = z.infer<typeof Operation>;
  */
 export const OpenApiDocumentSchema = z.strictObject({
   openapi: z.string().regex(/^3\.1\.\d+$/),
-  info: z.object({ title: z.string().min(1), version: z.string().min(1), description: z.string().optional() }),
+  info: z.object({
+    title: z.string().min(1),
+    version: z.string().min(1),
+    description: z.string().optional(),
+    // OpenAPI 3.1: a name, and either an SPDX expression or a URL.
+    license: z.union([z.object({ name: z.string().min(1), identifier: z.string().min(1) }), z.object({ name: z.string().min(1), url: z.url() })]),
+  }),
   servers: z.array(z.object({ url: z.string(), description: z.string().optional() })).min(1),
   tags: z.array(z.object({ name: z.string(), description: z.string() })),
   paths: z.record(z.string().startsWith('/'), z.partialRecord(z.enum(METHODS), Operation)),

@@ -165,6 +165,31 @@ export const updateMe: OperationDoc = {
   },
 };
 
+/** A `/players/{id}` that names another player than the caller. */
+const NOT_OWN_PLAYER =
+  "`{id}` is not the caller's own id (`player_not_found`): a player reads and changes only themselves, and another player's id is answered as an unknown one";
+
+/** What the canonical URL adds to the operation at `/players/me`. */
+const CANONICAL_NOTE =
+  "The player's canonical URL, the `links.self` of the player resource: with the caller's own id (any case) it answers exactly as `/players/me` does.";
+
+/** GET /api/v1/players/{id}. */
+export const getPlayer: OperationDoc = {
+  ...variantOf(getMe, 'getPlayer', CANONICAL_NOTE),
+  summary: 'The calling player, at its canonical URL',
+  params: { id: uuidParam("The calling player's own id.") },
+  errors: { ...getMe.errors, 400: [INVALID_ID], 404: [NOT_OWN_PLAYER, ...(getMe.errors?.[404] ?? [])] },
+};
+
+/** PATCH /api/v1/players/{id}. */
+export const updatePlayer: OperationDoc = {
+  ...variantOf(updateMe, 'updatePlayer', CANONICAL_NOTE),
+  summary: 'Change privacy, country or birth year, at the canonical URL',
+  params: { id: uuidParam("The calling player's own id.") },
+  bodyExample: { data: { type: 'player', id: '3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43', attributes: { privacy: 'friends' } } },
+  errors: { ...updateMe.errors, 400: [INVALID_ID], 404: [NOT_OWN_PLAYER, ...(updateMe.errors?.[404] ?? [])] },
+};
+
 /** POST /api/v1/players/me/friends. */
 export const addFriend: OperationDoc = {
   operationId: 'addFriend',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
-import { Count, NoRelationships, Timestamp } from './jsonapi.js';
+import { Count, NoRelationships, ResourceLinks, Timestamp } from './jsonapi.js';
 import { BannerStanding } from './banner-pulls.js';
 
 /** Response schemas of gacha banners (DESIGN.md §8): the list, one banner, a banner's odds document. */
@@ -96,6 +96,7 @@ export const Banner = component(
     relationships: z.object({
       chest_type: z.object({ data: z.object({ type: z.literal('chest'), id: UuidSchema.describe('The catalog chest it pulls.') }) }),
     }),
+    links: ResourceLinks.describe('`self`: `/api/v1/banners/{id}`.'),
     meta: BannerMeta,
   }),
 );
@@ -154,6 +155,7 @@ export const BannerOddsDocument = component(
           .describe("What the rules are read against: the version's rarities, and the collectibles of the chest's pool in content order."),
       }),
       relationships: NoRelationships,
+      links: ResourceLinks.describe('`self`: `/api/v1/banners/{id}/odds`.'),
     }),
     meta: z
       .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChestSourceSchema, DecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
-import { Count, NoRelationships, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
+import { Count, NoRelationships, PageMeta, PaginationLinks, ResourceLinks, Timestamp } from './jsonapi.js';
 
 /** Response schemas of the chest catalog, odds, inventories, openings and purchases. */
 
@@ -39,6 +39,7 @@ export const CatalogChest = component(
     id: UuidSchema,
     attributes: ChestAttributes,
     relationships: NoRelationships,
+    links: ResourceLinks.describe('`self`: `/api/v1/chests/{id}`.'),
     meta: z.object({
       requires_key: z
         .object({
@@ -207,6 +208,7 @@ export const ObservedOddsDocument = component(
         ...drawnAgainstDisclosed('that version'),
       }),
       relationships: NoRelationships,
+      links: ResourceLinks.describe('`self`: `/api/v1/chests/{id}/odds/observed`, with `?rules_version=` when one was asked for.'),
     }),
   }),
 );
@@ -256,6 +258,7 @@ export const ChestOddsDocument = component(
           .describe("The app's duplicate rules: a collectible already held `max_copies` times is converted into currency; null when none."),
       }),
       relationships: NoRelationships,
+      links: ResourceLinks.describe('`self`: `/api/v1/chests/{id}/odds`, with `?rules_version=` when one was asked for.'),
     }),
     meta: z
       .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
-import { Count, identifierOf, PageMeta, PaginationLinks, SelfLink, Timestamp } from './jsonapi.js';
+import { Count, identifierOf, PageMeta, PaginationLinks, ResourceLinks, SelfLink, Timestamp } from './jsonapi.js';
 
 /** Response schemas of collections, collectibles and the calling player's collection. */
 
@@ -18,6 +18,7 @@ const collectibleResource = <M extends z.ZodType>(meta: M) =>
     id: z.string().describe('Slug-like identifier, not a UUID.'),
     attributes: CollectibleAttributes,
     relationships: z.object({ collection: z.object({ data: identifierOf('collection') }) }),
+    links: ResourceLinks.describe('`self`: `/api/v1/collectibles/{id}`.'),
     meta,
   });
 
@@ -42,6 +43,7 @@ export const Collection = component(
     id: z.string().describe('Slug-like identifier, not a UUID.'),
     attributes: z.object({ name: z.string(), description: z.string() }),
     relationships: z.object({ collectibles: z.object({ data: z.array(identifierOf('collectible')) }) }),
+    links: ResourceLinks.describe('`self`: `/api/v1/collections/{id}`.'),
     meta: z
       .object({
         completion_reward: z

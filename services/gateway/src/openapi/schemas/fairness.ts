@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
-import { Count, NoRelationships } from './jsonapi.js';
+import { Count, NoRelationships, ResourceLinks } from './jsonapi.js';
 
 /** Response schemas of verifiable randomness and pity (docs/fairness.md). */
 
@@ -15,6 +15,7 @@ const FairnessResource = z.object({
     algorithm: z.string().describe('`hmac-sha256-48bit-v1`, stated exactly in docs/fairness.md.'),
   }),
   relationships: NoRelationships,
+  links: ResourceLinks.describe('`self`: `/api/v1/players/me/fairness`.'),
 });
 
 /** The calling player's active seed pair. */
@@ -82,6 +83,7 @@ export const VerificationDocument = component(
         matches: z.boolean().describe('Whether the recomputed items are exactly the ones the opening gave.'),
       }),
       relationships: NoRelationships,
+      links: ResourceLinks.describe('`self`: `/api/v1/openings/{id}/verification`.'),
     }),
   }),
 );

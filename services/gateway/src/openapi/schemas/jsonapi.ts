@@ -25,6 +25,16 @@ export const PaginationLinks = component(
 /** Top-level links of a single document. */
 export const SelfLink = component('SelfLink', 'The absolute URL of this document, with its query.', z.object({ self: AbsoluteUrl }));
 
+/**
+ * A resource's own links: its canonical URL. Only resources that a GET serves on their own have
+ * one (docs/guide.md, "Resource links"); the others carry no `links`.
+ */
+export const ResourceLinks = component(
+  'ResourceLinks',
+  "The resource's canonical URL, absolute: a GET there answers this resource as primary data (with the same credentials). Resources that no GET serves on their own carry no `links`.",
+  z.object({ self: AbsoluteUrl }),
+);
+
 /** The page a list answer holds. */
 export const PageMeta = component(
   'PageMeta',

@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { PrivacySchema, UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
 import { InventoryChest } from './chests.js';
-import { Count, identifierOf, NoRelationships, Timestamp } from './jsonapi.js';
+import { Count, identifierOf, NoRelationships, ResourceLinks, Timestamp } from './jsonapi.js';
 
 /** Response schemas of registration, sessions, the calling player and friends. */
+
+/** The player's canonical URL, which only the player may read and update (as `/players/me`). */
+const PlayerLinks = ResourceLinks.describe('`self`: `/api/v1/players/{id}`, which answers and updates this player as `/api/v1/players/me` does.');
 
 const Email = z.string().nullable().describe('Null for guests (anonymous players).');
 const ChestRefs = z.object({ data: z.array(identifierOf('chest')) });
@@ -20,6 +23,7 @@ export const SessionPlayer = component(
     id: UuidSchema,
     attributes: z.object({ email: Email, is_anonymous: z.boolean() }),
     relationships: z.object({ chests: ChestsRelationship }),
+    links: PlayerLinks,
   }),
 );
 
@@ -80,6 +84,7 @@ export const MePlayer = component(
       created_at: Timestamp,
     }),
     relationships: z.object({ chests: ChestsRelationship }),
+    links: PlayerLinks,
   }),
 );
 

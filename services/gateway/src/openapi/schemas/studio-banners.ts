@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
-import { Count, Timestamp } from './jsonapi.js';
+import { Count, ResourceLinks, Timestamp } from './jsonapi.js';
 
 /** Response schema of a banner's stats in the admin API (DESIGN.md §8): real pulls, disclosed figures, a seeded simulation. */
 
@@ -105,6 +105,7 @@ export const BannerStatsDocument = component(
             "A seeded simulation (the production pull) on the chest's current rules: players with a fresh standing making single pulls. Short histories read below the long-run share (each player's first item of the rarity is a plain 50/50).",
           ),
       }),
+      links: ResourceLinks.describe('`self`: `/api/v1/admin/banners/{id}/stats`.'),
     }),
   }),
 );

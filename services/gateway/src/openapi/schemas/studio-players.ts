@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
-import { Timestamp } from './jsonapi.js';
+import { ResourceLinks, Timestamp } from './jsonapi.js';
 
 /** Response schema of the studio's changes of a player's declared profile (the admin API). */
 
@@ -20,6 +20,7 @@ export const StudioPlayerProfileDocument = component(
           "When the player last changed a declared country themselves (the cooldown counts from it); null when never. The studio's changes do not set it.",
         ),
       }),
+      links: ResourceLinks.describe('`self`: `/api/v1/admin/players/{id}`.'),
     }),
   }),
 );

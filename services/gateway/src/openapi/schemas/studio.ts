@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DecimalSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../components.js';
 import { drawnAgainstDisclosed } from './chests.js';
-import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
+import { Count, PageMeta, PaginationLinks, ResourceLinks, Timestamp } from './jsonapi.js';
 import { SpendLimitAttributes } from './spend-limits.js';
 
 /** Response schemas of the admin API (the studio scope: the app's secret key). */
@@ -41,6 +41,7 @@ export const AppOverviewDocument = component(
           .describe('The last 24 hours, hour by hour, oldest first: openings and completed purchases.'),
         content_versions: ContentVersions,
       }),
+      links: ResourceLinks.describe('`self`: `/api/v1/admin/overview`.'),
     }),
   }),
 );
@@ -107,6 +108,7 @@ export const AdminPlayerDocument = component(
             'The spend limits that hold the player (DESIGN.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies.',
           ),
       }),
+      links: ResourceLinks.describe('`self`: `/api/v1/admin/players/{id}`.'),
     }),
   }),
 );
@@ -267,6 +269,7 @@ export const ChestDropsDocument = component(
         since: Timestamp.nullable().describe('The oldest opening counted; null without any.'),
         ...drawnAgainstDisclosed('the current rules'),
       }),
+      links: ResourceLinks.describe('`self`: `/api/v1/admin/chests/{id}/drops`.'),
     }),
   }),
 );

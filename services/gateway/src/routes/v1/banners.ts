@@ -4,6 +4,7 @@ import { callContext, jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { gatewayErrors } from '../../errors.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/banners.js';
+import { linkBase, selfLinks } from './resource-links.js';
 import type { Schemas } from './schemas.js';
 
 /**
@@ -39,7 +40,7 @@ const oddsChange = (b: BannerView) =>
   b.oddsChange ? { odds_change: { effective_at: b.oddsChange.effectiveAt, rules_version: b.oddsChange.rulesVersion } } : {};
 
 /** A banner resource, with its featured collectibles' names and price per pull; the chest type it pulls as a relationship to the catalog chest. */
-function bannerResource(b: ReplyOf<typeof GetBanner>): Schemas['Banner'] {
+function bannerResource(b: ReplyOf<typeof GetBanner>, base: string): Schemas['Banner'] {
   return {
     type: 'banner',
     id: b.id,
@@ -51,6 +52,7 @@ function bannerResource(b: ReplyOf<typeof GetBanner>): Schemas['Banner'] {
       price_per_pull: b.pricePerPull,
     },
     relationships: { chest_type: { data: { type: 'chest', id: b.chestTypeId } } },
+    links: selfLinks.banner(base, b.id),
     meta: { ...(b.player ? { player: standing(b.player) } : {}), ...oddsChange(b) },
   };
 }
@@ -66,7 +68,7 @@ export async function listBanners(request: FastifyRequest, reply: FastifyReply) 
   const r = await request.server.bus.request(ListBanners, {}, callContext(request));
   privateWithToken(request, reply);
   return sendDocument(reply, 200, {
-    data: r.banners.map(bannerResource),
+    data: r.banners.map((b) => bannerResource(b, linkBase(request))),
     meta: { total_count: r.banners.length },
   } satisfies Schemas['BannerListDocument']);
 }
@@ -77,7 +79,7 @@ export async function getBanner(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const b = await request.server.bus.request(GetBanner, { bannerId }, callContext(request));
   privateWithToken(request, reply);
-  return sendDocument(reply, 200, { data: bannerResource(b) } satisfies Schemas['BannerDocument']);
+  return sendDocument(reply, 200, { data: bannerResource(b, linkBase(request)) } satisfies Schemas['BannerDocument']);
 }
 
 /** Drops binary floating-point noise from a disclosed figure (as the chest odds do). */
@@ -108,6 +110,7 @@ export async function getBannerOdds(request: FastifyRequest, reply: FastifyReply
         rule_inputs: o.ruleInputs,
       },
       relationships: {},
+      links: selfLinks.bannerOdds(linkBase(request), o.banner.id),
     },
     meta: {
       ...(o.player ? { player: { ...standing(o.player), expected_pulls_to_featured: exact(o.player.expectedPullsToFeatured) } } : {}),

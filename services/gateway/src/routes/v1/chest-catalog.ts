@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { applyFieldset, ChestSortFieldSchema, CHEST_SORT_FIELDS, FilterNodeSchema, GetChestType, ListChestTypes, paginationLinks } from '@ccs/shared';
-import { baseUrl, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
+import { jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { catalogChest, CHEST_FIELDS } from './chest-resources.js';
 import { purchasableFor } from './purchasable.js';
+import { linkBase } from './resource-links.js';
 import { gatewayErrors } from '../../errors.js';
 
 /** Query members of the catalog. */
@@ -29,10 +30,11 @@ export async function listChests(request: FastifyRequest, reply: FastifyReply) {
     purchasableFor(request, reply),
   ]);
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
+  const base = linkBase(request);
   return sendDocument(reply, 200, {
-    data: result.chests.map((c) => applyFieldset(catalogChest(c, purchasable), q.fields)),
+    data: result.chests.map((c) => applyFieldset(catalogChest(c, base, purchasable), q.fields)),
     meta: { total_count: result.total, page: q.page },
-    links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/chests', rest, q.page, result.total),
+    links: paginationLinks(base, '/api/v1/chests', rest, q.page, result.total),
   });
 }
 
@@ -41,5 +43,5 @@ export async function getChest(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
   const q = jsonApiQuery(request, CHEST_QUERY);
   const [chest, purchasable] = await Promise.all([contentRead(request, GetChestType, { chestTypeId }), purchasableFor(request, reply)]);
-  return sendDocument(reply, 200, { data: applyFieldset(catalogChest(chest, purchasable), q.fields), meta: {} });
+  return sendDocument(reply, 200, { data: applyFieldset(catalogChest(chest, linkBase(request), purchasable), q.fields), meta: {} });
 }

@@ -4,6 +4,7 @@ import { GetChestOdds, GetObservedOdds, GetPlayerOdds, ListOddsLog, oddsLogRecor
 import type { Schemas } from './schemas.js';
 import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
+import { linkBase, selfLinks } from './resource-links.js';
 import { gatewayErrors } from '../../errors.js';
 
 /** Query members of the odds: an earlier content version's rules may be asked for. */
@@ -57,6 +58,7 @@ export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
         duplicates: o.duplicates,
       },
       relationships: {},
+      links: selfLinks.chestOdds(linkBase(request), o.chestTypeId, rulesVersion),
     },
     ...(mine || o.oddsChange
       ? {
@@ -79,7 +81,8 @@ export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
 export async function getObservedOdds(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = uuidParam(request, 'id');
   jsonApiQuery(request, ODDS_QUERY);
-  const o = await request.server.bus.request(GetObservedOdds, { chestTypeId, rulesVersion: rulesVersionOf(request) }, callContext(request));
+  const rulesVersion = rulesVersionOf(request);
+  const o = await request.server.bus.request(GetObservedOdds, { chestTypeId, rulesVersion }, callContext(request));
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
     data: {
@@ -94,6 +97,7 @@ export async function getObservedOdds(request: FastifyRequest, reply: FastifyRep
         chi_square_p_value: o.chiSquarePValue === null ? null : exact(o.chiSquarePValue),
       },
       relationships: {},
+      links: selfLinks.chestObservedOdds(linkBase(request), o.chestTypeId, rulesVersion),
     },
   } satisfies Schemas['ObservedOddsDocument']);
 }

@@ -1,6 +1,7 @@
 import type { ChestTypeView, InventoryChestView, OpeningView } from '@ccs/shared';
 import { convertedMetaOf } from './conversions-render.js';
 import type { Purchasable } from './purchasable.js';
+import { selfLinks } from './resource-links.js';
 import type { Schemas } from './schemas.js';
 
 /** Fields a client may select for a chest (`fields[chest]`). */
@@ -9,13 +10,14 @@ export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
 /**
  * A catalog chest: presentation, no relationships, its price per currency code in meta, and for a
  * caller with a token where the compliance gate lets them spend (`purchasable`, `requires_key.allowed`,
- * `unlock.skip_allowed`).
+ * `unlock.skip_allowed`); `base` is the links' absolute base.
  */
-export const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Schemas['CatalogChest'] => ({
+export const catalogChest = (c: ChestTypeView, base: string, purchasable?: Purchasable): Schemas['CatalogChest'] => ({
   type: 'chest',
   id: c.id,
   attributes: { name: c.name, description: c.description, images: c.images },
   relationships: {},
+  links: selfLinks.chest(base, c.id),
   meta: {
     price: c.price,
     ...(c.requiresKey
@@ -35,7 +37,10 @@ export const catalogChest = (c: ChestTypeView, purchasable?: Purchasable): Schem
   },
 });
 
-/** An inventory chest: its own id, its type's presentation, where it came from in meta. */
+/**
+ * An inventory chest: its own id, its type's presentation, where it came from in meta. No self
+ * link: no GET serves one owned chest (its id is the one `/chests/{id}/open` and `/unlock` take).
+ */
 export const inventoryChest = (c: InventoryChestView): Schemas['InventoryChest'] => ({
   type: 'chest',
   id: c.id,

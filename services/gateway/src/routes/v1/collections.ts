@@ -23,7 +23,8 @@ import {
   type SubjectContract,
   zodIssuesToErrors,
 } from '@ccs/shared';
-import { appIdOf, baseUrl, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
+import { appIdOf, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
+import { linkBase, selfLinks } from './resource-links.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { documented } from '../../openapi/route-doc.js';
 import type { Schemas } from './schemas.js';
@@ -65,12 +66,13 @@ function sortOf<F extends string>(query: ParsedQuery, allowed: readonly F[]): { 
 }
 
 /** A collectible resource; its rarity sits in resource meta (the spec shows it as an attribute only in opening results). */
-function collectibleResource(c: CollectibleView): Schemas['Collectible'] {
+function collectibleResource(c: CollectibleView, base: string): Schemas['Collectible'] {
   return {
     type: 'collectible',
     id: c.id,
     attributes: { name: c.name, description: c.description, collection_id: c.collectionId, images: c.images },
     relationships: { collection: { data: { type: 'collection', id: c.collectionId } } },
+    links: selfLinks.collectible(base, c.id),
     meta: { rarity: c.rarity },
   };
 }
@@ -79,19 +81,20 @@ function collectibleResource(c: CollectibleView): Schemas['Collectible'] {
 type PlayerCollectionItem = ReplyOf<typeof GetPlayerCollection>['items'][number];
 
 /** A collectible as the player owns it: the collectible with the copies held and when they came. */
-function ownedCollectibleResource(i: PlayerCollectionItem): Schemas['OwnedCollectible'] {
-  const c = collectibleResource(i.collectible);
+function ownedCollectibleResource(i: PlayerCollectionItem, base: string): Schemas['OwnedCollectible'] {
+  const c = collectibleResource(i.collectible, base);
   return { ...c, meta: { ...c.meta, owned_count: i.count, first_acquired_at: i.firstAcquiredAt, last_acquired_at: i.lastAcquiredAt } };
 }
 
 /** A collection resource with the identifiers of all its collectibles; meta only when it has something to say. */
-function collectionResource(c: CollectionView, meta: { completed_at?: string | null } = {}): Schemas['Collection'] {
+function collectionResource(c: CollectionView, base: string, meta: { completed_at?: string | null } = {}): Schemas['Collection'] {
   const all = { ...(c.completionReward ? { completion_reward: c.completionReward } : {}), ...meta };
   return {
     type: 'collection',
     id: c.id,
     attributes: { name: c.name, description: c.description },
     relationships: { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible' as const, id })) } },
+    links: selfLinks.collection(base, c.id),
     ...(Object.keys(all).length ? { meta: all } : {}),
   };
 }
@@ -115,7 +118,7 @@ function contentId(request: FastifyRequest, kind: 'collection' | 'collectible'):
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
 const rawQuery = (request: FastifyRequest) => (request.query ?? {}) as Record<string, unknown>;
-const base = (request: FastifyRequest) => baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL);
+const base = linkBase;
 
 /** Top-level pagination links and meta of a list answer. */
 function paged(request: FastifyRequest, query: ParsedQuery, total: number) {
@@ -141,7 +144,7 @@ async function listCollections(request: FastifyRequest, reply: FastifyReply) {
   const player = Boolean(request.player);
   privateIfPlayer(request, reply);
   return sendDocument(reply, 200, {
-    data: collections.map((c) => applyFieldset(collectionResource(c, completedAtMeta(player, completedAt?.[c.id])), query.fields)),
+    data: collections.map((c) => applyFieldset(collectionResource(c, base(request), completedAtMeta(player, completedAt?.[c.id])), query.fields)),
     meta: { total_count: total, page },
     links,
   });
@@ -157,8 +160,10 @@ async function getCollection(request: FastifyRequest, reply: FastifyReply) {
   privateIfPlayer(request, reply);
   const player = Boolean(request.player);
   return sendDocument(reply, 200, {
-    data: applyFieldset(collectionResource(found.collection, completedAtMeta(player, found.completeness.completedAt)), query.fields),
-    ...(includeCollectibles ? { included: (found.collectibles ?? []).map((c) => applyFieldset(collectibleResource(c), query.fields)) } : {}),
+    data: applyFieldset(collectionResource(found.collection, base(request), completedAtMeta(player, found.completeness.completedAt)), query.fields),
+    ...(includeCollectibles
+      ? { included: (found.collectibles ?? []).map((c) => applyFieldset(collectibleResource(c, base(request)), query.fields)) }
+      : {}),
     meta: { collectible_count: found.collection.collectibleIds.length, collection_completeness: completenessMeta(found.completeness, player) },
     links: { self: selfLink(base(request), pathOf(request), rawQuery(request)) },
   });
@@ -175,8 +180,10 @@ async function listCollectionCollectibles(request: FastifyRequest, reply: Fastif
   const { links, page } = paged(request, query, total);
   privateIfPlayer(request, reply);
   return sendDocument(reply, 200, {
-    data: found.collectibles.slice(page.offset, page.offset + page.limit).map((c) => applyFieldset(collectibleResource(c), query.fields)),
-    ...(query.include.includes('collection') ? { included: [applyFieldset(collectionResource(found.collection), query.fields)] } : {}),
+    data: found.collectibles
+      .slice(page.offset, page.offset + page.limit)
+      .map((c) => applyFieldset(collectibleResource(c, base(request)), query.fields)),
+    ...(query.include.includes('collection') ? { included: [applyFieldset(collectionResource(found.collection, base(request)), query.fields)] } : {}),
     meta: {
       total_collectibles: total,
       collection_info: { id: found.collection.id, name: found.collection.name, completion_rate: found.completeness.completionRate },
@@ -194,7 +201,7 @@ async function listCollectibles(request: FastifyRequest, reply: FastifyReply) {
   const { total, collectibles } = await ask(request, ListCollectibles, { page: query.page, sort, ...(query.filter ? { filter: query.filter } : {}) });
   const { links, page } = paged(request, query, total);
   return sendDocument(reply, 200, {
-    data: collectibles.map((c) => applyFieldset(collectibleResource(c), query.fields)),
+    data: collectibles.map((c) => applyFieldset(collectibleResource(c, base(request)), query.fields)),
     meta: { total_count: total, page },
     links,
   });
@@ -214,8 +221,10 @@ async function getCollectible(request: FastifyRequest, reply: FastifyReply) {
   const own = found.ownership;
   privateIfPlayer(request, reply);
   return sendDocument(reply, 200, {
-    data: applyFieldset(collectibleResource(found.collectible), query.fields),
-    ...(includeCollection && found.collection ? { included: [applyFieldset(collectionResource(found.collection), query.fields)] } : {}),
+    data: applyFieldset(collectibleResource(found.collectible, base(request)), query.fields),
+    ...(includeCollection && found.collection
+      ? { included: [applyFieldset(collectionResource(found.collection, base(request)), query.fields)] }
+      : {}),
     meta: {
       rarity_info: { level: found.rarityInfo.level, drop_rate: found.rarityInfo.dropRate },
       ...(own
@@ -250,12 +259,12 @@ async function playerCollection(request: FastifyRequest, reply: FastifyReply) {
   const shown = new Set(found.items.map((i) => i.collectible.collectionId));
   reply.header('cache-control', 'private, no-store');
   return sendDocument(reply, 200, {
-    data: found.items.map((i) => applyFieldset(ownedCollectibleResource(i), query.fields)),
+    data: found.items.map((i) => applyFieldset(ownedCollectibleResource(i, base(request)), query.fields)),
     ...(query.include.includes('collection')
       ? {
           included: found.collections
             .filter((c) => shown.has(c.collection.id))
-            .map((c) => applyFieldset(collectionResource(c.collection), query.fields)),
+            .map((c) => applyFieldset(collectionResource(c.collection, base(request)), query.fields)),
         }
       : {}),
     meta: {

@@ -5,6 +5,7 @@ import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '.
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/fairness.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
+import { linkBase, selfLinks } from './resource-links.js';
 import type { Schemas } from './schemas.js';
 
 type Fairness = ReplyOf<typeof GetFairness>;
@@ -19,15 +20,16 @@ export const ClientSeedBody = z.object({
   }),
 });
 
-const fairnessResource = (f: Fairness): Schemas['FairnessDocument']['data'] => ({
+const fairnessResource = (f: Fairness, base: string): Schemas['FairnessDocument']['data'] => ({
   type: 'fairness',
   id: 'current',
   attributes: { server_seed_hash: f.serverSeedHash, client_seed: f.clientSeed, nonce: f.nonce, algorithm: f.algorithm },
   relationships: {},
+  links: selfLinks.fairness(base),
 });
 
-const rotationDocument = (r: Rotation): Schemas['SeedRotationDocument'] => ({
-  data: fairnessResource(r.fairness),
+const rotationDocument = (r: Rotation, base: string): Schemas['SeedRotationDocument'] => ({
+  data: fairnessResource(r.fairness, base),
   meta: {
     revealed: {
       server_seed: r.revealed.serverSeed,
@@ -56,7 +58,7 @@ const pityDocument = (r: ReplyOf<typeof ListPity>): Schemas['PityDocument'] => (
 });
 
 /** An opening's verification: its inputs, the recomputed items and whether they match. */
-const verificationDocument = (v: ReplyOf<typeof VerifyOpening>): Schemas['VerificationDocument'] => ({
+const verificationDocument = (v: ReplyOf<typeof VerifyOpening>, base: string): Schemas['VerificationDocument'] => ({
   data: {
     type: 'opening_verification',
     id: v.openingId,
@@ -74,6 +76,7 @@ const verificationDocument = (v: ReplyOf<typeof VerifyOpening>): Schemas['Verifi
       matches: v.matches,
     },
     relationships: {},
+    links: selfLinks.openingVerification(base, v.openingId),
   },
 });
 
@@ -87,7 +90,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
     jsonApiQuery(request, NO_QUERY);
     const f = await app.bus.request(GetFairness, {}, callContext(request));
     reply.header('cache-control', 'no-store');
-    return sendDocument(reply, 200, { data: fairnessResource(f) } satisfies Schemas['FairnessDocument']);
+    return sendDocument(reply, 200, { data: fairnessResource(f, linkBase(request)) } satisfies Schemas['FairnessDocument']);
   });
 
   const patchDoc = documented(docs.setClientSeed, { query: NO_QUERY, body: { schema: ClientSeedBody, required: true } });
@@ -96,7 +99,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
     const { client_seed } = parseBody(ClientSeedBody, request.body).data.attributes;
     const r = await app.bus.request(RotateSeed, { clientSeed: client_seed }, callContext(request));
     reply.header('cache-control', 'no-store');
-    return sendDocument(reply, 200, rotationDocument(r));
+    return sendDocument(reply, 200, rotationDocument(r, linkBase(request)));
   });
 
   // No body needed: an empty one sent with the JSON:API media type is fine too.
@@ -109,7 +112,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
         jsonApiQuery(request, NO_QUERY);
         const r = await app.bus.request(RotateSeed, {}, callContext(request));
         reply.header('cache-control', 'no-store');
-        return sendDocument(reply, 200, rotationDocument(r));
+        return sendDocument(reply, 200, rotationDocument(r, linkBase(request)));
       },
     );
   });
@@ -129,7 +132,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
       jsonApiQuery(request, NO_QUERY);
       const v = await app.bus.request(VerifyOpening, { openingId }, callContext(request));
       reply.header('cache-control', 'no-store');
-      return sendDocument(reply, 200, verificationDocument(v));
+      return sendDocument(reply, 200, verificationDocument(v, linkBase(request)));
     },
   );
 }

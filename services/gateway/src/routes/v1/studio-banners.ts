@@ -6,6 +6,7 @@ import * as docs from '../../openapi/operations/studio-banners.js';
 import { gatewayErrors } from '../../errors.js';
 import { studioCall, type Schemas } from './studio-call.js';
 import { SIMULATION_ANSWER_TIMEOUT_MS } from './studio-chests.js';
+import { linkBase, selfLinks } from './resource-links.js';
 
 /**
  * The admin API's banner routes (DESIGN.md §8): a banner's real pulls against its disclosed
@@ -99,6 +100,7 @@ export async function bannerStats(request: FastifyRequest, reply: FastifyReply) 
         },
         simulation: simulationOf(s.simulation),
       },
+      links: selfLinks.bannerStats(linkBase(request), b.id),
     },
   } satisfies Schemas['BannerStatsDocument']);
 }

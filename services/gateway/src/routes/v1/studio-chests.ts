@@ -5,6 +5,7 @@ import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall, type Schemas } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
+import { linkBase, selfLinks } from './resource-links.js';
 
 /** The admin API's chest routes: the odds simulator and the observed drops, both computed by chests (the owner of the drop tables). */
 
@@ -106,6 +107,7 @@ export async function drops(request: FastifyRequest, reply: FastifyReply) {
         rarities: d.rarities.map((r) => ({ rarity: r.rarity, disclosed: r.disclosed, observed: r.observed, count: r.count })),
         chi_square_p_value: d.chiSquarePValue,
       },
+      links: selfLinks.chestDrops(linkBase(request), d.chestTypeId),
     },
   } satisfies Schemas['ChestDropsDocument']);
 }

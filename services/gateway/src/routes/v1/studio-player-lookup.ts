@@ -14,6 +14,7 @@ import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall, type Schemas } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
 import { spendLimitAttributes } from './spend-limits.js';
+import { linkBase, selfLinks } from './resource-links.js';
 
 type PlayerAttributes = Schemas['AdminPlayerDocument']['data']['attributes'];
 
@@ -104,6 +105,7 @@ export async function player(request: FastifyRequest, reply: FastifyReply) {
         ...history(records),
         spend_limits: records.limits.limits.map(spendLimitAttributes),
       },
+      links: selfLinks.adminPlayer(linkBase(request), found.playerId),
     },
   } satisfies Schemas['AdminPlayerDocument']);
 }

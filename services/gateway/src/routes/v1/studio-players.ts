@@ -5,6 +5,7 @@ import type { Schemas } from './studio-call.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-players.js';
+import { linkBase, selfLinks } from './resource-links.js';
 
 /**
  * The studio's corrections of a player's declared profile (docs/content.md, "Compliance"): with the
@@ -52,6 +53,7 @@ async function updatePlayer(request: FastifyRequest, reply: FastifyReply) {
       type: 'player',
       id: r.playerId,
       attributes: { country: r.country, birth_year: r.birthYear, country_changed_at: r.countryChangedAt },
+      links: selfLinks.adminPlayer(linkBase(request), r.playerId),
     },
   } satisfies Schemas['StudioPlayerProfileDocument']);
 }

@@ -21,6 +21,7 @@ import { studioPlayerRoutes } from './studio-players.js';
 import { studioCreditRoutes } from './studio-credits.js';
 import { studioBannerRoutes } from './studio-banners.js';
 import { studioStoreRoutes } from './store.js';
+import { linkBase, selfLinks } from './resource-links.js';
 
 /**
  * The admin API (docs/operations.md, "Admin API"): what a studio's tools read, with the app's
@@ -63,6 +64,7 @@ async function overview(request: FastifyRequest, reply: FastifyReply) {
         hourly: chests.hourly,
         content_versions: { chests: chests.contentVersion, collections: collections.contentVersion, wallet: wallet.contentVersion },
       },
+      links: selfLinks.appOverview(linkBase(request)),
     },
   } satisfies Schemas['AppOverviewDocument']);
 }

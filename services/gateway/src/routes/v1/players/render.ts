@@ -1,18 +1,20 @@
 import type { FriendView, PlayerView, Session } from '@ccs/shared';
+import { selfLinks } from '../resource-links.js';
 import type { Schemas } from '../schemas.js';
 
 /**
  * The player as registration, login and refresh show it (the spec's attributes), with references
  * to the unopened chests: the starter chest on registration and guest creation (what was just
  * granted), else `chests` as the inventory lists them (its first page), or `meta.available: false`
- * when the chests service could not be asked.
+ * when the chests service could not be asked. Its self link is the player's canonical URL.
  */
-export function sessionPlayerResource(s: Session, chests?: { type: 'chest'; id: string }[]): Schemas['SessionPlayer'] {
+export function sessionPlayerResource(s: Session, base: string, chests?: { type: 'chest'; id: string }[]): Schemas['SessionPlayer'] {
   return {
     type: 'player',
     id: s.player.id,
     attributes: { email: s.player.email, is_anonymous: s.player.isAnonymous },
     relationships: { chests: chestsRelationship(s.grants ? [{ type: 'chest', id: s.grants.starterChestId }] : chests) },
+    links: selfLinks.player(base, s.player.id),
   };
 }
 
@@ -47,9 +49,10 @@ export function sessionMeta(s: Session): SessionMeta {
 /**
  * The calling player on /players/me, with references to their unopened chests; when the chests
  * could not be read, the relationship carries `meta.available: false` instead of data. Country
- * and birth year are shown here only, to the player themselves (never to friends or others).
+ * and birth year are shown here only, to the player themselves (never to friends or others). Its
+ * self link is the player's canonical URL, `/players/{id}`, which answers as `/players/me` does.
  */
-export function mePlayerResource(p: PlayerView, chests: { type: 'chest'; id: string }[] | undefined): Schemas['MePlayer'] {
+export function mePlayerResource(p: PlayerView, base: string, chests: { type: 'chest'; id: string }[] | undefined): Schemas['MePlayer'] {
   return {
     type: 'player',
     id: p.id,
@@ -63,10 +66,14 @@ export function mePlayerResource(p: PlayerView, chests: { type: 'chest'; id: str
       created_at: p.createdAt,
     },
     relationships: { chests: chestsRelationship(chests) },
+    links: selfLinks.player(base, p.id),
   };
 }
 
-/** Another player in the caller's friend list; only the relation is shown, never their email. */
+/**
+ * Another player in the caller's friend list; only the relation is shown, never their email. No
+ * self link: the player's URL answers that player alone (403 to anyone else).
+ */
 export function friendResource(f: FriendView): Schemas['Friend'] {
   return {
     type: 'player',

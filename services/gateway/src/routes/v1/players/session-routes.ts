@@ -6,6 +6,7 @@ import { LoginBody, LogoutBody, RefreshBody, RegisterBody } from './bodies.js';
 import { playerChests } from './player-chests.js';
 import { sessionMeta, sessionPlayerResource } from './render.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
+import { linkBase } from '../resource-links.js';
 import * as docs from '../../../openapi/operations/players.js';
 
 const credentialRoute = { authLimited: true, bodyType: 'jsonapi' as const };
@@ -19,7 +20,7 @@ const SESSION_QUERY = { fields: { player: ['id', 'email', 'is_anonymous'] } } as
 async function sessionDocument(request: FastifyRequest, s: Session) {
   const { fields } = jsonApiQuery(request, SESSION_QUERY);
   const chests = s.grants ? undefined : await playerChests(request, s.player.id, false);
-  return { data: applyFieldset(sessionPlayerResource(s, chests), fields), included: [], meta: sessionMeta(s) };
+  return { data: applyFieldset(sessionPlayerResource(s, linkBase(request), chests), fields), included: [], meta: sessionMeta(s) };
 }
 
 const SessionClaims = z.object({ sid: z.string().uuid() });
