@@ -266,6 +266,27 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
         },
         404,
       ),
+      // The support desk, with the studio app's key: its searches find nothing of this player's app,
+      // and its actions name no player of it (404), so nothing is granted, ended or locked.
+      adminListPlayers: same({ params: {}, apiKey: studio.secretKey }, 200),
+      adminSearchPlayers: same(
+        { params: {}, apiKey: studio.secretKey, body: { data: { type: 'player_search', attributes: { email_prefix: 'x@' } } } },
+        200,
+      ),
+      adminGrantChests: same(
+        {
+          params: { id: unknown },
+          apiKey: studio.secretKey,
+          body: {
+            data: { type: 'chest_grant', attributes: { chest_type: 'silver-chest', quantity: 1, reference: 'bad-input-1' } },
+            meta: { note: 'n' },
+          },
+        },
+        404,
+      ),
+      adminRevokeSessions: same({ params: { id: unknown }, apiKey: studio.secretKey, body: { meta: { note: 'n' } } }, 404),
+      adminLockPlayer: same({ params: { id: unknown }, apiKey: studio.secretKey, body: { meta: { note: 'n' } } }, 404),
+      adminUnlockPlayer: same({ params: { id: unknown }, apiKey: studio.secretKey, body: { meta: { note: 'n' } } }, 404),
       // Store: the purchase (safe: a product the app does not sell, 422 unknown_product), the stores'
       // notifications (safe: an app that does not exist, 404; the Google push has no token: 401 at
       // best), and the studio's store settings and reads (the studio app's: it has no players).

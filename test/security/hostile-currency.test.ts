@@ -175,7 +175,9 @@ describe("the studio's grant", () => {
       const entries = ok(await call(stack, 'GET', '/api/v1/admin/audit', { key: C.secretKey })).data.map(
         (e: { attributes: { action: string; target: string; status: number } }) => e.attributes,
       );
-      const grants = entries.filter((e: { action: string }) => e.action === 'POST /api/v1/admin/players/{id}/credits');
+      const grants = entries.filter(
+        (e: { action: string; target: string }) => e.action === 'POST /api/v1/admin/players/{id}/credits' && e.target === c1.id,
+      );
       expect(grants.map((e: { target: string; status: number }) => `${e.target} ${e.status}`)).toEqual([`${c1.id} 409`, `${c1.id} 201`]);
     });
   });

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * The audit log
-         * @description Every call of the admin API for the secret key's app, newest first: who (which secret key), what, on what, when and its status. Never cached.
+         * @description Every action of the admin API for the secret key's app (every call but the reads: GETs, a player search, a simulation), newest first: who (which secret key), what, on what, when, its status and the note its body gave (`meta.note`). A read: not recorded itself. Never cached.
          */
         get: operations["adminListAudit"];
         put?: never;
@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * A banner's real pulls against its disclosed figures and a simulation
-         * @description Side by side, for a banner of the current content (an ended one too): `real`, what the app's kept banner openings of it recorded (OPENINGS_RETENTION_DAYS): pulls, players, items of the featured rarity and the featured ones among them, with the observed featured share and its 95 % interval, guarantees used (openings that began with the guarantee flag set and gave a featured collectible), ten-pull floor re-rolls, spark exchanges, points settled at its end and points held; `disclosed`, what its odds document says: `featured.share`, the long-run share 1 / (2 − share) with the guarantee, and the exact expected pulls to a featured collectible with and without the guarantee; `simulation`, the same quantities measured by the banner simulator (the production pull) on the chest's current rules: 5 players × 1,000 single pulls and 200 players chasing the first featured collectible, seeded by the banner's id so every call answers the same. Players with short histories read below the long-run share: their first item of the rarity is a plain 50/50. Recorded in the audit log. Never cached.
+         * @description Side by side, for a banner of the current content (an ended one too): `real`, what the app's kept banner openings of it recorded (OPENINGS_RETENTION_DAYS): pulls, players, items of the featured rarity and the featured ones among them, with the observed featured share and its 95 % interval, guarantees used (openings that began with the guarantee flag set and gave a featured collectible), ten-pull floor re-rolls, spark exchanges, points settled at its end and points held; `disclosed`, what its odds document says: `featured.share`, the long-run share 1 / (2 − share) with the guarantee, and the exact expected pulls to a featured collectible with and without the guarantee; `simulation`, the same quantities measured by the banner simulator (the production pull) on the chest's current rules: 5 players × 1,000 single pulls and 200 players chasing the first featured collectible, seeded by the banner's id so every call answers the same. Players with short histories read below the long-run share: their first item of the rarity is a plain 50/50. A read: not recorded in the audit log. Never cached.
          *
          *     The simulation runs once per app, banner and rules version (later calls reuse it), under the odds simulator's bounds: in a worker thread of chests, one simulation per app at a time across every chests replica, running or waiting for its turn (another meanwhile, an odds simulation too, is answered 429 `simulation_busy`), at most `SIMULATION_MAX_CONCURRENT` at once per chests process, the others waiting up to `SIMULATION_QUEUE_WAIT_MS`.
          */
@@ -55,7 +55,7 @@ export interface paths {
         };
         /**
          * A chest's observed drops against its disclosed odds
-         * @description What the app's real openings of the chest drew (those kept, OPENINGS_RETENTION_DAYS), item by item per rarity, against the disclosed long-run share of each rarity under the chest's current rules (pity included), with a chi-square p-value (null before any opening). Openings made under earlier rules count too: after a rules change, compare with care. The chest is named by its catalog id or its slug. Recorded in the audit log. Never cached.
+         * @description What the app's real openings of the chest drew (those kept, OPENINGS_RETENTION_DAYS), item by item per rarity, against the disclosed long-run share of each rarity under the chest's current rules (pity included), with a chi-square p-value (null before any opening). Openings made under earlier rules count too: after a rules change, compare with care. The chest is named by its catalog id or its slug. A read: not recorded in the audit log. Never cached.
          */
         get: operations["adminChestDrops"];
         put?: never;
@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a chest's odds
-         * @description Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.
+         * @description Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded, not even in the audit log (a read). The public odds of a chest are GET /api/v1/chests/{id}/odds.
          *
          *     The chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app has one at a time across every chests replica, running or waiting for its turn: another meanwhile (the simulation of a banner stats call too) is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`, and past `SIMULATION_MAX_QUEUED` (8) waiting, 503 `overloaded` at once. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.
          */
@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * The app's content versions
-         * @description Every content version loaded since versions are kept, newest first, with its size and which is current. Recorded in the audit log. Never cached.
+         * @description Every content version loaded since versions are kept, newest first, with its size and which is current. A read: not recorded in the audit log. Never cached.
          */
         get: operations["adminListContentVersions"];
         put?: never;
@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * What the current content changed from a version
-         * @description Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance, banners, store products, store settings): the ids added, removed and changed from `version` to the current content, and what changed in each changed one (`changed_fields`). Recorded in the audit log. Never cached.
+         * @description Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance, banners, store products, store settings): the ids added, removed and changed from `version` to the current content, and what changed in each changed one (`changed_fields`). A read: not recorded in the audit log. Never cached.
          */
         get: operations["adminContentDiff"];
         put?: never;
@@ -141,9 +141,29 @@ export interface paths {
         };
         /**
          * The app at a glance
-         * @description For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours (and hour by hour with completed purchases), purchases, granted items, balances and the sources and sinks of each currency over the last 24 hours, and the content version each service has applied. Recorded in the audit log. Never cached.
+         * @description For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours (and hour by hour with completed purchases), purchases, granted items, balances and the sources and sinks of each currency over the last 24 hours, and the content version each service has applied. A read: not recorded in the audit log. Never cached.
          */
         get: operations["adminOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest players
+         * @description The secret key's app's players, the newest first, a page at a time, each with whether the studio locked them. A read: not recorded in the audit log. Never cached.
+         */
+        get: operations["adminListPlayers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -161,7 +181,7 @@ export interface paths {
         };
         /**
          * Look up a player
-         * @description A player of the secret key's app, by id or by email (any case): profile, unopened chests (newest 100), balances with the latest 50 ledger rows, collection progress and the latest 20 openings with their items. Another app's player is not found. Recorded in the audit log. Never cached.
+         * @description A player of the secret key's app, by id or by email (any case): profile, the declared country and birth year with what the compliance rules assume for what is missing, the studio's lock, sessions (newest 20), unopened chests (newest 100) and mailbox, balances with the latest 50 ledger rows, purchases, keys and timer skips (newest 20), collection progress and the latest 20 openings with their items. Another app's player is not found. A read: not recorded in the audit log. Never cached.
          */
         get: operations["adminGetPlayer"];
         put?: never;
@@ -171,9 +191,29 @@ export interface paths {
         head?: never;
         /**
          * Correct a player's declared country or birth year
-         * @description Sets a player's declared `country` (ISO 3166-1 alpha-2, any case) and `birth_year`, or clears one with `null`; an attribute left out stays as it is. A player cannot change a country declared in a blocked region, changes another at most once per `COUNTRY_CHANGE_COOLDOWN_DAYS`, and may only move a birth year later: the studio corrects what they cannot. The studio's change does not start the player's cooldown. Recorded in the audit log. Never cached.
+         * @description Sets a player's declared `country` (ISO 3166-1 alpha-2, any case) and `birth_year`, or clears one with `null`; an attribute left out stays as it is. A player cannot change a country declared in a blocked region, changes another at most once per `COUNTRY_CHANGE_COOLDOWN_DAYS`, and may only move a birth year later: the studio corrects what they cannot. The studio's change does not start the player's cooldown. Recorded in the audit log, with `meta.note` when given. Never cached.
          */
         patch: operations["adminUpdatePlayer"];
+        trace?: never;
+    };
+    "/api/v1/admin/players/{id}/chests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant chests to a player
+         * @description Gives a player `quantity` chests of a type of the app's current content (compensation, an event prize), as `npm run admin -- grant-chests` does: each reaches the inventory within moments, or the overflow mailbox when it is full. Once per `reference`: the chests' ids are derived from it, so the same reference with the same chest type and quantity answers 200 with the same chests and `meta.replayed: true`, adding nothing; with another chest type or quantity 409 `reference_reused`. Recorded in the audit log with `meta.note`. Never cached.
+         */
+        post: operations["adminGrantChests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/admin/players/{id}/credits": {
@@ -187,9 +227,49 @@ export interface paths {
         put?: never;
         /**
          * Grant currency to a player
-         * @description Adds `amount` of any currency of the app to a player's balance: how the studio's servers grant what a player paid for (a store purchase of a paid currency, which players can never credit themselves: `compliance.paid_currencies`) or any other currency. Once per `reference` in the app (a store receipt or order id): the same reference with the same player, currency and amount answers 200 with the first answer and `meta.replayed: true`, adding nothing; with anything else 409 `reference_reused`. The ledger row has the reason `studio_grant` and the reference; a `currency.credited` webhook event follows. Recorded in the audit log. Never cached.
+         * @description Adds `amount` of any currency of the app to a player's balance: how the studio's servers grant what a player paid for (a store purchase of a paid currency, which players can never credit themselves: `compliance.paid_currencies`) or any other currency. Once per `reference` in the app (a store receipt or order id): the same reference with the same player, currency and amount answers 200 with the first answer and `meta.replayed: true`, adding nothing; with anything else 409 `reference_reused`. The ledger row has the reason `studio_grant` and the reference; a `currency.credited` webhook event follows. Recorded in the audit log, with `meta.note` when given. Never cached.
          */
         post: operations["adminCreditPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/players/{id}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock a player
+         * @description Locks the player out: every request with their access token answers 403 `player_locked`, reads and writes alike, from the request after this answer on every gateway; login and refresh answer 403 `player_locked`. Their sessions are kept, so unlocking lets them refresh again. Locking a locked player changes nothing (`meta.changed: false`). The body is optional: none, or `{"meta": {"note": "…"}}` (1 to 500 characters), kept with the action in the audit log; anything else is refused. Recorded in the audit log. Never cached.
+         */
+        post: operations["adminLockPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/players/{id}/sessions/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every session of a player
+         * @description Revokes every refresh-token family of the player: no refresh token of theirs works any more (401 `refresh_token_revoked`), and they must log in again. Access tokens already issued live until they expire (`access_token_ttl_seconds`, 15 minutes by default): to stop those at once, lock the player. The body is optional: none, or `{"meta": {"note": "…"}}` (1 to 500 characters), kept with the action in the audit log; anything else is refused. Recorded in the audit log. Never cached.
+         */
+        post: operations["adminRevokeSessions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -210,6 +290,46 @@ export interface paths {
         get: operations["adminPlayerStore"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/players/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unlock a player
+         * @description Lifts a lock: the player's tokens work again from the request after this answer, on every gateway, and they may log in and refresh. Unlocking a player who is not locked changes nothing (`meta.changed: false`). The body is optional: none, or `{"meta": {"note": "…"}}` (1 to 500 characters), kept with the action in the audit log; anything else is refused. Recorded in the audit log. Never cached.
+         */
+        post: operations["adminUnlockPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/players/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find players by the start of their email
+         * @description The players of the secret key's app whose email starts with `email_prefix`, in any case, ordered by email, a page at a time (`page[limit]`, `page[offset]` in the query). The prefix travels in the body, so an email is never in a URL (nor in a log of URLs). A read: not recorded in the audit log. Never cached.
+         */
+        post: operations["adminSearchPlayers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -262,7 +382,7 @@ export interface paths {
         };
         /**
          * The app's webhook endpoints
-         * @description Every webhook endpoint of the app, oldest first, with its event filter and its deliveries by status. The signing secret is never shown again (only its end, `secret_hint`). Recorded in the audit log.
+         * @description Every webhook endpoint of the app, oldest first, with its event filter and its deliveries by status. The signing secret is never shown again (only its end, `secret_hint`). A read: not recorded in the audit log.
          */
         get: operations["adminListWebhooks"];
         put?: never;
@@ -310,7 +430,7 @@ export interface paths {
         };
         /**
          * An endpoint's deliveries
-         * @description The events sent or to be sent to the endpoint, newest first, with their attempts, the last attempt's status code and error class (never the receiver's answer) and the body sent; `filter[status]=parked` lists those that need a retry. Recorded in the audit log.
+         * @description The events sent or to be sent to the endpoint, newest first, with their attempts, the last attempt's status code and error class (never the receiver's answer) and the body sent; `filter[status]=parked` lists those that need a retry. A read: not recorded in the audit log.
          */
         get: operations["adminListWebhookDeliveries"];
         put?: never;
@@ -1379,6 +1499,8 @@ export interface components {
                         amount: string;
                         code: string;
                     }[];
+                    /** @description The declared birth year; null when not declared. */
+                    birth_year: number | null;
                     collections: {
                         completed_at: string | null;
                         id: string;
@@ -1386,6 +1508,8 @@ export interface components {
                         total_items: number;
                         unique_items: number;
                     }[];
+                    /** @description The declared country (ISO 3166-1 alpha-2, upper case); null when not declared. */
+                    country: string | null;
                     /**
                      * Format: date-time
                      * @description ISO 8601 UTC timestamp.
@@ -1428,6 +1552,33 @@ export interface components {
                         }[];
                         total: number;
                     };
+                    /** @description When the studio locked the player (every request with their token answers 403 `player_locked`; no login or refresh); null while not locked. */
+                    locked_at: string | null;
+                    /** @description Chests granted while the inventory was full, waiting to be claimed, the soonest to expire first (the first 20). */
+                    mailbox: {
+                        items: {
+                            /** Format: uuid */
+                            chest_type_id: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp.
+                             */
+                            expires_at: string;
+                            /**
+                             * Format: uuid
+                             * @description The chest id it keeps once claimed.
+                             */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp.
+                             */
+                            received_at: string;
+                            source: string;
+                        }[];
+                        total: number;
+                    };
                     openings: {
                         latest: {
                             chest_type_id: string;
@@ -1443,6 +1594,101 @@ export interface components {
                              */
                             opened_at: string;
                             rules_version: number;
+                        }[];
+                        total: number;
+                    };
+                    /** @description What the compliance rules in force (the content and its rule packs) assume of the player because the country or the birth year is not declared; empty when both are, or no rule reads them. */
+                    profile_assumptions: {
+                        /**
+                         * @description A refusal's error code.
+                         * @enum {string}
+                         */
+                        code?: "blocked_in_region" | "age_restricted";
+                        /** @description The countries the rule concerns (a rule pack's, or the blocked regions). */
+                        countries?: string[];
+                        /**
+                         * @description `refused`: paid currencies are refused on random items; `spend_limit`: a spend limit holds the player.
+                         * @enum {string}
+                         */
+                        effect: "refused" | "spend_limit";
+                        /** @description A spend limit's period and amount; with `money`, in money paid at the stores, else in units of paid currency. */
+                        limit?: {
+                            limit: number;
+                            money?: string;
+                            /** @enum {string} */
+                            period: "day" | "month" | "payment";
+                        };
+                        /** @description What the player has not declared. */
+                        missing: ("country" | "birth_year")[];
+                        /** @description The rule pack rule behind it. */
+                        rule?: {
+                            pack: string;
+                            rule: string;
+                            source: string;
+                        };
+                        /** @description The age the player is treated as being under. */
+                        under_age?: number;
+                    }[];
+                    /** @description What the player paid for with currencies of the app (purchases, keys, timer skips), the newest first (the latest 20); store purchases are at GET /api/v1/admin/players/{id}/store. */
+                    purchases: {
+                        latest: {
+                            /** @description The price paid. */
+                            amount: string;
+                            /** @description A key's or a skip's chest; null for a purchase. */
+                            chest_id: string | null;
+                            /** @description A purchase's chest type (catalog id); null for a key or a skip. */
+                            chest_type_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp.
+                             */
+                            created_at: string;
+                            currency: string;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description Chests bought, a key that opened a chest, or a timer skipped.
+                             * @enum {string}
+                             */
+                            kind: "purchase" | "key" | "skip";
+                            /** @description A purchase's number of chests; null for a key or a skip. */
+                            quantity: number | null;
+                            /**
+                             * @description `completed`: paid and granted; `refunded`: its payment given back; `failed`: refused, nothing taken; the others: under way.
+                             * @enum {string}
+                             */
+                            status: "pending" | "debited" | "completed" | "compensating" | "refunded" | "failed";
+                        }[];
+                        total: number;
+                    };
+                    /** @description The player's sessions, the newest first (the latest 20). */
+                    sessions: {
+                        /** @description Sessions with a refresh token that still works. */
+                        active: number;
+                        latest: {
+                            active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description The login, registration or guest creation that began it.
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When its newest refresh token expires.
+                             */
+                            expires_at: string;
+                            /**
+                             * Format: uuid
+                             * @description The session (refresh-token family).
+                             */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description Its last refresh (or its start).
+                             */
+                            last_used_at: string;
+                            /** @description When it was ended (logout, a reused token, the studio); null if never. */
+                            revoked_at: string | null;
                         }[];
                         total: number;
                     };
@@ -1476,6 +1722,33 @@ export interface components {
                 links: components["schemas"]["ResourceLinks"];
                 /** @constant */
                 type: "player";
+            };
+        };
+        AdminPlayerListDocument: {
+            data: {
+                attributes: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC timestamp.
+                     */
+                    created_at: string;
+                    /** @description Null for a guest. */
+                    email: string | null;
+                    is_anonymous: boolean;
+                    /** @description When the studio locked the player (their tokens are refused: 403 `player_locked`); null while not locked. */
+                    locked_at: string | null;
+                };
+                /** Format: uuid */
+                id: string;
+                /** @constant */
+                type: "player";
+            }[];
+            /** @description The pages of the newest players (a search has none: its prefix is in its body, never in a URL). */
+            links?: components["schemas"]["PaginationLinks"];
+            meta: {
+                page: components["schemas"]["PageMeta"];
+                /** @description Every player that matches, on all pages. */
+                total_count: number;
             };
         };
         AppOverviewDocument: {
@@ -1548,7 +1821,7 @@ export interface components {
         AuditLogDocument: {
             data: {
                 attributes: {
-                    /** @description The operation, e.g. `GET /api/v1/admin/players/{id}`. */
+                    /** @description The operation, e.g. `POST /api/v1/admin/players/{id}/lock`. */
                     action: string;
                     /** @description The credential: `secret key …<last 4 characters>`. */
                     actor: string;
@@ -1557,6 +1830,8 @@ export interface components {
                      * @description ISO 8601 UTC timestamp.
                      */
                     at: string;
+                    /** @description The note the action's body gave (`meta.note`; the console asks for one on every action); null when none. */
+                    note: string | null;
                     status: number;
                     /** @description What it was about (a player id or email), when it names something. */
                     target: string | null;
@@ -3667,6 +3942,27 @@ export interface components {
                 replayed: boolean;
             };
         };
+        StudioChestGrantDocument: {
+            data: {
+                attributes: {
+                    /** @description The chest type's slug. */
+                    chest_type: string;
+                    /** @description The inventory ids of the chests, derived from the reference. */
+                    chests: string[];
+                    quantity: number;
+                };
+                /** @description The reference. */
+                id: string;
+                /** @constant */
+                type: "chest_grant";
+            };
+            meta: {
+                /** Format: uuid */
+                player_id: string;
+                /** @description True when this reference was granted before: nothing was added. */
+                replayed: boolean;
+            };
+        };
         StudioCreditDocument: {
             data: {
                 attributes: {
@@ -3686,6 +3982,23 @@ export interface components {
                 replayed: boolean;
             };
         };
+        StudioPlayerLockDocument: {
+            data: {
+                attributes: {
+                    locked: boolean;
+                    /** @description When the studio locked the player (their tokens are refused: 403 `player_locked`); null while not locked. */
+                    locked_at: string | null;
+                };
+                /** Format: uuid */
+                id: string;
+                /** @constant */
+                type: "player";
+            };
+            meta: {
+                /** @description False when the player already was so: nothing changed. */
+                changed: boolean;
+            };
+        };
         StudioPlayerProfileDocument: {
             data: {
                 attributes: {
@@ -3702,6 +4015,21 @@ export interface components {
                 links: components["schemas"]["ResourceLinks"];
                 /** @constant */
                 type: "player";
+            };
+        };
+        StudioSessionsRevokedDocument: {
+            data: {
+                attributes: {
+                    /** @description How many sessions were active (had a refresh token that still worked) and are now ended. */
+                    revoked_sessions: number;
+                };
+                /**
+                 * Format: uuid
+                 * @description The player id.
+                 */
+                id: string;
+                /** @constant */
+                type: "session_revocation";
             };
         };
         UnlockDocument: {
@@ -5400,6 +5728,152 @@ export interface operations {
             };
         };
     };
+    adminListPlayers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Pagination: `page[limit]` (1 to 100, default 20) and `page[offset]` (default 0). The answer's `links` name the first, previous, next and last pages.
+                 * @example {
+                 *       "limit": 20,
+                 *       "offset": 0
+                 *     }
+                 */
+                page?: {
+                    /** @default 20 */
+                    limit?: number;
+                    /** @default 0 */
+                    offset?: number;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of players. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["AdminPlayerListDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - `page[limit]` or `page[offset]` out of range (`invalid_page`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
     adminGetPlayer: {
         parameters: {
             query?: never;
@@ -5586,6 +6060,9 @@ export interface operations {
                  *           "country": "DE",
                  *           "birth_year": 1990
                  *         }
+                 *       },
+                 *       "meta": {
+                 *         "note": "Ticket 4714: moved to Germany"
                  *       }
                  *     }
                  */
@@ -5599,6 +6076,11 @@ export interface operations {
                         };
                         /** @constant */
                         type: "player";
+                    };
+                    /** @description Optional: `note`, kept with the action in the audit log. */
+                    meta?: {
+                        /** @description Why this is done (a ticket number, the reason), kept with the action in the audit log. */
+                        note: string;
                     };
                 };
             };
@@ -5729,8 +6211,280 @@ export interface operations {
             /**
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
-             *     - a body that is not `{data: {type: "player", attributes: {country?, birth_year?}}}`, or an unknown attribute (`invalid_field`)
+             *     - a body that is not `{data: {type: "player", attributes: {country?, birth_year?}}, meta?: {note}}`, a note empty or longer than 500 characters, or an unknown attribute (`invalid_field`)
              *     - a country that is not an assigned ISO 3166-1 alpha-2 code (`country_invalid`), a birth year before 1900 or after this year (`birth_year_invalid`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminGrantChests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player id (UUID).
+                 * @example 0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "chest_grant",
+                 *         "attributes": {
+                 *           "chest_type": "silver-chest",
+                 *           "quantity": 2,
+                 *           "reference": "incident-4711"
+                 *         }
+                 *       },
+                 *       "meta": {
+                 *         "note": "Ticket 4711: chests lost in the outage"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description The chest type: its slug in the content (e.g. `silver-chest`) or its catalog id (the `id` of `GET /api/v1/chests`). */
+                            chest_type: string;
+                            /**
+                             * @description How many chests (1 to 100, default 1).
+                             * @default 1
+                             */
+                            quantity?: number;
+                            /** @description The studio's id of this grant (an incident or event id): granting again under it adds nothing. */
+                            reference: string;
+                        };
+                        /** @constant */
+                        type: "chest_grant";
+                    };
+                    /** @description Optional: `note`, kept with the action in the audit log. */
+                    meta?: {
+                        /** @description Why this is done (a ticket number, the reason), kept with the action in the audit log. */
+                        note: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description This reference granted these chests before: nothing added, the same chests again. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioChestGrantDocument"];
+                };
+            };
+            /** @description Granted: the chests, on their way to the inventory. */
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioChestGrantDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such player in this app (`player_not_found`); another app's players are never found
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the reference granted this player another chest type or quantity (`reference_reused`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a body that is not `{data: {type: "chest_grant", attributes: {chest_type, quantity?, reference}}, meta?: {note}}`, a quantity outside 1 to 100, a reference that is not 1 to 100 printable ASCII characters, or an unknown attribute (`invalid_field`)
+             *     - a chest type the app's current content does not have (`chest_type_not_found`)
              */
             422: {
                 headers: {
@@ -5820,6 +6574,9 @@ export interface operations {
                  *           "amount": "100",
                  *           "reference": "receipt:GPA.3372-1164-5521-80131"
                  *         }
+                 *       },
+                 *       "meta": {
+                 *         "note": "Ticket 4710: purchase not delivered"
                  *       }
                  *     }
                  */
@@ -5835,6 +6592,11 @@ export interface operations {
                         };
                         /** @constant */
                         type: "credit";
+                    };
+                    /** @description Optional: `note`, kept with the action in the audit log. */
+                    meta?: {
+                        /** @description Why this is done (a ticket number, the reason), kept with the action in the audit log. */
+                        note: string;
                     };
                 };
             };
@@ -5991,8 +6753,450 @@ export interface operations {
             /**
              * @description Unprocessable Entity:
              *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
-             *     - a body that is not `{data: {type: "credit", attributes: {currency, amount, reference}}}`, an amount that is not a decimal string with at most two decimals, a reference empty or longer than 200 characters, or an unknown attribute (`invalid_field`)
+             *     - a body that is not `{data: {type: "credit", attributes: {currency, amount, reference}}, meta?: {note}}`, a note empty or longer than 500 characters, an amount that is not a decimal string with at most two decimals, a reference empty or longer than 200 characters, or an unknown attribute (`invalid_field`)
              *     - a currency the app does not have (`currency_not_found`), an amount of zero (`amount_not_positive`), above the currency's maximum credit (`amount_above_maximum`) or a fraction of a whole-unit currency (`amount_not_whole`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminLockPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player id (UUID).
+                 * @example 0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "meta": {
+                 *         "note": "Ticket 4713: chargeback fraud under review"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    meta: {
+                        /** @description Why this is done (a ticket number, the reason), kept with the action in the audit log. */
+                        note: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The player is locked. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioPlayerLockDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such player in this app (`player_not_found`); another app's players are never found
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a body other than `{"meta": {"note": "…"}}`, or a note empty or longer than 500 characters (`invalid_field`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminRevokeSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player id (UUID).
+                 * @example 0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "meta": {
+                 *         "note": "Ticket 4712: phone stolen"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    meta: {
+                        /** @description Why this is done (a ticket number, the reason), kept with the action in the audit log. */
+                        note: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Every session ended. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioSessionsRevokedDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such player in this app (`player_not_found`); another app's players are never found
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a body other than `{"meta": {"note": "…"}}`, or a note empty or longer than 500 characters (`invalid_field`)
              */
             422: {
                 headers: {
@@ -6156,6 +7360,438 @@ export interface operations {
              *     - a path segment longer than 500 characters (`uri_too_long`)
              */
             414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminUnlockPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The player id (UUID).
+                 * @example 0b7d6a4e-2f5c-4f1e-9a51-3c2d1e0f9a8b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "meta": {
+                 *         "note": "Ticket 4713: review closed"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    meta: {
+                        /** @description Why this is done (a ticket number, the reason), kept with the action in the audit log. */
+                        note: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The player is not locked. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["StudioPlayerLockDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such player in this app (`player_not_found`); another app's players are never found
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a body other than `{"meta": {"note": "…"}}`, or a note empty or longer than 500 characters (`invalid_field`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    adminSearchPlayers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Pagination: `page[limit]` (1 to 100, default 20) and `page[offset]` (default 0). The answer's `links` name the first, previous, next and last pages.
+                 * @example {
+                 *       "limit": 20,
+                 *       "offset": 0
+                 *     }
+                 */
+                page?: {
+                    /** @default 20 */
+                    limit?: number;
+                    /** @default 0 */
+                    offset?: number;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "player_search",
+                 *         "attributes": {
+                 *           "email_prefix": "ada@"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description The start of the email, in any case (e.g. `ada@` or `Ada.Love`). */
+                            email_prefix: string;
+                        };
+                        /** @constant */
+                        type: "player_search";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description A page of the players found (none: an empty list). */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["AdminPlayerListDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - `page[limit]` or `page[offset]` out of range (`invalid_page`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - a Bearer token sent along: the admin API takes the secret key only (`token_not_accepted`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a publishable key: the admin API needs the secret key (`secret_key_required`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - a body that is not `{data: {type: "player_search", attributes: {email_prefix}}}`, or a prefix empty or longer than 320 characters (`invalid_field`)
+             */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -7751,6 +9387,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -7865,6 +9514,19 @@ export interface operations {
              *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -8014,6 +9676,19 @@ export interface operations {
              *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -8210,6 +9885,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a paid currency, and the player's region or age is refused (`blocked_in_region`, `age_restricted`), or the amount would pass a spend limit (`spend_limit_reached`), as for a purchase
              *     - the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited, and nothing is pulled
              */
@@ -8456,6 +10132,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -8730,6 +10419,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -8857,6 +10559,19 @@ export interface operations {
              *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -9017,6 +10732,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Found:
              *     - no such chest in the catalog of this app (`chest_not_found`)
              *     - the chest has no rules of that `rules_version` (`rules_version_not_found`)
@@ -9162,6 +10890,19 @@ export interface operations {
              *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -9333,6 +11074,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
@@ -9524,6 +11266,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a time-locked chest not unlocked yet (`chest_locked`, `meta.unlocks_at`: when its timer ends, null when it has not started)
@@ -9769,6 +11512,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a paid currency, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`)
              *     - a paid currency, and the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`)
              *     - a paid currency, and the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`; GET /api/v1/players/me/limits)
@@ -10018,6 +11762,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a chest of another player (`chest_not_owned`)
              *     - a chest already opened (`chest_already_opened`)
              *     - a skip with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited
@@ -10273,6 +12018,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a chest of another player (`chest_not_owned`), already opened (`chest_already_opened`), or time-locked (`chest_locked`), pointed at
              *     - a key-required chest whose key is paid for with a paid currency of the app's compliance rules, and the player's country is blocked or not declared (`blocked_in_region`, `meta.reason` `country_blocked` or `country_unknown`), or the player is under the minimum age or has not declared a birth year (`age_restricted`, `meta.reason` `under_min_age` or `birth_year_unknown`, `meta.min_age`), or the amount would pass one of the player's spend limits (`spend_limit_reached`, `meta.limit` = `{period, limit, spent, resets_at}`, `period` `day`, `month` or `payment`; GET /api/v1/players/me/limits); a refusal that a rule pack's rule causes names it (`meta.rule` = `{pack, rule, source}`); nothing is debited, pointed at
              *     - a key-required chest whose key currency is owed, pointed at: the balance of the currency is below zero (`currency_in_debt`, `meta.currency`, `meta.debt`: the amount owed): a store refund took back currency that was already spent, and nothing of it can be spent until credits bring the balance back to zero; nothing is debited; keys taken for the batch are refunded
@@ -10532,6 +12278,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -10665,6 +12424,19 @@ export interface operations {
              *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -10852,6 +12624,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -10985,6 +12770,19 @@ export interface operations {
              *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -11183,6 +12981,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Found:
              *     - no such collection in this app (`collection_not_found`)
              */
@@ -11336,6 +13147,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -11480,6 +13304,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a paid currency (the app's `compliance.paid_currencies`), whatever the key: the studio grants those with POST /api/v1/admin/players/{id}/credits (`paid_currency`)
              *     - the app's content does not let players credit (`players.player_credit_allowed`, false unless the content says true) and the key is the publishable one (`player_credit_disabled`)
              */
@@ -11707,6 +13532,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -11870,6 +13708,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -12050,6 +13901,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -12262,6 +14126,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - the declared country is in a blocked region (`country_locked`)
              *     - the declared country changed less than `COUNTRY_CHANGE_COOLDOWN_DAYS` ago (`country_change_too_soon`, `meta.retry_after`: ISO 8601 UTC)
              *     - a birth year earlier than the one declared (`birth_year_locked`)
@@ -12526,6 +14391,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - another player's private profile (`profile_private`)
              *     - a friends-only profile of someone not a confirmed friend (`friends_only`)
              *     - a guest reading another player's (`guest_forbidden`)
@@ -12693,6 +14559,19 @@ export interface operations {
              *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -12898,6 +14777,20 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the right email and password of a player the studio locked (`player_locked`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -13079,6 +14972,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -13242,6 +15148,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -13434,6 +15353,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - the declared country is in a blocked region (`country_locked`)
              *     - the declared country changed less than `COUNTRY_CHANGE_COOLDOWN_DAYS` ago (`country_change_too_soon`, `meta.retry_after`: ISO 8601 UTC)
              *     - a birth year earlier than the one declared (`birth_year_locked`)
@@ -13666,6 +15586,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -13775,6 +15708,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -13919,6 +15865,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -14086,6 +16045,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -14219,6 +16191,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -14366,6 +16351,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -14562,6 +16560,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Found:
              *     - no such player in this app (`player_not_found`)
              */
@@ -14732,6 +16743,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -14865,6 +16889,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -14982,6 +17019,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -15191,6 +17241,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -15300,6 +17363,19 @@ export interface operations {
              *     - no Bearer token (`missing_token`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -15476,6 +17552,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a spend limit counted in money would be passed (`spend_limit_reached`, `meta.limit = {period, limit, spent, resets_at, money}`, `meta.price`, `meta.rule` for a rule pack's), or cannot be counted: no rate of `compliance.money_rates` converts the transaction's currency (or one already counted this period) into the limit's money, or the store reported no price (`spend_limit_unverifiable`, `meta.currency`, `meta.limit = {period, limit, money}`); nothing granted
              */
             403: {
@@ -15708,6 +17785,20 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - a refresh token of a player the studio locked (`player_locked`); unlocked, the session refreshes again
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -15923,6 +18014,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - an upgraded guest's declared profile follows a player's rules (see `PATCH /players/me`): `country_locked`, `country_change_too_soon` (`meta.retry_after`), `birth_year_locked`
              */
             403: {
@@ -16483,6 +18575,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
              * @description Not Acceptable:
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
@@ -16627,6 +18732,7 @@ export interface operations {
             };
             /**
              * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
              *     - a paid currency (the app's `compliance.paid_currencies`), whatever the key: the studio grants those with POST /api/v1/admin/players/{id}/credits (`paid_currency`)
              *     - the app's content does not let players credit (`players.player_credit_allowed`, false unless the content says true) and the key is the publishable one (`player_credit_disabled`)
              */
@@ -16963,6 +19069,20 @@ export interface operations {
              *     - a wrong email or password (`invalid_credentials`)
              */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the right email and password of a player the studio locked (`player_locked`)
+             */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -26,6 +26,7 @@ import { adminDropInputsEndpoint } from './endpoints/admin-drop-inputs.js';
 import { adminChestDropsEndpoint } from './endpoints/admin-chest-drops.js';
 import { adminSimulateEndpoint } from './endpoints/admin-simulate.js';
 import { adminListOpeningsEndpoint } from './endpoints/admin-list-openings.js';
+import { adminPlayerPaymentsEndpoint, adminProfileAssumptionsEndpoint } from './endpoints/admin-player-support.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { adminBannerStatsEndpoint } from './endpoints/admin-banner-stats.js';
 import { getBannerEndpoint, getBannerOddsEndpoint, listBannersEndpoint } from './endpoints/banners.js';
@@ -130,6 +131,8 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     spendLimitsEndpoint(deps),
     adminStatsEndpoint(deps.pool),
     adminListOpeningsEndpoint(deps),
+    adminPlayerPaymentsEndpoint(deps),
+    adminProfileAssumptionsEndpoint(deps),
     contentVersionEndpoint('chests', deps.pool),
     adminDropInputsEndpoint(deps),
     adminChestDropsEndpoint(deps),

@@ -125,7 +125,7 @@ async function registerPlugins(app: FastifyInstance, deps: GatewayDeps, bus: Fas
   await app.register(observability, { serveMetrics: deps.config.METRICS_PORT === 0, requestLogLevel: requestLogLevel(deps.config) });
   await app.register(negotiation);
   await app.register(tenancy, { bus, ttlMs: deps.config.APIKEY_CACHE_TTL_MS });
-  await app.register(auth, { bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE });
+  await app.register(auth, { bus, issuer: deps.config.JWT_ISSUER, audience: deps.config.JWT_AUDIENCE, locksTtlMs: deps.config.PLAYER_LOCKS_TTL_MS });
   await app.register(replyCache, { bus, ttlMs: deps.config.REPLY_CACHE_TTL_MS });
   await app.register(purchaseFlags, { bus, ttlMs: deps.config.PURCHASE_FLAGS_TTL_MS });
   if (deps.config.RATE_LIMIT === 'on') {

@@ -55,6 +55,12 @@ export const GatewayConfigSchema = BaseConfigSchema.extend({
    * lost notice leaves them stale. The gates themselves never use it.
    */
   PURCHASE_FLAGS_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * How long the gateway keeps whether a player is locked (the studio's lock, 403 player_locked);
+   * 0 asks players on every request with a token. A lock or unlock clears it on every gateway
+   * before it is answered (plugins/auth.ts), so this bounds only how long a lost notice leaves it stale.
+   */
+  PLAYER_LOCKS_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   JWT_ISSUER: z.string().default('collectible-chest-service'),
   JWT_AUDIENCE: z.string().default('collectible-chest-api'),
   /**

@@ -15,6 +15,8 @@ export const gatewayErrors = {
     AppError.unauthorized('token_not_accepted', "The admin API takes the app's secret key in the apikey header, and no Bearer token."),
   secretKeyRequired: () =>
     AppError.forbidden('secret_key_required', "The admin API needs the app's secret key; a publishable key is for game clients."),
+  playerLocked: () =>
+    AppError.forbidden('player_locked', "This player's account is locked by the game's studio: every request with its token is refused."),
   missingBody: () => AppError.badRequest('missing_body', 'This request needs a JSON body.', { pointer: '' }),
   nulCharacter: (pointer: string) => AppError.unprocessable('invalid_field', 'Text must not contain the NUL character (\\u0000).', { pointer }),
   invalidId: (name: string) => AppError.badRequest('invalid_id', `Path parameter "${name}" must be a UUID.`, { parameter: name }),

@@ -505,6 +505,37 @@ describe('OpenAPI document and API reference', () => {
     await grant(grantee.data.id, { ...receipt, amount: '0' }); // 422
     await grant(randomUUID(), receipt); // 404
     await grant('not-a-uuid', receipt); // 400
+    // The support desk: find players, grant chests, end sessions, lock and unlock, each with a note.
+    await go('GET', '/api/v1/admin/players?page[limit]=2', asStudio);
+    const search = (prefix: unknown) =>
+      go('POST', '/api/v1/admin/players/search', {
+        ...jsonApiStudio,
+        body: { data: { type: 'player_search', attributes: { email_prefix: prefix } } },
+      });
+    await search('ada'); // 200, none in this app
+    await search(''); // 422
+    const note = { meta: { note: 'Ticket 7' } };
+    const chests = (playerId: string, attributes: Record<string, unknown>) =>
+      go('POST', `/api/v1/admin/players/${playerId}/chests`, { ...jsonApiStudio, body: { data: { type: 'chest_grant', attributes }, ...note } });
+    const chestGrant = { chest_type: 'silver-chest', quantity: 2, reference: 'incident-7' };
+    await chests(grantee.data.id, chestGrant); // 201
+    await chests(grantee.data.id, chestGrant); // 200 replayed
+    await chests(grantee.data.id, { ...chestGrant, quantity: 1 }); // 409
+    await chests(grantee.data.id, { ...chestGrant, chest_type: 'no-such-chest' }); // 422
+    await chests(randomUUID(), chestGrant); // 404
+    await chests('not-a-uuid', chestGrant); // 400
+    for (const action of ['sessions/revoke', 'lock', 'unlock']) {
+      await go('POST', `/api/v1/admin/players/${grantee.data.id}/${action}`, { ...jsonApiStudio, body: note }); // 200
+      await go('POST', `/api/v1/admin/players/${grantee.data.id}/${action}`, asStudio); // 200, no body
+      await go('POST', `/api/v1/admin/players/${grantee.data.id}/${action}`, { ...jsonApiStudio, body: { meta: { note: '' } } }); // 422
+      await go('POST', `/api/v1/admin/players/${randomUUID()}/${action}`, asStudio); // 404
+      await go('POST', `/api/v1/admin/players/not-a-uuid/${action}`, asStudio); // 400
+    }
+    // A locked player's token: 403 player_locked, and no login.
+    await go('POST', `/api/v1/admin/players/${ada.data.id}/lock`, demoStudio);
+    await go('GET', '/api/v1/players/me', { token });
+    await go('POST', '/api/v1/players/login', { body: login }); // 403
+    await go('POST', `/api/v1/admin/players/${ada.data.id}/unlock`, demoStudio);
     await go('GET', '/api/v1/admin/overview'); // 403: a publishable key
     await go('GET', '/api/v1/admin/audit', { ...asStudio, headers: { ...asStudio.headers, authorization: `Bearer ${token}` } }); // 401
 

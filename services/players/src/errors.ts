@@ -46,6 +46,14 @@ export const playerErrors = {
     AppError.unauthorized('refresh_token_reused', 'This refresh token was already used; the session is revoked. Log in again.'),
   refreshTokenRevoked: () => AppError.unauthorized('refresh_token_revoked', 'The session has ended. Log in again.'),
   refreshTokenExpired: () => AppError.unauthorized('refresh_token_expired', 'The refresh token has expired. Log in again.'),
+  /** Login or refresh of a player the studio locked. */
+  playerLocked: () =>
+    new AppError({ kind: 'forbidden', code: 'player_locked', detail: "This player's account is locked by the game's studio: contact its support." }),
+  /** A studio grant's chest type the app's current content does not have. */
+  grantChestTypeNotFound: (chest: string) =>
+    AppError.unprocessable('chest_type_not_found', `The app's current content has no chest "${chest}": give its slug or catalog id.`, {
+      pointer: '/data/attributes/chest_type',
+    }),
 };
 
 /** Refusals of a player's own change of their declared profile (profile/declared-profile.ts). */

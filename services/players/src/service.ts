@@ -13,6 +13,7 @@ import { adminGrantChestsEndpoint } from './endpoints/admin-grant-chests.js';
 import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { adminFindPlayerEndpoint } from './endpoints/admin-find-player.js';
+import { supportDeskEndpoints } from './endpoints/admin-support.js';
 import { complianceProfileEndpoint } from './endpoints/compliance-profile.js';
 import { adminUpdateProfileEndpoint } from './endpoints/admin-update-profile.js';
 import { createGuestEndpoint } from './endpoints/create-guest.js';
@@ -87,6 +88,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminStatsEndpoint(d),
         adminFindPlayerEndpoint(d),
         adminUpdateProfileEndpoint(d),
+        ...supportDeskEndpoints(d),
       ],
       consumers: [experienceConsumer()],
       workers: [

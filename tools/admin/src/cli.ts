@@ -4,6 +4,7 @@ import { createAppCommand } from './commands/create-app.js';
 import { exportAuditCommand } from './commands/export-audit.js';
 import { grantChestsCommand } from './commands/grant-chests.js';
 import { listAppsCommand } from './commands/list-apps.js';
+import { lockPlayerCommand } from './commands/lock-player.js';
 import { loadContentCommand } from './commands/load-content.js';
 import { openingsCommand } from './commands/openings.js';
 import { rotateKeysCommand } from './commands/rotate-keys.js';
@@ -40,6 +41,11 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                                               give a player chests (compensation, events): to the inventory,
                                               or the mailbox when full; the same --reference grants once
                                               (grant-chest is the same command)
+  lock-player --app <app id> --player <player id|email>
+                                              lock a player out: every request with their token answers
+                                              403 player_locked at once, and login and refresh too
+  unlock-player --app <app id> --player <player id|email>
+                                              lift the lock: their tokens and sessions work again
   openings --app <app id> --player <player id|email> [--limit 20] [--offset 0]
                                               a player's openings, newest first: items, rules version,
                                               seed commitment and nonce, pity before→after, conversions
@@ -134,6 +140,10 @@ async function dispatch(c: AdminContext, command: string | undefined, v: ReturnT
     case 'grant-chests':
     case 'grant-chest':
       return grantChestsCommand(c, { app: v.app, player: v.player, chest: v.chest, quantity: v.quantity, reference: v.reference });
+    case 'lock-player':
+      return lockPlayerCommand(c, { app: v.app, player: v.player }, true);
+    case 'unlock-player':
+      return lockPlayerCommand(c, { app: v.app, player: v.player }, false);
     case 'openings':
       return openingsCommand(c, { app: v.app, player: v.player, limit: v.limit, offset: v.offset });
     case 'simulate':

@@ -9,16 +9,18 @@ export const AuditEntrySchema = z.object({
   at: z.string(),
   /** Which credential: `secret key …<last 4 characters>`. */
   actor: z.string(),
-  /** The operation, e.g. `GET /api/v1/admin/players/{id}`. */
+  /** The operation, e.g. `POST /api/v1/admin/players/{id}/lock`. */
   action: z.string(),
   /** What it was about (a player id or email), when it names something. */
   target: z.string().nullable(),
   status: z.number().int(),
   requestId: z.string(),
+  /** What the person who acted wrote about it (the console's note on an action, the API's `meta.note`); null when none. */
+  note: z.string().max(1000).nullable(),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
-/** players: records one admin API call in the app's audit log (the gateway, after answering it). */
+/** players: records one admin API call that acted (every one but the reads) in the app's audit log: the gateway, after answering it. */
 export const AdminRecordAudit = defineSubject(
   'players.v1.admin_record_audit',
   AuditEntrySchema.omit({ at: true }).extend({ appId: UuidSchema }),

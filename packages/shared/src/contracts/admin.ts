@@ -10,6 +10,7 @@ export * from './admin-drops.js';
 export * from './admin-audit.js';
 export * from './admin-content.js';
 export * from './admin-export.js';
+export * from './admin-support.js';
 
 /** Who may use a key: game clients (publishable) or the studio's servers (secret). */
 export const ApiKeyKindSchema = z.enum(['publishable', 'secret']);

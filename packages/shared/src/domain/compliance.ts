@@ -141,3 +141,81 @@ function heldLimits(limits: SpendLimitInForce[], profile: PlayerComplianceProfil
   }
   return PERIODS.flatMap((period) => (strictest[period] ? [strictest[period]] : []));
 }
+
+/**
+ * What the compliance rules in force assume of a player because they have not declared something
+ * (docs/content.md, "A player who has not declared a birth year or a country"), for the studio's
+ * support: each gate that refuses paid currencies only for want of a country or birth year, and
+ * each spend limit (the strictest per period and money, as the gates hold the player to them)
+ * that holds the player only because their birth year (every age's limit holds) or their country
+ * (every country's limit holds) is unknown. None when both are declared or no rule reads them.
+ */
+export function profileAssumptions(
+  rules: ComplianceRules | undefined,
+  profile: PlayerComplianceProfile,
+  now: Date = new Date(),
+): ProfileAssumption[] {
+  if (!rules || (profile.country !== null && profile.birthYear !== null)) return [];
+  return [...gateAssumptions(rules, profile), ...limitAssumptions(rules, profile, now)];
+}
+
+/** One assumption: see `profileAssumptions` (the contract's ProfileAssumptionSchema, in the domain's words). */
+export interface ProfileAssumption {
+  missing: ('country' | 'birth_year')[];
+  effect: 'refused' | 'spend_limit';
+  code?: 'blocked_in_region' | 'age_restricted';
+  underAge?: number;
+  countries?: string[];
+  limit?: { period: SpendPeriod; limit: number; money?: string };
+  rule?: RuleRef;
+}
+
+/** The gates (region, minimum age, a pack's age gate of a country) that refuse a gated paid currency for want of a country or birth year. */
+function gateAssumptions(rules: ComplianceRules, profile: PlayerComplianceProfile): ProfileAssumption[] {
+  if (!rules.paid_currencies.some((c) => isGatedCurrency(rules, c))) return [];
+  const r = complianceInForce(rules);
+  const out: ProfileAssumption[] = [];
+  if (profile.country === null && r.blocked_regions.length > 0)
+    out.push({ missing: ['country'], effect: 'refused', code: 'blocked_in_region', countries: [...r.blocked_regions] });
+  if (profile.birthYear === null && (r.min_age ?? 0) > 0)
+    out.push({ missing: ['birth_year'], effect: 'refused', code: 'age_restricted', underAge: r.min_age });
+  for (const gate of r.regional_age_gates) {
+    if (profile.birthYear !== null || (profile.country !== null && !gate.countries.includes(profile.country))) continue;
+    const missing: ProfileAssumption['missing'] = profile.country === null ? ['birth_year', 'country'] : ['birth_year'];
+    out.push({ missing, effect: 'refused', code: 'age_restricted', underAge: gate.min_age, countries: gate.countries, rule: gate.rule });
+  }
+  return out;
+}
+
+/** The strictest spend limits per money and period that hold the player only for what they have not declared. */
+function limitAssumptions(rules: ComplianceRules, profile: PlayerComplianceProfile, now: Date): ProfileAssumption[] {
+  const strictest = new Map<string, { l: SpendLimitInForce; period: SpendPeriod; limit: number }>();
+  for (const l of complianceInForce(rules).spend_limits) {
+    if (profile.birthYear !== null && guaranteedAge(profile.birthYear, now) > l.max_age) continue;
+    if (l.countries && profile.country !== null && !l.countries.includes(profile.country)) continue;
+    for (const [period, limit] of [
+      ['day', l.per_day],
+      ['month', l.per_month],
+      ['payment', l.per_payment],
+    ] as const) {
+      const key = `${l.money ?? ''}:${period}`;
+      if (limit !== undefined && limit < (strictest.get(key)?.limit ?? Infinity)) strictest.set(key, { l, period, limit });
+    }
+  }
+  const out: ProfileAssumption[] = [];
+  for (const { l, period, limit } of strictest.values()) {
+    const missing: ProfileAssumption['missing'] = [];
+    if (profile.birthYear === null) missing.push('birth_year');
+    if (profile.country === null && l.countries) missing.push('country');
+    if (!missing.length) continue;
+    out.push({
+      missing,
+      effect: 'spend_limit',
+      underAge: l.max_age + 1,
+      ...(l.countries ? { countries: l.countries } : {}),
+      limit: { period, limit, ...(l.money ? { money: l.money } : {}) },
+      ...(l.rule ? { rule: l.rule } : {}),
+    });
+  }
+  return out;
+}

@@ -133,3 +133,57 @@ export async function skipBeingPaid(db: Queryable, appId: string, chestId: strin
   );
   return (r.rowCount ?? 0) > 0;
 }
+
+/** One payment of a player as the studio's support lists it. */
+export interface PaymentListed {
+  id: string;
+  kind: PaymentKind;
+  chestTypeId: string | null;
+  quantity: number | null;
+  chestId: string | null;
+  currency: string;
+  amount: string;
+  status: PaymentStatus;
+  createdAt: Date;
+}
+
+/** The player's payments of every kind and status, the newest first (at most `limit`), and how many there are. */
+export async function listPlayerPayments(
+  db: Queryable,
+  appId: string,
+  playerId: string,
+  limit: number,
+): Promise<{ payments: PaymentListed[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db.query<{
+      id: string;
+      kind: PaymentKind;
+      chest_type_id: string | null;
+      quantity: number | null;
+      chest_id: string | null;
+      currency: string;
+      amount: string;
+      status: PaymentStatus;
+      created_at: Date;
+    }>(
+      `SELECT id, kind, chest_type_id, quantity, chest_id, currency, amount::text AS amount, status, created_at
+         FROM payments WHERE app_id = $1 AND player_id = $2 ORDER BY created_at DESC, id LIMIT $3`,
+      [appId, playerId, limit],
+    ),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE app_id = $1 AND player_id = $2', [appId, playerId]),
+  ]);
+  return {
+    payments: rows.rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      chestTypeId: r.chest_type_id,
+      quantity: r.quantity,
+      chestId: r.chest_id,
+      currency: r.currency,
+      amount: r.amount,
+      status: r.status,
+      createdAt: r.created_at,
+    })),
+    total: count.rows[0]!.n,
+  };
+}

@@ -96,6 +96,10 @@ main p code { overflow-wrap: anywhere; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: center; margin-bottom: var(--pico-spacing); }
 .actions form { margin: 0; }
 textarea.content-file { min-height: 14rem; font-family: monospace; font-size: 0.8rem; }
+/* The player's actions: each folded under its title, its form (and the note it asks for) below. */
+.player-actions details { border-bottom: 1px solid var(--pico-muted-border-color); padding-bottom: 0.5rem; margin-bottom: 0.5rem; }
+.player-actions details form { margin-top: 0.75rem; }
+.player-actions textarea { resize: vertical; }
 
 /* Tables fit their column: long ids, URLs and references wrap anywhere instead of pushing it wider. */
 .table-box { max-width: 100%; }

@@ -9,6 +9,8 @@ declare module '@fastify/secure-session' {
   interface SessionData {
     key: string;
     app: { id: string; name: string };
+    /** The players' search of this sign-in: the start of an email, kept here so that it is never in a URL. */
+    playerSearch: string;
   }
 }
 

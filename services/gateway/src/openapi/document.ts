@@ -88,10 +88,12 @@ function successResponses(doc: RouteDoc): Record<string, unknown> {
 /** One operation object from a route's documentation and what the route itself declares. */
 function operation(route: CollectedRoute, doc: RouteDoc): Operation {
   // The checks of the scope the route is registered in (plugins/scopes.ts).
-  const scoped = scopeOf(route) !== 'public';
+  const scope = scopeOf(route);
+  const scoped = scope !== 'public';
   const facts: RouteFacts = {
     method: route.method,
     apiKey: scoped,
+    tokenChecked: scope === 'app' || scope === 'player',
     rateLimited: scoped,
     authLimited: route.config.authLimited === true,
     pathParams: pathParamsOf(route.url),

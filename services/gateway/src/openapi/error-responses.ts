@@ -8,6 +8,8 @@ export interface RouteFacts {
   method: string;
   /** Whether the route needs an `apikey` (every /api route and the spec's unprefixed aliases). */
   apiKey: boolean;
+  /** Whether a Bearer token sent to it is verified, and its player's lock checked (the app and player scopes). */
+  tokenChecked: boolean;
   /** Whether it is rate-limited (everything under /api and the aliases), and by the tighter credential limit. */
   rateLimited: boolean;
   authLimited: boolean;
@@ -51,6 +53,7 @@ function commonLines(doc: RouteDoc, facts: RouteFacts): [ErrorStatus, string][] 
     lines.push([401, 'an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)']);
   }
   if (doc.token === 'required') lines.push([401, 'no Bearer token (`missing_token`)']);
+  if (facts.tokenChecked) lines.push([403, 'a Bearer token of a player the studio locked (`player_locked`): every request with it is refused']);
   if (doc.query) for (const l of queryErrorLines(doc.query)) lines.push([400, l]);
   if (facts.pathParams.length) lines.push([414, 'a path segment longer than 500 characters (`uri_too_long`)']);
   if (['POST', 'PATCH', 'PUT', 'DELETE'].includes(facts.method)) {

@@ -22,7 +22,7 @@ export const TAGS = {
   Store:
     "App Store and Google Play purchases, verified and granted exactly once; the stores' refund notifications, which take back what a refunded purchase granted (docs/store.md).",
   Admin:
-    "For the studio's own tools, with the app's secret key (never a publishable key or a player token): the app's figures, player lookup, currency grants, content versions, odds simulation, webhooks, the audit log.",
+    "For the studio's own tools, with the app's secret key (never a publishable key or a player token): the app's figures, finding and looking up players, currency and chest grants, ending sessions, locking players, content versions, odds simulation, webhooks, the audit log of every action.",
   Fairness: "Verifiable randomness (commit-reveal) and pity: the calling player's seeds, counters and the verification of their openings.",
   Health: 'Probes for load balancers and orchestrators; no apikey needed.',
   Documentation: 'This document; no apikey needed.',

@@ -3,6 +3,7 @@ import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, GetJwks, type Bus } from '@ccs/shared';
 import { gatewayErrors } from '../errors.js';
+import { PlayerLocks } from '../lib/player-locks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -132,10 +133,15 @@ function kidOf(token: string): string | undefined {
  * Provides the hooks of the scopes (plugins/scopes.ts) that verify `Authorization: Bearer`
  * tokens: ES256 only (the algorithm is pinned, so `alg: none` and HMAC confusion fail), issuer and
  * audience checked, expiry enforced, and the token's app must be the app of the request's apikey.
- * A presented but bad token is a 401 on any route of those scopes.
+ * A presented but bad token is a 401 on any route of those scopes. The token of a player the
+ * studio locked is refused (403 player_locked), reads and writes alike, from the request after
+ * the lock was answered, on every replica (lib/player-locks.ts).
  */
 export default fp(
-  async function auth(app: FastifyInstance, opts: { bus: Bus; issuer: string; audience: string }) {
+  async function auth(app: FastifyInstance, opts: { bus: Bus; issuer: string; audience: string; locksTtlMs: number }) {
+    const locks = new PlayerLocks(opts.bus, opts.locksTtlMs);
+    const stopLocks = locks.listen();
+    app.addHook('onClose', async () => stopLocks());
     const verified = new VerifiedTokenCache();
     const store = new KeyStore(opts.bus, (kids) => verified.keepOnly(kids));
     await app.register(fastifyJwt, {
@@ -151,7 +157,7 @@ export default fp(
       },
     });
     app.decorateRequest('player', undefined);
-    app.decorate('verifyToken', verifyTokenHook(verified));
+    app.decorate('verifyToken', verifyTokenHook(verified, locks));
     app.decorate('requirePlayer', requirePlayer);
   },
   { name: 'auth', dependencies: ['tenancy'] },
@@ -179,26 +185,28 @@ async function verify(request: FastifyRequest, token: string, appId: string, ver
   admit(request, appId, claims);
 }
 
-/** The app and player scopes' hook: a Bearer token, when sent, is verified (or its claims reused). */
-function verifyTokenHook(verified: VerifiedTokenCache): onRequestHookHandler {
-  // Callback style: a token verified recently (the common case) costs no promise.
+/** The app and player scopes' hook: a Bearer token, when sent, is verified (or its claims reused), then its player's lock checked. */
+function verifyTokenHook(verified: VerifiedTokenCache, locks: PlayerLocks): onRequestHookHandler {
   return (request, _reply, done) => {
     const header = request.headers.authorization;
     if (header === undefined || !request.tenant) return done();
     if (!BEARER.test(header)) return done(invalid('Use Authorization: Bearer <access token>.'));
+    const appId = request.tenant.appId;
     const token = header.slice(7);
+    const unlessLocked = () =>
+      locks.isLocked(appId, request.player!.id, request.id).then((locked) => done(locked ? gatewayErrors.playerLocked() : undefined), done);
     const claims = verified.get(token);
     if (claims === undefined) {
-      verify(request, token, request.tenant.appId, verified).then(() => done(), done);
+      verify(request, token, appId, verified).then(unlessLocked, done);
       return;
     }
     try {
       request.user = claims;
-      admit(request, request.tenant.appId, claims);
+      admit(request, appId, claims);
     } catch (err) {
       return done(err as AppError);
     }
-    done();
+    void unlessLocked();
   };
 }
 

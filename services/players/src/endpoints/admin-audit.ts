@@ -3,7 +3,7 @@ import { appendAuditEntry, listAuditEntries } from '../repositories/admin-audit-
 import { contentVersionOf, listContents } from '../repositories/apps-repository.js';
 import { playerErrors } from '../errors.js';
 
-/** players.v1.admin_record_audit: one admin API call, appended to the app's audit log. */
+/** players.v1.admin_record_audit: one admin API call that acted, appended to the app's audit log with its note. */
 export function adminRecordAuditEndpoint(pool: Pool) {
   return endpoint(AdminRecordAudit, async ({ appId, ...entry }) => {
     await appendAuditEntry(pool, appId, entry);

@@ -9,7 +9,8 @@ import { playerErrors } from '../errors.js';
 
 /**
  * Login with email and password; a new session (refresh token family) per login. The lookup and
- * the verification take one of the bounded password slots (503 `overloaded` past the bound).
+ * the verification take one of the bounded password slots (503 `overloaded` past the bound). A
+ * player the studio locked gets no session (403 `player_locked`).
  */
 export function loginEndpoint(d: PlayersDeps) {
   return endpoint(LoginPlayer, async (req, ctx) => {
@@ -23,6 +24,8 @@ export function loginEndpoint(d: PlayersDeps) {
       if (!(await pw.verify(found.passwordHash, req.password))) throw playerErrors.invalidCredentials();
       return found;
     });
+    // Told only to whoever knows the password: a locked player learns why they cannot sign in.
+    if (player.lockedAt) throw playerErrors.playerLocked();
     const rules = await playerRulesOf(d.pool, appId);
     return withTransaction(d.pool, (tx) => issueSession(tx, d.signer, player, rules));
   });

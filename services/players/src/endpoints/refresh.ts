@@ -28,7 +28,7 @@ async function lostSuccessor(tx: Queryable, appId: string, token: RefreshTokenRe
  * REFRESH_REUSE_GRACE_SECONDS of its rotation, while the token it was rotated into has not been
  * used, is the client's retry. It gets a new session of the same family, and the unused successor
  * is revoked, so the family still has one live token. Once the successor has been used, the old
- * token is reuse as before.
+ * token is reuse as before. A player the studio locked gets no token (403 `player_locked`).
  */
 export function refreshEndpoint(d: PlayersDeps) {
   const graceSeconds = d.config.REFRESH_REUSE_GRACE_SECONDS;
@@ -51,6 +51,8 @@ export function refreshEndpoint(d: PlayersDeps) {
       if (token.expiresAt.getTime() <= Date.now()) return { error: playerErrors.refreshTokenExpired() };
       const player = await findPlayer(tx, appId, token.playerId);
       if (!player) return { error: playerErrors.invalidRefreshToken() };
+      // A locked player's session stays as it is (unlocked, it refreshes again); no token now.
+      if (player.lockedAt) return { error: playerErrors.playerLocked() };
       const successorId = randomUUID();
       await markRotated(tx, appId, token.id, successorId);
       const rules = await playerRulesOf(tx, appId);

@@ -14,6 +14,8 @@ export interface PlayerRecord {
   country: string | null;
   birthYear: number | null;
   createdAt: Date;
+  /** When the studio locked the player; null while not locked. */
+  lockedAt: Date | null;
 }
 
 interface PlayerRow {
@@ -28,10 +30,11 @@ interface PlayerRow {
   country: string | null;
   birth_year: number | null;
   created_at: Date;
+  locked_at: Date | null;
 }
 
 const COLUMNS = `id, app_id, email, password_hash, is_anonymous, privacy, experience::float8 AS experience,
-  starter_chest_id, country, birth_year, created_at`;
+  starter_chest_id, country, birth_year, created_at, locked_at`;
 
 function toRecord(r: PlayerRow): PlayerRecord {
   return {
@@ -46,6 +49,7 @@ function toRecord(r: PlayerRow): PlayerRecord {
     country: r.country,
     birthYear: r.birth_year,
     createdAt: r.created_at,
+    lockedAt: r.locked_at,
   };
 }
 
@@ -144,4 +148,74 @@ const ADD_EXPERIENCE = preparedStatement(
 export async function addExperience(tx: Queryable, gains: { appId: string; playerId: string; xp: number }[]): Promise<Set<string>> {
   const r = await tx.query<{ id: string }>(ADD_EXPERIENCE.with([gains.map((g) => g.appId), gains.map((g) => g.playerId), gains.map((g) => g.xp)]));
   return new Set(r.rows.map((row) => row.id));
+}
+
+/** A player of a list: who they are and whether the studio locked them. */
+export interface PlayerSummary {
+  id: string;
+  email: string | null;
+  isAnonymous: boolean;
+  createdAt: Date;
+  lockedAt: Date | null;
+}
+
+/** `%`, `_` and `\` of a LIKE pattern, escaped: the prefix matches as typed. */
+const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A page of the app's players whose email starts with `emailPrefix` in any case (by email), or,
+ * without one, the newest first; and how many match in all. The prefix search uses the index on
+ * (app_id, lower(email) text_pattern_ops).
+ */
+export async function searchPlayers(
+  q: Queryable,
+  appId: string,
+  emailPrefix: string | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ players: PlayerSummary[]; total: number }> {
+  const where = emailPrefix === undefined ? 'app_id = $1' : `app_id = $1 AND email IS NOT NULL AND lower(email) LIKE $2 || '%'`;
+  const params: unknown[] = emailPrefix === undefined ? [appId] : [appId, likeLiteral(emailPrefix.toLowerCase())];
+  const order = emailPrefix === undefined ? 'created_at DESC, id DESC' : 'lower(email), id';
+  const [rows, count] = await Promise.all([
+    q.query<{ id: string; email: string | null; is_anonymous: boolean; created_at: Date; locked_at: Date | null }>(
+      `SELECT id, email, is_anonymous, created_at, locked_at FROM players WHERE ${where}
+        ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, page.limit, page.offset],
+    ),
+    q.query<{ n: number }>(`SELECT count(*)::int AS n FROM players WHERE ${where}`, params),
+  ]);
+  return {
+    players: rows.rows.map((r) => ({ id: r.id, email: r.email, isAnonymous: r.is_anonymous, createdAt: r.created_at, lockedAt: r.locked_at })),
+    total: count.rows[0]!.n,
+  };
+}
+
+/**
+ * Locks (`locked`) or unlocks a player of the app; undefined when the app has no such player.
+ * `changed` is false when the player already was so (a lock keeps its first time).
+ */
+export async function setPlayerLock(
+  tx: Queryable,
+  appId: string,
+  playerId: string,
+  locked: boolean,
+): Promise<{ lockedAt: Date | null; changed: boolean } | undefined> {
+  const { rows } = await tx.query<{ locked_at: Date | null; was_locked: boolean }>(
+    `UPDATE players p SET locked_at = CASE WHEN $3 THEN coalesce(p.locked_at, now()) ELSE NULL END
+       FROM (SELECT id, locked_at IS NOT NULL AS was_locked FROM players WHERE app_id = $1 AND id = $2 FOR UPDATE) before
+      WHERE p.app_id = $1 AND p.id = before.id
+      RETURNING p.locked_at, before.was_locked`,
+    [appId, playerId, locked],
+  );
+  const r = rows[0];
+  return r && { lockedAt: r.locked_at, changed: r.was_locked !== locked };
+}
+
+/** Whether the player of the app is locked (false when there is no such player: their token is refused elsewhere). */
+export async function isPlayerLocked(q: Queryable, appId: string, playerId: string): Promise<boolean> {
+  const { rows } = await q.query<{ locked: boolean }>('SELECT locked_at IS NOT NULL AS locked FROM players WHERE app_id = $1 AND id = $2', [
+    appId,
+    playerId,
+  ]);
+  return rows[0]?.locked ?? false;
 }

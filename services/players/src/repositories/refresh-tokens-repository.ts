@@ -104,3 +104,69 @@ export async function familyOfToken(q: Queryable, appId: string, playerId: strin
   );
   return rows[0]?.family_id;
 }
+
+/** One refresh-token family of a player, as the studio's support sees it. */
+export interface SessionRecord {
+  familyId: string;
+  createdAt: Date;
+  lastUsedAt: Date;
+  expiresAt: Date;
+  active: boolean;
+  revokedAt: Date | null;
+}
+
+/**
+ * The player's sessions (refresh-token families), the newest first, at most `limit`; how many
+ * there are and how many are active (a token of the family still works: not revoked, not
+ * rotated, not expired).
+ */
+export async function listSessions(
+  q: Queryable,
+  appId: string,
+  playerId: string,
+  limit: number,
+): Promise<{ sessions: SessionRecord[]; total: number; active: number }> {
+  const { rows } = await q.query<{
+    family_id: string;
+    created_at: Date;
+    last_used_at: Date;
+    expires_at: Date;
+    active: boolean;
+    revoked_at: Date | null;
+    total: number;
+    active_total: number;
+  }>(
+    `WITH families AS (
+       SELECT family_id, min(created_at) AS created_at, max(created_at) AS last_used_at, max(expires_at) AS expires_at,
+              bool_or(revoked_at IS NULL AND rotated_at IS NULL AND expires_at > now()) AS active, max(revoked_at) AS revoked_at
+         FROM refresh_tokens WHERE app_id = $1 AND player_id = $2 GROUP BY family_id)
+     SELECT f.*, count(*) OVER ()::int AS total, (count(*) FILTER (WHERE f.active) OVER ())::int AS active_total
+       FROM families f ORDER BY f.last_used_at DESC, f.family_id LIMIT $3`,
+    [appId, playerId, limit],
+  );
+  return {
+    sessions: rows.map((r) => ({
+      familyId: r.family_id,
+      createdAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+      expiresAt: r.expires_at,
+      active: r.active,
+      revokedAt: r.active ? null : r.revoked_at,
+    })),
+    total: rows[0]?.total ?? 0,
+    active: rows[0]?.active_total ?? 0,
+  };
+}
+
+/** Revokes every token of the player not revoked yet; returns how many families had a live one (an active session). */
+export async function revokeAllFamilies(q: Queryable, appId: string, playerId: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `WITH revoked AS (
+       UPDATE refresh_tokens SET revoked_at = now()
+       WHERE app_id = $1 AND player_id = $2 AND revoked_at IS NULL
+       RETURNING family_id, rotated_at IS NULL AND expires_at > now() AS live)
+     SELECT count(DISTINCT family_id) FILTER (WHERE live)::int AS n FROM revoked`,
+    [appId, playerId],
+  );
+  return rows[0]?.n ?? 0;
+}

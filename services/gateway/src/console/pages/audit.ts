@@ -7,17 +7,31 @@ import { queryOf, signedIn } from '../signed-in.js';
 /** Entries per page of the audit log. */
 const LIMIT = 50;
 
-/** A page of the audit log, with links to newer and older entries. */
+/** A page of the audit log (the admin API's actions, each with the note it was given), with links to newer and older entries. */
 export function auditBody(doc: Schemas['AuditLogDocument'], offset: number, limit: number): SafeHtml {
   const total = doc.meta.total_count;
   return html`${
       doc.data.length
         ? table(
-            ['When', { label: 'Who', wrap: true }, { label: 'What', key: true }, { label: 'Target', wrap: true }, { label: 'Status', key: true }],
-            doc.data.map((e) => [when(e.attributes.at), e.attributes.actor, e.attributes.action, e.attributes.target, e.attributes.status]),
+            [
+              'When',
+              { label: 'Who', wrap: true },
+              { label: 'What', key: true },
+              { label: 'Target', wrap: true },
+              { label: 'Status', key: true },
+              { label: 'Note', key: true },
+            ],
+            doc.data.map((e) => [
+              when(e.attributes.at),
+              e.attributes.actor,
+              e.attributes.action,
+              e.attributes.target,
+              e.attributes.status,
+              html`<span data-testid="audit-note">${e.attributes.note ?? '—'}</span>`,
+            ]),
             'audit',
           )
-        : notice('empty', 'No admin calls recorded yet.')
+        : notice('empty', 'No admin actions recorded yet (reads are not recorded).')
     }
     <nav aria-label="pages">
       <ul>

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Schemas } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, notice, stat, table, when } from '../layout.js';
-import { paramOf, queryOf, signedIn, type ConsolePage } from '../signed-in.js';
+import { formOf, queryOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';
+import { actionsSection, doneNotice, playerActionRoutes } from './player-actions.js';
 import { balanceCell, debtNotice, storeSection } from './player-store.js';
+import { lockNotice, mailboxSection, profileSection, purchasesSection, sessionsSection } from './player-support.js';
 
 type Player = Schemas['AdminPlayerDocument']['data'];
 type StoreAnswer = Parameters<typeof storeSection>[0];
@@ -31,13 +33,21 @@ export function ledgerLabel(e: Pick<LedgerEntry, 'reason' | 'reference'>): strin
   return e.reason === 'debit' ? kind : `${kind} refund`;
 }
 
-/** The look-up form, with an error or a hint below. */
+/**
+ * The look-up form: an id, or the start of an email. It is posted, never sent in a URL: the
+ * console keeps the email prefix in the (encrypted) session and shows its results at
+ * /console/players/search, so no address or part of one is in the browser's history or a log of URLs.
+ */
+export const playerSearchForm = (q = '', testid = 'player-search') =>
+  html`<form method="post" action="/console/players/search" role="search" data-testid="${testid}">
+    <input type="search" name="q" value="${q}" placeholder="Player id, or the start of an email" aria-label="Player id or email" required />
+    <button type="submit">Find</button>
+  </form>`;
+
+/** The look-up form with an error or a hint below. */
 export function playerSearchBody(q: string, error?: string): SafeHtml {
-  return html`<form method="get" action="/console/players" role="search" data-testid="player-search">
-      <input type="search" name="q" value="${q}" placeholder="Player id or email" aria-label="Player id or email" required />
-      <button type="submit">Look up</button>
-    </form>
-    ${error ? notice('error', error) : notice('empty', 'Look a player up by id or by email (any case).')}`;
+  return html`${playerSearchForm(q)}
+  ${error ? notice('error', error) : notice('empty', 'Find a player by id, or by the start of their email (any case).')}`;
 }
 
 /** The player's headline figures. */
@@ -48,7 +58,9 @@ const summary = (p: Player) =>
       ${stat('Openings', p.attributes.openings.total, 'player-openings')}
       ${stat('Joined', when(p.attributes.created_at).slice(0, 10), 'player-joined', 'text')}
     </section>
-    <p class="muted">Player <code data-testid="player-id">${p.id}</code>${p.attributes.is_anonymous ? ' · guest' : ''}</p>`;
+    <p class="muted">
+      Player <code data-testid="player-id">${p.id}</code>${p.attributes.is_anonymous ? ' · guest' : ''}${p.attributes.locked_at ? ' · locked' : ''}
+    </p>`;
 
 /** Balances beside the completion chart. */
 function holdings(a: Attributes): SafeHtml {
@@ -160,13 +172,25 @@ const chestsAndOpenings = (a: Attributes, names: Names) =>
         : notice('empty', 'This player has not opened a chest yet.')
     }`;
 
-/** One player's page, from GET /api/v1/admin/players/{id} and GET /api/v1/admin/players/{id}/store. */
-export const playerBody = (p: Player, names: Names, store: StoreAnswer): SafeHtml =>
-  html`<form method="get" action="/console/players" role="search">
-      <input type="search" name="q" placeholder="Another player: id or email" aria-label="Player id or email" required />
-    </form>
-    ${debtNotice(p.attributes.balances)} ${summary(p)} ${holdings(p.attributes)} ${spendLimits(p.attributes)} ${storeSection(store)}
-    ${ledgerAndCollections(p.attributes)} ${chestsAndOpenings(p.attributes, names)}`;
+/** What the player's page shows besides the player: the catalog's names, the store's answer, the app's currencies. */
+export interface PlayerPageData {
+  names: Names;
+  store: StoreAnswer;
+  currencies: string[];
+}
+
+/** One player's page, from GET /api/v1/admin/players/{id} and GET /api/v1/admin/players/{id}/store; `done` says what was just done. */
+export const playerBody = (p: Player, d: PlayerPageData, done?: SafeHtml): SafeHtml =>
+  html`${playerSearchForm('', 'player-search-again')} ${done ?? ''} ${lockNotice(p.attributes)} ${debtNotice(p.attributes.balances)} ${summary(p)}
+  ${profileSection(p.attributes)}
+  ${actionsSection(
+    p,
+    d.currencies,
+    [...d.names.chests].map(([id, name]) => ({ id, name })),
+  )}
+  ${sessionsSection(p.attributes.sessions)} ${holdings(p.attributes)} ${spendLimits(p.attributes)}
+  ${purchasesSection(p.attributes.purchases, d.names.chests)} ${storeSection(d.store)} ${ledgerAndCollections(p.attributes)}
+  ${chestsAndOpenings(p.attributes, d.names)} ${mailboxSection(p.attributes.mailbox)}`;
 
 /** Collectible pages read for their names (100 each): enough for any catalog the content limits allow. */
 const MAX_COLLECTIBLE_PAGES = 20;
@@ -195,26 +219,116 @@ async function namesOf(p: ConsolePage): Promise<Names> {
   return names;
 }
 
-/** GET /console/players/:id: a player by id or email. */
-async function playerPage(p: ConsolePage) {
-  const id = paramOf(p.request, 'id');
-  const [a, names] = await Promise.all([p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200 }, { params: { id } }), namesOf(p)]);
-  if (!a.ok && a.status === 404) return p.view('Players', '/console/players', playerSearchBody(id, `No player "${id}" in this app.`), 404);
-  if (!a.ok) return p.failed('Player', '/console/players', a);
-  // By the player's id: the page's own may be an email.
-  const store = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}/store', success: 200 }, { params: { id: a.doc.data.id } });
-  return p.view(`Player ${a.doc.data.attributes.email ?? a.doc.data.id}`, '/console/players', playerBody(a.doc.data, names, store));
+/** The app's currency codes, for the grant form (none when they cannot be read: the API refuses the grant then). */
+async function currenciesOf(p: ConsolePage): Promise<string[]> {
+  const a = await p.api({ method: 'get', path: '/api/v1/currencies', success: 200 });
+  return a.ok ? a.doc.data.map((c) => c.attributes.code) : [];
 }
 
-/** The players pages: look-up and one player. */
-export function playersRoutes(app: FastifyInstance) {
-  app.get(
-    '/players',
-    signedIn(async (p) => {
-      const q = queryOf(p.request, 'q').trim();
-      if (!q) return p.view('Players', '/console/players', playerSearchBody(''));
-      return p.reply.redirect(`/console/players/${encodeURIComponent(q)}`, 303);
-    }),
+const UUID_PATH = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GET /console/players/:id: a player by id (an email is never in a URL: the search finds players by email). */
+async function playerPage(p: ConsolePage) {
+  const id = paramOf(p.request, 'id');
+  const unknown = () => p.view('Players', '/console/players', playerSearchBody('', 'No such player in this app.'), 404);
+  if (!UUID_PATH.test(id)) return unknown();
+  const [a, names, currencies] = await Promise.all([
+    p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200 }, { params: { id } }),
+    namesOf(p),
+    currenciesOf(p),
+  ]);
+  if (!a.ok && a.status === 404) return unknown();
+  if (!a.ok) return p.failed('Player', '/console/players', a);
+  const store = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}/store', success: 200 }, { params: { id: a.doc.data.id } });
+  const done = doneNotice(queryOf(p.request, 'done'), queryOf(p.request, 'replayed') === '1');
+  return p.view(
+    `Player ${a.doc.data.attributes.email ?? a.doc.data.id}`,
+    '/console/players',
+    playerBody(a.doc.data, { names, store, currencies }, done),
   );
+}
+
+/** Players per page of a list. */
+const PAGE = 20;
+
+/** An offset from the query (`?offset=`), a multiple of nothing in particular, at least 0. */
+const offsetOf = (p: ConsolePage) => Math.max(0, Math.floor(Number(queryOf(p.request, 'offset') || 0)) || 0);
+
+type PlayerList = Schemas['AdminPlayerListDocument'];
+
+/** A page of players: each linked to its page by id, with the links to the pages around it. */
+export function playerList(doc: PlayerList, offset: number, base: string, testid: string): SafeHtml {
+  const total = doc.meta.total_count;
+  return html`${
+      doc.data.length
+        ? table(
+            [{ label: 'Email', key: true, wrap: true }, 'Joined', { label: 'State', key: true }],
+            doc.data.map((x) => [
+              html`<a href="/console/players/${x.id}" data-testid="player-link">${x.attributes.email ?? `guest ${x.id}`}</a>`,
+              when(x.attributes.created_at),
+              x.attributes.locked_at ? html`<mark>locked</mark>` : x.attributes.is_anonymous ? 'guest' : 'registered',
+            ]),
+            testid,
+          )
+        : notice('empty', 'No players found.')
+    }
+    <nav aria-label="pages">
+      <ul>
+        ${offset > 0 ? html`<li><a href="${base}?offset=${Math.max(0, offset - PAGE)}" data-testid="page-prev">Previous</a></li>` : ''}
+        ${offset + PAGE < total ? html`<li><a href="${base}?offset=${offset + PAGE}" data-testid="page-next">Next</a></li>` : ''}
+        <li class="muted" data-testid="players-total">${total} players</li>
+      </ul>
+    </nav>`;
+}
+
+/** GET /console/players: the look-up form and the newest players, a page at a time. */
+async function playersPage(p: ConsolePage) {
+  const offset = offsetOf(p);
+  const a = await p.api({ method: 'get', path: '/api/v1/admin/players', success: 200 }, { query: `page[limit]=${PAGE}&page[offset]=${offset}` });
+  if (!a.ok) return p.failed('Players', '/console/players', a);
+  return p.view(
+    'Players',
+    '/console/players',
+    html`${playerSearchBody('')}
+      <h2>Newest players</h2>
+      ${playerList(a.doc, offset, '/console/players', 'players')}`,
+  );
+}
+
+/** POST /console/players/search: an id goes to the player's page; anything else is kept in the session as the search. */
+async function search(p: ConsolePage) {
+  const q = String(formOf(p.request).q ?? '').trim();
+  if (!q) return p.view('Players', '/console/players', playerSearchBody('', 'Type a player id or the start of an email.'));
+  if (UUID_PATH.test(q)) return p.reply.redirect(`/console/players/${q.toLowerCase()}`, 303);
+  if (q.length > 320) return p.view('Players', '/console/players', playerSearchBody('', 'An email is at most 320 characters.'));
+  p.request.session.set('playerSearch', q);
+  return p.reply.redirect('/console/players/search', 303);
+}
+
+/** GET /console/players/search: the players of the session's search, a page at a time. */
+async function searchResults(p: ConsolePage) {
+  const q = p.request.session.get('playerSearch');
+  if (!q) return p.reply.redirect('/console/players', 303);
+  const offset = offsetOf(p);
+  const a = await p.api(
+    { method: 'post', path: '/api/v1/admin/players/search', success: 200 },
+    { query: `page[limit]=${PAGE}&page[offset]=${offset}`, json: { data: { type: 'player_search', attributes: { email_prefix: q } } } },
+  );
+  if (!a.ok) return p.failed('Players', '/console/players', a);
+  return p.view(
+    'Players found',
+    '/console/players',
+    html`${playerSearchForm(q)}
+      <p class="muted">Emails starting with <strong data-testid="search-prefix">${q}</strong>, in any case.</p>
+      ${playerList(a.doc, offset, '/console/players/search', 'players-found')}`,
+  );
+}
+
+/** The players pages: the newest, a search and its results, one player, and the actions on a player. */
+export function playersRoutes(app: FastifyInstance) {
+  app.get('/players', signedIn(playersPage));
+  app.post('/players/search', signedIn(search));
+  app.get('/players/search', signedIn(searchResults));
   app.get('/players/:id', signedIn(playerPage));
+  playerActionRoutes(app);
 }

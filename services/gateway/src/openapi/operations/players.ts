@@ -66,7 +66,10 @@ export const login: OperationDoc = {
   passwordQueue: true,
   bodyExample: { data: { type: 'player', attributes: { email: 'ada@example.com', password } } },
   responses: [{ status: 200, description: 'Logged in: the player and new tokens.', schema: SessionDocument }],
-  errors: { 401: ['a wrong email or password (`invalid_credentials`)'] },
+  errors: {
+    401: ['a wrong email or password (`invalid_credentials`)'],
+    403: ['the right email and password of a player the studio locked (`player_locked`)'],
+  },
 };
 
 /** POST /api/v1/players/refresh. */
@@ -84,6 +87,7 @@ export const refresh: OperationDoc = {
       'an unknown refresh token (`invalid_refresh_token`), an expired one (`refresh_token_expired`), one of an ended session (`refresh_token_revoked`)',
       'a refresh token already used once: the session family is revoked (`refresh_token_reused`)',
     ],
+    403: ['a refresh token of a player the studio locked (`player_locked`); unlocked, the session refreshes again'],
   },
 };
 

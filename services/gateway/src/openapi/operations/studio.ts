@@ -25,7 +25,7 @@ export const adminOverview: OperationDoc = {
   tag: 'Admin',
   summary: 'The app at a glance',
   description:
-    "For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours (and hour by hour with completed purchases), purchases, granted items, balances and the sources and sinks of each currency over the last 24 hours, and the content version each service has applied. Recorded in the audit log. Never cached.",
+    "For the studio's tools, with the app's secret key in `apikey`: players, chests, openings of the last 24 hours (and hour by hour with completed purchases), purchases, granted items, balances and the sources and sinks of each currency over the last 24 hours, and the content version each service has applied. A read: not recorded in the audit log. Never cached.",
   token: 'none',
   responses: [{ status: 200, description: 'The overview.', schema: AppOverviewDocument, headers: NO_STORE_HEADER }],
   errors: SECRET_KEY_ONLY,
@@ -37,7 +37,7 @@ export const adminGetPlayer: OperationDoc = {
   tag: 'Admin',
   summary: 'Look up a player',
   description:
-    "A player of the secret key's app, by id or by email (any case): profile, unopened chests (newest 100), balances with the latest 50 ledger rows, collection progress and the latest 20 openings with their items. Another app's player is not found. Recorded in the audit log. Never cached.",
+    "A player of the secret key's app, by id or by email (any case): profile, the declared country and birth year with what the compliance rules assume for what is missing, the studio's lock, sessions (newest 20), unopened chests (newest 100) and mailbox, balances with the latest 50 ledger rows, purchases, keys and timer skips (newest 20), collection progress and the latest 20 openings with their items. Another app's player is not found. A read: not recorded in the audit log. Never cached.",
   token: 'none',
   params: { id: { schema: z.string().min(1).max(320), description: 'A player id (UUID) or an email address.', example: 'ada@example.com' } },
   responses: [{ status: 200, description: 'The player.', schema: AdminPlayerDocument, headers: NO_STORE_HEADER }],
@@ -50,7 +50,7 @@ export const adminListAudit: OperationDoc = {
   tag: 'Admin',
   summary: 'The audit log',
   description:
-    "Every call of the admin API for the secret key's app, newest first: who (which secret key), what, on what, when and its status. Never cached.",
+    "Every action of the admin API for the secret key's app (every call but the reads: GETs, a player search, a simulation), newest first: who (which secret key), what, on what, when, its status and the note its body gave (`meta.note`). A read: not recorded itself. Never cached.",
   token: 'none',
   responses: [{ status: 200, description: 'A page of the audit log.', schema: AuditLogDocument, headers: NO_STORE_HEADER }],
   errors: SECRET_KEY_ONLY,
@@ -62,7 +62,7 @@ export const adminListContentVersions: OperationDoc = {
   tag: 'Admin',
   summary: "The app's content versions",
   description:
-    'Every content version loaded since versions are kept, newest first, with its size and which is current. Recorded in the audit log. Never cached.',
+    'Every content version loaded since versions are kept, newest first, with its size and which is current. A read: not recorded in the audit log. Never cached.',
   token: 'none',
   responses: [{ status: 200, description: 'The versions.', schema: ContentVersionsDocument, headers: NO_STORE_HEADER }],
   errors: SECRET_KEY_ONLY,
@@ -74,7 +74,7 @@ export const adminContentDiff: OperationDoc = {
   tag: 'Admin',
   summary: 'What the current content changed from a version',
   description:
-    'Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance, banners, store products, store settings): the ids added, removed and changed from `version` to the current content, and what changed in each changed one (`changed_fields`). Recorded in the audit log. Never cached.',
+    'Section by section (currencies, rarities, collections, collectibles, chests, player rules, duplicate rules, compliance, banners, store products, store settings): the ids added, removed and changed from `version` to the current content, and what changed in each changed one (`changed_fields`). A read: not recorded in the audit log. Never cached.',
   token: 'none',
   params: { version: { schema: z.string().min(1).max(200), description: 'A content version number.', example: '1' } },
   responses: [{ status: 200, description: 'The differences (none when the same).', schema: ContentDiffDocument, headers: NO_STORE_HEADER }],
@@ -104,7 +104,7 @@ export const adminSimulate: OperationDoc = {
   tag: 'Admin',
   summary: "Simulate a chest's odds",
   description:
-    'Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded but the audit entry. The public odds of a chest are GET /api/v1/chests/{id}/odds.\n\nThe chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app has one at a time across every chests replica, running or waiting for its turn: another meanwhile (the simulation of a banner stats call too) is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`, and past `SIMULATION_MAX_QUEUED` (8) waiting, 503 `overloaded` at once. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.',
+    'Opens the chest `opens` times (default 10,000, at most 100,000) with the production roll and pity code on its current rules, the pity counter carried from opening to opening, and answers the observed share of each rarity against the disclosed long-run share, a chi-square p-value and what pity did (docs/content.md, "Odds simulator"). With `seed` (hex) the run is reproducible. The chest is named by its catalog id or its slug. Nothing is opened or recorded, not even in the audit log (a read). The public odds of a chest are GET /api/v1/chests/{id}/odds.\n\nThe chests service (the owner of the drop tables) runs it in a worker thread, off any event loop, and an app has one at a time across every chests replica, running or waiting for its turn: another meanwhile (the simulation of a banner stats call too) is answered 429 `simulation_busy` with `Retry-After`. Each chests process runs at most `SIMULATION_MAX_CONCURRENT` at once (default: its CPUs less one, at least 1); the others wait up to `SIMULATION_QUEUE_WAIT_MS` (10 s) for a turn, then 503 `overloaded`, and past `SIMULATION_MAX_QUEUED` (8) waiting, 503 `overloaded` at once. A run longer than `SIMULATION_TIMEOUT_MS` (60 s) is stopped: 503 `simulation_timeout`.',
   token: 'none',
   params: {
     id: { schema: z.string().min(1).max(200), description: "A catalog chest id or its slug (the content's chest id).", example: 'silver-chest' },
@@ -133,7 +133,7 @@ export const adminChestDrops: OperationDoc = {
   tag: 'Admin',
   summary: "A chest's observed drops against its disclosed odds",
   description:
-    "What the app's real openings of the chest drew (those kept, OPENINGS_RETENTION_DAYS), item by item per rarity, against the disclosed long-run share of each rarity under the chest's current rules (pity included), with a chi-square p-value (null before any opening). Openings made under earlier rules count too: after a rules change, compare with care. The chest is named by its catalog id or its slug. Recorded in the audit log. Never cached.",
+    "What the app's real openings of the chest drew (those kept, OPENINGS_RETENTION_DAYS), item by item per rarity, against the disclosed long-run share of each rarity under the chest's current rules (pity included), with a chi-square p-value (null before any opening). Openings made under earlier rules count too: after a rules change, compare with care. The chest is named by its catalog id or its slug. A read: not recorded in the audit log. Never cached.",
   token: 'none',
   params: {
     id: { schema: z.string().min(1).max(200), description: "A catalog chest id or its slug (the content's chest id).", example: 'silver-chest' },

@@ -18,7 +18,7 @@ export const adminListWebhooks: OperationDoc = {
   tag: 'Admin',
   summary: "The app's webhook endpoints",
   description:
-    'Every webhook endpoint of the app, oldest first, with its event filter and its deliveries by status. The signing secret is never shown again (only its end, `secret_hint`). Recorded in the audit log.',
+    'Every webhook endpoint of the app, oldest first, with its event filter and its deliveries by status. The signing secret is never shown again (only its end, `secret_hint`). A read: not recorded in the audit log.',
   token: 'none',
   responses: [{ status: 200, description: 'The endpoints.', schema: WebhookEndpointListDocument, headers: NO_STORE_HEADER }],
   errors: SECRET_KEY_ONLY,
@@ -77,7 +77,7 @@ export const adminListWebhookDeliveries: OperationDoc = {
   tag: 'Admin',
   summary: "An endpoint's deliveries",
   description:
-    "The events sent or to be sent to the endpoint, newest first, with their attempts, the last attempt's status code and error class (never the receiver's answer) and the body sent; `filter[status]=parked` lists those that need a retry. Recorded in the audit log.",
+    "The events sent or to be sent to the endpoint, newest first, with their attempts, the last attempt's status code and error class (never the receiver's answer) and the body sent; `filter[status]=parked` lists those that need a retry. A read: not recorded in the audit log.",
   token: 'none',
   params: ENDPOINT_ID,
   responses: [{ status: 200, description: 'A page of deliveries.', schema: WebhookDeliveryListDocument, headers: NO_STORE_HEADER }],

@@ -46,10 +46,26 @@ export const AppOverviewDocument = component(
   }),
 );
 
+/** What the compliance rules assume of a player who has not declared their country or birth year. */
+const ProfileAssumption = z.object({
+  missing: z.array(z.enum(['country', 'birth_year'])).describe('What the player has not declared.'),
+  effect: z
+    .enum(['refused', 'spend_limit'])
+    .describe('`refused`: paid currencies are refused on random items; `spend_limit`: a spend limit holds the player.'),
+  code: z.enum(['blocked_in_region', 'age_restricted']).optional().describe("A refusal's error code."),
+  under_age: z.number().int().optional().describe('The age the player is treated as being under.'),
+  countries: z.array(z.string()).optional().describe("The countries the rule concerns (a rule pack's, or the blocked regions)."),
+  limit: z
+    .object({ period: z.enum(['day', 'month', 'payment']), limit: Count, money: z.string().optional() })
+    .optional()
+    .describe("A spend limit's period and amount; with `money`, in money paid at the stores, else in units of paid currency."),
+  rule: z.object({ pack: z.string(), rule: z.string(), source: z.string() }).optional().describe('The rule pack rule behind it.'),
+});
+
 /** A player as support sees them. */
 export const AdminPlayerDocument = component(
   'AdminPlayerDocument',
-  'One player of the app with what support needs: inventory, balances, collection progress and latest openings.',
+  'One player of the app with what support needs: the declared profile and what the rules assume for what is missing, the lock, sessions, inventory and mailbox, balances and the ledger, purchases, collection progress and latest openings.',
   z.object({
     data: z.object({
       type: z.literal('player'),
@@ -107,6 +123,71 @@ export const AdminPlayerDocument = component(
           .describe(
             'The spend limits that hold the player (DESIGN.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies.',
           ),
+        country: z.string().nullable().describe('The declared country (ISO 3166-1 alpha-2, upper case); null when not declared.'),
+        birth_year: z.number().int().nullable().describe('The declared birth year; null when not declared.'),
+        profile_assumptions: z
+          .array(ProfileAssumption)
+          .describe(
+            'What the compliance rules in force (the content and its rule packs) assume of the player because the country or the birth year is not declared; empty when both are, or no rule reads them.',
+          ),
+        locked_at: Timestamp.nullable().describe(
+          'When the studio locked the player (every request with their token answers 403 `player_locked`; no login or refresh); null while not locked.',
+        ),
+        sessions: z
+          .object({
+            total: Count,
+            active: Count.describe('Sessions with a refresh token that still works.'),
+            latest: z.array(
+              z.object({
+                id: UuidSchema.describe('The session (refresh-token family).'),
+                created_at: Timestamp.describe('The login, registration or guest creation that began it.'),
+                last_used_at: Timestamp.describe('Its last refresh (or its start).'),
+                expires_at: Timestamp.describe('When its newest refresh token expires.'),
+                active: z.boolean(),
+                revoked_at: Timestamp.nullable().describe('When it was ended (logout, a reused token, the studio); null if never.'),
+              }),
+            ),
+          })
+          .describe("The player's sessions, the newest first (the latest 20)."),
+        purchases: z
+          .object({
+            total: Count,
+            latest: z.array(
+              z.object({
+                id: UuidSchema,
+                kind: z.enum(['purchase', 'key', 'skip']).describe('Chests bought, a key that opened a chest, or a timer skipped.'),
+                chest_type_id: UuidSchema.nullable().describe("A purchase's chest type (catalog id); null for a key or a skip."),
+                quantity: z.number().int().nullable().describe("A purchase's number of chests; null for a key or a skip."),
+                chest_id: UuidSchema.nullable().describe("A key's or a skip's chest; null for a purchase."),
+                currency: z.string(),
+                amount: DecimalSchema.describe('The price paid.'),
+                status: z
+                  .enum(['pending', 'debited', 'completed', 'compensating', 'refunded', 'failed'])
+                  .describe(
+                    '`completed`: paid and granted; `refunded`: its payment given back; `failed`: refused, nothing taken; the others: under way.',
+                  ),
+                created_at: Timestamp,
+              }),
+            ),
+          })
+          .describe(
+            'What the player paid for with currencies of the app (purchases, keys, timer skips), the newest first (the latest 20); store purchases are at GET /api/v1/admin/players/{id}/store.',
+          ),
+        mailbox: z
+          .object({
+            total: Count,
+            items: z.array(
+              z.object({
+                id: UuidSchema.describe('The chest id it keeps once claimed.'),
+                chest_type_id: UuidSchema,
+                name: z.string(),
+                source: z.string(),
+                received_at: Timestamp,
+                expires_at: Timestamp,
+              }),
+            ),
+          })
+          .describe('Chests granted while the inventory was full, waiting to be claimed, the soonest to expire first (the first 20).'),
       }),
       links: ResourceLinks.describe('`self`: `/api/v1/admin/players/{id}`.'),
     }),
@@ -116,7 +197,7 @@ export const AdminPlayerDocument = component(
 /** The audit log. */
 export const AuditLogDocument = component(
   'AuditLogDocument',
-  "The app's admin audit log, newest first: every call of the admin API, who made it, on what, when and how it ended.",
+  "The app's admin audit log, newest first: every action of the admin API (every call but its reads), who made it, on what, when, how it ended and the note given with it.",
   z.object({
     data: z.array(
       z.object({
@@ -125,9 +206,13 @@ export const AuditLogDocument = component(
         attributes: z.object({
           at: Timestamp,
           actor: z.string().describe('The credential: `secret key …<last 4 characters>`.'),
-          action: z.string().describe('The operation, e.g. `GET /api/v1/admin/players/{id}`.'),
+          action: z.string().describe('The operation, e.g. `POST /api/v1/admin/players/{id}/lock`.'),
           target: z.string().nullable().describe('What it was about (a player id or email), when it names something.'),
           status: z.number().int(),
+          note: z
+            .string()
+            .nullable()
+            .describe("The note the action's body gave (`meta.note`; the console asks for one on every action); null when none."),
         }),
       }),
     ),

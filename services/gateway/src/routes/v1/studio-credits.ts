@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminCreditPlayer, AdminFindPlayer, CurrencyCodeSchema } from '@ccs/shared';
 import { z } from 'zod';
 import type { Schemas } from './studio-call.js';
+import { ActionMeta } from './studio-note.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-credits.js';
@@ -43,6 +44,7 @@ export const StudioCreditBody = z.object({
       })
       .strict(),
   }),
+  meta: ActionMeta,
 });
 
 /** POST /api/v1/admin/players/{id}/credits: grants currency to a player of the key's app, once per reference. */

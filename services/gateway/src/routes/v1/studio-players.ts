@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminUpdatePlayerProfile } from '@ccs/shared';
 import { z } from 'zod';
 import type { Schemas } from './studio-call.js';
+import { ActionMeta } from './studio-note.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-players.js';
@@ -34,6 +35,7 @@ export const StudioPlayerBody = z.object({
       })
       .strict(),
   }),
+  meta: ActionMeta,
 });
 
 /** PATCH /api/v1/admin/players/{id}: sets or clears a player's declared country and birth year. */

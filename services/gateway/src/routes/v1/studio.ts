@@ -22,11 +22,24 @@ import { studioCreditRoutes } from './studio-credits.js';
 import { studioBannerRoutes } from './studio-banners.js';
 import { studioStoreRoutes } from './store.js';
 import { linkBase, selfLinks } from './resource-links.js';
+import { studioSupportRoutes } from './studio-support.js';
+import { noteOf } from './studio-note.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The admin API's audit log records actions, not reads: every call but a GET (or HEAD), unless
+     * its route is a read made with a body (a search, a simulation), which sets this to false.
+     */
+    audited?: boolean;
+  }
+}
 
 /**
- * The admin API (docs/operations.md, "Admin API"): what a studio's tools read, with the app's
- * secret key. Registered in the studio scope (plugins/scopes.ts), so the app is always the secret
- * key's own: another app's data cannot be named. Every call is recorded in the app's audit log.
+ * The admin API (docs/operations.md, "Admin API"): what a studio's tools read and do, with the
+ * app's secret key. Registered in the studio scope (plugins/scopes.ts), so the app is always the
+ * secret key's own: another app's data cannot be named. Every action (a call that is not a read)
+ * is recorded in the app's audit log, with the note its body gives (`meta.note`).
  * The gateway only validates, routes and renders: what the answers hold (drops against disclosed
  * odds, content diffs, simulations' statistics) is computed by the service that owns the data.
  */
@@ -79,7 +92,7 @@ async function audit(request: FastifyRequest, reply: FastifyReply) {
     data: r.entries.map((e) => ({
       type: 'audit_entry',
       id: e.requestId,
-      attributes: { at: e.at, actor: e.actor, action: e.action, target: e.target, status: e.status },
+      attributes: { at: e.at, actor: e.actor, action: e.action, target: e.target, status: e.status, note: e.note },
     })),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/admin/audit', rest, q.page, r.total),
@@ -92,11 +105,14 @@ const actorOf = (request: FastifyRequest) => {
   return `${request.tenant?.keyKind ?? 'unknown'} key …${key.slice(-4)}`;
 };
 
-/** The admin API's routes (studio scope), each call recorded in the audit log once answered. */
+/** Whether a call is recorded in the audit log: an action, not a read. */
+const audited = (request: FastifyRequest) => request.method !== 'GET' && request.method !== 'HEAD' && request.routeOptions.config.audited !== false;
+
+/** The admin API's routes (studio scope), each action recorded in the audit log once answered. */
 export async function studioRoutes(app: FastifyInstance) {
   app.addHook('onResponse', (request, reply, done) => {
     const appId = request.tenant?.appId;
-    if (appId) {
+    if (appId && audited(request)) {
       const target = (request.params as Record<string, string> | undefined)?.id ?? null;
       const entry = {
         appId,
@@ -105,6 +121,7 @@ export async function studioRoutes(app: FastifyInstance) {
         target: target ? target.slice(0, 320) : ((request.params as Record<string, string> | undefined)?.version ?? null),
         status: reply.statusCode,
         requestId: request.id,
+        note: noteOf(request.body),
       };
       app.bus
         .request(AdminRecordAudit, entry, { requestId: request.id, appId })
@@ -120,7 +137,11 @@ export async function studioRoutes(app: FastifyInstance) {
   app.post(
     '/api/v1/admin/chests/:id/simulation',
     {
-      config: { bodyType: 'jsonapi', openapi: documented(docs.adminSimulate, { query: NO_QUERY, body: { schema: SimulationBody, required: true } }) },
+      config: {
+        bodyType: 'jsonapi',
+        audited: false,
+        openapi: documented(docs.adminSimulate, { query: NO_QUERY, body: { schema: SimulationBody, required: true } }),
+      },
     },
     simulation,
   );
@@ -140,4 +161,5 @@ export async function studioRoutes(app: FastifyInstance) {
   await studioCreditRoutes(app);
   await studioBannerRoutes(app);
   await studioStoreRoutes(app);
+  await studioSupportRoutes(app);
 }
