@@ -1,24 +1,26 @@
 import type { FastifyRequest } from 'fastify';
-import type { components, paths } from '@ccs/client';
-
-/** The admin API's documents, as the generated client schema (packages/client/src/schema.ts) types them. */
-export type Schemas = components['schemas'];
+import type { z } from 'zod';
+import type { ErrorObject } from '../resources/jsonapi.js';
 
 /** The methods the console calls the admin API with. */
 export type Method = 'get' | 'post' | 'patch' | 'delete';
-type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
-type Responses<P extends keyof paths, M extends Method> = Operation<P, M> extends { responses: infer R } ? R : never;
-type JsonApiOf<R> = R extends { content: { 'application/vnd.api+json': infer D } } ? D : undefined;
-type PathParams<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { path: infer T } } ? T : never;
 
-/** The statuses a path and method are documented to answer. */
-export type StatusOf<P extends keyof paths, M extends Method> = keyof Responses<P, M> & number;
+/**
+ * One admin API call: its method, path (with `{name}` parameters), the status that means success,
+ * and the response schema of the route (the resource module's zod schema the route renders by),
+ * which types the answer; none for an answer without a body (204) or one the caller does not read.
+ */
+export interface Call<S extends z.ZodType | undefined> {
+  method: Method;
+  path: `/api/v1/${string}`;
+  success: number;
+  shape?: S;
+}
 
-/** The document a path and method answer with `status`, from the OpenAPI document. */
-export type DocumentOf<P extends keyof paths, M extends Method, S extends keyof Responses<P, M>> = JsonApiOf<Responses<P, M>[S]>;
+/** The document an answer holds on success: the output of the call's response schema. */
+export type DocumentOf<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** One JSON:API error object of a refused call. */
-export type ErrorObject = Schemas['ErrorObject'];
+export type { ErrorObject };
 
 /** What a call answered: the documented document on its success status, else the status and its errors. */
 export type ApiAnswer<D> = { ok: true; status: number; doc: D } | Failure;
@@ -30,8 +32,8 @@ export interface Failure {
 }
 
 /** What a call sends besides its method and path: path parameters, a query string, a body. */
-export interface CallOptions<P extends keyof paths, M extends Method> {
-  params?: PathParams<P, M>;
+export interface CallOptions {
+  params?: Record<string, string | number>;
   /** The query string, without `?` (e.g. `page[limit]=50`). */
   query?: string;
   /** The body, sent as JSON:API (or as plain JSON with `type: 'json'`); the API validates it. */
@@ -54,16 +56,16 @@ const ErrorBody = (body: unknown): ErrorObject[] => {
 /**
  * Calls the admin API in-process (Fastify's inject), with the signed-in app's secret key: the
  * console shows exactly what the API answers, goes through the same checks, and every call is in
- * the app's audit log. The key never leaves the server. The answer on `success` is typed as the
- * OpenAPI document describes it (the gateway's own routes render it; openapi.test.ts checks that
- * they match the document), so the pages read typed documents.
+ * the app's audit log. The key never leaves the server. The answer on `success` is typed by the
+ * call's response schema, the one the route renders by and the OpenAPI document is built from
+ * (openapi.test.ts checks real answers against the document), so the pages read typed documents.
  */
-export async function adminApi<P extends keyof paths, M extends Method, S extends StatusOf<P, M>>(
+export async function adminApi<S extends z.ZodType | undefined = undefined>(
   request: FastifyRequest,
   secretKey: string,
-  call: { method: M; path: P; success: S },
-  options: CallOptions<P, M> = {},
-): Promise<ApiAnswer<DocumentOf<P, M, S>>> {
+  call: Call<S>,
+  options: CallOptions = {},
+): Promise<ApiAnswer<DocumentOf<S>>> {
   const res = await request.server.inject({
     method: call.method.toUpperCase(),
     url: urlOf(call.path, options.params, options.query),
@@ -77,7 +79,7 @@ export async function adminApi<P extends keyof paths, M extends Method, S extend
   const body: unknown = res.body ? JSON.parse(res.body) : undefined;
   if (res.statusCode !== call.success) return { ok: false, status: res.statusCode, errors: ErrorBody(body) };
   // The one place an answer takes its documented type: the route that rendered it is the API's own.
-  return { ok: true, status: res.statusCode, doc: body as DocumentOf<P, M, S> };
+  return { ok: true, status: res.statusCode, doc: body as DocumentOf<S> };
 }
 
 /** The errors of a failed answer, one line each: "detail (at pointer)". */

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { paths } from '@ccs/client';
 import { z } from 'zod';
-import { adminApi, errorLines, type CallOptions, type Failure, type Method, type StatusOf } from './admin-client.js';
+import { adminApi, errorLines, type Call, type CallOptions, type Failure } from './admin-client.js';
 import type { SafeHtml } from './html.js';
 import { errorBody, page } from './layout.js';
 
@@ -35,7 +34,7 @@ export class ConsolePage {
   ) {}
 
   /** Calls the admin API with the session's key (see adminApi). */
-  api<P extends keyof paths, M extends Method, S extends StatusOf<P, M>>(call: { method: M; path: P; success: S }, options?: CallOptions<P, M>) {
+  api<S extends z.ZodType | undefined = undefined>(call: Call<S>, options?: CallOptions) {
     return adminApi(this.request, this.key, call, options);
   }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import { AuditLogDocument } from '../../resources/studio.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
 import { queryOf, signedIn } from '../signed-in.js';
@@ -8,7 +8,7 @@ import { queryOf, signedIn } from '../signed-in.js';
 const LIMIT = 50;
 
 /** A page of the audit log (the admin API's actions, each with the note it was given), with links to newer and older entries. */
-export function auditBody(doc: Schemas['AuditLogDocument'], offset: number, limit: number): SafeHtml {
+export function auditBody(doc: AuditLogDocument, offset: number, limit: number): SafeHtml {
   const total = doc.meta.total_count;
   return html`${
       doc.data.length
@@ -48,7 +48,10 @@ export function auditRoutes(app: FastifyInstance) {
     '/audit',
     signedIn(async (p) => {
       const offset = Math.max(0, Math.floor(Number(queryOf(p.request, 'offset') || 0)) || 0);
-      const a = await p.api({ method: 'get', path: '/api/v1/admin/audit', success: 200 }, { query: `page[limit]=${LIMIT}&page[offset]=${offset}` });
+      const a = await p.api(
+        { method: 'get', path: '/api/v1/admin/audit', success: 200, shape: AuditLogDocument },
+        { query: `page[limit]=${LIMIT}&page[offset]=${offset}` },
+      );
       if (!a.ok) return p.failed('Audit log', '/console/audit', a);
       return p.view('Audit log', '/console/audit', auditBody(a.doc, offset, LIMIT));
     }),

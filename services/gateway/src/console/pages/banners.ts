@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import { type Banner, BannerListDocument } from '../../resources/banners.js';
+import { CollectibleDocument } from '../../resources/collections.js';
+import { BannerStatsDocument } from '../../resources/studio-banners.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, notice, pct, stat, table, when } from '../layout.js';
 import { paramOf, signedIn, type ConsolePage } from '../signed-in.js';
 
-type Banner = Schemas['Banner'];
-type Stats = Schemas['BannerStatsDocument']['data']['attributes'];
+type Stats = BannerStatsDocument['data']['attributes'];
 type Share = Stats['real']['featured_share'];
 
 /** A banner id as the API takes it (a slug); anything else is no banner. */
@@ -186,11 +187,13 @@ export function bannerBody(id: string, a: Stats, names: Map<string, string>): Sa
 async function bannerPage(p: ConsolePage) {
   const id = paramOf(p.request, 'id');
   if (!SLUG.test(id)) return p.view('Banners', '/console/banners', notice('error', 'No such banner.'), 404);
-  const a = await p.api({ method: 'get', path: '/api/v1/admin/banners/{id}/stats', success: 200 }, { params: { id } });
+  const a = await p.api({ method: 'get', path: '/api/v1/admin/banners/{id}/stats', success: 200, shape: BannerStatsDocument }, { params: { id } });
   if (!a.ok) return p.failed('Banner', '/console/banners', a);
   const stats = a.doc.data.attributes;
   const named = await Promise.all(
-    stats.banner.featured.collectibles.map((c) => p.api({ method: 'get', path: '/api/v1/collectibles/{id}', success: 200 }, { params: { id: c } })),
+    stats.banner.featured.collectibles.map((c) =>
+      p.api({ method: 'get', path: '/api/v1/collectibles/{id}', success: 200, shape: CollectibleDocument }, { params: { id: c } }),
+    ),
   );
   const names = new Map<string, string>();
   for (const n of named) if (n.ok) names.set(n.doc.data.id, n.doc.data.attributes.name);
@@ -202,7 +205,7 @@ export function bannersRoutes(app: FastifyInstance) {
   app.get(
     '/banners',
     signedIn(async (p) => {
-      const a = await p.api({ method: 'get', path: '/api/v1/banners', success: 200 });
+      const a = await p.api({ method: 'get', path: '/api/v1/banners', success: 200, shape: BannerListDocument });
       if (!a.ok) return p.failed('Banners', '/console/banners', a);
       return p.view('Banners', '/console/banners', bannersBody(a.doc.data));
     }),

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import { ChestDocument } from '../../resources/chests.js';
+import { ChestDropsDocument, SimulationDocument } from '../../resources/studio.js';
 import { errorLines } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, errorBody, notice, pct, table, when } from '../layout.js';
 import { formOf, paramOf, sendHtml, signedIn, type ConsolePage } from '../signed-in.js';
 
-type Drops = Schemas['ChestDropsDocument']['data']['attributes'];
-type Simulation = Schemas['SimulationDocument']['data']['attributes'];
+type Drops = ChestDropsDocument['data']['attributes'];
+type Simulation = SimulationDocument['data']['attributes'];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -106,8 +107,8 @@ async function chestPage(p: ConsolePage) {
   const id = paramOf(p.request, 'id');
   if (!UUID.test(id)) return p.view('Chests', '/console/chests', notice('error', 'No such chest.'), 404);
   const [a, drops] = await Promise.all([
-    p.api({ method: 'get', path: '/api/v1/chests/{id}', success: 200 }, { params: { id } }),
-    p.api({ method: 'get', path: '/api/v1/admin/chests/{id}/drops', success: 200 }, { params: { id } }),
+    p.api({ method: 'get', path: '/api/v1/chests/{id}', success: 200, shape: ChestDocument }, { params: { id } }),
+    p.api({ method: 'get', path: '/api/v1/admin/chests/{id}/drops', success: 200, shape: ChestDropsDocument }, { params: { id } }),
   ]);
   if (!a.ok) return p.failed('Chest', '/console/chests', a);
   if (!drops.ok) return p.failed('Chest', '/console/chests', drops);
@@ -120,7 +121,7 @@ async function simulationFragment(p: ConsolePage) {
   const attributes: { opens: number; seed?: string } = { opens: form.opens ? Number(form.opens) : 10_000 };
   if (form.seed) attributes.seed = String(form.seed);
   const a = await p.api(
-    { method: 'post', path: '/api/v1/admin/chests/{id}/simulation', success: 200 },
+    { method: 'post', path: '/api/v1/admin/chests/{id}/simulation', success: 200, shape: SimulationDocument },
     { params: { id: paramOf(p.request, 'id') }, json: { data: { type: 'simulation', attributes } } },
   );
   if (!a.ok) return sendHtml(p.reply, errorBody(errorLines(a)));

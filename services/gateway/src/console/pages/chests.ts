@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import { type Banner, BannerListDocument } from '../../resources/banners.js';
+import { type CatalogChest, ChestCatalogDocument } from '../../resources/chests.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table } from '../layout.js';
 import { signedIn } from '../signed-in.js';
 import { chestOddsRoutes } from './chest-odds.js';
 
 /** The catalog, each chest linked to its odds page and to the page of each banner that pulls it. */
-export function chestsBody(chests: Schemas['CatalogChest'][], banners: Schemas['Banner'][] = []): SafeHtml {
+export function chestsBody(chests: CatalogChest[], banners: Banner[] = []): SafeHtml {
   if (chests.length === 0) return notice('empty', 'The app has no chest types in its catalog: load content with chests (Content).');
   const bannersOf = (chestId: string) => banners.filter((b) => b.relationships.chest_type.data.id === chestId);
   return table(
@@ -32,8 +33,8 @@ export function chestsRoutes(app: FastifyInstance) {
     '/chests',
     signedIn(async (p) => {
       const [a, banners] = await Promise.all([
-        p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' }),
-        p.api({ method: 'get', path: '/api/v1/banners', success: 200 }),
+        p.api({ method: 'get', path: '/api/v1/chests', success: 200, shape: ChestCatalogDocument }, { query: 'page[limit]=100' }),
+        p.api({ method: 'get', path: '/api/v1/banners', success: 200, shape: BannerListDocument }),
       ]);
       if (!a.ok) return p.failed('Chests', '/console/chests', a);
       return p.view(

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { errorLines, type Schemas } from '../admin-client.js';
+import { ContentDiffDocument, ContentLoadedDocument, ContentVersionsDocument } from '../../resources/studio.js';
+import { errorLines } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { errorBody, notice, table, when } from '../layout.js';
 import { formOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';
 
-type Versions = Schemas['ContentVersionsDocument']['data'];
-type Diff = Schemas['ContentDiffDocument']['data']['attributes'];
+type Versions = ContentVersionsDocument['data'];
+type Diff = ContentDiffDocument['data']['attributes'];
 
 /** The stored versions, each but the current one linked to its diff. */
 const versionsTable = (list: Versions) =>
@@ -103,7 +104,10 @@ async function load(p: ConsolePage, text: string): Promise<LoadOutcome> {
     const why = err instanceof Error ? err.message : String(err);
     return { result: errorBody([`The file is not valid JSON: ${why}`]), status: 422, draft: text };
   }
-  const loaded = await p.api({ method: 'post', path: '/api/v1/admin/content', success: 201 }, { json: parsed, type: 'json' });
+  const loaded = await p.api(
+    { method: 'post', path: '/api/v1/admin/content', success: 201, shape: ContentLoadedDocument },
+    { json: parsed, type: 'json' },
+  );
   if (!loaded.ok) return { result: errorBody(errorLines(loaded)), status: loaded.status === 413 ? 413 : 422, draft: text };
   const version = loaded.doc.data.attributes.version;
   return { result: notice('success', `Loaded as version ${version}; each service applies it within moments.`), status: 200, draft: '' };
@@ -111,7 +115,7 @@ async function load(p: ConsolePage, text: string): Promise<LoadOutcome> {
 
 /** The content page, with the outcome of a load above the versions. */
 async function contentPage(p: ConsolePage, outcome?: LoadOutcome) {
-  const a = await p.api({ method: 'get', path: '/api/v1/admin/content', success: 200 });
+  const a = await p.api({ method: 'get', path: '/api/v1/admin/content', success: 200, shape: ContentVersionsDocument });
   if (!a.ok) return p.failed('Content', '/console/content', a);
   return p.view('Content', '/console/content', contentBody(a.doc.data, outcome?.result, outcome?.draft), outcome?.status);
 }
@@ -119,7 +123,10 @@ async function contentPage(p: ConsolePage, outcome?: LoadOutcome) {
 /** GET /console/content/:version/diff. */
 async function diffPage(p: ConsolePage) {
   const v = paramOf(p.request, 'version');
-  const a = await p.api({ method: 'get', path: '/api/v1/admin/content/{version}/diff', success: 200 }, { params: { version: v } });
+  const a = await p.api(
+    { method: 'get', path: '/api/v1/admin/content/{version}/diff', success: 200, shape: ContentDiffDocument },
+    { params: { version: v } },
+  );
   if (!a.ok) return p.failed('Content diff', '/console/content', a);
   return p.view(`Content: v${v} → current`, '/console/content', diffBody(a.doc.data.attributes));
 }

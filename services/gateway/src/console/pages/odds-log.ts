@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
+import { BannerListDocument } from '../../resources/banners.js';
+import { ChestCatalogDocument, OddsLogDocument } from '../../resources/chests.js';
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
 import { signedIn, type ConsolePage } from '../signed-in.js';
 
-type Entry = Schemas['OddsLogDocument']['data'][number];
+type Entry = OddsLogDocument['data'][number];
 
 /** Entries asked per page of the API (its most), and the most pages read for one view. */
 const PAGE = 100;
@@ -133,15 +134,18 @@ async function oddsLogPage(p: ConsolePage) {
   const entries: Entry[] = [];
   let total = 0;
   for (let i = 0; i < MAX_PAGES; i++) {
-    const a = await p.api({ method: 'get', path: '/api/v1/odds-log', success: 200 }, { query: `page[limit]=${PAGE}&page[offset]=${entries.length}` });
+    const a = await p.api(
+      { method: 'get', path: '/api/v1/odds-log', success: 200, shape: OddsLogDocument },
+      { query: `page[limit]=${PAGE}&page[offset]=${entries.length}` },
+    );
     if (!a.ok) return p.failed('Odds log', '/console/chests', a);
     entries.push(...a.doc.data);
     total = a.doc.meta.total_count;
     if (a.doc.data.length === 0 || entries.length >= total) break;
   }
-  const chests = await p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' });
+  const chests = await p.api({ method: 'get', path: '/api/v1/chests', success: 200, shape: ChestCatalogDocument }, { query: 'page[limit]=100' });
   if (!chests.ok) return p.failed('Odds log', '/console/chests', chests);
-  const banners = await p.api({ method: 'get', path: '/api/v1/banners', success: 200 });
+  const banners = await p.api({ method: 'get', path: '/api/v1/banners', success: 200, shape: BannerListDocument });
   if (!banners.ok) return p.failed('Odds log', '/console/chests', banners);
   const catalog: Catalog = new Map([
     ...chests.doc.data.map((c) => [c.id, { name: c.attributes.name, ...(c.meta.odds_change ? { change: c.meta.odds_change } : {}) }] as const),

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import { AppOverviewDocument } from '../../resources/studio.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, notice, stat, table } from '../layout.js';
 import { signedIn } from '../signed-in.js';
 
-type Overview = Schemas['AppOverviewDocument']['data']['attributes'];
+type Overview = AppOverviewDocument['data']['attributes'];
 
 const hourLabel = (iso: string) => iso.slice(11, 16);
 
@@ -85,7 +85,7 @@ export function overviewRoutes(app: FastifyInstance) {
   app.get(
     '/',
     signedIn(async (p) => {
-      const a = await p.api({ method: 'get', path: '/api/v1/admin/overview', success: 200 });
+      const a = await p.api({ method: 'get', path: '/api/v1/admin/overview', success: 200, shape: AppOverviewDocument });
       if (!a.ok) return p.failed('Overview', '/console', a);
       return p.view('Overview', '/console', overviewBody(a.doc.data.attributes));
     }),

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { errorLines, type ApiAnswer, type Schemas } from '../admin-client.js';
+import { ChestCatalogDocument } from '../../resources/chests.js';
+import { AdminPlayerDocument } from '../../resources/studio.js';
+import { errorLines, type ApiAnswer } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { errorBody, notice } from '../layout.js';
 import { formOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';
@@ -13,7 +15,7 @@ import { formOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';
  * admin API as `meta.note`, so the audit log keeps it with the action. No script is involved.
  */
 
-type Player = Schemas['AdminPlayerDocument']['data'];
+type Player = AdminPlayerDocument['data'];
 type Fields = Record<string, string>;
 
 /** The actions, by the name in their URL. */
@@ -150,7 +152,7 @@ async function act(p: ConsolePage, action: ActionName, id: string, f: Fields, no
 /** The chest's name as the catalog has it (the form names it by catalog id), else what was given. */
 async function chestNameOf(p: ConsolePage, chest: string): Promise<string> {
   if (!chest) return chest;
-  const a = await p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' });
+  const a = await p.api({ method: 'get', path: '/api/v1/chests', success: 200, shape: ChestCatalogDocument }, { query: 'page[limit]=100' });
   return (a.ok && a.doc.data.find((c) => c.id === chest)?.attributes.name) || chest;
 }
 
@@ -171,7 +173,7 @@ async function action(p: ConsolePage) {
   const form = formOf(p.request);
   const f = fieldsOf(name, form);
   const note = typeof form.note === 'string' ? form.note.trim() : '';
-  const player = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200 }, { params: { id } });
+  const player = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200, shape: AdminPlayerDocument }, { params: { id } });
   if (!player.ok) return p.failed('Player', '/console/players', player);
   const title = `${TITLES[name].title}: ${player.doc.data.attributes.email ?? player.doc.data.id}`;
   const chestName = name === 'chests' ? await chestNameOf(p, f.chest_type ?? '') : '';

@@ -1,11 +1,13 @@
-import { errorLines, type ApiAnswer, type Schemas } from '../admin-client.js';
+import { errorLines, type ApiAnswer } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
+import type { PlayerStoreDocument } from '../../resources/store.js';
+import type { AdminPlayerDocument } from '../../resources/studio.js';
 
-type StoreDoc = Schemas['PlayerStoreDocument'];
+type StoreDoc = PlayerStoreDocument;
 type Purchase = StoreDoc['data'][number];
 type Refund = StoreDoc['included'][number];
-type Balance = Schemas['AdminPlayerDocument']['data']['attributes']['balances'][number];
+type Balance = AdminPlayerDocument['data']['attributes']['balances'][number];
 
 /** A balance below zero: a store refund took back currency the player had spent. */
 export const inDebt = (b: Pick<Balance, 'amount'>) => b.amount.trim().startsWith('-');

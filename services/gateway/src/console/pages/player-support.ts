@@ -1,6 +1,6 @@
-import type { Schemas } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
+import type { AdminPlayerDocument } from '../../resources/studio.js';
 
 /**
  * The parts of the player's page a support agent reads before acting (docs/console.md,
@@ -9,7 +9,7 @@ import { notice, table, when } from '../layout.js';
  * mailbox. Trades are not part of the service: there is nothing to show of them.
  */
 
-type Attributes = Schemas['AdminPlayerDocument']['data']['attributes'];
+type Attributes = AdminPlayerDocument['data']['attributes'];
 type Assumption = Attributes['profile_assumptions'][number];
 type Payment = Attributes['purchases']['latest'][number];
 

@@ -1,5 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import { ChestCatalogDocument } from '../../resources/chests.js';
+import { CollectibleListDocument } from '../../resources/collections.js';
+import { CurrencyListDocument } from '../../resources/currencies.js';
+import { PlayerStoreDocument } from '../../resources/store.js';
+import { AdminPlayerListDocument } from '../../resources/studio-support.js';
+import { AdminPlayerDocument } from '../../resources/studio.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, notice, stat, table, when } from '../layout.js';
 import { formOf, queryOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';
@@ -7,7 +12,7 @@ import { actionsSection, doneNotice, playerActionRoutes } from './player-actions
 import { balanceCell, debtNotice, storeSection } from './player-store.js';
 import { lockNotice, mailboxSection, profileSection, purchasesSection, sessionsSection } from './player-support.js';
 
-type Player = Schemas['AdminPlayerDocument']['data'];
+type Player = AdminPlayerDocument['data'];
 type StoreAnswer = Parameters<typeof storeSection>[0];
 type Attributes = Player['attributes'];
 type LedgerEntry = Attributes['ledger']['latest'][number];
@@ -203,11 +208,11 @@ const MAX_COLLECTIBLE_PAGES = 20;
 async function namesOf(p: ConsolePage): Promise<Names> {
   const collectiblePage = (offset: number) =>
     p.api(
-      { method: 'get', path: '/api/v1/collectibles', success: 200 },
+      { method: 'get', path: '/api/v1/collectibles', success: 200, shape: CollectibleListDocument },
       { query: `page[limit]=100&page[offset]=${offset}&fields[collectible]=name` },
     );
   const [chests, first] = await Promise.all([
-    p.api({ method: 'get', path: '/api/v1/chests', success: 200 }, { query: 'page[limit]=100' }),
+    p.api({ method: 'get', path: '/api/v1/chests', success: 200, shape: ChestCatalogDocument }, { query: 'page[limit]=100' }),
     collectiblePage(0),
   ]);
   const names: Names = { chests: new Map(), collectibles: new Map() };
@@ -221,7 +226,7 @@ async function namesOf(p: ConsolePage): Promise<Names> {
 
 /** The app's currency codes, for the grant form (none when they cannot be read: the API refuses the grant then). */
 async function currenciesOf(p: ConsolePage): Promise<string[]> {
-  const a = await p.api({ method: 'get', path: '/api/v1/currencies', success: 200 });
+  const a = await p.api({ method: 'get', path: '/api/v1/currencies', success: 200, shape: CurrencyListDocument });
   return a.ok ? a.doc.data.map((c) => c.attributes.code) : [];
 }
 
@@ -233,13 +238,16 @@ async function playerPage(p: ConsolePage) {
   const unknown = () => p.view('Players', '/console/players', playerSearchBody('', 'No such player in this app.'), 404);
   if (!UUID_PATH.test(id)) return unknown();
   const [a, names, currencies] = await Promise.all([
-    p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200 }, { params: { id } }),
+    p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200, shape: AdminPlayerDocument }, { params: { id } }),
     namesOf(p),
     currenciesOf(p),
   ]);
   if (!a.ok && a.status === 404) return unknown();
   if (!a.ok) return p.failed('Player', '/console/players', a);
-  const store = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}/store', success: 200 }, { params: { id: a.doc.data.id } });
+  const store = await p.api(
+    { method: 'get', path: '/api/v1/admin/players/{id}/store', success: 200, shape: PlayerStoreDocument },
+    { params: { id: a.doc.data.id } },
+  );
   const done = doneNotice(queryOf(p.request, 'done'), queryOf(p.request, 'replayed') === '1');
   return p.view(
     `Player ${a.doc.data.attributes.email ?? a.doc.data.id}`,
@@ -254,7 +262,7 @@ const PAGE = 20;
 /** An offset from the query (`?offset=`), a multiple of nothing in particular, at least 0. */
 const offsetOf = (p: ConsolePage) => Math.max(0, Math.floor(Number(queryOf(p.request, 'offset') || 0)) || 0);
 
-type PlayerList = Schemas['AdminPlayerListDocument'];
+type PlayerList = AdminPlayerListDocument;
 
 /** A page of players: each linked to its page by id, with the links to the pages around it. */
 export function playerList(doc: PlayerList, offset: number, base: string, testid: string): SafeHtml {
@@ -284,7 +292,10 @@ export function playerList(doc: PlayerList, offset: number, base: string, testid
 /** GET /console/players: the look-up form and the newest players, a page at a time. */
 async function playersPage(p: ConsolePage) {
   const offset = offsetOf(p);
-  const a = await p.api({ method: 'get', path: '/api/v1/admin/players', success: 200 }, { query: `page[limit]=${PAGE}&page[offset]=${offset}` });
+  const a = await p.api(
+    { method: 'get', path: '/api/v1/admin/players', success: 200, shape: AdminPlayerListDocument },
+    { query: `page[limit]=${PAGE}&page[offset]=${offset}` },
+  );
   if (!a.ok) return p.failed('Players', '/console/players', a);
   return p.view(
     'Players',
@@ -311,7 +322,7 @@ async function searchResults(p: ConsolePage) {
   if (!q) return p.reply.redirect('/console/players', 303);
   const offset = offsetOf(p);
   const a = await p.api(
-    { method: 'post', path: '/api/v1/admin/players/search', success: 200 },
+    { method: 'post', path: '/api/v1/admin/players/search', success: 200, shape: AdminPlayerListDocument },
     { query: `page[limit]=${PAGE}&page[offset]=${offset}`, json: { data: { type: 'player_search', attributes: { email_prefix: q } } } },
   );
   if (!a.ok) return p.failed('Players', '/console/players', a);

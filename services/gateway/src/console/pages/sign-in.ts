@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppOverviewDocument } from '../../resources/studio.js';
 import { adminApi, type Failure } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, page } from '../layout.js';
@@ -44,7 +45,7 @@ async function signIn(throttle: SignInThrottle, request: FastifyRequest, reply: 
   }
   const key = String(formOf(request).secret_key ?? '').trim();
   const noKey: Failure = { ok: false, status: 401, errors: [] };
-  const a = key ? await adminApi(request, key, { method: 'get', path: '/api/v1/admin/overview', success: 200 }) : noKey;
+  const a = key ? await adminApi(request, key, { method: 'get', path: '/api/v1/admin/overview', success: 200, shape: AppOverviewDocument }) : noKey;
   if (!a.ok) {
     // A refused key counts against the address; the admin API failing (5xx) is not the caller's doing.
     if (a.status < 500) await throttle.failed(request.ip);

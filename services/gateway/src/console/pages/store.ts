@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import { StoreProductsDocument } from '../../resources/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, pct, stat, table } from '../layout.js';
 import { signedIn } from '../signed-in.js';
 import { money } from './player-store.js';
 
-type Products = Schemas['StoreProductsDocument'];
+type Products = StoreProductsDocument;
 type Product = Products['data'][number];
 
 /** A refund rate in percent, or a dash without purchases. */
@@ -92,7 +92,7 @@ export function storeRoutes(app: FastifyInstance) {
   app.get(
     '/store',
     signedIn(async (p) => {
-      const a = await p.api({ method: 'get', path: '/api/v1/admin/store/products', success: 200 });
+      const a = await p.api({ method: 'get', path: '/api/v1/admin/store/products', success: 200, shape: StoreProductsDocument });
       if (!a.ok) return p.failed('Store', '/console/store', a);
       return p.view('Store', '/console/store', storeBody(a.doc));
     }),

@@ -1,11 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import type { Schemas } from '../admin-client.js';
+import {
+  type WebhookDelivery,
+  WebhookDeliveryDocument,
+  WebhookDeliveryListDocument,
+  type WebhookEndpoint,
+  WebhookEndpointDocument,
+  WebhookEndpointListDocument,
+} from '../../resources/webhooks.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
 import { formOf, paramOf, queryOf, signedIn, type ConsolePage } from '../signed-in.js';
 
-type Endpoint = Schemas['WebhookEndpoint'];
-type Delivery = Schemas['WebhookDelivery'];
+type Endpoint = WebhookEndpoint;
+type Delivery = WebhookDelivery;
 type Cell = SafeHtml | string | number | null;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -118,7 +125,7 @@ export function webhookBody(e: Endpoint, deliveries: Delivery[], status: string 
 
 /** One endpoint, from the list (the admin API lists them whole). */
 async function endpointOf(p: ConsolePage, id: string) {
-  const answer = await p.api({ method: 'get', path: '/api/v1/admin/webhooks', success: 200 });
+  const answer = await p.api({ method: 'get', path: '/api/v1/admin/webhooks', success: 200, shape: WebhookEndpointListDocument });
   return { answer, endpoint: answer.ok ? answer.doc.data.find((e) => e.id === id) : undefined };
 }
 
@@ -129,7 +136,7 @@ async function webhookPage(p: ConsolePage, id: string, secret?: string) {
   if (!answer.ok) return p.failed('Webhook', '/console/webhooks', answer);
   if (!endpoint) return p.view('Webhook', '/console/webhooks', notice('error', NO_SUCH_ENDPOINT), 404);
   const d = await p.api(
-    { method: 'get', path: '/api/v1/admin/webhooks/{id}/deliveries', success: 200 },
+    { method: 'get', path: '/api/v1/admin/webhooks/{id}/deliveries', success: 200, shape: WebhookDeliveryListDocument },
     { params: { id }, query: `page[limit]=50${status ? `&filter[status]=${status}` : ''}` },
   );
   if (!d.ok) return p.failed('Webhook', '/console/webhooks', d);
@@ -153,7 +160,7 @@ async function act(p: ConsolePage) {
   }
   const attributes = action === 'rotate' ? { rotate_secret: true } : { enabled: !endpoint.attributes.enabled };
   const r = await p.api(
-    { method: 'patch', path: '/api/v1/admin/webhooks/{id}', success: 200 },
+    { method: 'patch', path: '/api/v1/admin/webhooks/{id}', success: 200, shape: WebhookEndpointDocument },
     { params: { id }, json: { data: { type: 'webhook_endpoint', attributes } } },
   );
   if (!r.ok) return p.failed('Webhook', '/console/webhooks', r);
@@ -169,7 +176,7 @@ async function retry(p: ConsolePage) {
   const id = paramOf(p.request, 'id');
   if (!UUID.test(id)) return p.view('Webhook', '/console/webhooks', notice('error', NO_SUCH_ENDPOINT), 404);
   const r = await p.api(
-    { method: 'post', path: '/api/v1/admin/webhooks/{id}/deliveries/{delivery_id}/retry', success: 202 },
+    { method: 'post', path: '/api/v1/admin/webhooks/{id}/deliveries/{delivery_id}/retry', success: 202, shape: WebhookDeliveryDocument },
     { params: { id, delivery_id: paramOf(p.request, 'delivery') } },
   );
   if (!r.ok) return p.failed('Webhook', '/console/webhooks', r);

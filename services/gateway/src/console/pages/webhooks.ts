@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import { type WebhookEndpoint, WebhookEndpointDocument, WebhookEndpointListDocument } from '../../resources/webhooks.js';
 import { WEBHOOK_EVENT_TYPES } from '@ccs/shared';
-import { errorLines, type Schemas } from '../admin-client.js';
+import { errorLines } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table } from '../layout.js';
 import { formOf, queryOf, signedIn, type ConsolePage } from '../signed-in.js';
 import { webhookRoutes } from './webhook.js';
 
-type Endpoint = Schemas['WebhookEndpoint'];
+type Endpoint = WebhookEndpoint;
 
 /** The endpoints with their delivery counts. */
 const endpointsTable = (endpoints: Endpoint[]) =>
@@ -67,10 +68,10 @@ async function addEndpoint(p: ConsolePage) {
   const events = [form.events ?? []].flat().flatMap((e) => WEBHOOK_EVENT_TYPES.filter((t) => t === e));
   const attributes = { url: String(form.url ?? ''), description: String(form.description ?? ''), events };
   const made = await p.api(
-    { method: 'post', path: '/api/v1/admin/webhooks', success: 201 },
+    { method: 'post', path: '/api/v1/admin/webhooks', success: 201, shape: WebhookEndpointDocument },
     { json: { data: { type: 'webhook_endpoint', attributes } } },
   );
-  const a = await p.api({ method: 'get', path: '/api/v1/admin/webhooks', success: 200 });
+  const a = await p.api({ method: 'get', path: '/api/v1/admin/webhooks', success: 200, shape: WebhookEndpointListDocument });
   if (!a.ok) return p.failed('Webhooks', '/console/webhooks', a);
   if (!made.ok) return p.view('Webhooks', '/console/webhooks', webhooksBody(a.doc.data, undefined, errorLines(made).join(' ')), 422);
   const created = { url: attributes.url, secret: made.doc.data.attributes.secret ?? '' };
@@ -82,7 +83,7 @@ export function webhooksRoutes(app: FastifyInstance) {
   app.get(
     '/webhooks',
     signedIn(async (p) => {
-      const a = await p.api({ method: 'get', path: '/api/v1/admin/webhooks', success: 200 });
+      const a = await p.api({ method: 'get', path: '/api/v1/admin/webhooks', success: 200, shape: WebhookEndpointListDocument });
       if (!a.ok) return p.failed('Webhooks', '/console/webhooks', a);
       return p.view('Webhooks', '/console/webhooks', webhooksBody(a.doc.data, undefined, undefined, queryOf(p.request, 'removed') === '1'));
     }),

@@ -1,6 +1,6 @@
 import { BannerIdSchema } from '@ccs/shared';
 import type { OperationDoc } from '../route-doc.js';
-import { BannerPullResult, SparkExchangeDocument } from '../schemas/banner-pulls.js';
+import { BannerPullResult, SparkExchangeDocument } from '../../resources/banner-pulls.js';
 import { idempotencyKeyHeader, IN_DEBT_403, INSUFFICIENT_FUNDS, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, REPLAYED_HEADER } from './common.js';
 
 /** Documentation of a banner's pull and spark (DESIGN.md §8, docs/content.md "Banners"). */

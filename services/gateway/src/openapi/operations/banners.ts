@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BannerDocument, BannerListDocument, BannerOddsDocument } from '../schemas/banners.js';
+import { BannerDocument, BannerListDocument, BannerOddsDocument } from '../../resources/banners.js';
 import type { OperationDoc, ParamDoc } from '../route-doc.js';
 
 /** Documentation of gacha banners' reads (DESIGN.md §8): the list, one banner, a banner's odds. */

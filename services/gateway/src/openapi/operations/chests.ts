@@ -11,7 +11,7 @@ import {
   UnlockDocument,
   InventoryDocument,
   PurchaseDocument,
-} from '../schemas/chests.js';
+} from '../../resources/chests.js';
 import { variantOf, type OperationDoc } from '../route-doc.js';
 import {
   idempotencyKeyHeader,

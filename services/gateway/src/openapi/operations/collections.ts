@@ -6,7 +6,7 @@ import {
   CollectionDocument,
   CollectionListDocument,
   PlayerCollectionDocument,
-} from '../schemas/collections.js';
+} from '../../resources/collections.js';
 import type { OperationDoc, ParamDoc } from '../route-doc.js';
 import { PRIVATE_WITH_TOKEN_HEADER } from './common.js';
 

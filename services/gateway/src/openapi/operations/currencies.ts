@@ -1,4 +1,4 @@
-import { CreditResult, CurrencyListDocument } from '../schemas/currencies.js';
+import { CreditResult, CurrencyListDocument } from '../../resources/currencies.js';
 import { variantOf, type OperationDoc } from '../route-doc.js';
 import { ALIAS_NOTE, idempotencyKeyHeader, INVALID_ID, INVALID_IDEMPOTENCY_KEY, REPLAYED_HEADER, uuidParam } from './common.js';
 

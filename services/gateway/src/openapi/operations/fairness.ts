@@ -1,4 +1,4 @@
-import { FairnessDocument, PityDocument, SeedRotationDocument, VerificationDocument } from '../schemas/fairness.js';
+import { FairnessDocument, PityDocument, SeedRotationDocument, VerificationDocument } from '../../resources/fairness.js';
 import type { OperationDoc } from '../route-doc.js';
 import { INVALID_ID, NO_STORE_HEADER, uuidParam } from './common.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Liveness, OpenApiDocument, Readiness } from '../schemas/health.js';
+import { Liveness, OpenApiDocument, Readiness } from '../../resources/health.js';
 import type { RouteDoc } from '../route-doc.js';
 
 /**

@@ -1,4 +1,4 @@
-import { MailboxClaimDocument, MailboxDocument } from '../schemas/mailbox.js';
+import { MailboxClaimDocument, MailboxDocument } from '../../resources/mailbox.js';
 import type { OperationDoc } from '../route-doc.js';
 import { INVALID_ID, NO_STORE_HEADER, uuidParam } from './common.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FriendDocument, FriendListDocument, MeDocument, RegistrationDocument, SessionDocument } from '../schemas/players.js';
+import { FriendDocument, FriendListDocument, MeDocument, RegistrationDocument, SessionDocument } from '../../resources/players.js';
 import { variantOf, type OperationDoc } from '../route-doc.js';
 import { ALIAS_NOTE, INVALID_ID, INVALID_IDEMPOTENCY_KEY, REPLAYED_HEADER, uuidParam } from './common.js';
 

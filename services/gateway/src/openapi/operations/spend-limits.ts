@@ -1,4 +1,4 @@
-import { SpendLimitsDocument } from '../schemas/spend-limits.js';
+import { SpendLimitsDocument } from '../../resources/spend-limits.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
 

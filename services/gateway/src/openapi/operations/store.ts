@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
 import type { OperationDoc } from '../route-doc.js';
-import { PlayerStoreDocument, StoreNotificationDocument, StoreProductsDocument, StorePurchaseDocument } from '../schemas/store.js';
+import { PlayerStoreDocument, StoreNotificationDocument, StoreProductsDocument, StorePurchaseDocument } from '../../resources/store.js';
 import { INVALID_ID, NO_STORE_HEADER } from './common.js';
 import { SECRET_KEY_ONLY } from './studio.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BannerStatsDocument } from '../schemas/studio-banners.js';
+import { BannerStatsDocument } from '../../resources/studio-banners.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
 import { SECRET_KEY_ONLY } from './studio.js';

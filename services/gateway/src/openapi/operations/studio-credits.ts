@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StudioCreditDocument } from '../schemas/studio-credits.js';
+import { StudioCreditDocument } from '../../resources/studio-credits.js';
 import type { OperationDoc } from '../route-doc.js';
 import { INVALID_ID, NO_STORE_HEADER } from './common.js';
 import { SECRET_KEY_ONLY } from './studio.js';

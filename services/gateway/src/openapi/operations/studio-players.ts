@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StudioPlayerProfileDocument } from '../schemas/studio-players.js';
+import { StudioPlayerProfileDocument } from '../../resources/studio-players.js';
 import type { OperationDoc } from '../route-doc.js';
 import { INVALID_ID, NO_STORE_HEADER } from './common.js';
 import { SECRET_KEY_ONLY } from './studio.js';

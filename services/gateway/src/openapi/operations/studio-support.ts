@@ -4,7 +4,7 @@ import {
   StudioChestGrantDocument,
   StudioPlayerLockDocument,
   StudioSessionsRevokedDocument,
-} from '../schemas/studio-support.js';
+} from '../../resources/studio-support.js';
 import type { OperationDoc } from '../route-doc.js';
 import { INVALID_ID, NO_STORE_HEADER } from './common.js';
 import { SECRET_KEY_ONLY } from './studio.js';

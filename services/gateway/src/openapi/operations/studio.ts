@@ -8,7 +8,7 @@ import {
   ChestDropsDocument,
   ContentVersionsDocument,
   SimulationDocument,
-} from '../schemas/studio.js';
+} from '../../resources/studio.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
 

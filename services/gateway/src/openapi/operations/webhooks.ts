@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '@ccs/shared';
-import { WebhookDeliveryDocument, WebhookDeliveryListDocument, WebhookEndpointDocument, WebhookEndpointListDocument } from '../schemas/webhooks.js';
+import {
+  WebhookDeliveryDocument,
+  WebhookDeliveryListDocument,
+  WebhookEndpointDocument,
+  WebhookEndpointListDocument,
+} from '../../resources/webhooks.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
 import { SECRET_KEY_ONLY } from './studio.js';

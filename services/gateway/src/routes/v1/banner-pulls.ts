@@ -6,7 +6,7 @@ import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/banner-pulls.js';
 import { gatewayErrors } from '../../errors.js';
 import { openingResults } from './chest-opening.js';
-import type { Schemas } from './schemas.js';
+import type { BannerPullResult, SparkExchangeDocument } from '../../resources/banner-pulls.js';
 
 export const PullBodySchema = z.object({
   data: z.object({
@@ -63,7 +63,7 @@ async function pull(request: FastifyRequest, reply: FastifyReply) {
       },
       message: `${r.openings.length} pull${r.openings.length === 1 ? '' : 's'}: ${items} collectibles (${featured} featured) ${r.granted ? 'added to your collection' : 'on their way to your collection'}.`,
     },
-  } satisfies Schemas['BannerPullResult']);
+  } satisfies BannerPullResult);
 }
 
 /** POST /api/v1/banners/{id}/spark: spark points for one featured collectible, exactly once. */
@@ -83,7 +83,7 @@ async function spark(request: FastifyRequest, reply: FastifyReply) {
       relationships: {},
     },
     meta: { spark_points_after: r.sparkPointsAfter, granted: r.granted },
-  } satisfies Schemas['SparkExchangeDocument']);
+  } satisfies SparkExchangeDocument);
 }
 
 /** A banner's pull and spark (player scope). */

@@ -5,7 +5,7 @@ import { gatewayErrors } from '../../errors.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/banners.js';
 import { linkBase, selfLinks } from './resource-links.js';
-import type { Schemas } from './schemas.js';
+import type { Banner, BannerDocument, BannerListDocument, BannerOddsDocument } from '../../resources/banners.js';
 
 /**
  * Gacha banners, the read side (DESIGN.md §8): GET /api/v1/banners, /banners/{id} and
@@ -40,7 +40,7 @@ const oddsChange = (b: BannerView) =>
   b.oddsChange ? { odds_change: { effective_at: b.oddsChange.effectiveAt, rules_version: b.oddsChange.rulesVersion } } : {};
 
 /** A banner resource, with its featured collectibles' names and price per pull; the chest type it pulls as a relationship to the catalog chest. */
-function bannerResource(b: ReplyOf<typeof GetBanner>, base: string): Schemas['Banner'] {
+function bannerResource(b: ReplyOf<typeof GetBanner>, base: string): Banner {
   return {
     type: 'banner',
     id: b.id,
@@ -70,7 +70,7 @@ export async function listBanners(request: FastifyRequest, reply: FastifyReply) 
   return sendDocument(reply, 200, {
     data: r.banners.map((b) => bannerResource(b, linkBase(request))),
     meta: { total_count: r.banners.length },
-  } satisfies Schemas['BannerListDocument']);
+  } satisfies BannerListDocument);
 }
 
 /** GET /api/v1/banners/{id}: one banner. */
@@ -79,7 +79,7 @@ export async function getBanner(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const b = await request.server.bus.request(GetBanner, { bannerId }, callContext(request));
   privateWithToken(request, reply);
-  return sendDocument(reply, 200, { data: bannerResource(b, linkBase(request)) } satisfies Schemas['BannerDocument']);
+  return sendDocument(reply, 200, { data: bannerResource(b, linkBase(request)) } satisfies BannerDocument);
 }
 
 /** Drops binary floating-point noise from a disclosed figure (as the chest odds do). */
@@ -116,7 +116,7 @@ export async function getBannerOdds(request: FastifyRequest, reply: FastifyReply
       ...(o.player ? { player: { ...standing(o.player), expected_pulls_to_featured: exact(o.player.expectedPullsToFeatured) } } : {}),
       ...oddsChange(o.banner),
     },
-  } satisfies Schemas['BannerOddsDocument']);
+  } satisfies BannerOddsDocument);
 }
 
 /** The banner reads (app scope: a Bearer token adds the caller's standing). */

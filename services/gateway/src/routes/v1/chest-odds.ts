@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GetChestOdds, GetObservedOdds, GetPlayerOdds, ListOddsLog, oddsLogRecord, paginationLinks, type OddsLogEntryView } from '@ccs/shared';
-import type { Schemas } from './schemas.js';
 import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { linkBase, selfLinks } from './resource-links.js';
 import { gatewayErrors } from '../../errors.js';
+import type { ChestOddsDocument, ObservedOddsDocument, OddsLogDocument } from '../../resources/chests.js';
 
 /** Query members of the odds: an earlier content version's rules may be asked for. */
 export const ODDS_QUERY = { extra: ['rules_version'] };
@@ -70,7 +70,7 @@ export async function getOdds(request: FastifyRequest, reply: FastifyReply) {
           },
         }
       : {}),
-  } satisfies Schemas['ChestOddsDocument']);
+  } satisfies ChestOddsDocument);
 }
 
 /**
@@ -99,7 +99,7 @@ export async function getObservedOdds(request: FastifyRequest, reply: FastifyRep
       relationships: {},
       links: selfLinks.chestObservedOdds(linkBase(request), o.chestTypeId, rulesVersion),
     },
-  } satisfies Schemas['ObservedOddsDocument']);
+  } satisfies ObservedOddsDocument);
 }
 
 /** Query members of the odds log: pages of at most 100. */
@@ -126,7 +126,7 @@ export async function listOddsLog(request: FastifyRequest, reply: FastifyReply) 
     })),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/odds-log', rest, q.page, r.total),
-  } satisfies Schemas['OddsLogDocument']);
+  } satisfies OddsLogDocument);
 }
 
 /**

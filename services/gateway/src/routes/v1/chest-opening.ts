@@ -2,11 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { MAX_BATCH_OPEN, OpenChest, OpenChests, type OpeningView } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam, writeKeysOf } from '../../lib/http.js';
-import type { Schemas } from './schemas.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { conversionsOf } from './conversions-render.js';
 import { bannerOf, fairnessOf, pityOf } from './fairness-render.js';
 import { openingData } from './chest-resources.js';
+import type { ChestOpeningBatchResult, ChestOpeningResult } from '../../resources/chests.js';
 
 /** GET or POST /api/v1/chests/{id}/open: consumes the chest and answers the chest-opening result. */
 export async function openChest(request: FastifyRequest, reply: FastifyReply) {
@@ -42,7 +42,7 @@ export async function openChest(request: FastifyRequest, reply: FastifyReply) {
       ...bannerOf(o),
       ...(conversions ? { conversions } : {}),
     },
-  } satisfies Schemas['ChestOpeningResult']);
+  } satisfies ChestOpeningResult);
 }
 
 /** POST /chests/open: the chests to open, in order, as resource identifiers. */
@@ -78,11 +78,11 @@ export async function openMany(request: FastifyRequest, reply: FastifyReply) {
       experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
       message: `${r.openings.length} chest${r.openings.length === 1 ? '' : 's'} opened: ${items} collectibles ${r.granted ? 'added to your collection' : 'on their way to your collection'}.`,
     },
-  } satisfies Schemas['ChestOpeningBatchResult']);
+  } satisfies ChestOpeningBatchResult);
 }
 
 /** The `data` of a batch result (a batch open, a banner pull): one chest-opening result per opening, in order. */
-export const openingResults = (openings: OpeningView[]): Schemas['ChestOpeningBatchResult']['data'] =>
+export const openingResults = (openings: OpeningView[]): ChestOpeningBatchResult['data'] =>
   openings.map((o) => ({
     ...openingData(o),
     meta: {

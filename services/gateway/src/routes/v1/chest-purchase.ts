@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CurrencyCodeSchema, PurchaseChests } from '@ccs/shared';
 import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
-import type { Schemas } from './schemas.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { inventoryChest } from './chest-resources.js';
+import type { PurchaseDocument } from '../../resources/chests.js';
 
 export const PurchaseBodySchema = z.object({
   data: z.object({
@@ -29,5 +29,5 @@ export async function purchase(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 201, {
     data: r.chests.map(inventoryChest),
     meta: { purchase_id: r.purchaseId, price_paid: { [currency]: Number(r.amount) }, balance: { [currency]: r.balance } },
-  } satisfies Schemas['PurchaseDocument']);
+  } satisfies PurchaseDocument);
 }

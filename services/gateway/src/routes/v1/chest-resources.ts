@@ -2,7 +2,7 @@ import type { ChestTypeView, InventoryChestView, OpeningView } from '@ccs/shared
 import { convertedMetaOf } from './conversions-render.js';
 import type { Purchasable } from './purchasable.js';
 import { selfLinks } from './resource-links.js';
-import type { Schemas } from './schemas.js';
+import type { CatalogChest, ChestOpeningResult, InventoryChest } from '../../resources/chests.js';
 
 /** Fields a client may select for a chest (`fields[chest]`). */
 export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
@@ -12,7 +12,7 @@ export const CHEST_FIELDS = ['id', 'name', 'description', 'images'] as const;
  * caller with a token where the compliance gate lets them spend (`purchasable`, `requires_key.allowed`,
  * `unlock.skip_allowed`); `base` is the links' absolute base.
  */
-export const catalogChest = (c: ChestTypeView, base: string, purchasable?: Purchasable): Schemas['CatalogChest'] => ({
+export const catalogChest = (c: ChestTypeView, base: string, purchasable?: Purchasable): CatalogChest => ({
   type: 'chest',
   id: c.id,
   attributes: { name: c.name, description: c.description, images: c.images },
@@ -41,7 +41,7 @@ export const catalogChest = (c: ChestTypeView, base: string, purchasable?: Purch
  * An inventory chest: its own id, its type's presentation, where it came from in meta. No self
  * link: no GET serves one owned chest (its id is the one `/chests/{id}/open` and `/unlock` take).
  */
-export const inventoryChest = (c: InventoryChestView): Schemas['InventoryChest'] => ({
+export const inventoryChest = (c: InventoryChestView): InventoryChest => ({
   type: 'chest',
   id: c.id,
   attributes: { name: c.name, description: c.description, images: c.images },
@@ -58,7 +58,7 @@ export const inventoryChest = (c: InventoryChestView): Schemas['InventoryChest']
  * The collectibles and statistics of an opening, as the spec's chest-opening result shows them;
  * a collectible converted as a duplicate has `meta.converted`.
  */
-export function openingData(o: OpeningView): Schemas['ChestOpeningResult']['data'] {
+export function openingData(o: OpeningView): ChestOpeningResult['data'] {
   const breakdown: Record<string, number> = {};
   for (const it of o.items) breakdown[it.rarity] = (breakdown[it.rarity] ?? 0) + 1;
   return {

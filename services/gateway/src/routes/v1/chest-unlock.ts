@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CurrencyCodeSchema, UnlockChest } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
-import type { Schemas } from './schemas.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { inventoryChest } from './chest-resources.js';
+import type { UnlockDocument } from '../../resources/chests.js';
 
 /** POST /chests/{id}/unlock: no body starts the timer; `skip_with` pays to skip it. */
 export const UnlockBodySchema = z.object({
@@ -24,5 +24,5 @@ export async function unlock(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 200, {
     data: inventoryChest(r.chest),
     meta: r.charged ? { price_paid: { [r.charged.currency]: r.charged.amount }, balance: { [r.charged.currency]: r.charged.balance } } : {},
-  } satisfies Schemas['UnlockDocument']);
+  } satisfies UnlockDocument);
 }

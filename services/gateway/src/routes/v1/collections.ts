@@ -27,9 +27,9 @@ import { appIdOf, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js
 import { linkBase, selfLinks } from './resource-links.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { documented } from '../../openapi/route-doc.js';
-import type { Schemas } from './schemas.js';
 import * as docs from '../../openapi/operations/collections.js';
 import { gatewayErrors } from '../../errors.js';
+import type { Collectible, Collection, OwnedCollectible } from '../../resources/collections.js';
 
 const COLLECTION_FIELDS = ['name', 'description', 'collectibles'] as const;
 const COLLECTIBLE_FIELDS = ['name', 'description', 'collection_id', 'images', 'collection'] as const;
@@ -66,7 +66,7 @@ function sortOf<F extends string>(query: ParsedQuery, allowed: readonly F[]): { 
 }
 
 /** A collectible resource; its rarity sits in resource meta (the spec shows it as an attribute only in opening results). */
-function collectibleResource(c: CollectibleView, base: string): Schemas['Collectible'] {
+function collectibleResource(c: CollectibleView, base: string): Collectible {
   return {
     type: 'collectible',
     id: c.id,
@@ -81,13 +81,13 @@ function collectibleResource(c: CollectibleView, base: string): Schemas['Collect
 type PlayerCollectionItem = ReplyOf<typeof GetPlayerCollection>['items'][number];
 
 /** A collectible as the player owns it: the collectible with the copies held and when they came. */
-function ownedCollectibleResource(i: PlayerCollectionItem, base: string): Schemas['OwnedCollectible'] {
+function ownedCollectibleResource(i: PlayerCollectionItem, base: string): OwnedCollectible {
   const c = collectibleResource(i.collectible, base);
   return { ...c, meta: { ...c.meta, owned_count: i.count, first_acquired_at: i.firstAcquiredAt, last_acquired_at: i.lastAcquiredAt } };
 }
 
 /** A collection resource with the identifiers of all its collectibles; meta only when it has something to say. */
-function collectionResource(c: CollectionView, base: string, meta: { completed_at?: string | null } = {}): Schemas['Collection'] {
+function collectionResource(c: CollectionView, base: string, meta: { completed_at?: string | null } = {}): Collection {
   const all = { ...(c.completionReward ? { completion_reward: c.completionReward } : {}), ...meta };
   return {
     type: 'collection',

@@ -5,7 +5,7 @@ import { appIdOf, baseUrl, callContext, jsonApiQuery, parseBody, sendDocument, u
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/currencies.js';
 import { gatewayErrors } from '../../errors.js';
-import type { Schemas } from './schemas.js';
+import type { CreditResult, Currency } from '../../resources/currencies.js';
 
 /** The credit body: the spec's amount pattern, as a string (never a JSON number). */
 const CreditBodySchema = z.object({
@@ -21,7 +21,7 @@ const CreditBodySchema = z.object({
 });
 
 /** A currency as the wallet reports it; `meta.debt` only while the caller's balance is below zero. */
-const currencyResource = (c: CurrencyView): Schemas['Currency'] => ({
+const currencyResource = (c: CurrencyView): Currency => ({
   type: 'currency',
   id: c.id,
   attributes: { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) },
@@ -60,7 +60,7 @@ async function credit(request: FastifyRequest, reply: FastifyReply) {
   return reply
     .code(200)
     .type('application/json')
-    .send({ data: { balance: { amount: result.balance } } } satisfies Schemas['CreditResult']);
+    .send({ data: { balance: { amount: result.balance } } } satisfies CreditResult);
 }
 
 /** The currencies and balances, under /api/v1 and at the spec's unprefixed alias (app scope: a token adds the balances). */

@@ -6,7 +6,7 @@ import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/fairness.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { linkBase, selfLinks } from './resource-links.js';
-import type { Schemas } from './schemas.js';
+import type { FairnessDocument, PityDocument, SeedRotationDocument, VerificationDocument } from '../../resources/fairness.js';
 
 type Fairness = ReplyOf<typeof GetFairness>;
 type Rotation = ReplyOf<typeof RotateSeed>;
@@ -20,7 +20,7 @@ export const ClientSeedBody = z.object({
   }),
 });
 
-const fairnessResource = (f: Fairness, base: string): Schemas['FairnessDocument']['data'] => ({
+const fairnessResource = (f: Fairness, base: string): FairnessDocument['data'] => ({
   type: 'fairness',
   id: 'current',
   attributes: { server_seed_hash: f.serverSeedHash, client_seed: f.clientSeed, nonce: f.nonce, algorithm: f.algorithm },
@@ -28,7 +28,7 @@ const fairnessResource = (f: Fairness, base: string): Schemas['FairnessDocument'
   links: selfLinks.fairness(base),
 });
 
-const rotationDocument = (r: Rotation, base: string): Schemas['SeedRotationDocument'] => ({
+const rotationDocument = (r: Rotation, base: string): SeedRotationDocument => ({
   data: fairnessResource(r.fairness, base),
   meta: {
     revealed: {
@@ -41,7 +41,7 @@ const rotationDocument = (r: Rotation, base: string): Schemas['SeedRotationDocum
 });
 
 /** The caller's pity counters, one resource per pity group. */
-const pityDocument = (r: ReplyOf<typeof ListPity>): Schemas['PityDocument'] => ({
+const pityDocument = (r: ReplyOf<typeof ListPity>): PityDocument => ({
   data: r.groups.map((g) => ({
     type: 'pity' as const,
     id: g.group,
@@ -58,7 +58,7 @@ const pityDocument = (r: ReplyOf<typeof ListPity>): Schemas['PityDocument'] => (
 });
 
 /** An opening's verification: its inputs, the recomputed items and whether they match. */
-const verificationDocument = (v: ReplyOf<typeof VerifyOpening>, base: string): Schemas['VerificationDocument'] => ({
+const verificationDocument = (v: ReplyOf<typeof VerifyOpening>, base: string): VerificationDocument => ({
   data: {
     type: 'opening_verification',
     id: v.openingId,
@@ -90,7 +90,7 @@ export async function fairnessRoutes(app: FastifyInstance) {
     jsonApiQuery(request, NO_QUERY);
     const f = await app.bus.request(GetFairness, {}, callContext(request));
     reply.header('cache-control', 'no-store');
-    return sendDocument(reply, 200, { data: fairnessResource(f, linkBase(request)) } satisfies Schemas['FairnessDocument']);
+    return sendDocument(reply, 200, { data: fairnessResource(f, linkBase(request)) } satisfies FairnessDocument);
   });
 
   const patchDoc = documented(docs.setClientSeed, { query: NO_QUERY, body: { schema: ClientSeedBody, required: true } });

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { applyFieldset, GetInventory, ListOpenings, paginationLinks, type ParsedQuery } from '@ccs/shared';
-import type { Schemas } from './schemas.js';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
 import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
 import { documented } from '../../openapi/route-doc.js';
@@ -8,6 +7,7 @@ import { bannerOf, fairnessOf, pityOf } from './fairness-render.js';
 import { conversionsOf } from './conversions-render.js';
 import * as docs from '../../openapi/operations/chests.js';
 import { gatewayErrors } from '../../errors.js';
+import type { ChestOpeningsDocument } from '../../resources/chests.js';
 
 /** Query members of an inventory: pages of at most 100, by acquisition time, one chest type. */
 const INVENTORY_QUERY = {
@@ -103,7 +103,7 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
     })),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/players/me/openings', rest, q.page, r.total),
-  } satisfies Schemas['ChestOpeningsDocument']);
+  } satisfies ChestOpeningsDocument);
 }
 
 /** Routes of player inventories and opening history. */

@@ -4,14 +4,14 @@ import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/mailbox.js';
 import { inventoryChest } from './chests.js';
-import type { Schemas } from './schemas.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
+import type { MailboxDocument, MailboxItem } from '../../resources/mailbox.js';
 
 /** Query members of the mailbox list: pages only (its order is fixed: soonest to expire first). */
 const MAILBOX_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
 
 /** A waiting chest: its type's presentation, where it came from and when it expires. */
-const mailboxItem = (m: MailboxItemView): Schemas['MailboxItem'] => ({
+const mailboxItem = (m: MailboxItemView): MailboxItem => ({
   type: 'mailbox_item',
   id: m.id,
   attributes: {
@@ -41,7 +41,7 @@ async function listMailbox(request: FastifyRequest, reply: FastifyReply) {
       inventory_status: { capacity: r.capacity, used: r.used, available: Math.max(0, r.capacity - r.used) },
     },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/players/me/mailbox', rest, q.page, r.total),
-  } satisfies Schemas['MailboxDocument']);
+  } satisfies MailboxDocument);
 }
 
 /** POST /api/v1/players/me/mailbox/{id}/claim: the item moves into the inventory; answers the chest. */

@@ -3,12 +3,12 @@ import { GetSpendLimits, type ReplyOf } from '@ccs/shared';
 import { callContext, jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import { getSpendLimits } from '../../openapi/operations/spend-limits.js';
-import type { Schemas } from './schemas.js';
+import type { SpendLimitsDocument } from '../../resources/spend-limits.js';
 
 type Standing = ReplyOf<typeof GetSpendLimits>['limits'][number];
 
 /** A limit and the player's standing as a spend_limit resource's attributes (also the studio's player look-up). */
-export const spendLimitAttributes = (l: Standing): Schemas['SpendLimitsDocument']['data'][number]['attributes'] => ({
+export const spendLimitAttributes = (l: Standing): SpendLimitsDocument['data'][number]['attributes'] => ({
   period: l.period,
   limit: l.limit,
   spent: l.spent,
@@ -20,7 +20,7 @@ export const spendLimitAttributes = (l: Standing): Schemas['SpendLimitsDocument'
 });
 
 /** The caller's spend limits, one resource per period (`day`) and, for limits in money, per money and period (`CNY-month`). */
-const limitsDocument = (r: ReplyOf<typeof GetSpendLimits>): Schemas['SpendLimitsDocument'] => ({
+const limitsDocument = (r: ReplyOf<typeof GetSpendLimits>): SpendLimitsDocument => ({
   data: r.limits.map((l) => ({
     type: 'spend_limit' as const,
     id: l.money ? `${l.money}-${l.period}` : l.period,

@@ -16,7 +16,7 @@ import {
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/store.js';
-import { storePurchaseDocument, storePurchaseResource, storeRefundResource } from '../../openapi/schemas/store.js';
+import { storePurchaseDocument, storePurchaseResource, storeRefundResource } from '../../resources/store.js';
 import { studioCall } from './studio-call.js';
 
 /**

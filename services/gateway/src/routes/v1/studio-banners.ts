@@ -4,9 +4,10 @@ import { jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-banners.js';
 import { gatewayErrors } from '../../errors.js';
-import { studioCall, type Schemas } from './studio-call.js';
+import { studioCall } from './studio-call.js';
 import { SIMULATION_ANSWER_TIMEOUT_MS } from './studio-chests.js';
 import { linkBase, selfLinks } from './resource-links.js';
+import type { BannerStatsDocument } from '../../resources/studio-banners.js';
 
 /**
  * The admin API's banner routes (DESIGN.md §8): a banner's real pulls against its disclosed
@@ -102,7 +103,7 @@ export async function bannerStats(request: FastifyRequest, reply: FastifyReply) 
       },
       links: selfLinks.bannerStats(linkBase(request), b.id),
     },
-  } satisfies Schemas['BannerStatsDocument']);
+  } satisfies BannerStatsDocument);
 }
 
 /** The admin API's banner routes. */

@@ -3,9 +3,10 @@ import { AdminChestDrops, AdminSimulate, UuidSchema } from '@ccs/shared';
 import { z } from 'zod';
 import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { studioCall, type Schemas } from './studio-call.js';
+import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
 import { linkBase, selfLinks } from './resource-links.js';
+import type { ChestDropsDocument, SimulationDocument } from '../../resources/studio.js';
 
 /** The admin API's chest routes: the odds simulator and the observed drops, both computed by chests (the owner of the drop tables). */
 
@@ -84,7 +85,7 @@ export async function simulation(request: FastifyRequest, reply: FastifyReply) {
         complete_gachas: r.completeGachas ?? [],
       },
     },
-  } satisfies Schemas['SimulationDocument']);
+  } satisfies SimulationDocument);
 }
 
 /**
@@ -109,5 +110,5 @@ export async function drops(request: FastifyRequest, reply: FastifyReply) {
       },
       links: selfLinks.chestDrops(linkBase(request), d.chestTypeId),
     },
-  } satisfies Schemas['ChestDropsDocument']);
+  } satisfies ChestDropsDocument);
 }

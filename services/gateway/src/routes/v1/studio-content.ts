@@ -3,8 +3,9 @@ import { AdminContentDiff, AdminListContentVersions, AdminLoadContent, AppConten
 import { z } from 'zod';
 import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { studioCall, type Schemas } from './studio-call.js';
+import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
+import type { ContentDiffDocument, ContentLoadedDocument, ContentVersionsDocument } from '../../resources/studio.js';
 
 /** The admin API's content routes: the versions players keeps, the diff it computes, the load of a file. */
 
@@ -20,7 +21,7 @@ export async function contentVersions(request: FastifyRequest, reply: FastifyRep
       attributes: { version: v.version, loaded_at: v.loadedAt, current: v.version === r.current, counts: v.counts },
     })),
     meta: { current_version: r.current },
-  } satisfies Schemas['ContentVersionsDocument']);
+  } satisfies ContentVersionsDocument);
 }
 
 const VersionSchema = z.coerce.number().int().min(1).max(2_147_483_647);
@@ -51,7 +52,7 @@ export async function contentDiff(request: FastifyRequest, reply: FastifyReply) 
         })),
       },
     },
-  } satisfies Schemas['ContentDiffDocument']);
+  } satisfies ContentDiffDocument);
 }
 
 /** POST /api/v1/admin/content: validates a content file and loads it as the app's next version. */
@@ -65,5 +66,5 @@ export async function loadContent(request: FastifyRequest, reply: FastifyReply) 
     meta: {
       message: `Content version ${r.version} loaded; each service applies it within moments (GET /api/v1/admin/overview shows their versions).`,
     },
-  } satisfies Schemas['ContentLoadedDocument']);
+  } satisfies ContentLoadedDocument);
 }

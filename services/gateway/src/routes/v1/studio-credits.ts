@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminCreditPlayer, AdminFindPlayer, CurrencyCodeSchema } from '@ccs/shared';
 import { z } from 'zod';
-import type { Schemas } from './studio-call.js';
 import { ActionMeta } from './studio-note.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-credits.js';
 import { gatewayErrors } from '../../errors.js';
+import type { StudioCreditDocument } from '../../resources/studio-credits.js';
 
 /**
  * The studio's grants of currency (docs/operations.md, "Admin API"): with the app's secret key,
@@ -69,7 +69,7 @@ async function grant(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, r.replayed ? 200 : 201, {
     data: { type: 'balance', id: r.currency, attributes: { currency: r.currency, amount: r.balance } },
     meta: { replayed: r.replayed, player_id: playerId },
-  } satisfies Schemas['StudioCreditDocument']);
+  } satisfies StudioCreditDocument);
 }
 
 /** Registers the grant route in the studio scope (called by studioRoutes, so it shares its audit hook). */

@@ -16,12 +16,13 @@ import {
 } from '@ccs/shared';
 import { jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { studioCall, type Schemas } from './studio-call.js';
+import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
 import { spendLimitAttributes } from './spend-limits.js';
 import { linkBase, selfLinks } from './resource-links.js';
+import type { AdminPlayerDocument } from '../../resources/studio.js';
 
-type PlayerAttributes = Schemas['AdminPlayerDocument']['data']['attributes'];
+type PlayerAttributes = AdminPlayerDocument['data']['attributes'];
 
 /** The player the path names, by id or by email (404 player_not_found for what cannot name one). */
 async function findPlayer(request: FastifyRequest) {
@@ -172,5 +173,5 @@ export async function player(request: FastifyRequest, reply: FastifyReply) {
       },
       links: selfLinks.adminPlayer(linkBase(request), found.playerId),
     },
-  } satisfies Schemas['AdminPlayerDocument']);
+  } satisfies AdminPlayerDocument);
 }

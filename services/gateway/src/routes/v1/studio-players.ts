@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminUpdatePlayerProfile } from '@ccs/shared';
 import { z } from 'zod';
-import type { Schemas } from './studio-call.js';
 import { ActionMeta } from './studio-note.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-players.js';
 import { linkBase, selfLinks } from './resource-links.js';
+import type { StudioPlayerProfileDocument } from '../../resources/studio-players.js';
 
 /**
  * The studio's corrections of a player's declared profile (docs/content.md, "Compliance"): with the
@@ -57,7 +57,7 @@ async function updatePlayer(request: FastifyRequest, reply: FastifyReply) {
       attributes: { country: r.country, birth_year: r.birthYear, country_changed_at: r.countryChangedAt },
       links: selfLinks.adminPlayer(linkBase(request), r.playerId),
     },
-  } satisfies Schemas['StudioPlayerProfileDocument']);
+  } satisfies StudioPlayerProfileDocument);
 }
 
 /** Registers the route in the studio scope (called by studioRoutes, so it shares its audit hook). */

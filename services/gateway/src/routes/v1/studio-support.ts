@@ -5,8 +5,14 @@ import { baseUrl, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../..
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-support.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
-import { studioCall, type Schemas } from './studio-call.js';
+import { studioCall } from './studio-call.js';
 import { ActionMeta, NoteOnlyBody } from './studio-note.js';
+import type {
+  AdminPlayerListDocument,
+  StudioChestGrantDocument,
+  StudioPlayerLockDocument,
+  StudioSessionsRevokedDocument,
+} from '../../resources/studio-support.js';
 
 /**
  * The support desk's admin routes (docs/operations.md, "Admin API"; the console's player pages):
@@ -85,7 +91,7 @@ async function newestPlayers(request: FastifyRequest, reply: FastifyReply) {
     data: playerList(r),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/admin/players', rest, q.page, r.total),
-  } satisfies Schemas['AdminPlayerListDocument']);
+  } satisfies AdminPlayerListDocument);
 }
 
 /** POST /api/v1/admin/players/search: the players whose email starts with the body's prefix, in any case. */
@@ -98,7 +104,7 @@ async function searchPlayers(request: FastifyRequest, reply: FastifyReply) {
     studioCall(request),
   );
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, { data: playerList(r), meta: { total_count: r.total, page: q.page } } satisfies Schemas['AdminPlayerListDocument']);
+  return sendDocument(reply, 200, { data: playerList(r), meta: { total_count: r.total, page: q.page } } satisfies AdminPlayerListDocument);
 }
 
 /** POST /api/v1/admin/players/{id}/chests: chests for a player, once per reference. */
@@ -116,7 +122,7 @@ async function grantChests(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, r.replayed ? 200 : 201, {
     data: { type: 'chest_grant', id: a.reference, attributes: { chest_type: r.chestType, quantity: r.chests.length, chests: r.chests } },
     meta: { replayed: r.replayed, player_id: r.playerId },
-  } satisfies Schemas['StudioChestGrantDocument']);
+  } satisfies StudioChestGrantDocument);
 }
 
 /** The note-only body of an action that needs none (checked when sent: 422 for anything else). */
@@ -133,7 +139,7 @@ async function revokeSessions(request: FastifyRequest, reply: FastifyReply) {
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
     data: { type: 'session_revocation', id: r.playerId, attributes: { revoked_sessions: r.revokedSessions } },
-  } satisfies Schemas['StudioSessionsRevokedDocument']);
+  } satisfies StudioSessionsRevokedDocument);
 }
 
 /** POST /api/v1/admin/players/{id}/lock and /unlock: answered once every gateway has been told. */
@@ -146,7 +152,7 @@ const setLock = (locked: boolean) => async (request: FastifyRequest, reply: Fast
   return sendDocument(reply, 200, {
     data: { type: 'player', id: r.playerId, attributes: { locked: r.lockedAt !== null, locked_at: r.lockedAt } },
     meta: { changed: r.changed },
-  } satisfies Schemas['StudioPlayerLockDocument']);
+  } satisfies StudioPlayerLockDocument);
 };
 
 /** Registers the support desk's routes in the studio scope (called by studioRoutes, so they share its audit hook). */

@@ -16,12 +16,19 @@ import {
   type WebhookEndpointView,
 } from '@ccs/shared';
 import { z } from 'zod';
-import type { Schemas } from './studio-call.js';
 import { baseUrl, jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/webhooks.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { gatewayErrors } from '../../errors.js';
+import type {
+  WebhookDelivery,
+  WebhookDeliveryDocument,
+  WebhookDeliveryListDocument,
+  WebhookEndpoint,
+  WebhookEndpointDocument,
+  WebhookEndpointListDocument,
+} from '../../resources/webhooks.js';
 
 /**
  * The webhook part of the admin API (docs/webhooks.md): the app's endpoints and their deliveries,
@@ -71,7 +78,7 @@ function endpointIdOf(request: FastifyRequest): string {
 }
 
 /** An endpoint as the OpenAPI document's WebhookEndpoint. */
-function endpointResource(e: WebhookEndpointView, secret?: string): Schemas['WebhookEndpoint'] {
+function endpointResource(e: WebhookEndpointView, secret?: string): WebhookEndpoint {
   return {
     type: 'webhook_endpoint',
     id: e.id,
@@ -90,7 +97,7 @@ function endpointResource(e: WebhookEndpointView, secret?: string): Schemas['Web
 }
 
 /** A delivery as the OpenAPI document's WebhookDelivery. */
-function deliveryResource(d: WebhookDeliveryView): Schemas['WebhookDelivery'] {
+function deliveryResource(d: WebhookDeliveryView): WebhookDelivery {
   return {
     type: 'webhook_delivery',
     id: d.id,
@@ -128,7 +135,7 @@ async function list(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 200, {
     data: r.endpoints.map((e) => endpointResource(e)),
     meta: { total_count: r.endpoints.length },
-  } satisfies Schemas['WebhookEndpointListDocument']);
+  } satisfies WebhookEndpointListDocument);
 }
 
 async function create(request: FastifyRequest, reply: FastifyReply) {
@@ -140,7 +147,7 @@ async function create(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 201, {
     data: endpointResource(r.endpoint, r.secret),
     meta: { message: 'Keep the secret now: it is shown only in this answer (PATCH with rotate_secret issues a new one).' },
-  } satisfies Schemas['WebhookEndpointDocument']);
+  } satisfies WebhookEndpointDocument);
 }
 
 async function update(request: FastifyRequest, reply: FastifyReply) {
@@ -153,7 +160,7 @@ async function update(request: FastifyRequest, reply: FastifyReply) {
     ctxOf(request),
   );
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, { data: endpointResource(r.endpoint, r.secret) } satisfies Schemas['WebhookEndpointDocument']);
+  return sendDocument(reply, 200, { data: endpointResource(r.endpoint, r.secret) } satisfies WebhookEndpointDocument);
 }
 
 async function remove(request: FastifyRequest, reply: FastifyReply) {
@@ -179,7 +186,7 @@ async function deliveries(request: FastifyRequest, reply: FastifyReply) {
     data: r.deliveries.map(deliveryResource),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(base, `/api/v1/admin/webhooks/${endpointId}/deliveries`, rest, q.page, r.total),
-  } satisfies Omit<Schemas['WebhookDeliveryListDocument'], 'links'> & { links: ReturnType<typeof paginationLinks> });
+  } satisfies Omit<WebhookDeliveryListDocument, 'links'> & { links: ReturnType<typeof paginationLinks> });
 }
 
 async function retry(request: FastifyRequest, reply: FastifyReply) {
@@ -196,7 +203,7 @@ async function retry(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 202, {
     data: deliveryResource(r.delivery),
     meta: { message: 'The delivery is due now; its status shows how it went.' },
-  } satisfies Schemas['WebhookDeliveryDocument']);
+  } satisfies WebhookDeliveryDocument);
 }
 
 /** Registers the webhook routes in the studio scope (called by studioRoutes, so they share its audit hook). */

@@ -12,7 +12,7 @@ import {
 import { baseUrl, jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio.js';
-import { studioCall, type Schemas } from './studio-call.js';
+import { studioCall } from './studio-call.js';
 import { drops, simulation, SimulationBody } from './studio-chests.js';
 import { contentDiff, contentVersions, loadContent } from './studio-content.js';
 import { player } from './studio-player-lookup.js';
@@ -24,6 +24,7 @@ import { studioStoreRoutes } from './store.js';
 import { linkBase, selfLinks } from './resource-links.js';
 import { studioSupportRoutes } from './studio-support.js';
 import { noteOf } from './studio-note.js';
+import type { AppOverviewDocument, AuditLogDocument } from '../../resources/studio.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -79,7 +80,7 @@ async function overview(request: FastifyRequest, reply: FastifyReply) {
       },
       links: selfLinks.appOverview(linkBase(request)),
     },
-  } satisfies Schemas['AppOverviewDocument']);
+  } satisfies AppOverviewDocument);
 }
 
 /** GET /api/v1/admin/audit: the app's audit log, newest first. */
@@ -96,7 +97,7 @@ async function audit(request: FastifyRequest, reply: FastifyReply) {
     })),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/admin/audit', rest, q.page, r.total),
-  } satisfies Omit<Schemas['AuditLogDocument'], 'links'> & { links: ReturnType<typeof paginationLinks> });
+  } satisfies Omit<AuditLogDocument, 'links'> & { links: ReturnType<typeof paginationLinks> });
 }
 
 /** Which credential made a call, as the audit log shows it (never the key itself). */

@@ -3,9 +3,9 @@ import { AddFriend, ListFriends, RemoveFriend } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../../lib/http.js';
 import { FriendRequestBody } from './bodies.js';
 import { friendResource } from './render.js';
-import type { Schemas } from '../schemas.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
+import type { FriendDocument, FriendListDocument } from '../../../resources/players.js';
 
 /**
  * Friends of the calling player: a request is confirmed when the other side requests too;
@@ -17,7 +17,7 @@ export default async function friendsRoutes(app: FastifyInstance) {
     jsonApiQuery(request, NO_QUERY);
     const { data } = parseBody(FriendRequestBody, request.body);
     const { friend, created } = await app.bus.request(AddFriend, { playerId: data.id.toLowerCase() }, callContext(request));
-    return sendDocument(reply, created ? 201 : 200, { data: friendResource(friend) } satisfies Schemas['FriendDocument']);
+    return sendDocument(reply, created ? 201 : 200, { data: friendResource(friend) } satisfies FriendDocument);
   });
 
   app.get('/api/v1/players/me/friends', { config: { openapi: documented(docs.listFriends, { query: NO_QUERY }) } }, async (request, reply) => {
@@ -26,7 +26,7 @@ export default async function friendsRoutes(app: FastifyInstance) {
     return sendDocument(reply, 200, {
       data: friends.map(friendResource),
       meta: { total_count: friends.length },
-    } satisfies Schemas['FriendListDocument']);
+    } satisfies FriendListDocument);
   });
 
   app.delete(

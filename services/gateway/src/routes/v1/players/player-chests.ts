@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError, GetInventory, type ErrorKind } from '@ccs/shared';
 import { callContext } from '../../../lib/http.js';
 import { inventoryChest } from '../chests.js';
-import type { Schemas } from '../schemas.js';
+import type { InventoryChest } from '../../../resources/chests.js';
 
 /** The kinds that mean the chests service could not answer now (not that it refused). */
 const UNREACHABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', 'overloaded', 'timeout']);
@@ -11,7 +11,7 @@ const UNREACHABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', '
  * The player's unopened chests from the chests service. The profile stays readable when that
  * service is down (the relationship then says so in its meta), unless the chests were asked for.
  */
-export async function playerChests(request: FastifyRequest, playerId: string, required: boolean): Promise<Schemas['InventoryChest'][] | undefined> {
+export async function playerChests(request: FastifyRequest, playerId: string, required: boolean): Promise<InventoryChest[] | undefined> {
   try {
     const inv = await request.server.bus.request(
       GetInventory,

@@ -1,6 +1,6 @@
 import type { FriendView, PlayerView, Session } from '@ccs/shared';
 import { selfLinks } from '../resource-links.js';
-import type { Schemas } from '../schemas.js';
+import type { Friend, MePlayer, RegistrationDocument, SessionDocument, SessionPlayer } from '../../../resources/players.js';
 
 /**
  * The player as registration, login and refresh show it (the spec's attributes), with references
@@ -8,7 +8,7 @@ import type { Schemas } from '../schemas.js';
  * granted), else `chests` as the inventory lists them (its first page), or `meta.available: false`
  * when the chests service could not be asked. Its self link is the player's canonical URL.
  */
-export function sessionPlayerResource(s: Session, base: string, chests?: { type: 'chest'; id: string }[]): Schemas['SessionPlayer'] {
+export function sessionPlayerResource(s: Session, base: string, chests?: { type: 'chest'; id: string }[]): SessionPlayer {
   return {
     type: 'player',
     id: s.player.id,
@@ -24,7 +24,7 @@ function chestsRelationship(chests: { type: 'chest'; id: string }[] | undefined)
 }
 
 /** A session document's meta; registration's (and a guest's creation's) adds what was granted. */
-type SessionMeta = Schemas['SessionDocument']['meta'] & Partial<Pick<Schemas['RegistrationDocument']['meta'], 'initial_currency' | 'welcome_bonus'>>;
+type SessionMeta = SessionDocument['meta'] & Partial<Pick<RegistrationDocument['meta'], 'initial_currency' | 'welcome_bonus'>>;
 
 /** Token meta of a session; registration and guest creation add what was granted. */
 export function sessionMeta(s: Session): SessionMeta {
@@ -52,7 +52,7 @@ export function sessionMeta(s: Session): SessionMeta {
  * and birth year are shown here only, to the player themselves (never to friends or others). Its
  * self link is the player's canonical URL, `/players/{id}`, which answers as `/players/me` does.
  */
-export function mePlayerResource(p: PlayerView, base: string, chests: { type: 'chest'; id: string }[] | undefined): Schemas['MePlayer'] {
+export function mePlayerResource(p: PlayerView, base: string, chests: { type: 'chest'; id: string }[] | undefined): MePlayer {
   return {
     type: 'player',
     id: p.id,
@@ -74,7 +74,7 @@ export function mePlayerResource(p: PlayerView, base: string, chests: { type: 'c
  * Another player in the caller's friend list; only the relation is shown, never their email. No
  * self link: the player's URL answers that player alone (403 to anyone else).
  */
-export function friendResource(f: FriendView): Schemas['Friend'] {
+export function friendResource(f: FriendView): Friend {
   return {
     type: 'player',
     id: f.playerId,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CurrencyCodeSchema, DecimalSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { NoRelationships, SelfLink } from './jsonapi.js';
 
 /** Response schemas of currencies and credits. */
@@ -44,3 +44,8 @@ export const CreditResult = component(
   "The balance after the credit (plain JSON, the spec's exception to JSON:API); still below zero when the credit covered only part of a debt.",
   z.object({ data: z.object({ balance: z.object({ amount: Balance }) }) }),
 );
+
+/** What `CreditResult` describes, as the gateway renders it. */
+export type CreditResult = z.output<typeof CreditResult>;
+/** What `Currency` describes, as the gateway renders it. */
+export type Currency = z.output<typeof Currency>;

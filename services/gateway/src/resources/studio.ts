@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DecimalSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { drawnAgainstDisclosed } from './chests.js';
 import { Count, PageMeta, PaginationLinks, ResourceLinks, Timestamp } from './jsonapi.js';
 import { SpendLimitAttributes } from './spend-limits.js';
@@ -358,3 +358,20 @@ export const ChestDropsDocument = component(
     }),
   }),
 );
+
+/** What `AdminPlayerDocument` describes, as the gateway renders it. */
+export type AdminPlayerDocument = z.output<typeof AdminPlayerDocument>;
+/** What `AppOverviewDocument` describes, as the gateway renders it. */
+export type AppOverviewDocument = z.output<typeof AppOverviewDocument>;
+/** What `AuditLogDocument` describes, as the gateway renders it. */
+export type AuditLogDocument = z.output<typeof AuditLogDocument>;
+/** What `ChestDropsDocument` describes, as the gateway renders it. */
+export type ChestDropsDocument = z.output<typeof ChestDropsDocument>;
+/** What `ContentDiffDocument` describes, as the gateway renders it. */
+export type ContentDiffDocument = z.output<typeof ContentDiffDocument>;
+/** What `ContentLoadedDocument` describes, as the gateway renders it. */
+export type ContentLoadedDocument = z.output<typeof ContentLoadedDocument>;
+/** What `ContentVersionsDocument` describes, as the gateway renders it. */
+export type ContentVersionsDocument = z.output<typeof ContentVersionsDocument>;
+/** What `SimulationDocument` describes, as the gateway renders it. */
+export type SimulationDocument = z.output<typeof SimulationDocument>;

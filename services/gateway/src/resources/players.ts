@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PrivacySchema, UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { InventoryChest } from './chests.js';
 import { Count, identifierOf, NoRelationships, ResourceLinks, Timestamp } from './jsonapi.js';
 
@@ -120,3 +120,18 @@ export const FriendListDocument = component(
   "The calling player's friends and pending requests.",
   z.object({ data: z.array(Friend), meta: z.object({ total_count: Count }) }),
 );
+
+/** What `Friend` describes, as the gateway renders it. */
+export type Friend = z.output<typeof Friend>;
+/** What `FriendDocument` describes, as the gateway renders it. */
+export type FriendDocument = z.output<typeof FriendDocument>;
+/** What `FriendListDocument` describes, as the gateway renders it. */
+export type FriendListDocument = z.output<typeof FriendListDocument>;
+/** What `MePlayer` describes, as the gateway renders it. */
+export type MePlayer = z.output<typeof MePlayer>;
+/** What `RegistrationDocument` describes, as the gateway renders it. */
+export type RegistrationDocument = z.output<typeof RegistrationDocument>;
+/** What `SessionDocument` describes, as the gateway renders it. */
+export type SessionDocument = z.output<typeof SessionDocument>;
+/** What `SessionPlayer` describes, as the gateway renders it. */
+export type SessionPlayer = z.output<typeof SessionPlayer>;

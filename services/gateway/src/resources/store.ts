@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DecimalSchema, SignedDecimalSchema, UuidSchema, type StorePurchaseView, type StoreRefundView } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, NoRelationships, Timestamp } from './jsonapi.js';
 
 /**
@@ -194,3 +194,8 @@ export const StoreProductsDocument = component(
     }),
   }),
 );
+
+/** What `PlayerStoreDocument` describes, as the gateway renders it. */
+export type PlayerStoreDocument = z.output<typeof PlayerStoreDocument>;
+/** What `StoreProductsDocument` describes, as the gateway renders it. */
+export type StoreProductsDocument = z.output<typeof StoreProductsDocument>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DecimalSchema, UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { ChestOpeningBatchResult } from './chests.js';
 import { Count, NoRelationships, Timestamp } from './jsonapi.js';
 
@@ -63,3 +63,8 @@ export const SparkExchangeDocument = component(
     }),
   }),
 );
+
+/** What `BannerPullResult` describes, as the gateway renders it. */
+export type BannerPullResult = z.output<typeof BannerPullResult>;
+/** What `SparkExchangeDocument` describes, as the gateway renders it. */
+export type SparkExchangeDocument = z.output<typeof SparkExchangeDocument>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 
 /** Response schemas of the gateway's probes and of the OpenAPI document route. */
 

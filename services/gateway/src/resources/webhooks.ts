@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { UuidSchema, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 
 /** Response schemas of the webhook part of the admin API (docs/webhooks.md). */
 
-const Endpoint = component(
+export const WebhookEndpoint = component(
   'WebhookEndpoint',
   "One of the app's webhook endpoints.",
   z.object({
@@ -28,16 +28,16 @@ const Endpoint = component(
 export const WebhookEndpointDocument = component(
   'WebhookEndpointDocument',
   'One webhook endpoint.',
-  z.object({ data: Endpoint, meta: z.object({ message: z.string() }).optional() }),
+  z.object({ data: WebhookEndpoint, meta: z.object({ message: z.string() }).optional() }),
 );
 
 export const WebhookEndpointListDocument = component(
   'WebhookEndpointListDocument',
   "The app's webhook endpoints, oldest first.",
-  z.object({ data: z.array(Endpoint), meta: z.object({ total_count: Count }) }),
+  z.object({ data: z.array(WebhookEndpoint), meta: z.object({ total_count: Count }) }),
 );
 
-const Delivery = component(
+export const WebhookDelivery = component(
   'WebhookDelivery',
   'One event sent (or to be sent) to one endpoint.',
   z.object({
@@ -77,11 +77,24 @@ const Delivery = component(
 export const WebhookDeliveryDocument = component(
   'WebhookDeliveryDocument',
   'One webhook delivery.',
-  z.object({ data: Delivery, meta: z.object({ message: z.string() }).optional() }),
+  z.object({ data: WebhookDelivery, meta: z.object({ message: z.string() }).optional() }),
 );
 
 export const WebhookDeliveryListDocument = component(
   'WebhookDeliveryListDocument',
   "A page of an endpoint's deliveries, newest first.",
-  z.object({ data: z.array(Delivery), meta: z.object({ total_count: Count, page: PageMeta }), links: PaginationLinks }),
+  z.object({ data: z.array(WebhookDelivery), meta: z.object({ total_count: Count, page: PageMeta }), links: PaginationLinks }),
 );
+
+/** What `WebhookDelivery` describes, as the gateway renders it. */
+export type WebhookDelivery = z.output<typeof WebhookDelivery>;
+/** What `WebhookDeliveryDocument` describes, as the gateway renders it. */
+export type WebhookDeliveryDocument = z.output<typeof WebhookDeliveryDocument>;
+/** What `WebhookDeliveryListDocument` describes, as the gateway renders it. */
+export type WebhookDeliveryListDocument = z.output<typeof WebhookDeliveryListDocument>;
+/** What `WebhookEndpoint` describes, as the gateway renders it. */
+export type WebhookEndpoint = z.output<typeof WebhookEndpoint>;
+/** What `WebhookEndpointDocument` describes, as the gateway renders it. */
+export type WebhookEndpointDocument = z.output<typeof WebhookEndpointDocument>;
+/** What `WebhookEndpointListDocument` describes, as the gateway renders it. */
+export type WebhookEndpointListDocument = z.output<typeof WebhookEndpointListDocument>;

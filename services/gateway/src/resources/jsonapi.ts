@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 
 /**
  * The JSON:API building blocks every document of the API uses: identifiers, links, page meta and
@@ -77,3 +77,6 @@ export const ErrorDocument = component(
   'A JSON:API error document: one error object per problem (a body failing several rules gets several).',
   z.object({ errors: z.array(ErrorObject).min(1) }),
 );
+
+/** What `ErrorObject` describes, as the gateway renders it. */
+export type ErrorObject = z.output<typeof ErrorObject>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChestSourceSchema, DecimalSchema, UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, NoRelationships, PageMeta, PaginationLinks, ResourceLinks, Timestamp } from './jsonapi.js';
 
 /** Response schemas of the chest catalog, odds, inventories, openings and purchases. */
@@ -467,3 +467,24 @@ export const InventoryDocument = component(
     links: PaginationLinks.optional().describe("Pages of the inventory (own or a friend's)."),
   }),
 );
+
+/** What `CatalogChest` describes, as the gateway renders it. */
+export type CatalogChest = z.output<typeof CatalogChest>;
+/** What `ChestOddsDocument` describes, as the gateway renders it. */
+export type ChestOddsDocument = z.output<typeof ChestOddsDocument>;
+/** What `ChestOpeningBatchResult` describes, as the gateway renders it. */
+export type ChestOpeningBatchResult = z.output<typeof ChestOpeningBatchResult>;
+/** What `ChestOpeningResult` describes, as the gateway renders it. */
+export type ChestOpeningResult = z.output<typeof ChestOpeningResult>;
+/** What `ChestOpeningsDocument` describes, as the gateway renders it. */
+export type ChestOpeningsDocument = z.output<typeof ChestOpeningsDocument>;
+/** What `InventoryChest` describes, as the gateway renders it. */
+export type InventoryChest = z.output<typeof InventoryChest>;
+/** What `ObservedOddsDocument` describes, as the gateway renders it. */
+export type ObservedOddsDocument = z.output<typeof ObservedOddsDocument>;
+/** What `OddsLogDocument` describes, as the gateway renders it. */
+export type OddsLogDocument = z.output<typeof OddsLogDocument>;
+/** What `PurchaseDocument` describes, as the gateway renders it. */
+export type PurchaseDocument = z.output<typeof PurchaseDocument>;
+/** What `UnlockDocument` describes, as the gateway renders it. */
+export type UnlockDocument = z.output<typeof UnlockDocument>;

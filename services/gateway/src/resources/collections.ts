@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, identifierOf, PageMeta, PaginationLinks, ResourceLinks, SelfLink, Timestamp } from './jsonapi.js';
 
 /** Response schemas of collections, collectibles and the calling player's collection. */
@@ -164,3 +164,10 @@ export const PlayerCollectionDocument = component(
     links: PaginationLinks,
   }),
 );
+
+/** What `Collectible` describes, as the gateway renders it. */
+export type Collectible = z.output<typeof Collectible>;
+/** What `Collection` describes, as the gateway renders it. */
+export type Collection = z.output<typeof Collection>;
+/** What `OwnedCollectible` describes, as the gateway renders it. */
+export type OwnedCollectible = z.output<typeof OwnedCollectible>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, ResourceLinks, Timestamp } from './jsonapi.js';
 
 /** Response schema of a banner's stats in the admin API (DESIGN.md §8): real pulls, disclosed figures, a seeded simulation. */
@@ -109,3 +109,6 @@ export const BannerStatsDocument = component(
     }),
   }),
 );
+
+/** What `BannerStatsDocument` describes, as the gateway renders it. */
+export type BannerStatsDocument = z.output<typeof BannerStatsDocument>;

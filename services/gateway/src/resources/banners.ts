@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, NoRelationships, ResourceLinks, Timestamp } from './jsonapi.js';
 import { BannerStanding } from './banner-pulls.js';
 
@@ -173,3 +173,12 @@ export const BannerOddsDocument = component(
       .describe('With a Bearer token, `player`; while a change of its rules is announced, `odds_change`; empty otherwise.'),
   }),
 );
+
+/** What `Banner` describes, as the gateway renders it. */
+export type Banner = z.output<typeof Banner>;
+/** What `BannerDocument` describes, as the gateway renders it. */
+export type BannerDocument = z.output<typeof BannerDocument>;
+/** What `BannerListDocument` describes, as the gateway renders it. */
+export type BannerListDocument = z.output<typeof BannerListDocument>;
+/** What `BannerOddsDocument` describes, as the gateway renders it. */
+export type BannerOddsDocument = z.output<typeof BannerOddsDocument>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, NoRelationships, ResourceLinks } from './jsonapi.js';
 
 /** Response schemas of verifiable randomness and pity (docs/fairness.md). */
@@ -87,3 +87,12 @@ export const VerificationDocument = component(
     }),
   }),
 );
+
+/** What `FairnessDocument` describes, as the gateway renders it. */
+export type FairnessDocument = z.output<typeof FairnessDocument>;
+/** What `PityDocument` describes, as the gateway renders it. */
+export type PityDocument = z.output<typeof PityDocument>;
+/** What `SeedRotationDocument` describes, as the gateway renders it. */
+export type SeedRotationDocument = z.output<typeof SeedRotationDocument>;
+/** What `VerificationDocument` describes, as the gateway renders it. */
+export type VerificationDocument = z.output<typeof VerificationDocument>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { ResourceLinks, Timestamp } from './jsonapi.js';
 
 /** Response schema of the studio's changes of a player's declared profile (the admin API). */
@@ -24,3 +24,6 @@ export const StudioPlayerProfileDocument = component(
     }),
   }),
 );
+
+/** What `StudioPlayerProfileDocument` describes, as the gateway renders it. */
+export type StudioPlayerProfileDocument = z.output<typeof StudioPlayerProfileDocument>;

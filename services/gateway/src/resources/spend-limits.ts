@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, NoRelationships } from './jsonapi.js';
 
 /** One spend limit and the player's standing against it (the attributes of a spend_limit resource). */
@@ -62,3 +62,6 @@ export const SpendLimitsDocument = component(
     meta: z.object({ total_count: Count }),
   }),
 );
+
+/** What `SpendLimitsDocument` describes, as the gateway renders it. */
+export type SpendLimitsDocument = z.output<typeof SpendLimitsDocument>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChestSourceSchema, UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, NoRelationships, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 import { InventoryChest } from './chests.js';
 
@@ -49,3 +49,8 @@ export const MailboxClaimDocument = component(
   'The chest claimed, now in the inventory under the same id (`acquired_at` is the time of the claim).',
   z.object({ data: InventoryChest }),
 );
+
+/** What `MailboxDocument` describes, as the gateway renders it. */
+export type MailboxDocument = z.output<typeof MailboxDocument>;
+/** What `MailboxItem` describes, as the gateway renders it. */
+export type MailboxItem = z.output<typeof MailboxItem>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 
 /** Response schemas of the support desk's admin routes: finding players, their sessions, chest grants, locks. */
@@ -80,3 +80,12 @@ export const StudioPlayerLockDocument = component(
     meta: z.object({ changed: z.boolean().describe('False when the player already was so: nothing changed.') }),
   }),
 );
+
+/** What `AdminPlayerListDocument` describes, as the gateway renders it. */
+export type AdminPlayerListDocument = z.output<typeof AdminPlayerListDocument>;
+/** What `StudioChestGrantDocument` describes, as the gateway renders it. */
+export type StudioChestGrantDocument = z.output<typeof StudioChestGrantDocument>;
+/** What `StudioPlayerLockDocument` describes, as the gateway renders it. */
+export type StudioPlayerLockDocument = z.output<typeof StudioPlayerLockDocument>;
+/** What `StudioSessionsRevokedDocument` describes, as the gateway renders it. */
+export type StudioSessionsRevokedDocument = z.output<typeof StudioSessionsRevokedDocument>;

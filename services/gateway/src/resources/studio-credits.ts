@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CurrencyCodeSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
-import { component } from '../components.js';
+import { component } from '../openapi/components.js';
 
 /** Response schema of the studio's grants of currency (the admin API). */
 
@@ -25,3 +25,6 @@ export const StudioCreditDocument = component(
     }),
   }),
 );
+
+/** What `StudioCreditDocument` describes, as the gateway renders it. */
+export type StudioCreditDocument = z.output<typeof StudioCreditDocument>;
