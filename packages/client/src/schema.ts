@@ -2071,88 +2071,7 @@ export interface components {
             };
         };
         BannerPullResult: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @description The opened chest.
-                 */
-                chest_id: string;
-                collectibles: {
-                    attributes: {
-                        collection_id: string;
-                        description: string;
-                        images: string[];
-                        name: string;
-                        rarity: string;
-                    };
-                    id: string;
-                    meta?: {
-                        /** @description The player already held the app's `duplicates.max_copies` of it: it was converted into this, credited once to their wallet, and not added as a copy. */
-                        converted: {
-                            /** @description 0 when the rules give nothing for its rarity. */
-                            amount: number;
-                            /** @description Currency code of the app. */
-                            currency: string;
-                        };
-                    };
-                    /** @constant */
-                    type: "collectible";
-                }[];
-                meta: {
-                    /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
-                    banner?: {
-                        /** @description Whether the opening gave one of the featured collectibles. */
-                        featured: boolean;
-                        /** @description Whether the ten-pull floor re-rolled this opening's last item. */
-                        floor_rerolled: boolean;
-                        /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
-                        guaranteed_before: boolean;
-                        /** @description The banner (its id, the content slug). */
-                        id: string;
-                        /** @description The player's spark points on the banner after it. */
-                        spark_points_after: number;
-                    };
-                    /** @constant */
-                    chest_consumed: true;
-                    /** @description As in the chest-opening result: absent when that opening was not confirmed in time. */
-                    conversions?: {
-                        [key: string]: number;
-                    };
-                    experience_gained: number;
-                    fairness: {
-                        client_seed: string;
-                        nonce: number;
-                        /** @description SHA-256 of the server seed, published before the opening. */
-                        server_seed_hash: string;
-                    } | null;
-                    /** Format: uuid */
-                    opening_id: string;
-                    pity: {
-                        /** @description The pity group (the chest type's slug unless its rules name a group). */
-                        group: string;
-                        /** @description The counter after this opening (0 when it gave that rarity or better). */
-                        opens_since_after: number;
-                        /** @description Openings since the last one that gave that rarity or better, before this one. */
-                        opens_since_before: number;
-                        /** @description The rarity (or better) the counter waits for. */
-                        rarity: string;
-                        /** @description Whether the hard guarantee shaped this opening. */
-                        triggered: boolean;
-                    } | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp.
-                 */
-                opened_at: string;
-                statistics: {
-                    /** @description How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`. */
-                    rarity_breakdown: {
-                        [key: string]: number;
-                    };
-                    total_items: number;
-                };
-            }[];
+            data: components["schemas"]["BatchOpening"][];
             meta: {
                 /** @description Balance left, by currency code, as a decimal string. */
                 balance: {
@@ -2324,12 +2243,34 @@ export interface components {
                 type: "banner_stats";
             };
         };
+        BatchOpening: {
+            /**
+             * Format: uuid
+             * @description The opened chest.
+             */
+            chest_id: string;
+            collectibles: components["schemas"]["OpenedCollectible"][];
+            meta: components["schemas"]["OpeningMeta"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp.
+             */
+            opened_at: string;
+            statistics: {
+                /** @description How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`. */
+                rarity_breakdown: {
+                    [key: string]: number;
+                };
+                total_items: number;
+            };
+        };
         CatalogChest: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[chest]=a,b` keeps only those members, so none is required. */
             attributes: {
-                description: string;
+                description?: string;
                 /** @description Image URLs. */
-                images: string[];
-                name: string;
+                images?: string[];
+                name?: string;
             };
             /** Format: uuid */
             id: string;
@@ -2525,19 +2466,7 @@ export interface components {
         };
         ChestOpening: {
             attributes: {
-                /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
-                banner?: {
-                    /** @description Whether the opening gave one of the featured collectibles. */
-                    featured: boolean;
-                    /** @description Whether the ten-pull floor re-rolled this opening's last item. */
-                    floor_rerolled: boolean;
-                    /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
-                    guaranteed_before: boolean;
-                    /** @description The banner (its id, the content slug). */
-                    id: string;
-                    /** @description The player's spark points on the banner after it. */
-                    spark_points_after: number;
-                };
+                banner?: components["schemas"]["OpeningBanner"];
                 /**
                  * Format: uuid
                  * @description The opened chest.
@@ -2545,55 +2474,20 @@ export interface components {
                 chest_id: string;
                 /** Format: uuid */
                 chest_type_id: string;
-                collectibles: {
-                    attributes: {
-                        collection_id: string;
-                        description: string;
-                        images: string[];
-                        name: string;
-                        rarity: string;
-                    };
-                    id: string;
-                    meta?: {
-                        /** @description The player already held the app's `duplicates.max_copies` of it: it was converted into this, credited once to their wallet, and not added as a copy. */
-                        converted: {
-                            /** @description 0 when the rules give nothing for its rarity. */
-                            amount: number;
-                            /** @description Currency code of the app. */
-                            currency: string;
-                        };
-                    };
-                    /** @constant */
-                    type: "collectible";
-                }[];
+                collectibles: components["schemas"]["OpenedCollectible"][];
                 /** @description Duplicates converted, total per currency code; null while the grant is not applied yet (or collections did not answer). */
                 conversions: {
                     [key: string]: number;
                 } | null;
+                /** @description Sum of the per-rarity experience of the items. */
                 experience_gained: number;
-                fairness: {
-                    client_seed: string;
-                    nonce: number;
-                    /** @description SHA-256 of the server seed, published before the opening. */
-                    server_seed_hash: string;
-                } | null;
+                fairness: components["schemas"]["OpeningFairness"];
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp.
                  */
                 opened_at: string;
-                pity: {
-                    /** @description The pity group (the chest type's slug unless its rules name a group). */
-                    group: string;
-                    /** @description The counter after this opening (0 when it gave that rarity or better). */
-                    opens_since_after: number;
-                    /** @description Openings since the last one that gave that rarity or better, before this one. */
-                    opens_since_before: number;
-                    /** @description The rarity (or better) the counter waits for. */
-                    rarity: string;
-                    /** @description Whether the hard guarantee shaped this opening. */
-                    triggered: boolean;
-                } | null;
+                pity: components["schemas"]["OpeningPity"];
                 rules_version: number;
                 statistics: {
                     /** @description How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`. */
@@ -2611,88 +2505,7 @@ export interface components {
             type: "chest_opening";
         };
         ChestOpeningBatchResult: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @description The opened chest.
-                 */
-                chest_id: string;
-                collectibles: {
-                    attributes: {
-                        collection_id: string;
-                        description: string;
-                        images: string[];
-                        name: string;
-                        rarity: string;
-                    };
-                    id: string;
-                    meta?: {
-                        /** @description The player already held the app's `duplicates.max_copies` of it: it was converted into this, credited once to their wallet, and not added as a copy. */
-                        converted: {
-                            /** @description 0 when the rules give nothing for its rarity. */
-                            amount: number;
-                            /** @description Currency code of the app. */
-                            currency: string;
-                        };
-                    };
-                    /** @constant */
-                    type: "collectible";
-                }[];
-                meta: {
-                    /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
-                    banner?: {
-                        /** @description Whether the opening gave one of the featured collectibles. */
-                        featured: boolean;
-                        /** @description Whether the ten-pull floor re-rolled this opening's last item. */
-                        floor_rerolled: boolean;
-                        /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
-                        guaranteed_before: boolean;
-                        /** @description The banner (its id, the content slug). */
-                        id: string;
-                        /** @description The player's spark points on the banner after it. */
-                        spark_points_after: number;
-                    };
-                    /** @constant */
-                    chest_consumed: true;
-                    /** @description As in the chest-opening result: absent when that opening was not confirmed in time. */
-                    conversions?: {
-                        [key: string]: number;
-                    };
-                    experience_gained: number;
-                    fairness: {
-                        client_seed: string;
-                        nonce: number;
-                        /** @description SHA-256 of the server seed, published before the opening. */
-                        server_seed_hash: string;
-                    } | null;
-                    /** Format: uuid */
-                    opening_id: string;
-                    pity: {
-                        /** @description The pity group (the chest type's slug unless its rules name a group). */
-                        group: string;
-                        /** @description The counter after this opening (0 when it gave that rarity or better). */
-                        opens_since_after: number;
-                        /** @description Openings since the last one that gave that rarity or better, before this one. */
-                        opens_since_before: number;
-                        /** @description The rarity (or better) the counter waits for. */
-                        rarity: string;
-                        /** @description Whether the hard guarantee shaped this opening. */
-                        triggered: boolean;
-                    } | null;
-                };
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp.
-                 */
-                opened_at: string;
-                statistics: {
-                    /** @description How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`. */
-                    rarity_breakdown: {
-                        [key: string]: number;
-                    };
-                    total_items: number;
-                };
-            }[];
+            data: components["schemas"]["BatchOpening"][];
             meta: {
                 chests_consumed: number;
                 /** @description Sum over the openings. */
@@ -2702,95 +2515,8 @@ export interface components {
             };
         };
         ChestOpeningResult: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @description The opened chest.
-                 */
-                chest_id: string;
-                collectibles: {
-                    attributes: {
-                        collection_id: string;
-                        description: string;
-                        images: string[];
-                        name: string;
-                        rarity: string;
-                    };
-                    id: string;
-                    meta?: {
-                        /** @description The player already held the app's `duplicates.max_copies` of it: it was converted into this, credited once to their wallet, and not added as a copy. */
-                        converted: {
-                            /** @description 0 when the rules give nothing for its rarity. */
-                            amount: number;
-                            /** @description Currency code of the app. */
-                            currency: string;
-                        };
-                    };
-                    /** @constant */
-                    type: "collectible";
-                }[];
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp.
-                 */
-                opened_at: string;
-                statistics: {
-                    /** @description How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`. */
-                    rarity_breakdown: {
-                        [key: string]: number;
-                    };
-                    total_items: number;
-                };
-            };
-            meta: {
-                /** @description A banner pull's opening: what it recorded of the banner (docs/fairness.md, "Banner pulls"). */
-                banner?: {
-                    /** @description Whether the opening gave one of the featured collectibles. */
-                    featured: boolean;
-                    /** @description Whether the ten-pull floor re-rolled this opening's last item. */
-                    floor_rerolled: boolean;
-                    /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
-                    guaranteed_before: boolean;
-                    /** @description The banner (its id, the content slug). */
-                    id: string;
-                    /** @description The player's spark points on the banner after it. */
-                    spark_points_after: number;
-                };
-                /** @constant */
-                chest_consumed: true;
-                /** @description Duplicates converted, total per currency code (`{}`: none). Absent when collections had not confirmed the grant in time (the message says the collectibles are on their way): the conversions are then not known yet; `/players/me/openings` shows them once applied. */
-                conversions?: {
-                    [key: string]: number;
-                };
-                /** @description Sum of the per-rarity experience of the items. */
-                experience_gained: number;
-                /** @description The inputs of its random stream; verify it after rotating the seed (docs/fairness.md). */
-                fairness: {
-                    client_seed: string;
-                    nonce: number;
-                    /** @description SHA-256 of the server seed, published before the opening. */
-                    server_seed_hash: string;
-                } | null;
-                /** @description Human-readable summary. */
-                message: string;
-                /**
-                 * Format: uuid
-                 * @description This opening, as listed by `/players/me/openings`.
-                 */
-                opening_id: string;
-                pity: {
-                    /** @description The pity group (the chest type's slug unless its rules name a group). */
-                    group: string;
-                    /** @description The counter after this opening (0 when it gave that rarity or better). */
-                    opens_since_after: number;
-                    /** @description Openings since the last one that gave that rarity or better, before this one. */
-                    opens_since_before: number;
-                    /** @description The rarity (or better) the counter waits for. */
-                    rarity: string;
-                    /** @description Whether the hard guarantee shaped this opening. */
-                    triggered: boolean;
-                } | null;
-            };
+            data: components["schemas"]["Opening"];
+            meta: components["schemas"]["OpeningMeta"];
         };
         ChestOpeningsDocument: {
             data: components["schemas"]["ChestOpening"][];
@@ -2801,13 +2527,14 @@ export interface components {
             };
         };
         Collectible: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[collectible]=a,b` keeps only those members, so none is required. */
             attributes: {
                 /** @description Id of the parent collection. */
-                collection_id: string;
-                description: string;
+                collection_id?: string;
+                description?: string;
                 /** @description Image URLs. */
-                images: string[];
-                name: string;
+                images?: string[];
+                name?: string;
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
@@ -2817,8 +2544,9 @@ export interface components {
                 /** @description The rarity, e.g. `common`, `rare`, `legendary`. */
                 rarity: string;
             };
+            /** @description All of them unless the request names a sparse fieldset: `fields[collectible]=a,b` keeps only those members, so none is required. */
             relationships: {
-                collection: {
+                collection?: {
                     data: {
                         id: string;
                         /** @constant */
@@ -2863,9 +2591,10 @@ export interface components {
             };
         };
         Collection: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[collection]=a,b` keeps only those members, so none is required. */
             attributes: {
-                description: string;
-                name: string;
+                description?: string;
+                name?: string;
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
@@ -2885,8 +2614,9 @@ export interface components {
                     };
                 };
             };
+            /** @description All of them unless the request names a sparse fieldset: `fields[collection]=a,b` keeps only those members, so none is required. */
             relationships: {
-                collectibles: {
+                collectibles?: {
                     data: {
                         id: string;
                         /** @constant */
@@ -3012,13 +2742,14 @@ export interface components {
             };
         };
         Currency: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[currency]=a,b` keeps only those members, so none is required. */
             attributes: {
                 balance?: {
                     /** @description A decimal string with at most two decimals (never a JSON number), e.g. `"1525.50"`; below zero while the player is in debt, e.g. `"-300.00"`. */
                     amount: string;
                 };
-                code: string;
-                name: string;
+                code?: string;
+                name?: string;
             };
             /** Format: uuid */
             id: string;
@@ -3111,11 +2842,12 @@ export interface components {
             };
         };
         InventoryChest: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[chest]=a,b` keeps only those members, so none is required. */
             attributes: {
-                description: string;
+                description?: string;
                 /** @description Image URLs. */
-                images: string[];
-                name: string;
+                images?: string[];
+                name?: string;
             };
             /** Format: uuid */
             id: string;
@@ -3241,32 +2973,34 @@ export interface components {
             included: components["schemas"]["InventoryChest"][];
         };
         MePlayer: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[player]=a,b` keeps only those members, so none is required. */
             attributes: {
                 /** @description Birth year the player declared; null until given. Shown to the player alone. */
-                birth_year: number | null;
+                birth_year?: number | null;
                 /** @description ISO 3166-1 alpha-2 country the player declared (upper case); null until given. Shown to the player alone. */
-                country: string | null;
+                country?: string | null;
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp.
                  */
-                created_at: string;
+                created_at?: string;
                 /** @description Null for guests (anonymous players). */
-                email: string | null;
-                experience: number;
-                is_anonymous: boolean;
+                email?: string | null;
+                experience?: number;
+                is_anonymous?: boolean;
                 /**
                  * @description Who may see the inventory: everyone (counts only), nobody else, or confirmed friends.
                  * @enum {string}
                  */
-                privacy: "public" | "private" | "friends";
+                privacy?: "public" | "private" | "friends";
             };
             /** Format: uuid */
             id: string;
             /** @description `self`: `/api/v1/players/{id}`, which answers and updates this player as `/api/v1/players/me` does. */
             links: components["schemas"]["ResourceLinks"];
+            /** @description All of them unless the request names a sparse fieldset: `fields[player]=a,b` keeps only those members, so none is required. */
             relationships: {
-                chests: {
+                chests?: {
                     data: {
                         id: string;
                         /** @constant */
@@ -3373,14 +3107,106 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        OwnedCollectible: {
+        OpenedCollectible: {
             attributes: {
-                /** @description Id of the parent collection. */
                 collection_id: string;
                 description: string;
-                /** @description Image URLs. */
                 images: string[];
                 name: string;
+                rarity: string;
+            };
+            id: string;
+            meta?: {
+                /** @description The player already held the app's `duplicates.max_copies` of it: it was converted into this, credited once to their wallet, and not added as a copy. */
+                converted: {
+                    /** @description 0 when the rules give nothing for its rarity. */
+                    amount: number;
+                    /** @description Currency code of the app. */
+                    currency: string;
+                };
+            };
+            /** @constant */
+            type: "collectible";
+        };
+        Opening: {
+            /**
+             * Format: uuid
+             * @description The opened chest.
+             */
+            chest_id: string;
+            collectibles: components["schemas"]["OpenedCollectible"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp.
+             */
+            opened_at: string;
+            statistics: {
+                /** @description How many items of each rarity present, e.g. `{"common": 2, "rare": 1}`. */
+                rarity_breakdown: {
+                    [key: string]: number;
+                };
+                total_items: number;
+            };
+        };
+        OpeningBanner: {
+            /** @description Whether the opening gave one of the featured collectibles. */
+            featured: boolean;
+            /** @description Whether the ten-pull floor re-rolled this opening's last item. */
+            floor_rerolled: boolean;
+            /** @description Whether the guarantee held before it: its next item of the featured rarity was certain to be featured. */
+            guaranteed_before: boolean;
+            /** @description The banner (its id, the content slug). */
+            id: string;
+            /** @description The player's spark points on the banner after it. */
+            spark_points_after: number;
+        };
+        OpeningFairness: {
+            client_seed: string;
+            nonce: number;
+            /** @description SHA-256 of the server seed, published before the opening. */
+            server_seed_hash: string;
+        } | null;
+        OpeningMeta: {
+            banner?: components["schemas"]["OpeningBanner"];
+            /** @constant */
+            chest_consumed: true;
+            /** @description Duplicates converted, total per currency code (`{}`: none). Absent when collections had not confirmed the grant in time (the message says the collectibles are on their way): the conversions are then not known yet; `/players/me/openings` shows them once applied. */
+            conversions?: {
+                [key: string]: number;
+            };
+            /** @description Sum of the per-rarity experience of the items. */
+            experience_gained: number;
+            fairness: components["schemas"]["OpeningFairness"];
+            /** @description Human-readable summary of a single opening; a batch open and a banner pull give theirs once, in the document's `meta`. */
+            message?: string;
+            /**
+             * Format: uuid
+             * @description This opening, as listed by `/players/me/openings`.
+             */
+            opening_id: string;
+            pity: components["schemas"]["OpeningPity"];
+        };
+        OpeningPity: {
+            /** @description The pity group (the chest type's slug unless its rules name a group). */
+            group: string;
+            /** @description The counter after this opening (0 when it gave that rarity or better). */
+            opens_since_after: number;
+            /** @description Openings since the last one that gave that rarity or better, before this one. */
+            opens_since_before: number;
+            /** @description The rarity (or better) the counter waits for. */
+            rarity: string;
+            /** @description Whether the hard guarantee shaped this opening. */
+            triggered: boolean;
+        } | null;
+        OwnedCollectible: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[collectible]=a,b` keeps only those members, so none is required. */
+            attributes: {
+                /** @description Id of the parent collection. */
+                collection_id?: string;
+                description?: string;
+                /** @description Image URLs. */
+                images?: string[];
+                name?: string;
             };
             /** @description Slug-like identifier, not a UUID. */
             id: string;
@@ -3401,8 +3227,9 @@ export interface components {
                 /** @description The rarity, e.g. `common`, `rare`, `legendary`. */
                 rarity: string;
             };
+            /** @description All of them unless the request names a sparse fieldset: `fields[collectible]=a,b` keeps only those members, so none is required. */
             relationships: {
-                collection: {
+                collection?: {
                     data: {
                         id: string;
                         /** @constant */
@@ -3690,17 +3517,19 @@ export interface components {
             };
         };
         SessionPlayer: {
+            /** @description All of them unless the request names a sparse fieldset: `fields[player]=a,b` keeps only those members, so none is required. */
             attributes: {
                 /** @description Null for guests (anonymous players). */
-                email: string | null;
-                is_anonymous: boolean;
+                email?: string | null;
+                is_anonymous?: boolean;
             };
             /** Format: uuid */
             id: string;
             /** @description `self`: `/api/v1/players/{id}`, which answers and updates this player as `/api/v1/players/me` does. */
             links: components["schemas"]["ResourceLinks"];
+            /** @description All of them unless the request names a sparse fieldset: `fields[player]=a,b` keeps only those members, so none is required. */
             relationships: {
-                chests: {
+                chests?: {
                     data: {
                         id: string;
                         /** @constant */
@@ -10307,7 +10136,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `chest`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `chest`.
                  * @example {
                  *       "chest": "id,name"
                  *     }
@@ -10503,7 +10332,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `chest`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `chest`.
                  * @example {
                  *       "chest": "id,name"
                  *     }
@@ -12172,7 +12001,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `collection`, `collectible`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `collection`, `collectible`.
                  * @example {
                  *       "collection": "name,description"
                  *     }
@@ -12362,7 +12191,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `collection`, `collectible`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `collection`, `collectible`.
                  * @example {
                  *       "collection": "name,description"
                  *     }
@@ -12543,7 +12372,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `collection`, `collectible`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `collection`, `collectible`.
                  * @example {
                  *       "collection": "name,description"
                  *     }
@@ -12708,7 +12537,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `collection`, `collectible`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `collection`, `collectible`.
                  * @example {
                  *       "collection": "name,description"
                  *     }
@@ -12889,7 +12718,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `collection`, `collectible`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `collection`, `collectible`.
                  * @example {
                  *       "collection": "name,description"
                  *     }
@@ -13091,7 +12920,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `currency`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `currency`.
                  * @example {
                  *       "currency": "code,name"
                  *     }
@@ -13841,7 +13670,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -14021,7 +13850,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -14293,7 +14122,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `chest`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `chest`.
                  * @example {
                  *       "chest": "id,name"
                  *     }
@@ -14503,7 +14332,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -14691,7 +14520,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -15095,7 +14924,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -15254,7 +15083,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -15506,7 +15335,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `collection`, `collectible`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `collection`, `collectible`.
                  * @example {
                  *       "collection": "name,description"
                  *     }
@@ -17700,7 +17529,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -17909,7 +17738,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }
@@ -18519,7 +18348,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `currency`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `currency`.
                  * @example {
                  *       "currency": "code,name"
                  *     }
@@ -18992,7 +18821,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay; the schemas below show complete resources). Types: `player`.
+                 * @description Sparse fieldsets: `fields[<type>]=a,b` keeps only those attributes and relationships of that type's resources (`type` and `id` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: `player`.
                  * @example {
                  *       "player": "id,email"
                  *     }

@@ -219,6 +219,57 @@ describe('OpenAPI document and API reference', () => {
     expect((await stack.inject({ method: 'GET', url: '/docs/json' })).json()).toEqual(doc);
   });
 
+  it('documents the answers of sparse fieldsets: real answers with fields[...] validate against the document', { timeout: 60_000 }, async () => {
+    /** A GET with `fields[...]` (brackets as a client sends them), checked against the document. */
+    const get = async (url: string, token?: string) => {
+      const res = await stack.inject({ method: 'GET', url, headers: jsonApiHeaders(stack.apiKey, token) });
+      expect(res.statusCode, res.body).toBe(200);
+      return expectDocumented(res, 'get', url);
+    };
+    /** The member names of every resource of a list or a single document. */
+    const keysOf = (doc: Doc, member: 'attributes' | 'relationships') =>
+      [doc.data].flat().map((r) => Object.keys((r as unknown as Record<string, Record<string, unknown>>)[member] ?? {}));
+    const password = 'Str0ng!pass';
+    const registered = await stack.inject({
+      method: 'POST',
+      url: '/api/v1/players/register?fields[player]=email',
+      headers: jsonApiHeaders(stack.apiKey),
+      payload: JSON.stringify({
+        data: { type: 'player', attributes: { email: 'sparse@example.com', password, password_confirmation: password }, relationships: {} },
+      }),
+    });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const player = expectDocumented(registered, 'post', '/api/v1/players/register');
+    expect(keysOf(player, 'attributes')).toEqual([['email']]);
+    expect(keysOf(player, 'relationships')).toEqual([[]]);
+    const token = player.meta.access_token;
+
+    const catalog = await get('/api/v1/chests?fields[chest]=name', token);
+    expect(catalog.data.length).toBeGreaterThan(0);
+    expect(new Set(keysOf(catalog, 'attributes').flat())).toEqual(new Set(['name']));
+    const chest = await get(`/api/v1/chests/${catalog.data[0]!.id}?fields[chest]=id`);
+    expect(keysOf(chest, 'attributes')).toEqual([[]]);
+    const inventory = await get('/api/v1/players/me/chests?fields[chest]=images', token);
+    expect(keysOf(inventory, 'attributes')).toEqual([['images']]);
+    expect(keysOf(await get('/api/v1/players/me?fields[player]=experience,chests', token), 'attributes')).toEqual([['experience']]);
+    expect(keysOf(await get('/api/v1/currencies?fields[currency]=balance', token), 'attributes').flat()).not.toContain('code');
+    const collections = await get('/api/v1/collections?fields[collection]=collectibles');
+    expect(keysOf(collections, 'attributes').flat()).toEqual([]);
+    const collectionId = collections.data[0]!.id;
+    await get(`/api/v1/collections/${collectionId}?include=collectibles&fields[collection]=name&fields[collectible]=images,collection_id`);
+    await get(`/api/v1/collections/${collectionId}/collectibles?include=collection&fields[collectible]=name&fields[collection]=description`);
+    const collectibles = await get('/api/v1/collectibles?fields[collectible]=name');
+    expect(keysOf(collectibles, 'relationships').flat()).toEqual([]);
+    await get(`/api/v1/collectibles/${collectibles.data[0]!.id}?fields[collectible]=collection`);
+    await get('/api/v1/players/me/collection?include=collection&fields[collectible]=images&fields[collection]=name', token);
+
+    // The document says why: the attributes of a resource that takes `fields[chest]` are listed, none required.
+    const attributes = resolvePointer(doc, pointer('components', 'schemas', 'CatalogChest', 'properties', 'attributes')) as Record<string, unknown>;
+    expect(Object.keys(attributes.properties as object)).toEqual(['name', 'description', 'images']);
+    expect(attributes.required).toBeUndefined();
+    expect(String(attributes.description)).toContain('fields[chest]');
+  });
+
   it('answers every documented operation as documented, on real requests', { timeout: 60_000 }, async () => {
     type Opts = { token?: string; body?: unknown; headers?: Record<string, string>; noKey?: boolean };
     /** Sends a request and checks its answer against the document. */

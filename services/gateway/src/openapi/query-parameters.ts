@@ -88,7 +88,7 @@ export function queryParameters(spec: QuerySpec): Parameter[] {
       .partial()
       .strict();
     const [type, names] = types[0]!;
-    const description = `Sparse fieldsets: \`fields[<type>]=a,b\` keeps only those attributes and relationships of that type's resources (\`type\` and \`id\` always stay; the schemas below show complete resources). Types: ${code(types.map(([t]) => t))}.`;
+    const description = `Sparse fieldsets: \`fields[<type>]=a,b\` keeps only those attributes and relationships of that type's resources (\`type\` and \`id\` always stay). Without it every member is present; the response schemas list them all and require none, so an answer with a sparse fieldset is as documented. Types: ${code(types.map(([t]) => t))}.`;
     out.push(deepObject('fields', description, inputSchema(schema), { [type]: names.slice(0, 2).join(',') }));
   }
   if (spec.sort?.length) {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { DecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../openapi/components.js';
-import { ChestOpeningBatchResult } from './chests.js';
+import { BatchOpening } from './openings.js';
 import { Count, NoRelationships, Timestamp } from './jsonapi.js';
 
-/** Response schemas of a banner's pull and spark (DESIGN.md §8). */
+/** Response schemas of a banner's pull and spark (docs/design.md §8). */
 
 /** The caller's standing on a banner. */
 export const BannerStanding = z
@@ -27,7 +27,7 @@ export const BannerPullResult = component(
   'BannerPullResult',
   "A banner pull's openings (as a batch open's result: one chest-opening result per pull, each with `meta.banner`), what was paid, and the caller's standing after the pull.",
   z.object({
-    data: ChestOpeningBatchResult.shape.data,
+    data: z.array(BatchOpening),
     meta: z.object({
       banner_id: z.string(),
       pulls: Count.describe('1 or 10.'),

@@ -1,9 +1,16 @@
 import { z } from 'zod';
-import { UuidSchema } from '@ccs/shared';
+import { UuidSchema, type CollectibleView, type CollectionView, type GetPlayerCollection, type ReplyOf } from '@ccs/shared';
 import { component } from '../openapi/components.js';
-import { Count, identifierOf, PageMeta, PaginationLinks, ResourceLinks, SelfLink, Timestamp } from './jsonapi.js';
+import { selfLinks } from '../routes/v1/resource-links.js';
+import { Count, fieldsOf, identifierOf, PageMeta, PaginationLinks, ResourceLinks, SelfLink, sparse, Timestamp } from './jsonapi.js';
 
-/** Response schemas of collections, collectibles and the calling player's collection. */
+/**
+ * The collection and collectible resources (types `collection` and `collectible`) and the calling
+ * player's collection: their response schemas, the documents that hold them, and the functions
+ * that render them, typed by those schemas. Every route that answers them takes
+ * `fields[collection]` and `fields[collectible]`: the documented attributes and relationships are
+ * all optional (`sparse`), while the renderers are typed by the complete resources.
+ */
 
 const CollectibleAttributes = z.object({
   name: z.string(),
@@ -12,56 +19,79 @@ const CollectibleAttributes = z.object({
   images: z.array(z.string()).describe('Image URLs.'),
 });
 
-const collectibleResource = <M extends z.ZodType>(meta: M) =>
+const CollectibleRelationships = z.object({ collection: z.object({ data: identifierOf('collection') }) });
+
+/** A collectible with the given meta: complete as rendered, or as documented (`fields[collectible]` may leave members out). */
+const collectibleSchema = <M extends z.ZodType>(meta: M) =>
   z.object({
     type: z.literal('collectible'),
     id: z.string().describe('Slug-like identifier, not a UUID.'),
     attributes: CollectibleAttributes,
-    relationships: z.object({ collection: z.object({ data: identifierOf('collection') }) }),
+    relationships: CollectibleRelationships,
     links: ResourceLinks.describe('`self`: `/api/v1/collectibles/{id}`.'),
     meta,
+  });
+const documentedCollectible = <M extends z.ZodType>(meta: M) =>
+  collectibleSchema(meta).extend({
+    attributes: sparse('collectible', CollectibleAttributes),
+    relationships: sparse('collectible', CollectibleRelationships),
   });
 
 const Rarity = z.string().describe('The rarity, e.g. `common`, `rare`, `legendary`.');
 
 /** A collectible of the app's content. */
-export const Collectible = component('Collectible', 'A collectible; its rarity is in `meta`.', collectibleResource(z.object({ rarity: Rarity })));
+const CollectibleMeta = z.object({ rarity: Rarity });
+export const Collectible = component('Collectible', 'A collectible; its rarity is in `meta`.', documentedCollectible(CollectibleMeta));
+
+const OwnedMeta = z.object({ rarity: Rarity, owned_count: z.number().int().min(1), first_acquired_at: Timestamp, last_acquired_at: Timestamp });
 
 /** A collectible the calling player owns, with its copies. */
 export const OwnedCollectible = component(
   'OwnedCollectible',
   'A collectible the calling player owns: copies (duplicates are counted, not lost) and when they arrived.',
-  collectibleResource(z.object({ rarity: Rarity, owned_count: z.number().int().min(1), first_acquired_at: Timestamp, last_acquired_at: Timestamp })),
+  documentedCollectible(OwnedMeta),
 );
 
-/** A collection with the identifiers of all its collectibles. */
+const CollectionAttributes = z.object({ name: z.string(), description: z.string() });
+const CollectionRelationships = z.object({ collectibles: z.object({ data: z.array(identifierOf('collectible')) }) });
+
+/** Fields a client may select with `fields[collection]` and `fields[collectible]`: every attribute and relationship. */
+export const COLLECTION_FIELDSETS = {
+  collection: [...fieldsOf(CollectionAttributes), ...fieldsOf(CollectionRelationships)],
+  collectible: [...fieldsOf(CollectibleAttributes), ...fieldsOf(CollectibleRelationships)],
+};
+
+/** A collection with the identifiers of all its collectibles, as rendered. */
+const RenderedCollection = z.object({
+  type: z.literal('collection'),
+  id: z.string().describe('Slug-like identifier, not a UUID.'),
+  attributes: CollectionAttributes,
+  relationships: CollectionRelationships,
+  links: ResourceLinks.describe('`self`: `/api/v1/collections/{id}`.'),
+  meta: z
+    .object({
+      completion_reward: z
+        .object({
+          currencies: z.record(z.string(), z.number().int()).optional().describe('Amounts per currency code, e.g. `{"gems": 50}`.'),
+          chests: z.array(z.string()).optional().describe('Chest type ids (content slugs), one chest each.'),
+        })
+        .optional()
+        .describe('What a player receives, once, on first owning every collectible of it (docs/content.md, "Collection rewards").'),
+      completed_at: Timestamp.nullable()
+        .optional()
+        .describe(
+          'With a Bearer token (GET /api/v1/collections, /api/v1/collections/{id}): when the player first owned every collectible of it (its reward was granted then); null until then.',
+        ),
+    })
+    .optional()
+    .describe('Present when the collection has a completion reward, or the request has a Bearer token.'),
+});
+
+/** A collection, as documented: `fields[collection]` may leave members out. */
 export const Collection = component(
   'Collection',
   'A collection: thematically related collectibles.',
-  z.object({
-    type: z.literal('collection'),
-    id: z.string().describe('Slug-like identifier, not a UUID.'),
-    attributes: z.object({ name: z.string(), description: z.string() }),
-    relationships: z.object({ collectibles: z.object({ data: z.array(identifierOf('collectible')) }) }),
-    links: ResourceLinks.describe('`self`: `/api/v1/collections/{id}`.'),
-    meta: z
-      .object({
-        completion_reward: z
-          .object({
-            currencies: z.record(z.string(), z.number().int()).optional().describe('Amounts per currency code, e.g. `{"gems": 50}`.'),
-            chests: z.array(z.string()).optional().describe('Chest type ids (content slugs), one chest each.'),
-          })
-          .optional()
-          .describe('What a player receives, once, on first owning every collectible of it (docs/content.md, "Collection rewards").'),
-        completed_at: Timestamp.nullable()
-          .optional()
-          .describe(
-            'With a Bearer token (GET /api/v1/collections, /api/v1/collections/{id}): when the player first owned every collectible of it (its reward was granted then); null until then.',
-          ),
-      })
-      .optional()
-      .describe('Present when the collection has a completion reward, or the request has a Bearer token.'),
-  }),
+  RenderedCollection.extend({ attributes: sparse('collection', CollectionAttributes), relationships: sparse('collection', CollectionRelationships) }),
 );
 
 const Fraction = z.number().min(0).max(1);
@@ -165,9 +195,40 @@ export const PlayerCollectionDocument = component(
   }),
 );
 
-/** What `Collectible` describes, as the gateway renders it. */
-export type Collectible = z.output<typeof Collectible>;
-/** What `Collection` describes, as the gateway renders it. */
-export type Collection = z.output<typeof Collection>;
-/** What `OwnedCollectible` describes, as the gateway renders it. */
-export type OwnedCollectible = z.output<typeof OwnedCollectible>;
+/** A collectible; its rarity sits in resource meta (the spec shows it as an attribute only in opening results). */
+export function collectibleResource(c: CollectibleView, base: string): z.output<ReturnType<typeof collectibleSchema<typeof CollectibleMeta>>> {
+  return {
+    type: 'collectible',
+    id: c.id,
+    attributes: { name: c.name, description: c.description, collection_id: c.collectionId, images: c.images },
+    relationships: { collection: { data: { type: 'collection', id: c.collectionId } } },
+    links: selfLinks.collectible(base, c.id),
+    meta: { rarity: c.rarity },
+  };
+}
+
+/** One item of a player's collection as collections answers it. */
+type PlayerCollectionItem = ReplyOf<typeof GetPlayerCollection>['items'][number];
+
+/** A collectible as the player owns it: the collectible with the copies held and when they came. */
+export function ownedCollectibleResource(i: PlayerCollectionItem, base: string): z.output<ReturnType<typeof collectibleSchema<typeof OwnedMeta>>> {
+  const c = collectibleResource(i.collectible, base);
+  return { ...c, meta: { ...c.meta, owned_count: i.count, first_acquired_at: i.firstAcquiredAt, last_acquired_at: i.lastAcquiredAt } };
+}
+
+/** A collection with the identifiers of all its collectibles; meta only when it has something to say. */
+export function collectionResource(
+  c: CollectionView,
+  base: string,
+  meta: { completed_at?: string | null } = {},
+): z.output<typeof RenderedCollection> {
+  const all = { ...(c.completionReward ? { completion_reward: c.completionReward } : {}), ...meta };
+  return {
+    type: 'collection',
+    id: c.id,
+    attributes: { name: c.name, description: c.description },
+    relationships: { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible' as const, id })) } },
+    links: selfLinks.collection(base, c.id),
+    ...(Object.keys(all).length ? { meta: all } : {}),
+  };
+}

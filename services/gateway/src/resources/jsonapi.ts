@@ -42,6 +42,21 @@ export const PageMeta = component(
   z.object({ limit: z.number().int().min(1), offset: z.number().int().min(0) }),
 );
 
+/**
+ * The attributes (or relationships) of a resource whose routes take `fields[<type>]`, as the
+ * document states them: every member listed, none required, since a sparse fieldset keeps only
+ * the members it names (`type` and `id` always stay). The renderer of the resource is typed by the
+ * complete object, so it still renders every member; only the documented answer admits fewer.
+ */
+export function sparse<S extends z.ZodRawShape>(type: string, members: z.ZodObject<S>) {
+  return members
+    .partial()
+    .describe(`All of them unless the request names a sparse fieldset: \`fields[${type}]=a,b\` keeps only those members, so none is required.`);
+}
+
+/** The members a sparse fieldset may name: the keys of an attributes (or relationships) object. */
+export const fieldsOf = <S extends z.ZodRawShape>(members: z.ZodObject<S>): string[] => Object.keys(members.shape);
+
 /** A count that cannot be negative. */
 export const Count = z.number().int().min(0);
 

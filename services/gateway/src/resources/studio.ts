@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DecimalSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
 import { component } from '../openapi/components.js';
-import { drawnAgainstDisclosed } from './chests.js';
+import { drawnAgainstDisclosed } from './chest-odds.js';
 import { Count, PageMeta, PaginationLinks, ResourceLinks, Timestamp } from './jsonapi.js';
 import { SpendLimitAttributes } from './spend-limits.js';
 

@@ -196,7 +196,7 @@ async function bannerPage(p: ConsolePage) {
     ),
   );
   const names = new Map<string, string>();
-  for (const n of named) if (n.ok) names.set(n.doc.data.id, n.doc.data.attributes.name);
+  for (const n of named) if (n.ok) names.set(n.doc.data.id, n.doc.data.attributes.name ?? n.doc.data.id);
   return p.view(stats.banner.name, '/console/banners', bannerBody(id, stats, names));
 }
 

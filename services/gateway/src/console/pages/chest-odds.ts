@@ -112,7 +112,7 @@ async function chestPage(p: ConsolePage) {
   ]);
   if (!a.ok) return p.failed('Chest', '/console/chests', a);
   if (!drops.ok) return p.failed('Chest', '/console/chests', drops);
-  return p.view(a.doc.data.attributes.name, '/console/chests', chestBody(id, drops.doc.data.attributes));
+  return p.view(a.doc.data.attributes.name ?? id, '/console/chests', chestBody(id, drops.doc.data.attributes));
 }
 
 /** htmx: a simulation run (POST /console/chests/:id/simulation), as a fragment; a refusal shows its errors in place. */

@@ -13,8 +13,8 @@ export function chestsBody(chests: CatalogChest[], banners: Banner[] = []): Safe
   return table(
     [{ label: 'Chest', key: true }, 'Description', 'Price', { label: 'Banners', key: true }, { label: '', key: true }],
     chests.map((c) => [
-      c.attributes.name,
-      c.attributes.description,
+      c.attributes.name ?? c.id,
+      c.attributes.description ?? '',
       Object.entries(c.meta.price)
         .map(([k, v]) => `${v} ${k}`)
         .join(', ') || '—',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BannerListDocument } from '../../resources/banners.js';
-import { ChestCatalogDocument, OddsLogDocument } from '../../resources/chests.js';
+import { ChestCatalogDocument } from '../../resources/chests.js';
+import { OddsLogDocument } from '../../resources/chest-odds.js';
 import type { FastifyInstance } from 'fastify';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
@@ -148,7 +149,9 @@ async function oddsLogPage(p: ConsolePage) {
   const banners = await p.api({ method: 'get', path: '/api/v1/banners', success: 200, shape: BannerListDocument });
   if (!banners.ok) return p.failed('Odds log', '/console/chests', banners);
   const catalog: Catalog = new Map([
-    ...chests.doc.data.map((c) => [c.id, { name: c.attributes.name, ...(c.meta.odds_change ? { change: c.meta.odds_change } : {}) }] as const),
+    ...chests.doc.data.map(
+      (c) => [c.id, { name: c.attributes.name ?? c.id, ...(c.meta.odds_change ? { change: c.meta.odds_change } : {}) }] as const,
+    ),
     ...banners.doc.data.map(
       (b) => [`banner:${b.id}`, { name: `Banner ${b.attributes.name}`, ...(b.meta.odds_change ? { change: b.meta.odds_change } : {}) }] as const,
     ),

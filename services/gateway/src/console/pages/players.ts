@@ -216,18 +216,18 @@ async function namesOf(p: ConsolePage): Promise<Names> {
     collectiblePage(0),
   ]);
   const names: Names = { chests: new Map(), collectibles: new Map() };
-  if (chests.ok) for (const c of chests.doc.data) names.chests.set(c.id, c.attributes.name);
+  if (chests.ok) for (const c of chests.doc.data) names.chests.set(c.id, c.attributes.name ?? c.id);
   if (!first.ok) return names;
   const pages = Math.min(MAX_COLLECTIBLE_PAGES, Math.ceil(first.doc.meta.total_count / 100));
   const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => collectiblePage((i + 1) * 100)));
-  for (const a of [first, ...rest]) if (a.ok) for (const c of a.doc.data) names.collectibles.set(c.id, c.attributes.name);
+  for (const a of [first, ...rest]) if (a.ok) for (const c of a.doc.data) names.collectibles.set(c.id, c.attributes.name ?? c.id);
   return names;
 }
 
 /** The app's currency codes, for the grant form (none when they cannot be read: the API refuses the grant then). */
 async function currenciesOf(p: ConsolePage): Promise<string[]> {
   const a = await p.api({ method: 'get', path: '/api/v1/currencies', success: 200, shape: CurrencyListDocument });
-  return a.ok ? a.doc.data.map((c) => c.attributes.code) : [];
+  return a.ok ? a.doc.data.flatMap((c) => (c.attributes.code ? [c.attributes.code] : [])) : [];
 }
 
 const UUID_PATH = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

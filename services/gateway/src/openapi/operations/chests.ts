@@ -1,17 +1,7 @@
 import { z } from 'zod';
-import {
-  ChestCatalogDocument,
-  ChestDocument,
-  ChestOddsDocument,
-  ObservedOddsDocument,
-  OddsLogDocument,
-  ChestOpeningBatchResult,
-  ChestOpeningResult,
-  ChestOpeningsDocument,
-  UnlockDocument,
-  InventoryDocument,
-  PurchaseDocument,
-} from '../../resources/chests.js';
+import { ChestCatalogDocument, ChestDocument, UnlockDocument, InventoryDocument, PurchaseDocument } from '../../resources/chests.js';
+import { ChestOddsDocument, ObservedOddsDocument, OddsLogDocument } from '../../resources/chest-odds.js';
+import { ChestOpeningBatchResult, ChestOpeningResult, ChestOpeningsDocument } from '../../resources/openings.js';
 import { variantOf, type OperationDoc } from '../route-doc.js';
 import {
   idempotencyKeyHeader,

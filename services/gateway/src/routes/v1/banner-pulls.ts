@@ -5,8 +5,8 @@ import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument } 
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/banner-pulls.js';
 import { gatewayErrors } from '../../errors.js';
-import { openingResults } from './chest-opening.js';
 import type { BannerPullResult, SparkExchangeDocument } from '../../resources/banner-pulls.js';
+import { batchOpenings } from '../../resources/openings.js';
 
 export const PullBodySchema = z.object({
   data: z.object({
@@ -47,7 +47,7 @@ async function pull(request: FastifyRequest, reply: FastifyReply) {
   reply.header('cache-control', 'no-store');
   if (r.replayed) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 200, {
-    data: openingResults(r.openings),
+    data: batchOpenings(r.openings),
     meta: {
       banner_id: bannerId,
       pulls: r.openings.length,

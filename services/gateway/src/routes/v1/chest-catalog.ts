@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { applyFieldset, ChestSortFieldSchema, CHEST_SORT_FIELDS, FilterNodeSchema, GetChestType, ListChestTypes, paginationLinks } from '@ccs/shared';
 import { jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { contentRead } from '../../plugins/reply-cache.js';
-import { catalogChest, CHEST_FIELDS } from './chest-resources.js';
+import { catalogChest, CHEST_FIELDS } from '../../resources/chests.js';
 import { purchasableFor } from './purchasable.js';
 import { linkBase } from './resource-links.js';
 import { gatewayErrors } from '../../errors.js';

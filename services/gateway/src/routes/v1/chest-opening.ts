@@ -1,12 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MAX_BATCH_OPEN, OpenChest, OpenChests, type OpeningView } from '@ccs/shared';
+import { MAX_BATCH_OPEN, OpenChest, OpenChests } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam, writeKeysOf } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { conversionsOf } from './conversions-render.js';
-import { bannerOf, fairnessOf, pityOf } from './fairness-render.js';
-import { openingData } from './chest-resources.js';
-import type { ChestOpeningBatchResult, ChestOpeningResult } from '../../resources/chests.js';
+import { batchOpenings, chestOpeningResult, type ChestOpeningBatchResult } from '../../resources/openings.js';
 
 /** GET or POST /api/v1/chests/{id}/open: consumes the chest and answers the chest-opening result. */
 export async function openChest(request: FastifyRequest, reply: FastifyReply) {
@@ -14,35 +11,9 @@ export async function openChest(request: FastifyRequest, reply: FastifyReply) {
   const keys = writeKeysOf(request);
   jsonApiQuery(request, NO_QUERY);
   const o = await request.server.bus.request(OpenChest, { chestId, ...keys }, callContext(request));
-  const data = openingData(o);
-  // Known once collections confirmed the grant; omitted (not known) otherwise.
-  const conversions = conversionsOf(o);
-  const summary = Object.entries(data.statistics.rarity_breakdown)
-    .map(([rarity, n]) => `${n} ${rarity}`)
-    .join(', ');
-  const converted = o.items.filter((it) => it.converted).length;
-  const where = o.granted ? 'added to your collection' : 'on their way to your collection';
-  const duplicates =
-    converted && conversions
-      ? `; ${converted} of them ${converted === 1 ? 'was a duplicate' : 'were duplicates'}, converted into ${Object.entries(conversions)
-          .map(([c, n]) => `${n} ${c}`)
-          .join(', ')}`
-      : '';
   reply.header('cache-control', 'no-store');
   if (o.replayed && keys.idempotencyKey) reply.header('idempotent-replayed', 'true');
-  return sendDocument(reply, 200, {
-    data,
-    meta: {
-      chest_consumed: true,
-      experience_gained: o.experience,
-      message: `Chest opened: ${o.items.length} collectible${o.items.length === 1 ? '' : 's'} (${summary}) ${where}${duplicates}.`,
-      opening_id: o.openingId,
-      pity: pityOf(o),
-      fairness: fairnessOf(o),
-      ...bannerOf(o),
-      ...(conversions ? { conversions } : {}),
-    },
-  } satisfies ChestOpeningResult);
+  return sendDocument(reply, 200, chestOpeningResult(o));
 }
 
 /** POST /chests/open: the chests to open, in order, as resource identifiers. */
@@ -72,7 +43,7 @@ export async function openMany(request: FastifyRequest, reply: FastifyReply) {
   reply.header('cache-control', 'no-store');
   if (r.replayed && keys.idempotencyKey) reply.header('idempotent-replayed', 'true');
   return sendDocument(reply, 200, {
-    data: openingResults(r.openings),
+    data: batchOpenings(r.openings),
     meta: {
       chests_consumed: r.openings.length,
       experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
@@ -80,19 +51,3 @@ export async function openMany(request: FastifyRequest, reply: FastifyReply) {
     },
   } satisfies ChestOpeningBatchResult);
 }
-
-/** The `data` of a batch result (a batch open, a banner pull): one chest-opening result per opening, in order. */
-export const openingResults = (openings: OpeningView[]): ChestOpeningBatchResult['data'] =>
-  openings.map((o) => ({
-    ...openingData(o),
-    meta: {
-      chest_consumed: true as const,
-      experience_gained: o.experience,
-      opening_id: o.openingId,
-      pity: pityOf(o),
-      fairness: fairnessOf(o),
-      ...bannerOf(o),
-      // As for one opening: known once collections confirmed that opening's grant.
-      ...(conversionsOf(o) ? { conversions: conversionsOf(o) } : {}),
-    },
-  }));

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { CurrencyCodeSchema, PurchaseChests } from '@ccs/shared';
 import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { inventoryChest } from './chest-resources.js';
-import type { PurchaseDocument } from '../../resources/chests.js';
+import { inventoryChest, type PurchaseDocument } from '../../resources/chests.js';
 
 export const PurchaseBodySchema = z.object({
   data: z.object({

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { CurrencyCodeSchema, UnlockChest } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { inventoryChest } from './chest-resources.js';
-import type { UnlockDocument } from '../../resources/chests.js';
+import { inventoryChest, type UnlockDocument } from '../../resources/chests.js';
 
 /** POST /chests/{id}/unlock: no body starts the timer; `skip_with` pays to skip it. */
 export const UnlockBodySchema = z.object({

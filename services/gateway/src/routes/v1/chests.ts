@@ -9,7 +9,6 @@ import { unlock, UnlockBodySchema } from './chest-unlock.js';
 import * as docs from '../../openapi/operations/chests.js';
 
 // The chest routes: the catalog and its odds, opening, unlocking and buying, each in a file of its own.
-export { CHEST_FIELDS, inventoryChest, openingData } from './chest-resources.js';
 export { ODDS_QUERY } from './chest-odds.js';
 export { OpenChestsBodySchema } from './chest-opening.js';
 

@@ -13,8 +13,6 @@ import {
   ListCollections,
   paginationLinks,
   selfLink,
-  type CollectibleView,
-  type CollectionView,
   type Completeness,
   type ParsedQuery,
   type QuerySpec,
@@ -24,16 +22,14 @@ import {
   zodIssuesToErrors,
 } from '@ccs/shared';
 import { appIdOf, jsonApiQuery, playerOf, sendDocument } from '../../lib/http.js';
-import { linkBase, selfLinks } from './resource-links.js';
+import { linkBase } from './resource-links.js';
 import { contentRead } from '../../plugins/reply-cache.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/collections.js';
 import { gatewayErrors } from '../../errors.js';
-import type { Collectible, Collection, OwnedCollectible } from '../../resources/collections.js';
+import { COLLECTION_FIELDSETS, collectibleResource, collectionResource, ownedCollectibleResource } from '../../resources/collections.js';
 
-const COLLECTION_FIELDS = ['name', 'description', 'collectibles'] as const;
-const COLLECTIBLE_FIELDS = ['name', 'description', 'collection_id', 'images', 'collection'] as const;
-const FIELDS = { collection: COLLECTION_FIELDS, collectible: COLLECTIBLE_FIELDS };
+const FIELDS = COLLECTION_FIELDSETS;
 const PAGE = { defaultLimit: 20, maxLimit: 100 };
 
 /** Query members of each route (the OpenAPI document is generated from the same objects). */
@@ -63,40 +59,6 @@ const isOneOf = <F extends string>(value: string, allowed: readonly F[]): value 
 /** The parsed sort keys, typed by the fields the route allows (the parser already refused others). */
 function sortOf<F extends string>(query: ParsedQuery, allowed: readonly F[]): { field: F; direction: 'asc' | 'desc' }[] {
   return query.sort.flatMap((s) => (isOneOf(s.field, allowed) ? [{ field: s.field, direction: s.direction }] : []));
-}
-
-/** A collectible resource; its rarity sits in resource meta (the spec shows it as an attribute only in opening results). */
-function collectibleResource(c: CollectibleView, base: string): Collectible {
-  return {
-    type: 'collectible',
-    id: c.id,
-    attributes: { name: c.name, description: c.description, collection_id: c.collectionId, images: c.images },
-    relationships: { collection: { data: { type: 'collection', id: c.collectionId } } },
-    links: selfLinks.collectible(base, c.id),
-    meta: { rarity: c.rarity },
-  };
-}
-
-/** One item of a player's collection as collections answers it. */
-type PlayerCollectionItem = ReplyOf<typeof GetPlayerCollection>['items'][number];
-
-/** A collectible as the player owns it: the collectible with the copies held and when they came. */
-function ownedCollectibleResource(i: PlayerCollectionItem, base: string): OwnedCollectible {
-  const c = collectibleResource(i.collectible, base);
-  return { ...c, meta: { ...c.meta, owned_count: i.count, first_acquired_at: i.firstAcquiredAt, last_acquired_at: i.lastAcquiredAt } };
-}
-
-/** A collection resource with the identifiers of all its collectibles; meta only when it has something to say. */
-function collectionResource(c: CollectionView, base: string, meta: { completed_at?: string | null } = {}): Collection {
-  const all = { ...(c.completionReward ? { completion_reward: c.completionReward } : {}), ...meta };
-  return {
-    type: 'collection',
-    id: c.id,
-    attributes: { name: c.name, description: c.description },
-    relationships: { collectibles: { data: c.collectibleIds.map((id) => ({ type: 'collectible' as const, id })) } },
-    links: selfLinks.collection(base, c.id),
-    ...(Object.keys(all).length ? { meta: all } : {}),
-  };
 }
 
 /** With a caller, `completed_at`: when they first owned every collectible of it, null until then (absent for anonymous requests). */

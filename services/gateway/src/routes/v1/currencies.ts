@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { applyFieldset, CreditCurrency, ListCurrencies, selfLink, type CurrencyView } from '@ccs/shared';
+import { applyFieldset, CreditCurrency, ListCurrencies, selfLink } from '@ccs/shared';
 import { appIdOf, baseUrl, callContext, jsonApiQuery, parseBody, sendDocument, uuidParam, writeKeysOf } from '../../lib/http.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/currencies.js';
 import { gatewayErrors } from '../../errors.js';
-import type { CreditResult, Currency } from '../../resources/currencies.js';
+import { CURRENCY_FIELDS, currencyResource, type CreditResult } from '../../resources/currencies.js';
 
 /** The credit body: the spec's amount pattern, as a string (never a JSON number). */
 const CreditBodySchema = z.object({
@@ -20,17 +20,8 @@ const CreditBodySchema = z.object({
     .regex(/^\d+(\.\d{1,2})?$/, { error: 'amount must be digits with at most two decimals, such as "10" or "10.50".' }),
 });
 
-/** A currency as the wallet reports it; `meta.debt` only while the caller's balance is below zero. */
-const currencyResource = (c: CurrencyView): Currency => ({
-  type: 'currency',
-  id: c.id,
-  attributes: { code: c.code, name: c.name, ...(c.balance === undefined ? {} : { balance: { amount: c.balance } }) },
-  relationships: {},
-  ...(c.debt === undefined ? {} : { meta: { debt: c.debt } }),
-});
-
 /** Query members of the currency list. */
-const CURRENCIES_QUERY = { fields: { currency: ['code', 'name', 'balance'] } };
+const CURRENCIES_QUERY = { fields: { currency: CURRENCY_FIELDS } };
 
 /** GET /currencies: the app's currencies; with a Bearer token, each carries the player's balance. */
 async function listCurrencies(request: FastifyRequest, reply: FastifyReply) {

@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { applyFieldset, GetInventory, ListOpenings, paginationLinks, type ParsedQuery } from '@ccs/shared';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
-import { CHEST_FIELDS, inventoryChest, openingData } from './chests.js';
+import { CHEST_FIELDS, inventoryChest } from '../../resources/chests.js';
+import { chestOpening, type ChestOpeningsDocument } from '../../resources/openings.js';
 import { documented } from '../../openapi/route-doc.js';
-import { bannerOf, fairnessOf, pityOf } from './fairness-render.js';
-import { conversionsOf } from './conversions-render.js';
 import * as docs from '../../openapi/operations/chests.js';
 import { gatewayErrors } from '../../errors.js';
-import type { ChestOpeningsDocument } from '../../resources/chests.js';
 
 /** Query members of an inventory: pages of at most 100, by acquisition time, one chest type. */
 const INVENTORY_QUERY = {
@@ -85,22 +83,7 @@ async function listOpenings(request: FastifyRequest, reply: FastifyReply) {
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
-    data: r.openings.map((o) => ({
-      type: 'chest_opening' as const,
-      id: o.openingId,
-      attributes: {
-        ...openingData(o),
-        chest_type_id: o.chestTypeId,
-        experience_gained: o.experience,
-        rules_version: o.rulesVersion,
-        pity: pityOf(o),
-        fairness: fairnessOf(o),
-        ...bannerOf(o),
-        // Duplicates converted, per currency; null while collections has not applied the grant.
-        conversions: conversionsOf(o) ?? null,
-      },
-      relationships: {},
-    })),
+    data: r.openings.map(chestOpening),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/players/me/openings', rest, q.page, r.total),
   } satisfies ChestOpeningsDocument);

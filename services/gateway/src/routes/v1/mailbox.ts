@@ -3,7 +3,7 @@ import { ClaimMailboxItem, ListMailbox, paginationLinks, type MailboxItemView } 
 import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/mailbox.js';
-import { inventoryChest } from './chests.js';
+import { inventoryChest } from '../../resources/chests.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import type { MailboxDocument, MailboxItem } from '../../resources/mailbox.js';
 

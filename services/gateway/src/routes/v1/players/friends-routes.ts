@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AddFriend, ListFriends, RemoveFriend } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../../lib/http.js';
 import { FriendRequestBody } from './bodies.js';
-import { friendResource } from './render.js';
+import { friendResource } from '../../../resources/players.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
 import type { FriendDocument, FriendListDocument } from '../../../resources/players.js';

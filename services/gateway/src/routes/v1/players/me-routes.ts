@@ -3,16 +3,13 @@ import { applyFieldset, GetMe, UpdateMe, type PlayerView } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, playerOf, sendDocument, uuidParam } from '../../../lib/http.js';
 import { UpdateMeBody } from './bodies.js';
 import { playerChests } from './player-chests.js';
-import { mePlayerResource } from './render.js';
+import { ME_PLAYER_FIELDS, mePlayerResource } from '../../../resources/players.js';
 import { documented } from '../../../openapi/route-doc.js';
 import * as docs from '../../../openapi/operations/players.js';
 import { gatewayErrors } from '../../../errors.js';
 import { linkBase } from '../resource-links.js';
 
-const ME_QUERY = {
-  include: ['chests'],
-  fields: { player: ['id', 'email', 'is_anonymous', 'privacy', 'experience', 'country', 'birth_year', 'created_at', 'chests'] },
-} as const;
+const ME_QUERY = { include: ['chests'], fields: { player: ME_PLAYER_FIELDS } };
 
 /**
  * The calling player's document: relationships.chests lists the unopened chests (asked from the

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, GetInventory, type ErrorKind } from '@ccs/shared';
 import { callContext } from '../../../lib/http.js';
-import { inventoryChest } from '../chests.js';
-import type { InventoryChest } from '../../../resources/chests.js';
+import { inventoryChest, type InventoryChest } from '../../../resources/chests.js';
 
 /** The kinds that mean the chests service could not answer now (not that it refused). */
 const UNREACHABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['unavailable', 'overloaded', 'timeout']);

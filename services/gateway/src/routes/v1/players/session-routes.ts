@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument } from '../../../lib/http.js';
 import { LoginBody, LogoutBody, RefreshBody, RegisterBody } from './bodies.js';
 import { playerChests } from './player-chests.js';
-import { sessionMeta, sessionPlayerResource } from './render.js';
+import { SESSION_PLAYER_FIELDS, sessionMeta, sessionPlayerResource } from '../../../resources/players.js';
 import { documented, NO_QUERY } from '../../../openapi/route-doc.js';
 import { linkBase } from '../resource-links.js';
 import * as docs from '../../../openapi/operations/players.js';
 
 const credentialRoute = { authLimited: true, bodyType: 'jsonapi' as const };
-const SESSION_QUERY = { fields: { player: ['id', 'email', 'is_anonymous'] } } as const;
+const SESSION_QUERY = { fields: { player: SESSION_PLAYER_FIELDS } };
 
 /**
  * A session document: the player (with the requested fieldset) and its tokens in meta. A login or
