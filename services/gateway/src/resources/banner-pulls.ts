@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DecimalSchema, UuidSchema } from '@ccs/shared';
+import { DecimalSchema, UuidSchema, type ReplyOf, PullBanner, SparkBanner } from '@ccs/shared';
 import { component } from '../openapi/components.js';
-import { BatchOpening } from './openings.js';
+import { BatchOpening, batchOpenings } from './openings.js';
 import { Count, NoRelationships, Timestamp } from './jsonapi.js';
 
 /** Response schemas of a banner's pull and spark (docs/design.md §8). */
@@ -68,3 +68,40 @@ export const SparkExchangeDocument = component(
 export type BannerPullResult = z.output<typeof BannerPullResult>;
 /** What `SparkExchangeDocument` describes, as the gateway renders it. */
 export type SparkExchangeDocument = z.output<typeof SparkExchangeDocument>;
+
+/** A banner pull's answer: its openings as a batch result, what was paid and the caller's standing after it. */
+export function bannerPullResult(r: ReplyOf<typeof PullBanner>, bannerId: string, currency: string): z.output<typeof BannerPullResult> {
+  const featured = r.openings.filter((o) => o.banner?.featured).length;
+  const items = r.openings.reduce((n, o) => n + o.items.length, 0);
+  return {
+    data: batchOpenings(r.openings),
+    meta: {
+      banner_id: bannerId,
+      pulls: r.openings.length,
+      experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
+      purchase_id: r.purchaseId,
+      price_paid: { [currency]: Number(r.amount) },
+      balance: { [currency]: r.balance },
+      player: {
+        pulls: r.standing.pulls,
+        spark_points: r.standing.sparkPoints,
+        guaranteed_featured: r.standing.guaranteedFeatured,
+        pity: r.standing.pity,
+      },
+      message: `${r.openings.length} pull${r.openings.length === 1 ? '' : 's'}: ${items} collectibles (${featured} featured) ${r.granted ? 'added to your collection' : 'on their way to your collection'}.`,
+    },
+  };
+}
+
+/** A spark exchange: what it took and granted. */
+export function sparkExchangeDocument(r: ReplyOf<typeof SparkBanner>): z.output<typeof SparkExchangeDocument> {
+  return {
+    data: {
+      type: 'spark_exchange',
+      id: r.exchangeId,
+      attributes: { banner_id: r.bannerId, collectible_id: r.collectibleId, cost: r.cost, created_at: r.createdAt },
+      relationships: {},
+    },
+    meta: { spark_points_after: r.sparkPointsAfter, granted: r.granted },
+  };
+}

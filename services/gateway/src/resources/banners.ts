@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { UuidSchema } from '@ccs/shared';
+import { UuidSchema, type BannerPlayer, type BannerView, type ReplyOf, GetBanner, GetBannerOdds } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { Count, NoRelationships, ResourceLinks, Timestamp } from './jsonapi.js';
 import { BannerStanding } from './banner-pulls.js';
+import { selfLinks } from '../routes/v1/resource-links.js';
 
 /** Response schemas of gacha banners (DESIGN.md §8): the list, one banner, a banner's odds document. */
 
@@ -182,3 +183,72 @@ export type BannerDocument = z.output<typeof BannerDocument>;
 export type BannerListDocument = z.output<typeof BannerListDocument>;
 /** What `BannerOddsDocument` describes, as the gateway renders it. */
 export type BannerOddsDocument = z.output<typeof BannerOddsDocument>;
+
+/** The caller's standing as the API names it. */
+const standing = (p: BannerPlayer) => ({ pulls: p.pulls, spark_points: p.sparkPoints, guaranteed_featured: p.guaranteedFeatured, pity: p.pity });
+
+/** The members a banner and its odds document share. */
+const bannerMembers = (b: BannerView) => ({
+  starts_at: b.startsAt,
+  ends_at: b.endsAt,
+  featured: b.featured,
+  guarantee: b.guarantee,
+  spark: b.spark,
+  pity_group: b.pityGroup,
+  ten_pull_floor: b.tenPullFloor,
+});
+
+/** A pending change of a banner's rules, as catalog chests announce theirs (absent: none). */
+const oddsChange = (b: BannerView) =>
+  b.oddsChange ? { odds_change: { effective_at: b.oddsChange.effectiveAt, rules_version: b.oddsChange.rulesVersion } } : {};
+
+/** A banner resource, with its featured collectibles' names and price per pull; the chest type it pulls as a relationship to the catalog chest. */
+export function bannerResource(b: ReplyOf<typeof GetBanner>, base: string): Banner {
+  return {
+    type: 'banner',
+    id: b.id,
+    attributes: {
+      name: b.name,
+      ...bannerMembers(b),
+      featured: { ...b.featured, names: b.featuredNames },
+      active: b.active,
+      price_per_pull: b.pricePerPull,
+    },
+    relationships: { chest_type: { data: { type: 'chest', id: b.chestTypeId } } },
+    links: selfLinks.banner(base, b.id),
+    meta: { ...(b.player ? { player: standing(b.player) } : {}), ...oddsChange(b) },
+  };
+}
+
+/** Drops binary floating-point noise from a disclosed figure (as the chest odds do). */
+const exact = (x: number | null): number | null => (x === null ? null : Number(x.toPrecision(15)));
+
+/** The banner odds document (docs/fairness.md, "Banner pulls"); `meta.player` with the caller's standing. */
+export function bannerOddsDocument(o: ReplyOf<typeof GetBannerOdds>, base: string): z.output<typeof BannerOddsDocument> {
+  return {
+    data: {
+      type: 'banner_odds',
+      id: o.banner.id,
+      attributes: {
+        chest_type_id: o.banner.chestTypeId,
+        rules_version: o.rulesVersion,
+        banner_rules_version: o.banner.rulesVersion,
+        banner_rules: o.bannerRules,
+        ...bannerMembers(o.banner),
+        long_run_featured_share: exact(o.longRunFeaturedShare)!,
+        expected_pulls_to_featured: {
+          with_guarantee: exact(o.expectedPullsToFeatured.withGuarantee),
+          without_guarantee: exact(o.expectedPullsToFeatured.withoutGuarantee),
+        },
+        rules: o.rules,
+        rule_inputs: o.ruleInputs,
+      },
+      relationships: {},
+      links: selfLinks.bannerOdds(base, o.banner.id),
+    },
+    meta: {
+      ...(o.player ? { player: { ...standing(o.player), expected_pulls_to_featured: exact(o.player.expectedPullsToFeatured) } } : {}),
+      ...oddsChange(o.banner),
+    },
+  };
+}

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { UuidSchema } from '@ccs/shared';
+import { UuidSchema, type ReplyOf, GetFairness, RotateSeed, ListPity, VerifyOpening } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { Count, NoRelationships, ResourceLinks } from './jsonapi.js';
+import { selfLinks } from '../routes/v1/resource-links.js';
 
 /** Response schemas of verifiable randomness and pity (docs/fairness.md). */
 
@@ -96,3 +97,66 @@ export type PityDocument = z.output<typeof PityDocument>;
 export type SeedRotationDocument = z.output<typeof SeedRotationDocument>;
 /** What `VerificationDocument` describes, as the gateway renders it. */
 export type VerificationDocument = z.output<typeof VerificationDocument>;
+
+type Fairness = ReplyOf<typeof GetFairness>;
+type Rotation = ReplyOf<typeof RotateSeed>;
+
+export const fairnessResource = (f: Fairness, base: string): FairnessDocument['data'] => ({
+  type: 'fairness',
+  id: 'current',
+  attributes: { server_seed_hash: f.serverSeedHash, client_seed: f.clientSeed, nonce: f.nonce, algorithm: f.algorithm },
+  relationships: {},
+  links: selfLinks.fairness(base),
+});
+
+export const rotationDocument = (r: Rotation, base: string): SeedRotationDocument => ({
+  data: fairnessResource(r.fairness, base),
+  meta: {
+    revealed: {
+      server_seed: r.revealed.serverSeed,
+      server_seed_hash: r.revealed.serverSeedHash,
+      client_seed: r.revealed.clientSeed,
+      last_nonce: r.revealed.lastNonce,
+    },
+  },
+});
+
+/** The caller's pity counters, one resource per pity group. */
+export const pityDocument = (r: ReplyOf<typeof ListPity>): PityDocument => ({
+  data: r.groups.map((g) => ({
+    type: 'pity' as const,
+    id: g.group,
+    attributes: {
+      rarity: g.rarity,
+      opens_since: g.opensSince,
+      hard: g.hard,
+      guaranteed_within: g.guaranteedWithin,
+      chest_type_ids: g.chestTypeIds,
+    },
+    relationships: {},
+  })),
+  meta: { total_count: r.groups.length },
+});
+
+/** An opening's verification: its inputs, the recomputed items and whether they match. */
+export const verificationDocument = (v: ReplyOf<typeof VerifyOpening>, base: string): VerificationDocument => ({
+  data: {
+    type: 'opening_verification',
+    id: v.openingId,
+    attributes: {
+      chest_type_id: v.chestTypeId,
+      rules_version: v.rulesVersion,
+      algorithm: v.algorithm,
+      server_seed: v.serverSeed,
+      server_seed_hash: v.serverSeedHash,
+      client_seed: v.clientSeed,
+      nonce: v.nonce,
+      opens_since_before: v.opensSinceBefore,
+      rules: v.rules,
+      recomputed: v.recomputed.map((it) => ({ slot: it.slot, collectible_id: it.collectibleId, rarity: it.rarity })),
+      matches: v.matches,
+    },
+    relationships: {},
+    links: selfLinks.openingVerification(base, v.openingId),
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChestSourceSchema, UuidSchema } from '@ccs/shared';
+import { ChestSourceSchema, UuidSchema, type MailboxItemView } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { Count, NoRelationships, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 import { InventoryChest } from './chests.js';
@@ -54,3 +54,19 @@ export const MailboxClaimDocument = component(
 export type MailboxDocument = z.output<typeof MailboxDocument>;
 /** What `MailboxItem` describes, as the gateway renders it. */
 export type MailboxItem = z.output<typeof MailboxItem>;
+
+/** A waiting chest: its type's presentation, where it came from and when it expires. */
+export const mailboxItem = (m: MailboxItemView): MailboxItem => ({
+  type: 'mailbox_item',
+  id: m.id,
+  attributes: {
+    chest_type_id: m.chestTypeId,
+    name: m.name,
+    description: m.description,
+    images: m.images,
+    source: m.source,
+    received_at: m.receivedAt,
+    expires_at: m.expiresAt,
+  },
+  relationships: {},
+});

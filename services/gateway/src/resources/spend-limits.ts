@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { component } from '../openapi/components.js';
 import { Count, NoRelationships } from './jsonapi.js';
+import { type ReplyOf, GetSpendLimits } from '@ccs/shared';
 
 /** One spend limit and the player's standing against it (the attributes of a spend_limit resource). */
 export const SpendLimitAttributes = z.object({
@@ -65,3 +66,28 @@ export const SpendLimitsDocument = component(
 
 /** What `SpendLimitsDocument` describes, as the gateway renders it. */
 export type SpendLimitsDocument = z.output<typeof SpendLimitsDocument>;
+
+type Standing = ReplyOf<typeof GetSpendLimits>['limits'][number];
+
+/** A limit and the player's standing as a spend_limit resource's attributes (also the studio's player look-up). */
+export const spendLimitAttributes = (l: Standing): SpendLimitsDocument['data'][number]['attributes'] => ({
+  period: l.period,
+  limit: l.limit,
+  spent: l.spent,
+  remaining: l.remaining,
+  resets_at: l.resetsAt,
+  ...(l.money ? { money: l.money } : {}),
+  ...(l.unverifiable ? { unverifiable: l.unverifiable } : {}),
+  ...(l.rule ? { rule: l.rule } : {}),
+});
+
+/** The caller's spend limits, one resource per period (`day`) and, for limits in money, per money and period (`CNY-month`). */
+export const limitsDocument = (r: ReplyOf<typeof GetSpendLimits>): SpendLimitsDocument => ({
+  data: r.limits.map((l) => ({
+    type: 'spend_limit' as const,
+    id: l.money ? `${l.money}-${l.period}` : l.period,
+    attributes: spendLimitAttributes(l),
+    relationships: {},
+  })),
+  meta: { total_count: r.limits.length },
+});

@@ -5,8 +5,7 @@ import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument } 
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/banner-pulls.js';
 import { gatewayErrors } from '../../errors.js';
-import type { BannerPullResult, SparkExchangeDocument } from '../../resources/banner-pulls.js';
-import { batchOpenings } from '../../resources/openings.js';
+import { bannerPullResult, sparkExchangeDocument } from '../../resources/banner-pulls.js';
 
 export const PullBodySchema = z.object({
   data: z.object({
@@ -42,28 +41,9 @@ async function pull(request: FastifyRequest, reply: FastifyReply) {
   const idempotencyKey = idempotencyKeyOf(request);
   const { count, currency } = parseBody(PullBodySchema, request.body).data.attributes;
   const r = await request.server.bus.request(PullBanner, { bannerId, count, currency, idempotencyKey }, callContext(request));
-  const featured = r.openings.filter((o) => o.banner?.featured).length;
-  const items = r.openings.reduce((n, o) => n + o.items.length, 0);
   reply.header('cache-control', 'no-store');
   if (r.replayed) reply.header('idempotent-replayed', 'true');
-  return sendDocument(reply, 200, {
-    data: batchOpenings(r.openings),
-    meta: {
-      banner_id: bannerId,
-      pulls: r.openings.length,
-      experience_gained: r.openings.reduce((n, o) => n + o.experience, 0),
-      purchase_id: r.purchaseId,
-      price_paid: { [currency]: Number(r.amount) },
-      balance: { [currency]: r.balance },
-      player: {
-        pulls: r.standing.pulls,
-        spark_points: r.standing.sparkPoints,
-        guaranteed_featured: r.standing.guaranteedFeatured,
-        pity: r.standing.pity,
-      },
-      message: `${r.openings.length} pull${r.openings.length === 1 ? '' : 's'}: ${items} collectibles (${featured} featured) ${r.granted ? 'added to your collection' : 'on their way to your collection'}.`,
-    },
-  } satisfies BannerPullResult);
+  return sendDocument(reply, 200, bannerPullResult(r, bannerId, currency));
 }
 
 /** POST /api/v1/banners/{id}/spark: spark points for one featured collectible, exactly once. */
@@ -75,15 +55,7 @@ async function spark(request: FastifyRequest, reply: FastifyReply) {
   const r = await request.server.bus.request(SparkBanner, { bannerId, collectibleId, idempotencyKey }, callContext(request));
   reply.header('cache-control', 'no-store');
   if (r.replayed) reply.header('idempotent-replayed', 'true');
-  return sendDocument(reply, 201, {
-    data: {
-      type: 'spark_exchange',
-      id: r.exchangeId,
-      attributes: { banner_id: r.bannerId, collectible_id: r.collectibleId, cost: r.cost, created_at: r.createdAt },
-      relationships: {},
-    },
-    meta: { spark_points_after: r.sparkPointsAfter, granted: r.granted },
-  } satisfies SparkExchangeDocument);
+  return sendDocument(reply, 201, sparkExchangeDocument(r));
 }
 
 /** A banner's pull and spark (player scope). */

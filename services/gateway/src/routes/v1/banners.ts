@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GetBanner, GetBannerOdds, ListBanners, type BannerPlayer, type BannerView, type ReplyOf } from '@ccs/shared';
+import { GetBanner, GetBannerOdds, ListBanners } from '@ccs/shared';
 import { callContext, jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { gatewayErrors } from '../../errors.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/banners.js';
-import { linkBase, selfLinks } from './resource-links.js';
-import type { Banner, BannerDocument, BannerListDocument, BannerOddsDocument } from '../../resources/banners.js';
+import { linkBase } from './resource-links.js';
+import { type BannerDocument, type BannerListDocument, bannerResource, bannerOddsDocument } from '../../resources/banners.js';
 
 /**
  * Gacha banners, the read side (DESIGN.md §8): GET /api/v1/banners, /banners/{id} and
@@ -19,42 +19,6 @@ function bannerIdOf(request: FastifyRequest): string {
   const id = (request.params as Record<string, string>).id ?? '';
   if (!GetBanner.request.shape.bannerId.safeParse(id).success) throw gatewayErrors.bannerNotFound();
   return id;
-}
-
-/** The caller's standing as the API names it. */
-const standing = (p: BannerPlayer) => ({ pulls: p.pulls, spark_points: p.sparkPoints, guaranteed_featured: p.guaranteedFeatured, pity: p.pity });
-
-/** The members a banner and its odds document share. */
-const bannerMembers = (b: BannerView) => ({
-  starts_at: b.startsAt,
-  ends_at: b.endsAt,
-  featured: b.featured,
-  guarantee: b.guarantee,
-  spark: b.spark,
-  pity_group: b.pityGroup,
-  ten_pull_floor: b.tenPullFloor,
-});
-
-/** A pending change of a banner's rules, as catalog chests announce theirs (absent: none). */
-const oddsChange = (b: BannerView) =>
-  b.oddsChange ? { odds_change: { effective_at: b.oddsChange.effectiveAt, rules_version: b.oddsChange.rulesVersion } } : {};
-
-/** A banner resource, with its featured collectibles' names and price per pull; the chest type it pulls as a relationship to the catalog chest. */
-function bannerResource(b: ReplyOf<typeof GetBanner>, base: string): Banner {
-  return {
-    type: 'banner',
-    id: b.id,
-    attributes: {
-      name: b.name,
-      ...bannerMembers(b),
-      featured: { ...b.featured, names: b.featuredNames },
-      active: b.active,
-      price_per_pull: b.pricePerPull,
-    },
-    relationships: { chest_type: { data: { type: 'chest', id: b.chestTypeId } } },
-    links: selfLinks.banner(base, b.id),
-    meta: { ...(b.player ? { player: standing(b.player) } : {}), ...oddsChange(b) },
-  };
 }
 
 /** A read with a token carries the caller's standing: private. */
@@ -82,41 +46,13 @@ export async function getBanner(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 200, { data: bannerResource(b, linkBase(request)) } satisfies BannerDocument);
 }
 
-/** Drops binary floating-point noise from a disclosed figure (as the chest odds do). */
-const exact = (x: number | null): number | null => (x === null ? null : Number(x.toPrecision(15)));
-
 /** GET /api/v1/banners/{id}/odds: the banner odds document (docs/fairness.md, "Banner pulls"). */
 export async function getBannerOdds(request: FastifyRequest, reply: FastifyReply) {
   const bannerId = bannerIdOf(request);
   jsonApiQuery(request, NO_QUERY);
   const o = await request.server.bus.request(GetBannerOdds, { bannerId }, callContext(request));
   privateWithToken(request, reply);
-  return sendDocument(reply, 200, {
-    data: {
-      type: 'banner_odds',
-      id: o.banner.id,
-      attributes: {
-        chest_type_id: o.banner.chestTypeId,
-        rules_version: o.rulesVersion,
-        banner_rules_version: o.banner.rulesVersion,
-        banner_rules: o.bannerRules,
-        ...bannerMembers(o.banner),
-        long_run_featured_share: exact(o.longRunFeaturedShare)!,
-        expected_pulls_to_featured: {
-          with_guarantee: exact(o.expectedPullsToFeatured.withGuarantee),
-          without_guarantee: exact(o.expectedPullsToFeatured.withoutGuarantee),
-        },
-        rules: o.rules,
-        rule_inputs: o.ruleInputs,
-      },
-      relationships: {},
-      links: selfLinks.bannerOdds(linkBase(request), o.banner.id),
-    },
-    meta: {
-      ...(o.player ? { player: { ...standing(o.player), expected_pulls_to_featured: exact(o.player.expectedPullsToFeatured) } } : {}),
-      ...oddsChange(o.banner),
-    },
-  } satisfies BannerOddsDocument);
+  return sendDocument(reply, 200, bannerOddsDocument(o, linkBase(request)));
 }
 
 /** The banner reads (app scope: a Bearer token adds the caller's standing). */

@@ -1,30 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ClaimMailboxItem, ListMailbox, paginationLinks, type MailboxItemView } from '@ccs/shared';
+import { ClaimMailboxItem, ListMailbox, paginationLinks } from '@ccs/shared';
 import { baseUrl, callContext, jsonApiQuery, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/mailbox.js';
 import { inventoryChest } from '../../resources/chests.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
-import type { MailboxDocument, MailboxItem } from '../../resources/mailbox.js';
+import { type MailboxDocument, mailboxItem } from '../../resources/mailbox.js';
 
 /** Query members of the mailbox list: pages only (its order is fixed: soonest to expire first). */
 const MAILBOX_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
-
-/** A waiting chest: its type's presentation, where it came from and when it expires. */
-const mailboxItem = (m: MailboxItemView): MailboxItem => ({
-  type: 'mailbox_item',
-  id: m.id,
-  attributes: {
-    chest_type_id: m.chestTypeId,
-    name: m.name,
-    description: m.description,
-    images: m.images,
-    source: m.source,
-    received_at: m.receivedAt,
-    expires_at: m.expiresAt,
-  },
-  relationships: {},
-});
 
 /** GET /api/v1/players/me/mailbox: the caller's chests waiting for room in the inventory. */
 async function listMailbox(request: FastifyRequest, reply: FastifyReply) {

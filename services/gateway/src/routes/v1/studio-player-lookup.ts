@@ -18,7 +18,7 @@ import { jsonApiQuery, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
-import { spendLimitAttributes } from './spend-limits.js';
+import { spendLimitAttributes } from '../../resources/spend-limits.js';
 import { linkBase, selfLinks } from './resource-links.js';
 import type { AdminPlayerDocument } from '../../resources/studio.js';
 
