@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { ChestSourceSchema, DecimalSchema, UuidSchema, type ChestTypeView, type InventoryChestView } from '@ccs/shared';
+import {
+  ChestSourceSchema,
+  DecimalSchema,
+  UuidSchema,
+  type ChestTypeView,
+  type InventoryChestView,
+  type ReplyOf,
+  UnlockChest,
+  PurchaseChests,
+} from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import type { Purchasable } from '../routes/v1/purchasable.js';
 import { selfLinks } from '../routes/v1/resource-links.js';
@@ -248,3 +257,19 @@ export type InventoryChest = z.output<typeof InventoryChest>;
 export type PurchaseDocument = z.output<typeof PurchaseDocument>;
 /** What `UnlockDocument` describes, as the gateway renders it. */
 export type UnlockDocument = z.output<typeof UnlockDocument>;
+
+/** The unlock's answer: the chest with its timer, and what a skip charged. */
+export function unlockDocument(r: ReplyOf<typeof UnlockChest>): z.output<typeof UnlockDocument> {
+  return {
+    data: inventoryChest(r.chest),
+    meta: r.charged ? { price_paid: { [r.charged.currency]: r.charged.amount }, balance: { [r.charged.currency]: r.charged.balance } } : {},
+  };
+}
+
+/** Chests bought: the new inventory chests, what was paid and the balance left. */
+export function purchaseDocument(r: ReplyOf<typeof PurchaseChests>, currency: string): z.output<typeof PurchaseDocument> {
+  return {
+    data: r.chests.map(inventoryChest),
+    meta: { purchase_id: r.purchaseId, price_paid: { [currency]: Number(r.amount) }, balance: { [currency]: r.balance } },
+  };
+}

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { UuidSchema } from '@ccs/shared';
+import { UuidSchema, type ReplyOf, AdminBannerStats } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { Count, ResourceLinks, Timestamp } from './jsonapi.js';
+import { selfLinks } from '../routes/v1/resource-links.js';
 
 /** Response schema of a banner's stats in the admin API (DESIGN.md §8): real pulls, disclosed figures, a seeded simulation. */
 
@@ -112,3 +113,85 @@ export const BannerStatsDocument = component(
 
 /** What `BannerStatsDocument` describes, as the gateway renders it. */
 export type BannerStatsDocument = z.output<typeof BannerStatsDocument>;
+
+/** A banner's stats: its real pulls against what it discloses, and a seeded simulation of it. */
+export function bannerStatsDocument(s: Stats, base: string): z.output<typeof BannerStatsDocument> {
+  const b = s.banner;
+  return {
+    data: {
+      type: 'banner_stats',
+      id: b.id,
+      attributes: {
+        banner: {
+          name: b.name,
+          starts_at: b.startsAt,
+          ends_at: b.endsAt,
+          active: b.active,
+          featured: b.featured,
+          guarantee: b.guarantee,
+          spark: b.spark,
+          pity_group: b.pityGroup,
+          ten_pull_floor: b.tenPullFloor,
+        },
+        chest: { id: s.chestTypeId, slug: s.chest.slug, name: s.chest.name, rules_version: s.chest.rulesVersion },
+        real: realOf(s.real),
+        disclosed: {
+          share: s.disclosed.share,
+          long_run_share: exact(s.disclosed.longRunShare)!,
+          expected_pulls_to_featured: {
+            with_guarantee: exact(s.disclosed.expectedPullsToFeatured.withGuarantee),
+            without_guarantee: exact(s.disclosed.expectedPullsToFeatured.withoutGuarantee),
+          },
+        },
+        simulation: simulationOf(s.simulation),
+      },
+      links: selfLinks.bannerStats(base, b.id),
+    },
+  };
+}
+
+/** Drops binary floating-point noise from a computed figure (as the banner odds do). */
+const exact = (x: number | null): number | null => (x === null ? null : Number(x.toPrecision(15)));
+const share = (s: { share: number; low: number | null; high: number | null }) => ({ share: exact(s.share)!, low: exact(s.low), high: exact(s.high) });
+
+type Stats = ReplyOf<typeof AdminBannerStats>;
+
+/** What the real pulls recorded, as the API names it. */
+const realOf = (r: Stats['real']) => ({
+  pulls: r.pulls,
+  players: r.players,
+  since: r.since,
+  items: r.items,
+  featured_rarity_items: r.featuredRarityItems,
+  featured_items: r.featuredItems,
+  featured_share: share(r.featuredShare),
+  collectibles: r.collectibles,
+  guarantees_used: r.guaranteesUsed,
+  floor_rerolls: r.floorRerolls,
+  spark_exchanges: r.sparkExchanges,
+  points_settled: r.pointsSettled,
+  players_settled: r.playersSettled,
+  points_held: r.pointsHeld,
+});
+
+/** The seeded simulation, as the API names it. */
+const simulationOf = (s: Stats['simulation']) => ({
+  seed: s.seed,
+  players: s.players,
+  pulls_per_player: s.pullsPerPlayer,
+  pulls: s.pulls,
+  items: s.items,
+  featured_rarity_items: s.featuredRarityItems,
+  featured_items: s.featuredItems,
+  featured_share: share(s.featuredShare),
+  collectibles: s.collectibles,
+  first_featured: { mean: exact(s.firstFeatured.mean), players: s.firstFeatured.players },
+  spark: s.spark && {
+    cost: s.spark.cost,
+    collectible: s.spark.collectible,
+    without_spark: exact(s.spark.withoutSpark)!,
+    with_spark: exact(s.spark.withSpark)!,
+    sparked: exact(s.spark.sparked)!,
+    players: s.spark.players,
+  },
+});

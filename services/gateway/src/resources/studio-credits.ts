@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CurrencyCodeSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
+import { CurrencyCodeSchema, SignedDecimalSchema, UuidSchema, type ReplyOf, AdminCreditPlayer } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 
 /** Response schema of the studio's grants of currency (the admin API). */
@@ -28,3 +28,11 @@ export const StudioCreditDocument = component(
 
 /** What `StudioCreditDocument` describes, as the gateway renders it. */
 export type StudioCreditDocument = z.output<typeof StudioCreditDocument>;
+
+/** A studio credit: the balance after it, and whether it was a replay. */
+export function studioCreditDocument(r: ReplyOf<typeof AdminCreditPlayer>, playerId: string): z.output<typeof StudioCreditDocument> {
+  return {
+    data: { type: 'balance', id: r.currency, attributes: { currency: r.currency, amount: r.balance } },
+    meta: { replayed: r.replayed, player_id: playerId },
+  };
+}

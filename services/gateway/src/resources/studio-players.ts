@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { UuidSchema } from '@ccs/shared';
+import { UuidSchema, type ReplyOf, AdminUpdatePlayerProfile } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { ResourceLinks, Timestamp } from './jsonapi.js';
+import { selfLinks } from '../routes/v1/resource-links.js';
 
 /** Response schema of the studio's changes of a player's declared profile (the admin API). */
 
@@ -27,3 +28,15 @@ export const StudioPlayerProfileDocument = component(
 
 /** What `StudioPlayerProfileDocument` describes, as the gateway renders it. */
 export type StudioPlayerProfileDocument = z.output<typeof StudioPlayerProfileDocument>;
+
+/** A player's declared profile after the studio's correction. */
+export function studioPlayerProfileDocument(r: ReplyOf<typeof AdminUpdatePlayerProfile>, base: string): z.output<typeof StudioPlayerProfileDocument> {
+  return {
+    data: {
+      type: 'player',
+      id: r.playerId,
+      attributes: { country: r.country, birth_year: r.birthYear, country_changed_at: r.countryChangedAt },
+      links: selfLinks.adminPlayer(base, r.playerId),
+    },
+  };
+}

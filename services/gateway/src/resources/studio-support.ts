@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UuidSchema } from '@ccs/shared';
+import { UuidSchema, type ReplyOf, AdminSearchPlayers, AdminGrantChests, AdminRevokeSessions, AdminLockPlayer } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 
@@ -89,3 +89,34 @@ export type StudioChestGrantDocument = z.output<typeof StudioChestGrantDocument>
 export type StudioPlayerLockDocument = z.output<typeof StudioPlayerLockDocument>;
 /** What `StudioSessionsRevokedDocument` describes, as the gateway renders it. */
 export type StudioSessionsRevokedDocument = z.output<typeof StudioSessionsRevokedDocument>;
+
+/** The players, as a list document. */
+export const playerList = (r: ReplyOf<typeof AdminSearchPlayers>) =>
+  r.players.map((p) => ({
+    type: 'player' as const,
+    id: p.playerId,
+    attributes: { email: p.email, is_anonymous: p.isAnonymous, created_at: p.createdAt, locked_at: p.lockedAt },
+  }));
+
+/** A studio chest grant: the chests granted under its reference, and whether it was a replay. */
+export function studioChestGrantDocument(r: ReplyOf<typeof AdminGrantChests>, reference: string): z.output<typeof StudioChestGrantDocument> {
+  return {
+    data: { type: 'chest_grant', id: reference, attributes: { chest_type: r.chestType, quantity: r.chests.length, chests: r.chests } },
+    meta: { replayed: r.replayed, player_id: r.playerId },
+  };
+}
+
+/** The sessions of a player the studio ended. */
+export function sessionsRevokedDocument(r: ReplyOf<typeof AdminRevokeSessions>): z.output<typeof StudioSessionsRevokedDocument> {
+  return {
+    data: { type: 'session_revocation', id: r.playerId, attributes: { revoked_sessions: r.revokedSessions } },
+  };
+}
+
+/** A player's lock after the studio locked or unlocked them. */
+export function playerLockDocument(r: ReplyOf<typeof AdminLockPlayer>): z.output<typeof StudioPlayerLockDocument> {
+  return {
+    data: { type: 'player', id: r.playerId, attributes: { locked: r.lockedAt !== null, locked_at: r.lockedAt } },
+    meta: { changed: r.changed },
+  };
+}

@@ -1,9 +1,27 @@
 import { z } from 'zod';
-import { DecimalSchema, SignedDecimalSchema, UuidSchema } from '@ccs/shared';
+import {
+  DecimalSchema,
+  SignedDecimalSchema,
+  UuidSchema,
+  type ReplyOf,
+  AdminSimulate,
+  AdminChestDrops,
+  AdminListContentVersions,
+  AdminContentDiff,
+  AdminLoadContent,
+  AdminPlayersStats,
+  AdminChestsStats,
+  AdminCollectionsStats,
+  AdminWalletStats,
+  AdminFindPlayer,
+  type AuditEntry,
+} from '@ccs/shared';
 import { component } from '../openapi/components.js';
+import type { Records } from '../routes/v1/studio-player-lookup.js';
 import { drawnAgainstDisclosed } from './chest-odds.js';
 import { Count, PageMeta, PaginationLinks, ResourceLinks, Timestamp } from './jsonapi.js';
-import { SpendLimitAttributes } from './spend-limits.js';
+import { SpendLimitAttributes, spendLimitAttributes } from './spend-limits.js';
+import { selfLinks } from '../routes/v1/resource-links.js';
 
 /** Response schemas of the admin API (the studio scope: the app's secret key). */
 
@@ -375,3 +393,251 @@ export type ContentLoadedDocument = z.output<typeof ContentLoadedDocument>;
 export type ContentVersionsDocument = z.output<typeof ContentVersionsDocument>;
 /** What `SimulationDocument` describes, as the gateway renders it. */
 export type SimulationDocument = z.output<typeof SimulationDocument>;
+
+/** A simulation's answer: what the simulated openings drew against the disclosed odds. */
+export function simulationDocument(r: ReplyOf<typeof AdminSimulate>, seed: string | undefined): z.output<typeof SimulationDocument> {
+  return {
+    data: {
+      type: 'simulation',
+      id: r.chestTypeId,
+      attributes: {
+        chest: { slug: r.chest.slug, name: r.chest.name, rules_version: r.chest.rulesVersion },
+        opens: r.opens,
+        items: r.items,
+        seed: seed ?? null,
+        rarities: r.rarities.map((x) => ({
+          rarity: x.rarity,
+          disclosed: x.effective,
+          observed: x.observed,
+          count: x.count, // null only for an infinite deviation, as JSON rendered it before the move
+          deviation: x.deviation as number,
+        })),
+        chi_square_p_value: r.chiSquarePValue,
+        pity: r.pity && {
+          rarity: r.pity.rarity,
+          hard: r.pity.hard,
+          hits: r.pity.hits,
+          guaranteed: r.pity.guaranteed,
+          mean_gap: r.pity.meanGap,
+          expected_mean_gap: r.pity.expectedMeanGap,
+        },
+        complete_gachas: r.completeGachas ?? [],
+      },
+    },
+  };
+}
+
+/** What real openings of a chest drew against its disclosed odds. */
+export function chestDropsDocument(d: ReplyOf<typeof AdminChestDrops>, base: string): z.output<typeof ChestDropsDocument> {
+  return {
+    data: {
+      type: 'chest_drops',
+      id: d.chestTypeId,
+      attributes: {
+        chest: { slug: d.chest.slug, name: d.chest.name, rules_version: d.chest.rulesVersion },
+        openings: d.openings,
+        items: d.items,
+        since: d.since,
+        rarities: d.rarities.map((r) => ({ rarity: r.rarity, disclosed: r.disclosed, observed: r.observed, count: r.count })),
+        chi_square_p_value: d.chiSquarePValue,
+      },
+      links: selfLinks.chestDrops(base, d.chestTypeId),
+    },
+  };
+}
+
+/** The app's stored content versions, newest first. */
+export function contentVersionsDocument(r: ReplyOf<typeof AdminListContentVersions>): z.output<typeof ContentVersionsDocument> {
+  return {
+    data: r.versions.map((v) => ({
+      type: 'content_version',
+      id: String(v.version),
+      attributes: { version: v.version, loaded_at: v.loadedAt, current: v.version === r.current, counts: v.counts },
+    })),
+    meta: { current_version: r.current },
+  };
+}
+
+/** What the current content changed from a stored version, section by section. */
+export function contentDiffDocument(d: ReplyOf<typeof AdminContentDiff>): z.output<typeof ContentDiffDocument> {
+  return {
+    data: {
+      type: 'content_diff',
+      id: `${d.fromVersion}..${d.toVersion}`,
+      attributes: {
+        from_version: d.fromVersion,
+        to_version: d.toVersion,
+        sections: d.sections.map((s) => ({
+          section: s.section,
+          added: s.added,
+          removed: s.removed,
+          changed: s.changed,
+          changed_fields: s.changedFields,
+        })),
+      },
+    },
+  };
+}
+
+/** A content file loaded as the app's next version. */
+export function contentLoadedDocument(r: ReplyOf<typeof AdminLoadContent>): z.output<typeof ContentLoadedDocument> {
+  return {
+    data: { type: 'content_version', id: String(r.version), attributes: { version: r.version, current: true } },
+    meta: {
+      message: `Content version ${r.version} loaded; each service applies it within moments (GET /api/v1/admin/overview shows their versions).`,
+    },
+  };
+}
+
+/** The app's overview: players, chests, openings, purchases, collections and balances, from each service's own figures. */
+export function appOverviewDocument(
+  appId: string,
+  players: ReplyOf<typeof AdminPlayersStats>,
+  chests: ReplyOf<typeof AdminChestsStats>,
+  collections: ReplyOf<typeof AdminCollectionsStats>,
+  wallet: ReplyOf<typeof AdminWalletStats>,
+  base: string,
+): z.output<typeof AppOverviewDocument> {
+  return {
+    data: {
+      type: 'app_overview',
+      id: appId,
+      attributes: {
+        name: players.app.name,
+        created_at: players.app.createdAt,
+        players: players.players,
+        chests: chests.chests,
+        openings_last_24h: chests.openingsLast24h,
+        purchases: chests.purchases,
+        items_granted: collections.itemsGranted,
+        collectors: collections.collectors,
+        balances: wallet.balances,
+        currency_flows_24h: wallet.flows,
+        hourly: chests.hourly,
+        content_versions: { chests: chests.contentVersion, collections: collections.contentVersion, wallet: wallet.contentVersion },
+      },
+      links: selfLinks.appOverview(base),
+    },
+  };
+}
+
+type PlayerAttributes = AdminPlayerDocument['data']['attributes'];
+
+/** The player's chests, balances and collections. */
+const holdings = ({ inventory, balances, collection }: Records): Pick<PlayerAttributes, 'inventory' | 'balances' | 'collections'> => ({
+  inventory: {
+    total_chests: inventory.totalChests,
+    chests: inventory.chests.map((c) => ({ id: c.id, chest_type_id: c.chestTypeId, name: c.name, source: c.source, acquired_at: c.acquiredAt })),
+  },
+  balances: balances.balances.map((b) => ({ code: b.code, amount: b.amount })),
+  collections: collection.collections.map((c) => ({
+    id: c.collection.id,
+    name: c.collection.name,
+    unique_items: c.completeness.uniqueItems,
+    total_items: c.completeness.totalItems,
+    completed_at: c.completeness.completedAt ?? null,
+  })),
+});
+
+/** The player's latest ledger rows and openings. */
+const history = ({ ledger, openings }: Records): Pick<PlayerAttributes, 'ledger' | 'openings'> => ({
+  ledger: {
+    total: ledger.total,
+    latest: ledger.entries.map((e) => ({
+      at: e.at,
+      currency: e.currency,
+      delta: e.delta,
+      balance_after: e.balanceAfter,
+      reason: e.reason,
+      reference: e.reference,
+    })),
+  },
+  openings: {
+    total: openings.total,
+    latest: openings.openings.map((o) => ({
+      id: o.openingId,
+      chest_type_id: o.chestTypeId,
+      opened_at: o.openedAt,
+      rules_version: o.rulesVersion,
+      items: o.items.map((it) => ({ collectible_id: it.collectibleId, rarity: it.rarity })),
+    })),
+  },
+});
+
+/** The declared profile, what the rules assume for what is missing, and the lock. */
+const standing = (found: ReplyOf<typeof AdminFindPlayer>, { assumptions }: Records) =>
+  ({
+    country: found.country,
+    birth_year: found.birthYear,
+    profile_assumptions: assumptions.assumptions.map(({ underAge, ...a }) => ({ ...a, ...(underAge === undefined ? {} : { under_age: underAge }) })),
+    locked_at: found.lockedAt,
+  }) satisfies Pick<PlayerAttributes, 'country' | 'birth_year' | 'profile_assumptions' | 'locked_at'>;
+
+/** The player's sessions, purchases (keys and skips too) and mailbox. */
+const activity = ({ sessions, payments, mailbox }: Records): Pick<PlayerAttributes, 'sessions' | 'purchases' | 'mailbox'> => ({
+  sessions: {
+    total: sessions.total,
+    active: sessions.active,
+    latest: sessions.sessions.map((x) => ({
+      id: x.id,
+      created_at: x.createdAt,
+      last_used_at: x.lastUsedAt,
+      expires_at: x.expiresAt,
+      active: x.active,
+      revoked_at: x.revokedAt,
+    })),
+  },
+  purchases: {
+    total: payments.total,
+    latest: payments.payments.map((p) => ({
+      id: p.id,
+      kind: p.kind,
+      chest_type_id: p.chestTypeId,
+      quantity: p.quantity,
+      chest_id: p.chestId,
+      currency: p.currency,
+      amount: p.amount,
+      status: p.status,
+      created_at: p.createdAt,
+    })),
+  },
+  mailbox: {
+    total: mailbox.total,
+    items: mailbox.items.map((m) => ({
+      id: m.id,
+      chest_type_id: m.chestTypeId,
+      name: m.name,
+      source: m.source,
+      received_at: m.receivedAt,
+      expires_at: m.expiresAt,
+    })),
+  },
+});
+
+/** One player as support sees them: identity, holdings, history, limits, standing and activity. */
+export function adminPlayerDocument(found: ReplyOf<typeof AdminFindPlayer>, records: Records, base: string): z.output<typeof AdminPlayerDocument> {
+  return {
+    data: {
+      type: 'player',
+      id: found.playerId,
+      attributes: {
+        email: found.email,
+        is_anonymous: found.isAnonymous,
+        created_at: found.createdAt,
+        ...holdings(records),
+        ...history(records),
+        spend_limits: records.limits.limits.map(spendLimitAttributes),
+        ...standing(found, records),
+        ...activity(records),
+      },
+      links: selfLinks.adminPlayer(base, found.playerId),
+    },
+  };
+}
+
+/** One entry of the app's audit log. */
+export const auditEntry = (e: AuditEntry): AuditLogDocument['data'][number] => ({
+  type: 'audit_entry',
+  id: e.requestId,
+  attributes: { at: e.at, actor: e.actor, action: e.action, target: e.target, status: e.status, note: e.note },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UuidSchema, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@ccs/shared';
+import { UuidSchema, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookEndpointView, type WebhookDeliveryView } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 
@@ -98,3 +98,45 @@ export type WebhookEndpoint = z.output<typeof WebhookEndpoint>;
 export type WebhookEndpointDocument = z.output<typeof WebhookEndpointDocument>;
 /** What `WebhookEndpointListDocument` describes, as the gateway renders it. */
 export type WebhookEndpointListDocument = z.output<typeof WebhookEndpointListDocument>;
+
+/** An endpoint as the OpenAPI document's WebhookEndpoint. */
+export function endpointResource(e: WebhookEndpointView, secret?: string): z.output<typeof WebhookEndpoint> {
+  return {
+    type: 'webhook_endpoint',
+    id: e.id,
+    attributes: {
+      url: e.url,
+      description: e.description,
+      events: e.events,
+      enabled: e.enabled,
+      created_at: e.createdAt,
+      updated_at: e.updatedAt,
+      secret_hint: e.secretHint,
+      ...(secret ? { secret } : {}),
+      deliveries: e.deliveries,
+    },
+  };
+}
+
+/** A delivery as the OpenAPI document's WebhookDelivery. */
+export function deliveryResource(d: WebhookDeliveryView): z.output<typeof WebhookDelivery> {
+  return {
+    type: 'webhook_delivery',
+    id: d.id,
+    attributes: {
+      endpoint_id: d.endpointId,
+      event_id: d.eventId,
+      event_type: d.eventType,
+      player_id: d.playerId,
+      status: d.status,
+      attempts: d.attempts,
+      created_at: d.createdAt,
+      next_attempt_at: d.nextAttemptAt,
+      last_attempt_at: d.lastAttemptAt,
+      last_status_code: d.lastStatusCode,
+      last_error: d.lastError,
+      delivered_at: d.deliveredAt,
+      body: d.body,
+    },
+  };
+}

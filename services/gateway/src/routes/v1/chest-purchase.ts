@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CurrencyCodeSchema, PurchaseChests } from '@ccs/shared';
 import { callContext, idempotencyKeyOf, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { inventoryChest, type PurchaseDocument } from '../../resources/chests.js';
+import { purchaseDocument } from '../../resources/chests.js';
 
 export const PurchaseBodySchema = z.object({
   data: z.object({
@@ -25,8 +25,5 @@ export async function purchase(request: FastifyRequest, reply: FastifyReply) {
   const r = await request.server.bus.request(PurchaseChests, { chestTypeId, currency, quantity, idempotencyKey }, callContext(request));
   reply.header('cache-control', 'no-store');
   if (r.replayed) reply.header('idempotent-replayed', 'true');
-  return sendDocument(reply, 201, {
-    data: r.chests.map(inventoryChest),
-    meta: { purchase_id: r.purchaseId, price_paid: { [currency]: Number(r.amount) }, balance: { [currency]: r.balance } },
-  } satisfies PurchaseDocument);
+  return sendDocument(reply, 201, purchaseDocument(r, currency));
 }

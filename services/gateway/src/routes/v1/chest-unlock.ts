@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CurrencyCodeSchema, UnlockChest } from '@ccs/shared';
 import { callContext, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
-import { inventoryChest, type UnlockDocument } from '../../resources/chests.js';
+import { unlockDocument } from '../../resources/chests.js';
 
 /** POST /chests/{id}/unlock: no body starts the timer; `skip_with` pays to skip it. */
 export const UnlockBodySchema = z.object({
@@ -20,8 +20,5 @@ export async function unlock(request: FastifyRequest, reply: FastifyReply) {
   const skipWith = request.body === undefined ? undefined : parseBody(UnlockBodySchema, request.body).data.attributes.skip_with;
   const r = await request.server.bus.request(UnlockChest, { chestId, skipWith }, callContext(request));
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: inventoryChest(r.chest),
-    meta: r.charged ? { price_paid: { [r.charged.currency]: r.charged.amount }, balance: { [r.charged.currency]: r.charged.balance } } : {},
-  } satisfies UnlockDocument);
+  return sendDocument(reply, 200, unlockDocument(r));
 }

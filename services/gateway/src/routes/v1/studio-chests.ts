@@ -5,8 +5,8 @@ import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
-import { linkBase, selfLinks } from './resource-links.js';
-import type { ChestDropsDocument, SimulationDocument } from '../../resources/studio.js';
+import { linkBase } from './resource-links.js';
+import { simulationDocument, chestDropsDocument } from '../../resources/studio.js';
 
 /** The admin API's chest routes: the odds simulator and the observed drops, both computed by chests (the owner of the drop tables). */
 
@@ -57,35 +57,7 @@ export async function simulation(request: FastifyRequest, reply: FastifyReply) {
     { timeoutMs: SIMULATION_ANSWER_TIMEOUT_MS },
   );
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: {
-      type: 'simulation',
-      id: r.chestTypeId,
-      attributes: {
-        chest: { slug: r.chest.slug, name: r.chest.name, rules_version: r.chest.rulesVersion },
-        opens: r.opens,
-        items: r.items,
-        seed: seed ?? null,
-        rarities: r.rarities.map((x) => ({
-          rarity: x.rarity,
-          disclosed: x.effective,
-          observed: x.observed,
-          count: x.count, // null only for an infinite deviation, as JSON rendered it before the move
-          deviation: x.deviation as number,
-        })),
-        chi_square_p_value: r.chiSquarePValue,
-        pity: r.pity && {
-          rarity: r.pity.rarity,
-          hard: r.pity.hard,
-          hits: r.pity.hits,
-          guaranteed: r.pity.guaranteed,
-          mean_gap: r.pity.meanGap,
-          expected_mean_gap: r.pity.expectedMeanGap,
-        },
-        complete_gachas: r.completeGachas ?? [],
-      },
-    },
-  } satisfies SimulationDocument);
+  return sendDocument(reply, 200, simulationDocument(r, seed));
 }
 
 /**
@@ -96,19 +68,5 @@ export async function drops(request: FastifyRequest, reply: FastifyReply) {
   jsonApiQuery(request, NO_QUERY);
   const d = await request.server.bus.request(AdminChestDrops, { appId: request.tenant!.appId, ...chestNamed(request) }, studioCall(request));
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: {
-      type: 'chest_drops',
-      id: d.chestTypeId,
-      attributes: {
-        chest: { slug: d.chest.slug, name: d.chest.name, rules_version: d.chest.rulesVersion },
-        openings: d.openings,
-        items: d.items,
-        since: d.since,
-        rarities: d.rarities.map((r) => ({ rarity: r.rarity, disclosed: r.disclosed, observed: r.observed, count: r.count })),
-        chi_square_p_value: d.chiSquarePValue,
-      },
-      links: selfLinks.chestDrops(linkBase(request), d.chestTypeId),
-    },
-  } satisfies ChestDropsDocument);
+  return sendDocument(reply, 200, chestDropsDocument(d, linkBase(request)));
 }

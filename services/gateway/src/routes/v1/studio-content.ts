@@ -5,7 +5,7 @@ import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
-import type { ContentDiffDocument, ContentLoadedDocument, ContentVersionsDocument } from '../../resources/studio.js';
+import { contentVersionsDocument, contentDiffDocument, contentLoadedDocument } from '../../resources/studio.js';
 
 /** The admin API's content routes: the versions players keeps, the diff it computes, the load of a file. */
 
@@ -14,14 +14,7 @@ export async function contentVersions(request: FastifyRequest, reply: FastifyRep
   jsonApiQuery(request, NO_QUERY);
   const r = await request.server.bus.request(AdminListContentVersions, { appId: request.tenant!.appId }, studioCall(request));
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: r.versions.map((v) => ({
-      type: 'content_version',
-      id: String(v.version),
-      attributes: { version: v.version, loaded_at: v.loadedAt, current: v.version === r.current, counts: v.counts },
-    })),
-    meta: { current_version: r.current },
-  } satisfies ContentVersionsDocument);
+  return sendDocument(reply, 200, contentVersionsDocument(r));
 }
 
 const VersionSchema = z.coerce.number().int().min(1).max(2_147_483_647);
@@ -36,23 +29,7 @@ export async function contentDiff(request: FastifyRequest, reply: FastifyReply) 
     throw gatewayErrors.contentVersionNotFound();
   const d = await request.server.bus.request(AdminContentDiff, { appId: request.tenant!.appId, version: parsed.data }, studioCall(request));
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: {
-      type: 'content_diff',
-      id: `${d.fromVersion}..${d.toVersion}`,
-      attributes: {
-        from_version: d.fromVersion,
-        to_version: d.toVersion,
-        sections: d.sections.map((s) => ({
-          section: s.section,
-          added: s.added,
-          removed: s.removed,
-          changed: s.changed,
-          changed_fields: s.changedFields,
-        })),
-      },
-    },
-  } satisfies ContentDiffDocument);
+  return sendDocument(reply, 200, contentDiffDocument(d));
 }
 
 /** POST /api/v1/admin/content: validates a content file and loads it as the app's next version. */
@@ -61,10 +38,5 @@ export async function loadContent(request: FastifyRequest, reply: FastifyReply) 
   const content = parseBody(AppContentSchema, request.body);
   const r = await request.server.bus.request(AdminLoadContent, { appId: request.tenant!.appId, content }, studioCall(request), { timeoutMs: 30_000 });
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 201, {
-    data: { type: 'content_version', id: String(r.version), attributes: { version: r.version, current: true } },
-    meta: {
-      message: `Content version ${r.version} loaded; each service applies it within moments (GET /api/v1/admin/overview shows their versions).`,
-    },
-  } satisfies ContentLoadedDocument);
+  return sendDocument(reply, 201, contentLoadedDocument(r));
 }

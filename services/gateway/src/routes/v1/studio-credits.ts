@@ -6,7 +6,7 @@ import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-credits.js';
 import { gatewayErrors } from '../../errors.js';
-import type { StudioCreditDocument } from '../../resources/studio-credits.js';
+import { studioCreditDocument } from '../../resources/studio-credits.js';
 
 /**
  * The studio's grants of currency (docs/operations.md, "Admin API"): with the app's secret key,
@@ -66,10 +66,7 @@ async function grant(request: FastifyRequest, reply: FastifyReply) {
   await bus.request(AdminFindPlayer, { appId, playerId }, ctx);
   const r = await bus.request(AdminCreditPlayer, { appId, playerId, currency, amount: a.amount, reference: a.reference }, ctx);
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, r.replayed ? 200 : 201, {
-    data: { type: 'balance', id: r.currency, attributes: { currency: r.currency, amount: r.balance } },
-    meta: { replayed: r.replayed, player_id: playerId },
-  } satisfies StudioCreditDocument);
+  return sendDocument(reply, r.replayed ? 200 : 201, studioCreditDocument(r, playerId));
 }
 
 /** Registers the grant route in the studio scope (called by studioRoutes, so it shares its audit hook). */

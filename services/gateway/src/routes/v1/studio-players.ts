@@ -5,8 +5,8 @@ import { ActionMeta } from './studio-note.js';
 import { jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/studio-players.js';
-import { linkBase, selfLinks } from './resource-links.js';
-import type { StudioPlayerProfileDocument } from '../../resources/studio-players.js';
+import { linkBase } from './resource-links.js';
+import { studioPlayerProfileDocument } from '../../resources/studio-players.js';
 
 /**
  * The studio's corrections of a player's declared profile (docs/content.md, "Compliance"): with the
@@ -50,14 +50,7 @@ async function updatePlayer(request: FastifyRequest, reply: FastifyReply) {
     { requestId: request.id, appId },
   );
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: {
-      type: 'player',
-      id: r.playerId,
-      attributes: { country: r.country, birth_year: r.birthYear, country_changed_at: r.countryChangedAt },
-      links: selfLinks.adminPlayer(linkBase(request), r.playerId),
-    },
-  } satisfies StudioPlayerProfileDocument);
+  return sendDocument(reply, 200, studioPlayerProfileDocument(r, linkBase(request)));
 }
 
 /** Registers the route in the studio scope (called by studioRoutes, so it shares its audit hook). */

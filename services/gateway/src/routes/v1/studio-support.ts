@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AdminGrantChests, AdminLockPlayer, AdminRevokeSessions, AdminSearchPlayers, paginationLinks, type ReplyOf } from '@ccs/shared';
+import { AdminGrantChests, AdminLockPlayer, AdminRevokeSessions, AdminSearchPlayers, paginationLinks } from '@ccs/shared';
 import { z } from 'zod';
 import { baseUrl, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
@@ -7,11 +7,12 @@ import * as docs from '../../openapi/operations/studio-support.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { studioCall } from './studio-call.js';
 import { ActionMeta, NoteOnlyBody } from './studio-note.js';
-import type {
-  AdminPlayerListDocument,
-  StudioChestGrantDocument,
-  StudioPlayerLockDocument,
-  StudioSessionsRevokedDocument,
+import {
+  type AdminPlayerListDocument,
+  playerList,
+  studioChestGrantDocument,
+  sessionsRevokedDocument,
+  playerLockDocument,
 } from '../../resources/studio-support.js';
 
 /**
@@ -73,14 +74,6 @@ export const StudioChestGrantBody = z.object({
   meta: ActionMeta,
 });
 
-/** The players, as a list document. */
-const playerList = (r: ReplyOf<typeof AdminSearchPlayers>) =>
-  r.players.map((p) => ({
-    type: 'player' as const,
-    id: p.playerId,
-    attributes: { email: p.email, is_anonymous: p.isAnonymous, created_at: p.createdAt, locked_at: p.lockedAt },
-  }));
-
 /** GET /api/v1/admin/players: the app's players, the newest first. */
 async function newestPlayers(request: FastifyRequest, reply: FastifyReply) {
   const q = jsonApiQuery(request, PLAYERS_QUERY);
@@ -119,10 +112,7 @@ async function grantChests(request: FastifyRequest, reply: FastifyReply) {
     studioCall(request),
   );
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, r.replayed ? 200 : 201, {
-    data: { type: 'chest_grant', id: a.reference, attributes: { chest_type: r.chestType, quantity: r.chests.length, chests: r.chests } },
-    meta: { replayed: r.replayed, player_id: r.playerId },
-  } satisfies StudioChestGrantDocument);
+  return sendDocument(reply, r.replayed ? 200 : 201, studioChestGrantDocument(r, a.reference));
 }
 
 /** The note-only body of an action that needs none (checked when sent: 422 for anything else). */
@@ -137,9 +127,7 @@ async function revokeSessions(request: FastifyRequest, reply: FastifyReply) {
   noteOnly(request);
   const r = await request.server.bus.request(AdminRevokeSessions, { appId: request.tenant!.appId, playerId }, studioCall(request));
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: { type: 'session_revocation', id: r.playerId, attributes: { revoked_sessions: r.revokedSessions } },
-  } satisfies StudioSessionsRevokedDocument);
+  return sendDocument(reply, 200, sessionsRevokedDocument(r));
 }
 
 /** POST /api/v1/admin/players/{id}/lock and /unlock: answered once every gateway has been told. */
@@ -149,10 +137,7 @@ const setLock = (locked: boolean) => async (request: FastifyRequest, reply: Fast
   noteOnly(request);
   const r = await request.server.bus.request(AdminLockPlayer, { appId: request.tenant!.appId, playerId, locked }, studioCall(request));
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: { type: 'player', id: r.playerId, attributes: { locked: r.lockedAt !== null, locked_at: r.lockedAt } },
-    meta: { changed: r.changed },
-  } satisfies StudioPlayerLockDocument);
+  return sendDocument(reply, 200, playerLockDocument(r));
 };
 
 /** Registers the support desk's routes in the studio scope (called by studioRoutes, so they share its audit hook). */

@@ -12,8 +12,6 @@ import {
   WEBHOOK_EVENT_TYPES,
   WebhookUrlSchema,
   type ParsedQuery,
-  type WebhookDeliveryView,
-  type WebhookEndpointView,
 } from '@ccs/shared';
 import { z } from 'zod';
 import { baseUrl, jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
@@ -21,13 +19,13 @@ import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/webhooks.js';
 import { allowEmptyJsonApiBody } from './players/optional-body.js';
 import { gatewayErrors } from '../../errors.js';
-import type {
-  WebhookDelivery,
-  WebhookDeliveryDocument,
-  WebhookDeliveryListDocument,
-  WebhookEndpoint,
-  WebhookEndpointDocument,
-  WebhookEndpointListDocument,
+import {
+  type WebhookDeliveryDocument,
+  type WebhookDeliveryListDocument,
+  type WebhookEndpointDocument,
+  type WebhookEndpointListDocument,
+  endpointResource,
+  deliveryResource,
 } from '../../resources/webhooks.js';
 
 /**
@@ -75,48 +73,6 @@ function endpointIdOf(request: FastifyRequest): string {
   const id = (request.params as Record<string, string>).id ?? '';
   if (!UuidSchema.safeParse(id).success) throw gatewayErrors.webhookNotFound();
   return id.toLowerCase();
-}
-
-/** An endpoint as the OpenAPI document's WebhookEndpoint. */
-function endpointResource(e: WebhookEndpointView, secret?: string): WebhookEndpoint {
-  return {
-    type: 'webhook_endpoint',
-    id: e.id,
-    attributes: {
-      url: e.url,
-      description: e.description,
-      events: e.events,
-      enabled: e.enabled,
-      created_at: e.createdAt,
-      updated_at: e.updatedAt,
-      secret_hint: e.secretHint,
-      ...(secret ? { secret } : {}),
-      deliveries: e.deliveries,
-    },
-  };
-}
-
-/** A delivery as the OpenAPI document's WebhookDelivery. */
-function deliveryResource(d: WebhookDeliveryView): WebhookDelivery {
-  return {
-    type: 'webhook_delivery',
-    id: d.id,
-    attributes: {
-      endpoint_id: d.endpointId,
-      event_id: d.eventId,
-      event_type: d.eventType,
-      player_id: d.playerId,
-      status: d.status,
-      attempts: d.attempts,
-      created_at: d.createdAt,
-      next_attempt_at: d.nextAttemptAt,
-      last_attempt_at: d.lastAttemptAt,
-      last_status_code: d.lastStatusCode,
-      last_error: d.lastError,
-      delivered_at: d.deliveredAt,
-      body: d.body,
-    },
-  };
 }
 
 /** `filter[status]=pending|delivered|parked` (400 for anything else). */

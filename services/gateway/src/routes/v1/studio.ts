@@ -21,10 +21,10 @@ import { studioPlayerRoutes } from './studio-players.js';
 import { studioCreditRoutes } from './studio-credits.js';
 import { studioBannerRoutes } from './studio-banners.js';
 import { studioStoreRoutes } from './store.js';
-import { linkBase, selfLinks } from './resource-links.js';
+import { linkBase } from './resource-links.js';
 import { studioSupportRoutes } from './studio-support.js';
 import { noteOf } from './studio-note.js';
-import type { AppOverviewDocument, AuditLogDocument } from '../../resources/studio.js';
+import { type AuditLogDocument, appOverviewDocument, auditEntry } from '../../resources/studio.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -60,27 +60,7 @@ async function overview(request: FastifyRequest, reply: FastifyReply) {
     bus.request(AdminWalletStats, { appId }, ctx),
   ]);
   reply.header('cache-control', 'no-store');
-  return sendDocument(reply, 200, {
-    data: {
-      type: 'app_overview',
-      id: appId,
-      attributes: {
-        name: players.app.name,
-        created_at: players.app.createdAt,
-        players: players.players,
-        chests: chests.chests,
-        openings_last_24h: chests.openingsLast24h,
-        purchases: chests.purchases,
-        items_granted: collections.itemsGranted,
-        collectors: collections.collectors,
-        balances: wallet.balances,
-        currency_flows_24h: wallet.flows,
-        hourly: chests.hourly,
-        content_versions: { chests: chests.contentVersion, collections: collections.contentVersion, wallet: wallet.contentVersion },
-      },
-      links: selfLinks.appOverview(linkBase(request)),
-    },
-  } satisfies AppOverviewDocument);
+  return sendDocument(reply, 200, appOverviewDocument(appId, players, chests, collections, wallet, linkBase(request)));
 }
 
 /** GET /api/v1/admin/audit: the app's audit log, newest first. */
@@ -90,11 +70,7 @@ async function audit(request: FastifyRequest, reply: FastifyReply) {
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
   reply.header('cache-control', 'no-store');
   return sendDocument(reply, 200, {
-    data: r.entries.map((e) => ({
-      type: 'audit_entry',
-      id: e.requestId,
-      attributes: { at: e.at, actor: e.actor, action: e.action, target: e.target, status: e.status, note: e.note },
-    })),
+    data: r.entries.map(auditEntry),
     meta: { total_count: r.total, page: q.page },
     links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), '/api/v1/admin/audit', rest, q.page, r.total),
   } satisfies Omit<AuditLogDocument, 'links'> & { links: ReturnType<typeof paginationLinks> });
