@@ -8,6 +8,7 @@ import {
   type ReplyOf,
   UnlockChest,
   PurchaseChests,
+  GetInventory,
 } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import type { Purchasable } from '../routes/v1/purchasable.js';
@@ -271,5 +272,29 @@ export function purchaseDocument(r: ReplyOf<typeof PurchaseChests>, currency: st
   return {
     data: r.chests.map(inventoryChest),
     meta: { purchase_id: r.purchaseId, price_paid: { [currency]: Number(r.amount) }, balance: { [currency]: r.balance } },
+  };
+}
+
+/**
+ * An inventory's meta: the counts always; for a full view (the owner's, or a friend's as their
+ * privacy allows) its value in every currency of the app's content (0 where no chest is priced in
+ * it), its room and the page shown.
+ */
+export function inventoryMeta(
+  inv: ReplyOf<typeof GetInventory>,
+  page: { limit: number; offset: number },
+): z.output<typeof InventoryDocument>['meta'] {
+  const counts = {
+    player_id: inv.playerId,
+    total_chests: inv.totalChests,
+    chest_types: { purchased: inv.bySource.purchased, earned: inv.bySource.earned, welcome: inv.bySource.welcome, special: inv.bySource.special },
+  };
+  if (inv.view !== 'full') return counts;
+  const capacity = inv.capacity ?? 0;
+  return {
+    ...counts,
+    estimated_value: inv.estimatedValue ?? {},
+    inventory_status: { capacity, used: inv.totalChests, available: Math.max(0, capacity - inv.totalChests) },
+    page: { ...page, total: inv.matching ?? inv.totalChests },
   };
 }

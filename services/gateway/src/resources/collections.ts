@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { UuidSchema, type CollectibleView, type CollectionView, type GetPlayerCollection, type ReplyOf } from '@ccs/shared';
+import {
+  UuidSchema,
+  type CollectibleView,
+  type CollectionView,
+  type Completeness as CompletenessView,
+  type GetPlayerCollection,
+  type ReplyOf,
+} from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { selfLinks } from '../routes/v1/resource-links.js';
 import { Count, fieldsOf, identifierOf, PageMeta, PaginationLinks, ResourceLinks, SelfLink, sparse, Timestamp } from './jsonapi.js';
@@ -232,3 +239,13 @@ export function collectionResource(
     ...(Object.keys(all).length ? { meta: all } : {}),
   };
 }
+
+/** With a caller, `completed_at`: when they first owned every collectible of it, null until then (absent for anonymous requests). */
+export const completedAtMeta = (player: boolean, completedAt: string | undefined) => (player ? { completed_at: completedAt ?? null } : {});
+
+export const completenessMeta = (c: CompletenessView, player: boolean) => ({
+  total_items: c.totalItems,
+  unique_items: c.uniqueItems,
+  completion_rate: c.completionRate,
+  ...completedAtMeta(player, c.completedAt),
+});

@@ -13,7 +13,6 @@ import {
   ListCollections,
   paginationLinks,
   selfLink,
-  type Completeness,
   type ParsedQuery,
   type QuerySpec,
   type ReplyOf,
@@ -27,7 +26,14 @@ import { contentRead } from '../../plugins/reply-cache.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/collections.js';
 import { gatewayErrors } from '../../errors.js';
-import { COLLECTION_FIELDSETS, collectibleResource, collectionResource, ownedCollectibleResource } from '../../resources/collections.js';
+import {
+  COLLECTION_FIELDSETS,
+  collectibleResource,
+  collectionResource,
+  ownedCollectibleResource,
+  completedAtMeta,
+  completenessMeta,
+} from '../../resources/collections.js';
 
 const FIELDS = COLLECTION_FIELDSETS;
 const PAGE = { defaultLimit: 20, maxLimit: 100 };
@@ -60,16 +66,6 @@ const isOneOf = <F extends string>(value: string, allowed: readonly F[]): value 
 function sortOf<F extends string>(query: ParsedQuery, allowed: readonly F[]): { field: F; direction: 'asc' | 'desc' }[] {
   return query.sort.flatMap((s) => (isOneOf(s.field, allowed) ? [{ field: s.field, direction: s.direction }] : []));
 }
-
-/** With a caller, `completed_at`: when they first owned every collectible of it, null until then (absent for anonymous requests). */
-const completedAtMeta = (player: boolean, completedAt: string | undefined) => (player ? { completed_at: completedAt ?? null } : {});
-
-const completenessMeta = (c: Completeness, player: boolean) => ({
-  total_items: c.totalItems,
-  unique_items: c.uniqueItems,
-  completion_rate: c.completionRate,
-  ...completedAtMeta(player, c.completedAt),
-});
 
 /** A collection or collectible id from the path: any string may be asked for, overlong ones cannot exist. */
 function contentId(request: FastifyRequest, kind: 'collection' | 'collectible'): string {

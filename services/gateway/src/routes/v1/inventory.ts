@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { applyFieldset, GetInventory, ListOpenings, paginationLinks, type ParsedQuery } from '@ccs/shared';
 import { baseUrl, callContext, jsonApiQuery, playerOf, sendDocument, uuidParam } from '../../lib/http.js';
-import { CHEST_FIELDS, inventoryChest } from '../../resources/chests.js';
+import { CHEST_FIELDS, inventoryChest, inventoryMeta } from '../../resources/chests.js';
 import { chestOpening, type ChestOpeningsDocument } from '../../resources/openings.js';
 import { documented } from '../../openapi/route-doc.js';
 import * as docs from '../../openapi/operations/chests.js';
@@ -46,20 +46,6 @@ async function getInventory(request: FastifyRequest, reply: FastifyReply) {
   const chestTypeId = chestTypeFilter(q);
   const order = q.sort[0]?.direction ?? 'asc';
   const inv = await request.server.bus.request(GetInventory, { ownerId, page: q.page, order, chestTypeId }, callContext(request));
-  const chestTypes = {
-    purchased: inv.bySource.purchased,
-    earned: inv.bySource.earned,
-    welcome: inv.bySource.welcome,
-    special: inv.bySource.special,
-  };
-  const meta: Record<string, unknown> = { player_id: inv.playerId, total_chests: inv.totalChests, chest_types: chestTypes };
-  if (inv.view === 'full') {
-    const capacity = inv.capacity ?? 0;
-    // Chests values it in every currency of the app's content (0 where no chest is priced in it).
-    meta.estimated_value = inv.estimatedValue ?? {};
-    meta.inventory_status = { capacity, used: inv.totalChests, available: Math.max(0, capacity - inv.totalChests) };
-    meta.page = { ...q.page, total: inv.matching ?? inv.totalChests };
-  }
   const { page: _page, ...rest } = (request.query ?? {}) as Record<string, unknown>;
   // The id as asked (`me` or the UUID ownerOf validated), so the links page the same inventory.
   const path = `/api/v1/players/${(request.params as { id: string }).id}/chests`;
@@ -67,7 +53,7 @@ async function getInventory(request: FastifyRequest, reply: FastifyReply) {
   return sendDocument(reply, 200, {
     data: inv.chests.map((c) => applyFieldset(inventoryChest(c), q.fields)),
     included: [],
-    meta,
+    meta: inventoryMeta(inv, q.page),
     ...(inv.view === 'full'
       ? {
           links: paginationLinks(baseUrl(request, request.server.gatewayConfig.PUBLIC_BASE_URL), path, rest, q.page, inv.matching ?? inv.totalChests),
