@@ -1692,7 +1692,7 @@ export interface components {
                         }[];
                         total: number;
                     };
-                    /** @description The spend limits that hold the player (DESIGN.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies. */
+                    /** @description The spend limits that hold the player (docs/design.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies. */
                     spend_limits: {
                         /** @description What may be spent in the period: units of paid currency spent on paid random items, or, with `money`, that money paid in verified store transactions. 0: no payment at all. */
                         limit: number;
@@ -3557,7 +3557,7 @@ export interface components {
                         collectibles: number;
                         rarities: number;
                     };
-                    /** @description The complete gachas this chest takes part in (DESIGN.md §7): a collection whose completion is rewarded while these collectibles only come from paid chests (`chests`). Refused at load under `forbid_complete_gacha` or the JP rule pack; `advice` says what to change. Empty: none. */
+                    /** @description The complete gachas this chest takes part in (docs/design.md §7): a collection whose completion is rewarded while these collectibles only come from paid chests (`chests`). Refused at load under `forbid_complete_gacha` or the JP rule pack; `advice` says what to change. Empty: none. */
                     complete_gachas: {
                         advice: string;
                         chests: string[];

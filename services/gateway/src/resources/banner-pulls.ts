@@ -4,7 +4,10 @@ import { component } from '../openapi/components.js';
 import { BatchOpening, batchOpenings } from './openings.js';
 import { Count, NoRelationships, Timestamp } from './jsonapi.js';
 
-/** Response schemas of a banner's pull and spark (docs/design.md §8). */
+/**
+ * Response schemas of a banner's pull and spark (docs/design.md §8), with the functions that render
+ * them, typed by those schemas.
+ */
 
 /** The caller's standing on a banner. */
 export const BannerStanding = z

@@ -5,7 +5,10 @@ import { Count, NoRelationships, ResourceLinks, Timestamp } from './jsonapi.js';
 import { BannerStanding } from './banner-pulls.js';
 import { selfLinks } from '../routes/v1/resource-links.js';
 
-/** Response schemas of gacha banners (DESIGN.md §8): the list, one banner, a banner's odds document. */
+/**
+ * Response schemas of gacha banners (docs/design.md §8): the list, one banner, a banner's odds
+ * document, with the functions that render them, typed by those schemas.
+ */
 
 const BannerId = z.string().describe("The banner's id: its content slug.");
 
@@ -79,7 +82,7 @@ const BannerRules = z
 /** A gacha banner. */
 export const Banner = component(
   'Banner',
-  "A gacha banner (DESIGN.md §8): a time-limited way to pull its chest type (`relationships.chest_type`, a catalog chest), with a featured rate-up, a guarantee carried over within the pity group, a spark and a ten-pull floor. With a Bearer token, `meta.player` is the caller's standing.",
+  "A gacha banner (docs/design.md §8): a time-limited way to pull its chest type (`relationships.chest_type`, a catalog chest), with a featured rate-up, a guarantee carried over within the pity group, a spark and a ten-pull floor. With a Bearer token, `meta.player` is the caller's standing.",
   z.object({
     type: z.literal('banner'),
     id: BannerId,

@@ -33,7 +33,7 @@ export const CHEST_FIELDS = ['id', ...fieldsOf(ChestAttributes)];
 /** Amounts per currency code, as integers. */
 const PerCurrency = z.record(z.string(), z.number().int());
 
-/** An announced odds change not yet in force (DESIGN.md §7, odds change notice periods). */
+/** An announced odds change not yet in force (docs/design.md §7, odds change notice periods). */
 export const OddsChange = z
   .object({
     effective_at: Timestamp.describe('When the new rules take effect (the odds log entry of the change says the same).'),

@@ -4,7 +4,10 @@ import { component } from '../openapi/components.js';
 import { Count, NoRelationships, ResourceLinks } from './jsonapi.js';
 import { selfLinks } from '../routes/v1/resource-links.js';
 
-/** Response schemas of verifiable randomness and pity (docs/fairness.md). */
+/**
+ * Response schemas of verifiable randomness and pity (docs/fairness.md), with the functions that
+ * render them, typed by those schemas.
+ */
 
 const FairnessResource = z.object({
   type: z.literal('fairness'),

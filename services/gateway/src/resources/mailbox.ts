@@ -4,7 +4,10 @@ import { component } from '../openapi/components.js';
 import { Count, NoRelationships, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 import { InventoryChest } from './chests.js';
 
-/** Response schemas of the overflow mailbox (docs/content.md, "Overflow mailbox"). */
+/**
+ * Response schemas of the overflow mailbox (docs/content.md, "Overflow mailbox"), with the
+ * functions that render them, typed by those schemas.
+ */
 
 /** One chest waiting in the mailbox. */
 export const MailboxItem = component(

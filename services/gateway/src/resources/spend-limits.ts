@@ -42,7 +42,7 @@ export const SpendLimitAttributes = z.object({
     .describe("The rule pack rule that sets this limit (`compliance.rule_packs`; docs/compliance.md); absent for the content's own limits."),
 });
 
-/** Response schema of the calling player's spend limits (DESIGN.md §7, docs/compliance.md). */
+/** Response schema of the calling player's spend limits (docs/design.md §7, docs/compliance.md). */
 export const SpendLimitsDocument = component(
   'SpendLimitsDocument',
   "The spend limits of the app's compliance rules that hold the calling player, the strictest per period (in units of paid currency, then per money), each with the player's standing; empty when none applies.",

@@ -4,7 +4,7 @@ import { component } from '../openapi/components.js';
 import { Count, ResourceLinks, Timestamp } from './jsonapi.js';
 import { selfLinks } from '../routes/v1/resource-links.js';
 
-/** Response schema of a banner's stats in the admin API (DESIGN.md §8): real pulls, disclosed figures, a seeded simulation. */
+/** Response schema of a banner's stats in the admin API (docs/design.md §8): real pulls, disclosed figures, a seeded simulation. */
 
 const Share = z
   .object({

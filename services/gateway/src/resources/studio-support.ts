@@ -3,7 +3,10 @@ import { UuidSchema, type ReplyOf, AdminSearchPlayers, AdminGrantChests, AdminRe
 import { component } from '../openapi/components.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 
-/** Response schemas of the support desk's admin routes: finding players, their sessions, chest grants, locks. */
+/**
+ * Response schemas of the support desk's admin routes: finding players, their sessions, chest
+ * grants, locks, with the functions that render them, typed by those schemas.
+ */
 
 const LockedAt = Timestamp.nullable().describe(
   'When the studio locked the player (their tokens are refused: 403 `player_locked`); null while not locked.',

@@ -23,7 +23,10 @@ import { Count, PageMeta, PaginationLinks, ResourceLinks, Timestamp } from './js
 import { SpendLimitAttributes, spendLimitAttributes } from './spend-limits.js';
 import { selfLinks } from '../routes/v1/resource-links.js';
 
-/** Response schemas of the admin API (the studio scope: the app's secret key). */
+/**
+ * Response schemas of the admin API (the studio scope: the app's secret key), with the functions
+ * that render them, typed by those schemas.
+ */
 
 const ContentVersions = z
   .object({ chests: Count.nullable(), collections: Count.nullable(), wallet: Count.nullable() })
@@ -139,7 +142,7 @@ export const AdminPlayerDocument = component(
         spend_limits: z
           .array(SpendLimitAttributes)
           .describe(
-            'The spend limits that hold the player (DESIGN.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies.',
+            'The spend limits that hold the player (docs/design.md §7), each with their standing, as GET /api/v1/players/me/limits shows them; empty when none applies.',
           ),
         country: z.string().nullable().describe('The declared country (ISO 3166-1 alpha-2, upper case); null when not declared.'),
         birth_year: z.number().int().nullable().describe('The declared birth year; null when not declared.'),
@@ -350,7 +353,7 @@ export const SimulationDocument = component(
         complete_gachas: z
           .array(z.object({ collection: z.string(), collectibles: z.array(z.string()), chests: z.array(z.string()), advice: z.string() }))
           .describe(
-            'The complete gachas this chest takes part in (DESIGN.md §7): a collection whose completion is rewarded while these collectibles only come from paid chests (`chests`). Refused at load under `forbid_complete_gacha` or the JP rule pack; `advice` says what to change. Empty: none.',
+            'The complete gachas this chest takes part in (docs/design.md §7): a collection whose completion is rewarded while these collectibles only come from paid chests (`chests`). Refused at load under `forbid_complete_gacha` or the JP rule pack; `advice` says what to change. Empty: none.',
           ),
       }),
     }),

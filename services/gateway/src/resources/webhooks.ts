@@ -3,7 +3,10 @@ import { UuidSchema, WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type Webhoo
 import { component } from '../openapi/components.js';
 import { Count, PageMeta, PaginationLinks, Timestamp } from './jsonapi.js';
 
-/** Response schemas of the webhook part of the admin API (docs/webhooks.md). */
+/**
+ * Response schemas of the webhook part of the admin API (docs/webhooks.md), with the functions that
+ * render them, typed by those schemas.
+ */
 
 export const WebhookEndpoint = component(
   'WebhookEndpoint',
