@@ -55,7 +55,7 @@ import { verifyWebhook, type WebhookEvent } from '@ccs/client/webhooks';
 const client = createChestClient({ baseUrl: 'http://localhost:3000', apiKey: 'pk', retry: { attempts: 1, maxDelayMs: 1000 } });
 export const tokens: Tokens | undefined = client.session;
 export async function play(): Promise<string> {
-  const name: string = (await client.catalog()).data[0]!.attributes.name;
+  const name: string = (await client.catalog()).data[0]!.attributes.name ?? '';
   const opened = await client.openMany(['id'], { idempotencyKey: 'k' });
   const retryAfter: number | undefined = new ApiError(429, []).retryAfter;
   return name + opened.data.length + String(retryAfter) + String(verifyWebhook('s', undefined, '').ok);
