@@ -3,7 +3,7 @@ import { findBanner, isActive } from '../banners/banners.js';
 import { bannerErrors } from '../banners/errors.js';
 import type { ChestsDeps } from '../deps.js';
 import { openAndGrant } from '../opening/open-and-grant.js';
-import { runPurchase } from '../purchase/purchase-saga.js';
+import { runPurchase } from '../payments/purchase-saga.js';
 import { readBannerStanding } from '../repositories/banners-repo.js';
 
 /**

@@ -5,8 +5,8 @@ import type { SeedCipher } from '../fairness/seed-cipher.js';
 import { OPENING_KEY_INDEX, recordOpenings, type OpeningKind } from '../repositories/openings-repo.js';
 import { readOpeningState, type ChestState, type OpeningState } from '../repositories/opening-state-repo.js';
 import { defaultClientSeed, holdSeed, insertSeed } from '../repositories/seeds-repo.js';
-import type { DebitTools } from './chest-debit-saga.js';
-import { ChestKeys, type KeyedChest } from './chest-keys.js';
+import { ChestKeys, type KeyedChest } from '../payments/key-saga.js';
+import type { PaymentTools } from '../payments/runner.js';
 import type { DropTables, ResolvedChestType } from './drop-tables.js';
 import type { OneAtATime } from './one-at-a-time.js';
 import { pointedAt, pointInBatch, pointInPath, type Pointer } from './pointer.js';
@@ -30,7 +30,7 @@ export interface OpenCommand {
 }
 
 /** What an opening needs besides the command. */
-export interface OpeningTools extends DebitTools, Pick<ChestsDeps, 'cache'> {
+export interface OpeningTools extends PaymentTools, Pick<ChestsDeps, 'cache'> {
   pool: Pool;
   drops: DropTables;
   cipher: SeedCipher;
