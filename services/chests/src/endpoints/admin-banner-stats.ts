@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AdminBannerStats, endpoint, expectedPullsToFeatured, longRunFeaturedShare, type BannerSimulationReport, type Queryable } from '@ccs/shared';
 import { findBanner, type Banner } from '../banners/banners.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import type { ChestsDeps } from '../deps.js';
 import { rulesInput } from '../simulation/job.js';
 import { readBannerPullStats } from '../repositories/banners-repo.js';

@@ -1,6 +1,6 @@
 import { appOf, callerOf, endpoint, PullBanner } from '@ccs/shared';
 import { findBanner, isActive } from '../banners/banners.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import type { ChestsDeps } from '../deps.js';
 import { openAndGrant } from '../opening/open-and-grant.js';
 import { runPurchase } from '../payments/purchase-saga.js';
