@@ -8,7 +8,7 @@ import { grantedChestIds, insertMailboxItems } from '../repositories/mailbox-rep
 import { holdRevokedGrants } from '../repositories/revoked-chests-repo.js';
 
 /** Durable name of the chests service's grant consumer. */
-export const GRANT_CONSUMER = DURABLE.chestsGrants;
+const GRANT_CONSUMER = DURABLE.chestsGrants;
 
 type Grant = z.infer<typeof ChestGrant.payload>;
 

@@ -15,7 +15,7 @@ import { bannerView } from './banners.js';
  * simulator's bounds (deps.simulations), never on chests' event loop, once per app, banner and
  * rules version (kept in memory).
  */
-export const BANNER_STATS_SIMULATION = { players: 5, pullsPerPlayer: 1_000, chasePlayers: 200 } as const;
+const BANNER_STATS_SIMULATION = { players: 5, pullsPerPlayer: 1_000, chasePlayers: 200 } as const;
 
 /**
  * Simulations already run, by app, banner, rules version and banner content: the run is a pure
@@ -28,7 +28,7 @@ const SIMULATIONS_KEPT = 100;
 const Z95 = 1.959963984540054;
 
 /** A proportion k / n with its 95 % Wilson score interval (bounds null when n = 0). */
-export function wilson(k: number, n: number): { share: number; low: number | null; high: number | null } {
+function wilson(k: number, n: number): { share: number; low: number | null; high: number | null } {
   if (n === 0) return { share: 0, low: null, high: null };
   const p = k / n;
   const z2 = Z95 * Z95;

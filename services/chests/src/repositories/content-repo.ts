@@ -20,7 +20,7 @@ import {
 } from '@ccs/shared';
 
 /** A rarity as stored with a content version. */
-export const StoredRaritySchema = z.object({
+const StoredRaritySchema = z.object({
   id: z.string(),
   name: z.string(),
   drop_rate: z.number(),
@@ -29,7 +29,7 @@ export const StoredRaritySchema = z.object({
 });
 
 /** A collectible as stored with a content version: what a roll needs and what an opening shows. */
-export const StoredCollectibleSchema = z.object({
+const StoredCollectibleSchema = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string(),

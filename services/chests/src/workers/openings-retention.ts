@@ -7,7 +7,7 @@ const BATCH = 5000;
  * The apps whose current compliance keeps draw records longer than `days` (a rule pack's
  * keep_draw_records_days, e.g. CN's 90), with how long.
  */
-export async function appsKeepingLonger(pool: Pool, days: number): Promise<Record<string, number>> {
+async function appsKeepingLonger(pool: Pool, days: number): Promise<Record<string, number>> {
   const keep: Record<string, number> = {};
   for (const { appId, compliance } of await currentCompliance(pool)) {
     const parsed = ComplianceSchema.safeParse(compliance);
