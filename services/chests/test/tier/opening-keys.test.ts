@@ -10,7 +10,7 @@ import { createTestDatabase, testInfra } from '@ccs/shared/testing';
 import { replayOf } from '../../src/opening/replay.js';
 
 /**
- * One store of openings' Idempotency-Keys (migration 0021, `opening_keys`): a single open's key,
+ * One store of openings' Idempotency-Keys (migration 0022, `opening_keys`): a single open's key,
  * stored on its opening before, and a batch's, in `opening_batches` before, both replay after the
  * upgrade, each in its own scope; a key used for other chests is still a 409.
  */
@@ -51,7 +51,7 @@ async function seedOpenings(db: pg.Client): Promise<void> {
   );
 }
 
-describe('migration 0021: one store of opening keys', () => {
+describe('migration 0022: one store of opening keys', () => {
   let db: pg.Client;
   let pool: pg.Pool;
   let drop: () => Promise<void>;
@@ -59,9 +59,9 @@ describe('migration 0021: one store of opening keys', () => {
   beforeAll(async () => {
     const created = await createTestDatabase(await testInfra());
     drop = created.drop;
-    const before = await mkdtemp(join(tmpdir(), 'chests-0020-'));
+    const before = await mkdtemp(join(tmpdir(), 'chests-0021-'));
     try {
-      for (const f of (await readdir(migrations)).filter((n) => n < '0021')) await copyFile(join(migrations, f), join(before, f));
+      for (const f of (await readdir(migrations)).filter((n) => n < '0022')) await copyFile(join(migrations, f), join(before, f));
       await migrateSchema(created.url, 'chests', before);
     } finally {
       await rm(before, { recursive: true, force: true });
@@ -70,7 +70,7 @@ describe('migration 0021: one store of opening keys', () => {
     await db.connect();
     await seedOpenings(db);
     const applied = await migrateSchema(created.url, 'chests', migrations);
-    expect(applied[0]).toBe('0021_opening_keys');
+    expect(applied[0]).toBe('0022_opening_keys');
     pool = new pg.Pool({ connectionString: created.url, options: '-c search_path=chests', max: 2 });
   });
   afterAll(async () => {
