@@ -139,7 +139,7 @@ function shortfallOf(walletError: AppError): { required?: unknown; balance?: unk
   return { ...('required' in meta ? { required: meta.required } : {}), ...('balance' in meta ? { balance: meta.balance } : {}) };
 }
 
-/** Errors of the chest-debit sagas (keys, timer skips). */
+/** Errors of the key and skip sagas (payments/key-saga.ts, payments/skip-saga.ts). */
 export const keyErrors = {
   /**
    * The wallet refused a timer skip's debit: what the skip costs now (`amount`, and as the wallet
