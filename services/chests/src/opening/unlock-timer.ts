@@ -19,14 +19,14 @@ export interface UnlockOutcome {
 }
 
 /** The chest as the inventory shows it now (it exists: the caller owns it and it is unopened). */
-export async function current(t: { pool: Pool }, cmd: UnlockCommand): Promise<InventoryChestView> {
+export async function chestNow(t: { pool: Pool }, cmd: UnlockCommand): Promise<InventoryChestView> {
   const chest = await findUnopened(t.pool, cmd.appId, cmd.playerId, cmd.chestId);
   if (!chest) throw chestErrors.chestAlreadyOpened();
   return chest;
 }
 
 /** The checks every unlock makes: the chest exists, is the caller's, unopened and time-locked. */
-export function checked(state: UnlockState | undefined, cmd: UnlockCommand): UnlockState & { unlock: NonNullable<UnlockState['unlock']> } {
+export function checkedUnlock(state: UnlockState | undefined, cmd: UnlockCommand): UnlockState & { unlock: NonNullable<UnlockState['unlock']> } {
   if (!state) throw chestErrors.chestNotFound();
   if (state.playerId !== cmd.playerId) throw chestErrors.chestNotOwned();
   if (state.opened) throw chestErrors.chestAlreadyOpened();
@@ -43,11 +43,11 @@ export function checked(state: UnlockState | undefined, cmd: UnlockCommand): Unl
 export async function startUnlock(t: { pool: Pool }, cmd: UnlockCommand): Promise<UnlockOutcome> {
   await withTransaction(t.pool, async (tx) => {
     await lockPlayerUnlocks(tx, cmd.appId, cmd.playerId);
-    const state = checked(await readUnlockState(tx, cmd.appId, cmd.chestId), cmd);
+    const state = checkedUnlock(await readUnlockState(tx, cmd.appId, cmd.chestId), cmd);
     if (state.unlocksAt) return;
     const running = await runningTimers(tx, cmd.appId, cmd.playerId);
     if (running.count >= state.slots) throw chestErrors.unlockSlotBusy(state.slots, running.nextEnd);
     await startTimer(tx, cmd.appId, cmd.chestId, state.unlock.seconds);
   });
-  return { chest: await current(t, cmd) };
+  return { chest: await chestNow(t, cmd) };
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, isUniqueViolation, withTransaction, type CallContext } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
 import { chestErrors, keyErrors } from '../errors.js';
-import { checked, current, type UnlockCommand, type UnlockOutcome } from '../opening/unlock-timer.js';
+import { checkedUnlock, chestNow, type UnlockCommand, type UnlockOutcome } from '../opening/unlock-timer.js';
 import { ONE_SKIP_PER_CHEST, skipBeingPaid } from '../repositories/payments-repo.js';
 import { unlockNow, readUnlockState } from '../repositories/unlock-repo.js';
 import { asIs, compensatePayment, completePayment, runPayment, type Paid, type PaymentTools } from './runner.js';
@@ -41,11 +41,11 @@ export async function skipUnlock(t: PaymentTools & GateDeps, cmd: UnlockCommand 
   let gated = false;
   let spend: SpendCheck | undefined;
   for (let attempt = 1; attempt <= SKIP_ATTEMPTS; attempt++) {
-    const state = checked(await readUnlockState(t.pool, cmd.appId, cmd.chestId), cmd);
+    const state = checkedUnlock(await readUnlockState(t.pool, cmd.appId, cmd.chestId), cmd);
     const skip = state.unlock.skip;
     if (!skip) throw chestErrors.unlockSkipUnavailable();
     if (cmd.skipWith !== skip.currency) throw chestErrors.skipCurrencyMismatch(skip.currency);
-    if (state.remainingSeconds !== null && state.remainingSeconds <= 0) return { chest: await current(t, cmd) };
+    if (state.remainingSeconds !== null && state.remainingSeconds <= 0) return { chest: await chestNow(t, cmd) };
     if (!gated) {
       spend = await checkPaidUseNow(t, cmd.appId, skip.currency, 'skip', ctx);
       gated = true;
@@ -78,10 +78,10 @@ export async function skipUnlock(t: PaymentTools & GateDeps, cmd: UnlockCommand 
       });
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'unlock_interrupted')) await compensatePayment(t, paid.payment, ['debited'], ctx);
-      if (err instanceof NothingToUnlock) return { chest: await current(t, cmd) };
+      if (err instanceof NothingToUnlock) return { chest: await chestNow(t, cmd) };
       throw err;
     }
-    return { chest: await current(t, cmd), charged: { currency: skip.currency, amount, balance: paid.balance } };
+    return { chest: await chestNow(t, cmd), charged: { currency: skip.currency, amount, balance: paid.balance } };
   }
   throw chestErrors.unlockSkipInProgress();
 }
