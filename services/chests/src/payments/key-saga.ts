@@ -5,7 +5,7 @@ import type { PaymentRef } from '../repositories/payments-repo.js';
 import { keyErrors } from '../errors.js';
 import type { Pointer } from '../opening/pointer.js';
 import { asIs, compensatePayment, completePayment, runPayment, type PaymentTools } from './runner.js';
-import { checkSpendFits, type SpendCheck } from './steps/reserve-spend.js';
+import { checkSpendFits, type SpendCheck } from './steps/record-payment.js';
 
 /** A chest of an opening that needs a key, at its place in the request. */
 export interface KeyedChest {

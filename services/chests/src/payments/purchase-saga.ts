@@ -8,7 +8,7 @@ import { checkPaidUse } from '../compliance/gate.js';
 import { runPayment, type PaymentSaga } from './runner.js';
 import { checkCapacity } from './steps/check-capacity.js';
 import { grantChests, type Granted } from './steps/grant-chests.js';
-import type { SpendCheck } from './steps/reserve-spend.js';
+import type { SpendCheck } from './steps/record-payment.js';
 
 /** A purchase request of one player. */
 export interface PurchaseCommand {

@@ -12,7 +12,7 @@ import {
 } from '@ccs/shared';
 import { paymentReference, transitionPayment, type NewPayment, type PaymentRef, type PaymentStatus } from '../repositories/payments-repo.js';
 import { debitWallet } from './steps/debit-wallet.js';
-import { recordPayment, type SpendCheck } from './steps/reserve-spend.js';
+import { recordPayment, type SpendCheck } from './steps/record-payment.js';
 
 /** What the runner needs from the service. */
 export interface PaymentTools {
@@ -50,7 +50,7 @@ export const asIs = (error: unknown): Error => (error instanceof Error ? error :
 
 /**
  * Runs a payment saga: the checks, the record (which reserves the amount under the player's spend
- * limits, payments/steps/reserve-spend.ts), the debit (a refusal settles the payment `failed`;
+ * limits, the `record-payment` step), the debit (a refusal settles the payment `failed`;
  * no answer compensates it now, or leaves it to the sweeper), then the effect (its failure
  * compensates the debit). The record's insert fails as it is (a unique index: the caller's
  * conflict). Returns the payment, the balance and the effect's output.
@@ -59,7 +59,7 @@ export async function runPayment<Effect>(t: PaymentTools, saga: PaymentSaga<Effe
   for (const check of saga.checks ?? []) await check.invoke(ctx);
   const payment: PaymentRef = { id: randomUUID(), appId: saga.payment.appId, kind: saga.payment.kind };
   // The record is the spend reservation too (403 spend_limit_reached past a limit, nothing recorded).
-  await recordPayment(t.pool, payment.id, saga.payment, saga.spend);
+  await recordPayment(t.pool).invoke({ id: payment.id, payment: saga.payment, spend: saga.spend }, ctx);
   const p = saga.payment;
   const debit = await runStep(
     debitWallet(t.bus),

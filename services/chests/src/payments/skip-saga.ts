@@ -6,7 +6,7 @@ import { checkedUnlock, chestNow, type UnlockCommand, type UnlockOutcome } from 
 import { ONE_SKIP_PER_CHEST, skipBeingPaid } from '../repositories/payments-repo.js';
 import { unlockNow, readUnlockState } from '../repositories/unlock-repo.js';
 import { asIs, compensatePayment, completePayment, runPayment, type Paid, type PaymentTools } from './runner.js';
-import type { SpendCheck } from './steps/reserve-spend.js';
+import type { SpendCheck } from './steps/record-payment.js';
 
 /** The price of skipping `remainingSeconds` of a timer: ceil(remaining minutes × per_minute), at least 1. */
 export function skipPrice(remainingSeconds: number, perMinute: number): number {
