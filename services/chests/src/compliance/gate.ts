@@ -10,7 +10,7 @@ import {
 import type { ChestsDeps } from '../deps.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { chestErrors, type PaidUse } from '../errors.js';
-import type { SpendCheck } from '../saga/steps/reserve-spend.js';
+import type { SpendCheck } from '../payments/steps/record-payment.js';
 
 /** What the gate reads: the app's current content (its compliance rules) and, when needed, the player's profile. */
 export type GateDeps = Pick<ChestsDeps, 'bus' | 'cache' | 'pool' | 'drops'>;

@@ -14,7 +14,7 @@ import {
 import { currentBanners, currentContent, findBanner, isActive, type Banner } from '../banners/banners.js';
 import { disclosedBannerRules } from '../banners/banner-rules.js';
 import type { ChestsDeps } from '../deps.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import { catalogPrices, findChestType } from '../repositories/chest-types-repo.js';
 import { NO_STANDING, readBannerStanding, readBannerStandings } from '../repositories/banners-repo.js';
 import { disclose } from './catalog-odds.js';

@@ -1,7 +1,6 @@
 import { appOf, endpoint, GetObservedOdds } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { chestErrors } from '../errors.js';
-import { fairnessErrors } from '../fairness/errors.js';
+import { chestErrors, fairnessErrors } from '../errors.js';
 import { observedAgainstDisclosed } from '../fairness/observed-odds.js';
 import { drawnItems } from '../repositories/chest-drops-repo.js';
 import { findChestType } from '../repositories/chest-types-repo.js';

@@ -16,7 +16,7 @@ import {
   type ReplyOf,
 } from '@ccs/shared';
 import { currentContent, findBanner, isActive, type Banner } from '../banners/banners.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import type { ChestsDeps } from '../deps.js';
 import { findSparkExchange, insertSparkExchange, takeSparkPoints } from '../repositories/banners-repo.js';
 

@@ -53,7 +53,7 @@ interface Row {
  * Whether inventory chest `c` of type `t` is still time-locked, by the database's clock (time only
  * moves on, so a chest found unlocked stays so while an opening proceeds).
  */
-export const LOCKED_SQL = '(t.unlock IS NOT NULL AND (c.unlocks_at IS NULL OR c.unlocks_at > now()))';
+const LOCKED_SQL = '(t.unlock IS NOT NULL AND (c.unlocks_at IS NULL OR c.unlocks_at > now()))';
 
 const toChest = (row: Row): ChestState => ({
   chestId: row.id,

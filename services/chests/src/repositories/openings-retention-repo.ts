@@ -23,6 +23,27 @@ export async function deleteOpeningsBatchOlderThan(
   return r.rowCount ?? 0;
 }
 
+/**
+ * Deletes up to `limit` Idempotency-Keys of openings made more than `days` ago (as
+ * deleteOpeningsBatchOlderThan counts them): a key goes with its openings. Returns how many went.
+ */
+export async function deleteOpeningKeysBatchOlderThan(
+  q: Queryable,
+  days: number,
+  limit: number,
+  keepLonger: Record<string, number> = {},
+): Promise<number> {
+  const r = await q.query(
+    `DELETE FROM opening_keys WHERE (app_id, player_id, kind, idempotency_key) IN (
+       SELECT app_id, player_id, kind, idempotency_key FROM opening_keys
+        WHERE created_at < now() - make_interval(days => $1)
+          AND created_at < now() - make_interval(days => greatest($1, coalesce(($3::jsonb ->> app_id::text)::int, 0)))
+        LIMIT $2)`,
+    [days, limit, JSON.stringify(keepLonger)],
+  );
+  return r.rowCount ?? 0;
+}
+
 /** Each app's compliance settings of its current content version (none: no row). */
 export async function currentCompliance(q: Queryable): Promise<{ appId: string; compliance: unknown }[]> {
   const r = await q.query<{ app_id: string; compliance: unknown }>(

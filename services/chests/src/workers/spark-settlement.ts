@@ -33,7 +33,7 @@ export function sparkSettlement(deps: ChestsDeps, everyMs = deps.config.SPARK_SE
 }
 
 /** One pass: the players' points settled, in all. */
-export async function settlePass(deps: ChestsDeps, now = new Date()): Promise<number> {
+async function settlePass(deps: ChestsDeps, now = new Date()): Promise<number> {
   let settled = 0;
   const banners = new Map<string, Banner[]>();
   for (const { appId, group } of await groupsWithSparkPoints(deps.pool)) {

@@ -1,33 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, recordSagaOutcome, type Bus, type CallContext, type Logger, type Pool } from '@ccs/shared';
+import {
+  AppError,
+  compensateStep,
+  recordSagaOutcome,
+  runStep,
+  type Bus,
+  type CallContext,
+  type Logger,
+  type PlannedStep,
+  type Pool,
+} from '@ccs/shared';
 import { paymentReference, transitionPayment, type NewPayment, type PaymentRef, type PaymentStatus } from '../repositories/payments-repo.js';
-import { classifyFailure, type PlannedStep, type SagaStep, type StepResult } from './step.js';
 import { debitWallet } from './steps/debit-wallet.js';
-import { recordPayment, type SpendCheck } from './steps/reserve-spend.js';
-
-/**
- * The one way a saga runs a step: invoke it and answer its output, or its failure classified
- * (`classifyFailure`: permanent or retryable). Nothing is retried here.
- */
-export async function runStep<Input, Output>(
-  step: Pick<SagaStep<Input, Output, unknown, unknown>, 'invoke'>,
-  input: Input,
-  ctx: CallContext,
-): Promise<StepResult<Output>> {
-  try {
-    return { ok: true, value: await step.invoke(input, ctx) };
-  } catch (error) {
-    return { ok: false, kind: classifyFailure(error), error };
-  }
-}
-
-/** The one way a saga undoes a step: its compensation, given only the ids it needs. Throws when it cannot be done now (the sweeper retries). */
-export function compensateStep<Ids, Undone>(step: SagaStep<never, unknown, Ids, Undone>, ids: Ids, ctx: CallContext): Promise<Undone> {
-  return step.compensate(ids, ctx);
-}
+import { recordPayment, type SpendCheck } from './steps/record-payment.js';
 
 /** What the runner needs from the service. */
-export interface SagaTools {
+export interface PaymentTools {
   pool: Pool;
   bus: Bus;
   log: Logger;
@@ -62,16 +50,16 @@ export const asIs = (error: unknown): Error => (error instanceof Error ? error :
 
 /**
  * Runs a payment saga: the checks, the record (which reserves the amount under the player's spend
- * limits, saga/steps/reserve-spend.ts), the debit (a refusal settles the payment `failed`;
+ * limits, the `record-payment` step), the debit (a refusal settles the payment `failed`;
  * no answer compensates it now, or leaves it to the sweeper), then the effect (its failure
  * compensates the debit). The record's insert fails as it is (a unique index: the caller's
  * conflict). Returns the payment, the balance and the effect's output.
  */
-export async function runPayment<Effect>(t: SagaTools, saga: PaymentSaga<Effect>, ctx: CallContext): Promise<Paid & { effect?: Effect }> {
+export async function runPayment<Effect>(t: PaymentTools, saga: PaymentSaga<Effect>, ctx: CallContext): Promise<Paid & { effect?: Effect }> {
   for (const check of saga.checks ?? []) await check.invoke(ctx);
   const payment: PaymentRef = { id: randomUUID(), appId: saga.payment.appId, kind: saga.payment.kind };
   // The record is the spend reservation too (403 spend_limit_reached past a limit, nothing recorded).
-  await recordPayment(t.pool, payment.id, saga.payment, saga.spend);
+  await recordPayment(t.pool).invoke({ id: payment.id, payment: saga.payment, spend: saga.spend }, ctx);
   const p = saga.payment;
   const debit = await runStep(
     debitWallet(t.bus),
@@ -113,7 +101,7 @@ export const completePayment = (tx: Parameters<typeof transitionPayment>[0], pay
  * completed, or settled already), then `settleCompensation`. If the wallet cannot be reached the
  * payment stays `compensating`, for the sweeper.
  */
-export async function compensatePayment(t: SagaTools, payment: PaymentRef, from: PaymentStatus[], ctx: CallContext): Promise<void> {
+export async function compensatePayment(t: PaymentTools, payment: PaymentRef, from: PaymentStatus[], ctx: CallContext): Promise<void> {
   if (!(await transitionPayment(t.pool, payment, from, 'compensating'))) return;
   try {
     await settleCompensation(t, payment, ctx);
@@ -127,7 +115,7 @@ export async function compensatePayment(t: SagaTools, payment: PaymentRef, from:
  * `refunded`, or `failed` when nothing had been debited (the reference is now void). Throws when
  * the wallet cannot be reached.
  */
-export async function settleCompensation(t: SagaTools, payment: PaymentRef, ctx: CallContext, failure?: string): Promise<'refunded' | 'failed'> {
+export async function settleCompensation(t: PaymentTools, payment: PaymentRef, ctx: CallContext, failure?: string): Promise<'refunded' | 'failed'> {
   const undone = await compensateStep(debitWallet(t.bus), { reference: paymentReference(payment) }, ctx);
   const to = undone === 'refunded' ? 'refunded' : 'failed';
   await transitionPayment(t.pool, payment, ['compensating'], to, failure);

@@ -1,5 +1,4 @@
-import { DebitCurrency, RefundDebit, type Bus, type ReplyOf } from '@ccs/shared';
-import type { SagaStep } from '../step.js';
+import { DebitCurrency, RefundDebit, type Bus, type ReplyOf, type SagaStep } from '@ccs/shared';
 
 /** What a wallet debit needs: who pays what, and the reference that names this debit in the wallet. */
 export interface WalletDebit {

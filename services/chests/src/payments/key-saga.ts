@@ -1,11 +1,11 @@
-import type { CallContext, Queryable } from '@ccs/shared';
+import type { AppError, CallContext, Queryable } from '@ccs/shared';
 import { checkPaidUseNow, type GateDeps } from '../compliance/gate.js';
-import { checkSpendFits, type SpendCheck } from '../saga/steps/reserve-spend.js';
 import type { RequiredKey } from '../repositories/chest-mechanics-repo.js';
 import type { PaymentRef } from '../repositories/payments-repo.js';
 import { keyErrors } from '../errors.js';
-import { completeChestDebit, debitKey, refundChestDebit, type DebitTools } from './chest-debit-saga.js';
-import type { Pointer } from './pointer.js';
+import type { Pointer } from '../opening/pointer.js';
+import { asIs, compensatePayment, completePayment, runPayment, type PaymentTools } from './runner.js';
+import { checkSpendFits, type SpendCheck } from './steps/record-payment.js';
 
 /** A chest of an opening that needs a key, at its place in the request. */
 export interface KeyedChest {
@@ -15,16 +15,19 @@ export interface KeyedChest {
 }
 
 /**
- * The keys of one opening's key-required chests (docs/architecture.md, "Key-required opening"):
- * each chest's key is its own chest debit, taken once and kept across the opening's retries;
- * completed in the opening's transaction, or refunded when the opening does not happen.
+ * The key saga: the keys of one opening's key-required chests (docs/architecture.md,
+ * "Key-required opening"). Each chest's key is its own payment (kind `key`), run by the payment
+ * runner with no effect step: recorded `pending` (a crash from there on is settled by the
+ * payments sweeper), then the `debit-wallet` step (reference `key:<id>`); taken once and kept
+ * across the opening's retries; completed in the opening's transaction, or refunded when the
+ * opening does not happen.
  */
 export class ChestKeys {
   /** Key payments by chest id, in the order taken. */
   private readonly taken = new Map<string, PaymentRef>();
 
   constructor(
-    private readonly tools: DebitTools & GateDeps,
+    private readonly tools: PaymentTools & GateDeps,
     private readonly cmd: { appId: string; playerId: string },
     private readonly ctx: CallContext,
     private readonly point: Pointer,
@@ -56,11 +59,7 @@ export class ChestKeys {
       const total = limited.reduce((sum, c) => sum + c.requiresKey.amount, 0);
       await this.point(limited[0]!.index, () => checkSpendFits(this.tools.pool, this.cmd, spendBy.get(limited[0]!.requiresKey.currency)!, total));
     }
-    for (const c of due) {
-      const spend = spendBy.get(c.requiresKey.currency);
-      const key = { appId: this.cmd.appId, playerId: this.cmd.playerId, chestId: c.chestId, ...c.requiresKey, spend };
-      this.taken.set(c.chestId, await this.point(c.index, () => debitKey(this.tools, key, this.ctx)));
-    }
+    for (const c of due) this.taken.set(c.chestId, await this.point(c.index, () => this.debit(c, spendBy.get(c.requiresKey.currency))));
   }
 
   /**
@@ -68,11 +67,20 @@ export class ChestKeys {
    * more (a sweeper found it stale and refunds it) → 503 `opening_interrupted`: no opening.
    */
   async complete(tx: Queryable): Promise<void> {
-    for (const key of this.taken.values()) if (!(await completeChestDebit(tx, key))) throw keyErrors.interrupted();
+    for (const key of this.taken.values()) if (!(await completePayment(tx, key))) throw keyErrors.interrupted();
   }
 
   /** The opening did not happen: every key goes back (a no-op for one completed or refunded already). */
   async refund(): Promise<void> {
-    for (const key of this.taken.values()) await refundChestDebit(this.tools, key, this.ctx);
+    for (const key of this.taken.values()) await compensatePayment(this.tools, key, ['debited'], this.ctx);
+  }
+
+  /** One chest's key debited, reserved under the spend limits; too low a balance → 409 `key_required`. */
+  private async debit(c: KeyedChest, spend: SpendCheck | undefined): Promise<PaymentRef> {
+    const { appId, playerId } = this.cmd;
+    const { currency, amount } = c.requiresKey;
+    const payment = { kind: 'key' as const, appId, playerId, chestId: c.chestId, currency, amount: String(amount) };
+    const refused = (e: AppError) => (e.code === 'insufficient_funds' ? keyErrors.keyRequired({ currency, amount }, e) : e);
+    return (await runPayment(this.tools, { payment, spend, refused, interrupted: asIs }, this.ctx)).payment;
   }
 }

@@ -1,15 +1,14 @@
-import { isUniqueViolation, PurchaseChests, type CallContext, type ReplyOf } from '@ccs/shared';
+import { isUniqueViolation, planned, PurchaseChests, type CallContext, type ReplyOf } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import { findChestType, type ChestTypeRecord } from '../repositories/chest-types-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { findPurchaseByKey, PURCHASE_KEY_INDEX } from '../repositories/payments-repo.js';
 import { checkPaidUse } from '../compliance/gate.js';
-import { runPayment, type PaymentSaga } from '../saga/runner.js';
-import { planned } from '../saga/step.js';
-import { checkCapacity } from '../saga/steps/check-capacity.js';
-import { grantChests, type Granted } from '../saga/steps/grant-chests.js';
-import type { SpendCheck } from '../saga/steps/reserve-spend.js';
+import { runPayment, type PaymentSaga } from './runner.js';
+import { checkCapacity } from './steps/check-capacity.js';
+import { grantChests, type Granted } from './steps/grant-chests.js';
+import type { SpendCheck } from './steps/record-payment.js';
 
 /** A purchase request of one player. */
 export interface PurchaseCommand {
@@ -24,7 +23,7 @@ export interface PurchaseCommand {
 }
 
 /**
- * The purchase saga, as a list of steps for the payment runner (saga/runner.ts): the offer's
+ * The purchase saga, as a list of steps for the payment runner (payments/runner.ts): the offer's
  * checks (chest type, price, content, compliance gates), then the `check-capacity` step, nothing
  * recorded or debited yet; the payment recorded `pending` (its id is the debit's reference), which
  * reserves its amount under the player's spend limits (403 `spend_limit_reached`); the

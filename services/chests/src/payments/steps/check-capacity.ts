@@ -1,7 +1,6 @@
-import type { Queryable } from '@ccs/shared';
+import type { Queryable, SagaStep } from '@ccs/shared';
 import { chestErrors } from '../../errors.js';
 import { countUnopened } from '../../repositories/inventory-repo.js';
-import type { SagaStep } from '../step.js';
 
 /** Whose inventory must hold how many more chests, at most `capacity` unopened. */
 export interface CapacityCheck {

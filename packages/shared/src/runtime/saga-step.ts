@@ -1,4 +1,5 @@
-import { isPermanentFailure, type CallContext } from '@ccs/shared';
+import { isPermanentFailure } from '../errors/app-error.js';
+import type { CallContext } from '../contracts/context.js';
 
 /**
  * How a step's call failed. `permanent`: the other side answered with a refusal (too low a
@@ -39,7 +40,28 @@ export interface PlannedStep<Output> {
   invoke(ctx: CallContext): Promise<Output>;
 }
 
-/** Binds a step to its input (a check or an effect of a payment saga). */
+/** Binds a step to its input (e.g. a check or an effect of a payment saga). */
 export function planned<Input, Output>(step: SagaStep<Input, Output, unknown, unknown>, input: Input): PlannedStep<Output> {
   return { id: step.id, invoke: (ctx) => step.invoke(input, ctx) };
+}
+
+/**
+ * The one way a saga runs a step: invoke it and answer its output, or its failure classified
+ * (`classifyFailure`: permanent or retryable). Nothing is retried here.
+ */
+export async function runStep<Input, Output>(
+  step: Pick<SagaStep<Input, Output, unknown, unknown>, 'invoke'>,
+  input: Input,
+  ctx: CallContext,
+): Promise<StepResult<Output>> {
+  try {
+    return { ok: true, value: await step.invoke(input, ctx) };
+  } catch (error) {
+    return { ok: false, kind: classifyFailure(error), error };
+  }
+}
+
+/** The one way a saga undoes a step: its compensation, given only the ids it needs. Throws when it cannot be done now (a sweeper retries). */
+export function compensateStep<Ids, Undone>(step: SagaStep<never, unknown, Ids, Undone>, ids: Ids, ctx: CallContext): Promise<Undone> {
+  return step.compensate(ids, ctx);
 }

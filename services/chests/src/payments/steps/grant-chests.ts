@@ -8,11 +8,11 @@ import {
   type CallContext,
   type OutboxMessage,
   type Pool,
+  type SagaStep,
 } from '@ccs/shared';
 import { chestErrors } from '../../errors.js';
 import { countUnopened, insertPurchasedChests, lockPlayerInventory } from '../../repositories/inventory-repo.js';
 import { lockPayment, storePurchaseAnswer, transitionPayment } from '../../repositories/payments-repo.js';
-import type { SagaStep } from '../step.js';
 
 /** What the grant step adds: `quantity` chests of one type, for one debited purchase. */
 export interface GrantInput {
