@@ -16,7 +16,7 @@ import { registrationRuleErrors } from '../credentials/registration-rules.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { applyOwnChange } from '../profile/declared-profile.js';
 import type { PlayersDeps } from '../deps.js';
-import { playerRulesOf, type PlayerRules } from '../repositories/apps-repository.js';
+import { playerRulesOf, type PlayerRules } from '../repositories/apps-repo.js';
 import {
   findPlayer,
   findPlayerByEmail,
@@ -24,8 +24,8 @@ import {
   upgradeToRegistered,
   type ComplianceAttributes,
   type PlayerRecord,
-} from '../repositories/players-repository.js';
-import { findRegistrationKey, insertRegistrationKey, type RegistrationKeyRecord } from '../repositories/registration-keys-repository.js';
+} from '../repositories/players-repo.js';
+import { findRegistrationKey, insertRegistrationKey, type RegistrationKeyRecord } from '../repositories/registration-keys-repo.js';
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
 import { withWelcomeGrants } from '../saga/with-welcome-grants.js';
 import { issueSession } from '../tokens/issue-session.js';
