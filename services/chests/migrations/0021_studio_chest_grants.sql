@@ -4,16 +4,22 @@
 -- "already granted" instead of "granted" (the grant consumer adds each derived chest id once
 -- either way), and the same reference for another chest type or quantity is refused.
 --
--- The table was players' (its migration 0010) and moves here with every row. This migration and
--- players' 0012 may run in either order, or at once (each service migrates its own schema under
--- its own lock), so both take one transaction-scoped advisory lock for the move first:
---   * chests first: the table is created here and players' rows are copied; players' 0012 later
---     copies the rows written since (an older players replica still serving grants) and drops
---     its table;
---   * players first: its 0012 moves the table here whole (ALTER TABLE ... SET SCHEMA), and this
---     migration finds it and copies nothing.
--- A row is never dropped before it is in this schema.
+-- players kept this table (its migration 0010). Where it still holds it, the table is moved here
+-- whole (rows, key), which only its owner may do: chests' database role is a member of players'
+-- (docs/deploy.md). players' 0012 drops its table only while it is empty and otherwise leaves it
+-- to this move; both take one advisory lock first, so the two services may migrate in any order,
+-- or at once, and no row is lost.
 SELECT pg_advisory_xact_lock(hashtext('ccs-move:studio_chest_grants'));
+
+DO $$
+BEGIN
+  IF current_schema() <> 'players'
+     AND EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = 'players' AND tablename = 'studio_chest_grants')
+     AND NOT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'studio_chest_grants') THEN
+    EXECUTE format('ALTER TABLE players.studio_chest_grants SET SCHEMA %I', current_schema());
+  END IF;
+END
+$$;
 
 CREATE TABLE IF NOT EXISTS studio_chest_grants (
   app_id uuid NOT NULL,
@@ -24,16 +30,6 @@ CREATE TABLE IF NOT EXISTS studio_chest_grants (
   granted_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (app_id, player_id, reference)
 );
-
-DO $$
-BEGIN
-  IF to_regclass('players.studio_chest_grants') IS NOT NULL AND current_schema() <> 'players' THEN
-    INSERT INTO studio_chest_grants (app_id, player_id, reference, chest_type_id, quantity, granted_at)
-    SELECT app_id, player_id, reference, chest_type_id, quantity, granted_at FROM players.studio_chest_grants
-    ON CONFLICT (app_id, player_id, reference) DO NOTHING;
-  END IF;
-END
-$$;
 
 -- Down Migration
 DROP TABLE studio_chest_grants;

@@ -5,8 +5,9 @@
 --
 -- Tables still in players' schema (where a database migrated by an older players has them) are
 -- moved here as they are (rows, indexes, foreign keys) when this schema has none yet, in this
--- migration's transaction; players' 0013 hands over whatever is left there. Both take this
--- advisory lock first, so the two services may migrate in any order, or at once.
+-- migration's transaction (only their owner may: egress's database role is a member of
+-- players', docs/deploy.md). players' 0013 drops them there only while they are empty. Both take
+-- this advisory lock first, so the two services may migrate in any order, or at once.
 SELECT pg_advisory_xact_lock(hashtext('ccs-move:webhooks'));
 
 DO $$

@@ -90,18 +90,20 @@ async function migrateBefore(url: string, schema: string, dir: string, upTo: str
 }
 
 describe.each([
-  ['chests first', ['chests', 'players']],
-  ['players first', ['players', 'chests']],
-  ['both at once', []],
-] as const)('the move of studio_chest_grants from players to chests (%s)', (_name, order) => {
+  ['chests first', ['chests', 'players'], 3],
+  ['players first', ['players', 'chests'], 3],
+  ['both at once', [], 3],
+  ['a new database, chests first', ['chests', 'players'], 0],
+  ['a new database, players first', ['players', 'chests'], 0],
+] as const)('the move of studio_chest_grants from players to chests (%s)', (_name, order, n) => {
   let db: pg.Client;
   let drop: () => Promise<void>;
-  const rows = Array.from({ length: 3 }, (_, i) => [randomUUID(), randomUUID(), `ref-${i}`, 'silver-chest', i + 1]);
+  const rows = Array.from({ length: n }, (_, i) => [randomUUID(), randomUUID(), `ref-${i}`, 'silver-chest', i + 1]);
 
   beforeAll(async () => {
     const created = await createTestDatabase(await testInfra());
     drop = created.drop;
-    // Both schemas as the release before the move left them, players' table holding grants.
+    // Both schemas as the release before the move left them, players' table holding the grants.
     await migrateBefore(created.url, 'players', playersMigrations, '0012');
     await migrateBefore(created.url, 'chests', chestsMigrations, '0021');
     db = new pg.Client({ connectionString: created.url });
