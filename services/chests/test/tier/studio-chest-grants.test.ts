@@ -133,3 +133,49 @@ describe.each([
     expect(old.rows).toEqual([{ t: null }]);
   });
 });
+
+describe('the move with one database role per service (docs/deploy.md)', () => {
+  const suffix = randomUUID().slice(0, 8);
+  const roles = { players: `t_players_${suffix}`, chests: `t_chests_${suffix}` };
+  let adminUrl: string;
+  let drop: () => Promise<void>;
+  const as = (role: string) => {
+    const u = new URL(adminUrl);
+    u.username = role;
+    return u.toString();
+  };
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      return await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+
+  beforeAll(async () => {
+    ({ url: adminUrl, drop } = await createTestDatabase(await testInfra()));
+    const dbName = new URL(adminUrl).pathname.slice(1);
+    for (const r of Object.values(roles)) {
+      await admin(`CREATE ROLE ${r} LOGIN`);
+      await admin(`GRANT CREATE, CONNECT ON DATABASE ${dbName} TO ${r}`);
+    }
+    await admin(`GRANT ${roles.players} TO ${roles.chests}`);
+  });
+  afterAll(async () => {
+    await drop?.();
+    for (const r of Object.values(roles)) await admin(`DROP ROLE IF EXISTS ${r}`).catch(() => undefined);
+  });
+
+  it("moves players' rows as chests' role, and players' role never needs chests' schema", async () => {
+    await migrateBefore(as(roles.players), 'players', playersMigrations, '0012');
+    await admin(
+      `INSERT INTO players.studio_chest_grants (app_id, player_id, reference, chest_type_id, quantity) VALUES ('${randomUUID()}', '${randomUUID()}', 'r', 'x', 1)`,
+    );
+    await migrateSchema(as(roles.players), 'players', playersMigrations);
+    await migrateSchema(as(roles.chests), 'chests', chestsMigrations);
+    const r = await admin("SELECT count(*)::int AS n, to_regclass('players.studio_chest_grants') AS old FROM chests.studio_chest_grants");
+    expect(r.rows).toEqual([{ n: 1, old: null }]);
+  });
+});
