@@ -69,6 +69,25 @@ describe('chests.v1.admin_grant_chests', () => {
     await eventually(async () => expect(await owned(playerId)).toEqual(answers[0]!.chests));
   });
 
+  it('answers a grant players recorded before the move as replayed, with the chest ids players derived', async () => {
+    const movedApp = '00000000-0000-4000-8000-0000000000a1';
+    const playerId = '00000000-0000-4000-8000-0000000000b1';
+    await chestsApp(run.tier, { appId: movedApp });
+    // The row as players' table held it, moved here by the migrations.
+    await chestsSql(
+      run.tier,
+      "INSERT INTO studio_chest_grants (app_id, player_id, reference, chest_type_id, quantity) VALUES ($1, $2, 'moved-ref', 'silver-chest', 1)",
+      [movedApp, playerId],
+    );
+    const again = await run.tier.bus.request(
+      AdminGrantChests,
+      { appId: movedApp, playerId, chestTypeId: 'silver-chest', quantity: 1, reference: 'moved-ref' },
+      callOf(movedApp),
+    );
+    // The id players' grant gave this reference (the same name-based UUID), so nothing is added twice either way.
+    expect(again).toEqual({ playerId, chestType: 'silver-chest', chests: ['c101a0a1-b15a-5849-b663-1a0f9dbb70ee'], replayed: true });
+  });
+
   it('refuses a chest type the current content does not have', async () => {
     const err = await grant(randomUUID(), 'no-such-chest', 1, 'x').catch((e: unknown) => e);
     expect(err).toMatchObject({ kind: 'invalid', code: 'chest_type_not_found' });
