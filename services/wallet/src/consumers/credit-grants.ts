@@ -1,13 +1,4 @@
-import {
-  consumer,
-  DURABLE,
-  WalletCreditGrant,
-  type Delivery,
-  type OutboxMessage,
-  type OutboxRelay,
-  type Pool,
-  type WebhookInterestCache,
-} from '@ccs/shared';
+import { consumer, DURABLE, WalletCreditGrant, type Delivery, type OutboxMessage, type OutboxRelay, type WebhookInterestCache } from '@ccs/shared';
 import type { z } from 'zod';
 import { addToBalance, addToBalanceOnce, sumCreditsPerCurrency } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
@@ -39,7 +30,7 @@ type Grant = z.infer<typeof WalletCreditGrant.payload>;
  * The webhook events are published once the batch committed (the relay publishes them otherwise).
  */
 // eslint-disable-next-line max-lines-per-function -- one batch read top to bottom: the sums, the currency ids per app, then each grant's credits
-export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?: WebhookInterestCache) {
+export function creditGrantsConsumer(relay?: OutboxRelay, interest?: WebhookInterestCache) {
   const written = new WeakMap<Delivery<Grant>, OutboxMessage[]>();
   return consumer({
     durable: CREDIT_GRANTS_CONSUMER,
