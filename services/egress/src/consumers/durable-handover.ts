@@ -24,8 +24,10 @@ function pairs(prefix: string): { stream: string; old: string; now: string }[] {
 /**
  * Run before the consumers start: each new durable that does not exist yet, while its retired
  * name does, is created where the old one stands, starting after its ack floor (every message up
- * to it was applied; one acknowledged beyond it comes again and is applied once, by its key), so
- * renaming skips nothing. Without an old durable the consumer creates the new one as usual.
+ * to it was applied), so renaming skips nothing. A message acknowledged beyond the floor comes
+ * again within seconds and stores nothing: its webhook events exist already (same ids, kept
+ * WEBHOOK_KEEP_DELIVERED_HOURS, an hour at least), so no delivery is made twice. Without an old
+ * durable the consumer creates the new one as usual.
  */
 export async function takeOverRetiredDurables(jsm: JetStreamManager, prefix: string, log: Logger): Promise<void> {
   for (const { stream, old, now } of pairs(prefix)) {
