@@ -170,7 +170,7 @@ describe('metrics', () => {
     // The demo app has no endpoint: its openings' grants are skipped from their headers alone.
     await eventually(async () => {
       const text = await serviceMetrics('egress');
-      expect(valueOf(text, 'ccs_consumer_messages_total', { consumer: 'players-webhook-openings', outcome: 'skipped' })).toBeGreaterThanOrEqual(1);
+      expect(valueOf(text, 'ccs_consumer_messages_total', { consumer: 'egress-webhook-openings', outcome: 'skipped' })).toBeGreaterThanOrEqual(1);
     });
   });
 

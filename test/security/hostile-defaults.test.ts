@@ -30,7 +30,7 @@ import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { ensureDemoApp } from '../../services/players/src/apps/demo-app.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
 import { StoreConfigSchema } from '../../services/store/src/config.js';
-import { insertApiKey, resolveApiKey } from '../../services/players/src/repositories/api-keys-repository.js';
+import { insertApiKey, resolveApiKey } from '../../services/players/src/repositories/api-keys-repo.js';
 import { playersService } from '../../services/players/src/service.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
 import {

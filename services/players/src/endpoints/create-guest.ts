@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { appOf, CreateGuest, endpoint, isUniqueViolation, withTransaction, type ReplyOf } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { playerRulesOf } from '../repositories/apps-repository.js';
-import { findGuestKey, insertGuestKey, type GuestKeyRecord } from '../repositories/guest-keys-repository.js';
-import { findPlayer, insertPlayer } from '../repositories/players-repository.js';
+import { playerRulesOf } from '../repositories/apps-repo.js';
+import { findGuestKey, insertGuestKey, type GuestKeyRecord } from '../repositories/guest-keys-repo.js';
+import { findPlayer, insertPlayer } from '../repositories/players-repo.js';
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
 import { runRegistration } from '../saga/registration-saga.js';
 import { issueSession } from '../tokens/issue-session.js';

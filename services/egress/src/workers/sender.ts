@@ -1,6 +1,6 @@
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER, type Logger, type Pool, type ServiceMetrics } from '@ccs/shared';
 import type { EgressConfig } from '../config.js';
-import { parseAllowTargets, systemResolver, type Resolver } from '../destination.js';
+import { parseAllowTargets, systemResolver, type Resolver } from '../webhooks/destination.js';
 import {
   claimDueDeliveries,
   deliveryBacklog,
@@ -10,7 +10,7 @@ import {
   removeDeliveredOlderThan,
   type ClaimedDelivery,
 } from '../repositories/delivery-queue-repo.js';
-import { postWebhook, type PostOutcome } from './post.js';
+import { postWebhook, type PostOutcome } from '../webhooks/post.js';
 
 type SenderConfig = Pick<
   EgressConfig,

@@ -66,14 +66,3 @@ export async function lockApp(tx: Queryable, appId: string): Promise<boolean> {
 export async function lockDemoAppCreation(tx: Queryable): Promise<void> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('players.demo_app'))");
 }
-
-/** The chest type ids (slugs) of the app's current content; empty when it has none stored. */
-export async function currentChestSlugs(q: Queryable, appId: string): Promise<string[]> {
-  const r = await q.query<{ slug: string }>(
-    `SELECT chest ->> 'id' AS slug FROM apps a JOIN app_contents c ON c.app_id = a.id AND c.version = a.content_version,
-            jsonb_array_elements(c.content -> 'chests') AS chest
-      WHERE a.id = $1`,
-    [appId],
-  );
-  return r.rows.map((row) => row.slug);
-}

@@ -1,5 +1,5 @@
 import { LocalMemo, type Queryable } from '@ccs/shared';
-import { currentVersion, loadContentVersion, type StoreSnapshot } from './repositories/content-repo.js';
+import { currentVersion, loadContentVersion, type StoreSnapshot } from '../repositories/content-repo.js';
 
 /** How long a replica trusts the current version it read: another replica's new content is seen within it. */
 const VERSION_TTL_MS = 1000;

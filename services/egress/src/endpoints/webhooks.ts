@@ -13,7 +13,7 @@ import {
   type Pool,
 } from '@ccs/shared';
 import type { NatsConnection } from 'nats';
-import { checkWebhookUrl, type Resolver } from '../destination.js';
+import { checkWebhookUrl, type Resolver } from '../webhooks/destination.js';
 import { webhookUrlForbidden } from '../errors.js';
 import { listDeliveries, retryDelivery } from '../repositories/webhook-deliveries-repo.js';
 import { createEndpoint, deleteEndpoint, enabledEventTypes, listEndpoints, updateEndpoint } from '../repositories/webhook-endpoints-repo.js';
