@@ -1,5 +1,5 @@
 /**
- * Safe by default (DESIGN §6): what ships in the repository opens nothing and exposes nothing.
+ * Safe by default (docs/design.md §6): what ships in the repository opens nothing and exposes nothing.
  * - docker-compose.yml publishes every port on 127.0.0.1 and carries no literal secret; /metrics
  *   has its own port there, never the API's;
  * - the Kubernetes manifests serve /metrics on a port of its own that the gateway's Service leaves

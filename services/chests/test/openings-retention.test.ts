@@ -4,7 +4,7 @@ import { deleteOpeningsOlderThan } from '../src/workers/openings-retention.js';
 import { chestsApp, chestsSql, grantedChests, openChest, startChestsTier, type ChestsTier } from './support/chests-tier.js';
 
 // Openings retention (OPENINGS_RETENTION_DAYS) and the CN rule pack's draw records kept 90 days
-// (DESIGN.md §7): an app whose content applies the pack keeps its openings at least that long.
+// (docs/design.md §7): an app whose content applies the pack keeps its openings at least that long.
 describe('openings retention (service tier)', () => {
   let tier: ChestsTier;
   let plain: string;

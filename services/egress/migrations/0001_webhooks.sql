@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at DESC);
 
--- A delivery keeps an error class, never the receiver's answer or its address (DESIGN §6): the
+-- A delivery keeps an error class, never the receiver's answer or its address (docs/design.md §6): the
 -- texts players stored ("HTTP 500: <body>", "ECONNREFUSED: connect … 10.0.0.7:80") become their
 -- class, anything unrecognised null.
 UPDATE webhook_deliveries

@@ -25,7 +25,7 @@ export type GateDeps = Pick<ChestsDeps, 'bus' | 'cache' | 'pool' | 'drops'>;
  * country and birth year: they are asked for (one read-only call) only when the currency is
  * gated, so a free currency never depends on the players service.
  *
- * Passed, it answers the spend limits (DESIGN.md §7) the player is held to, if any: the caller
+ * Passed, it answers the spend limits (docs/design.md §7) the player is held to, if any: the caller
  * gives them to the payment runner, whose record of the payment reserves the amount under them
  * (403 `spend_limit_reached` past one). An unknown birth year or country is held to every limit
  * that could apply (`applicableSpendLimits`).

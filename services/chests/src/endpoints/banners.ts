@@ -19,7 +19,7 @@ import { catalogPrices, findChestType } from '../repositories/chest-types-repo.j
 import { NO_STANDING, readBannerStanding, readBannerStandings } from '../repositories/banners-repo.js';
 import { disclose } from './catalog-odds.js';
 
-/** The read side of gacha banners (DESIGN.md §8): the app's banners, one banner, a banner's odds document. */
+/** The read side of gacha banners (docs/design.md §8): the app's banners, one banner, a banner's odds document. */
 
 /** A banner as the API shows it, at `now`. */
 export function bannerView(b: Banner, now: Date): BannerView {

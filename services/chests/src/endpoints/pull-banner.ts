@@ -7,7 +7,7 @@ import { runPurchase } from '../payments/purchase-saga.js';
 import { readBannerStanding } from '../repositories/banners-repo.js';
 
 /**
- * chests.v1.pull_banner (DESIGN.md §8): a pull of 1 or 10 is the banner's chest type bought, one
+ * chests.v1.pull_banner (docs/design.md §8): a pull of 1 or 10 is the banner's chest type bought, one
  * per pull, through the purchase saga (its compliance gates, spend limits, capacity and
  * Idempotency-Key, the key kept apart from plain purchases' as `pull:<banner>:<key>`), its chests
  * tagged with the banner, then opened as ONE batch (the opening pipeline, its key the purchase id)

@@ -56,7 +56,7 @@ export interface VersionRules {
 }
 
 /**
- * The entries a content version appends (DESIGN.md §7): one per chest type or banner whose rules
+ * The entries a content version appends (docs/design.md §7): one per chest type or banner whose rules
  * differ from the ones last logged for it (all of them the first time), in the order given (the
  * content's chest types, then its banners), each chained to the one before.
  */

@@ -38,7 +38,7 @@ export interface Rolled {
   banners: BannerStandingAfter[];
 }
 
-/** The banner a chest opens as (DESIGN.md §8): its id, its pity group and its rules (with their logged version, when they have one). */
+/** The banner a chest opens as (docs/design.md §8): its id, its pity group and its rules (with their logged version, when they have one). */
 export interface BannerToRoll {
   id: string;
   group: string;

@@ -1,7 +1,7 @@
 import type { Queryable } from '@ccs/shared';
 
 /**
- * A player's standing in a banner pity group (DESIGN.md §8), carried across the group's banners:
+ * A player's standing in a banner pity group (docs/design.md §8), carried across the group's banners:
  * the pulls, the spark points, the guarantee flag and the pity counter (zeros before the first pull).
  */
 export interface BannerStandingRow {

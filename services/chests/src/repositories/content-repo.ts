@@ -61,7 +61,7 @@ export interface ContentSnapshot {
   compliance?: ComplianceRules;
   /** Each chest type's rules in this version, by slug (absent for versions stored before 0005). */
   chestRules?: Record<string, ChestRules>;
-  /** The version's gacha banners (DESIGN.md §8): none for versions stored before 0017. */
+  /** The version's gacha banners (docs/design.md §8): none for versions stored before 0017. */
   banners: BannerContent[];
 }
 
@@ -149,7 +149,7 @@ async function upsertChestTypes(tx: Queryable, appId: string, version: number, c
 }
 
 /**
- * The chest types whose new rules wait out a notice period (DESIGN.md §7), with when they take
+ * The chest types whose new rules wait out a notice period (docs/design.md §7), with when they take
  * effect. With `compliance.odds_change_notice_hours` = N > 0 (or a rule pack's), a chest type of the catalog whose
  * rules in force differ from the content's waits N hours after `now`, or keeps the effective time
  * of a pending change with the same rules (an unchanged reload restarts no clock, and a notice

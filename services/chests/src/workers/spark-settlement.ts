@@ -16,7 +16,7 @@ import { groupsWithSparkPoints, settleSparkPoints } from '../repositories/banner
 const BATCH = 500;
 
 /**
- * Spark points left when a pity group's banners are over (DESIGN.md §8): points carry across the
+ * Spark points left when a pity group's banners are over (docs/design.md §8): points carry across the
  * banners of a group, so they settle once its last banner has ended and no banner of the group is
  * running or coming. Each pass finds the groups where players hold points and settles those whose
  * banners in the app's current content have all ended, a batch of players per transaction: the

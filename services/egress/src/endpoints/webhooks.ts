@@ -25,7 +25,7 @@ export interface UrlGuard {
 }
 
 /**
- * 422 webhook_url_forbidden when the URL leads to an address no webhook may reach (DESIGN §6):
+ * 422 webhook_url_forbidden when the URL leads to an address no webhook may reach (docs/design.md §6):
  * a literal or a name resolving to loopback, private, link-local… The refused address stays in
  * the logs of this process; the answer says only which rule.
  */

@@ -3,7 +3,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where a webhook may go (DESIGN §6, docs/webhooks.md "Destinations"): only to public unicast
+ * Where a webhook may go (docs/design.md §6, docs/webhooks.md "Destinations"): only to public unicast
  * addresses. Loopback, unspecified, private, link-local (with the cloud metadata address),
  * shared (100.64/10), multicast, broadcast and reserved ranges are refused, in IPv4 and IPv6,
  * and so are IPv4-mapped and IPv4-embedding IPv6 forms (::ffff:…, 64:ff9b::/96, 6to4, Teredo)

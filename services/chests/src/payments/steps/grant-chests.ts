@@ -22,7 +22,7 @@ export interface GrantInput {
   chestTypeId: string;
   quantity: number;
   capacity: number;
-  /** A banner pull's chests: the banner (slug) they open as (DESIGN.md §8). */
+  /** A banner pull's chests: the banner (slug) they open as (docs/design.md §8). */
   banner?: string;
   /** The price of one chest, for the `chest.purchased` webhook events. */
   price: { currency: string; amount: string };
