@@ -38,13 +38,16 @@ export default defineConfig({
           name: 'isolated',
           include: ['packages/*/test/**/*.test.ts', 'tools/*/test/**/*.test.ts', 'test/**/*.test.ts'],
           // The production topology (test/cluster: three NATS servers, PgBouncer, twelve service
-          // processes) runs alone, as its own step (npm run test:cluster; .ci/run after npm test):
-          // beside the suite's three workers on two cores its fault timings do not hold.
+          // processes) and the chaos suite (test/chaos: the services as processes on a private
+          // Postgres and nats-server, killed and restarted) run alone, each as its own step
+          // (npm run test:cluster, npm run test:chaos; .ci/run after npm test): they take minutes,
+          // and beside the suite's workers on two cores their fault timings do not hold.
           // test/containers checks the container tier itself: only under TEST_INFRA=containers (npm run test:containers).
           exclude: [
             '**/node_modules/**',
             ...SHARED_MODULES,
             ...(process.env.CLUSTER_TESTS === '1' ? [] : ['test/cluster/**']),
+            ...(process.env.CHAOS_TESTS === '1' ? [] : ['test/chaos/**']),
             ...(process.env.TEST_INFRA === 'containers' ? [] : ['test/containers/**']),
           ],
         },
