@@ -65,15 +65,17 @@ export async function startStack(
   // players first: it creates the demo app that the others receive.
   const names = opts.services ?? ALL;
   // The schemas of the services it starts, migrated in that order; one started later
-  // (startService) migrates its own as it starts.
-  const db = await createMigratedDatabase(
-    infra,
-    names.map((n) => SERVICES[n].def),
-  );
+  // (startService) migrates its own as it starts. A database the test names (opts.env) is its own.
+  const db = opts.env?.DATABASE_URL
+    ? undefined
+    : await createMigratedDatabase(
+        infra,
+        names.map((n) => SERVICES[n].def),
+      );
   const id = randomBytes(4).toString('hex');
   const apiKey = `demo_${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
-    DATABASE_URL: db.url,
+    DATABASE_URL: db?.url ?? '',
     NATS_URL: infra.natsUrl,
     REDIS_URL: infra.redisUrl,
     NATS_PREFIX: `t${id}`,
@@ -90,7 +92,7 @@ export async function startStack(
   const start = async (name: ServiceName) => {
     const s = SERVICES[name];
     // A schema of the template is migrated already: that service's start skips the migrations' checks.
-    const migrated = { MIGRATE_ON_START: names.includes(name) ? 'off' : 'on', ...env };
+    const migrated = { MIGRATE_ON_START: db && names.includes(name) ? 'off' : 'on', ...env };
     const running = await startService(s.def, s.schema.parse(migrated) as BaseConfig, opts.logger?.(name));
     services[name] = running;
     return running;
@@ -126,7 +128,7 @@ export async function startStack(
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
       await deleteTestStreams(infra.natsUrl, env.NATS_PREFIX!);
-      await db.drop();
+      await db?.drop();
     },
   };
 }
