@@ -22,10 +22,13 @@ export class Progress {
     this.mark('the scenario started');
     let timer: NodeJS.Timeout | undefined;
     const stalled = new Promise<never>((_, reject) => {
-      timer = setInterval(() => {
-        const idle = Date.now() - this.at;
-        if (idle > stallMs) reject(new Error(`stalled: nothing progressed for ${Math.round(idle / 1000)} s (the last progress: ${this.what})`));
-      }, 1000);
+      timer = setInterval(
+        () => {
+          const idle = Date.now() - this.at;
+          if (idle > stallMs) reject(new Error(`stalled: nothing progressed for ${Math.round(idle / 1000)} s (the last progress: ${this.what})`));
+        },
+        Math.min(1000, stallMs / 4),
+      );
     });
     try {
       return await Promise.race([work, stalled]);
