@@ -1,22 +1,29 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The files that boot services in-process (startStack, startServiceTier) run without per-file
- * module isolation: each worker imports the services once and reuses them for every such file,
- * which halves their import time. They share no module state that matters: every file has its
+ * Every file runs without per-file module isolation (the `services` project): each worker imports
+ * the services, the gateway and the libraries once and reuses them for every file it runs, which
+ * saves most of a file's import time. They share no module state that matters: every file has its
  * own database, NATS prefix and Redis prefix, sets no globals and restores any process listener
- * or fake timer it installs. Everything else keeps vitest's default isolation: test/observability
- * among them, since OpenTelemetry's tracer provider is process-wide (logs.test.ts finds lines
- * without a trace id after another file's stack ran in the same process), and test/resilience,
- * test/ops, test/chaos, test/console and the packages' and tools' own tests.
+ * or fake timer it installs. The `isolated` project keeps vitest's default isolation for the files
+ * that need it: test/observability, since OpenTelemetry's tracer provider is process-wide
+ * (logs.test.ts finds lines without a trace id after another file's stack ran in the same
+ * process), and test/ops/nats-permissions.test.ts, which sets environment variables.
  */
-const SHARED_MODULES = [
-  'test/e2e/**/*.test.ts',
-  'test/duplicates/**/*.test.ts',
-  'test/webhooks/**/*.test.ts',
-  'test/security/**/*.test.ts',
-  'test/messaging/**/*.test.ts',
-  'services/*/test/**/*.test.ts',
+const ISOLATED = ['test/observability/**/*.test.ts', 'test/ops/nats-permissions.test.ts'];
+const ALL = ['packages/*/test/**/*.test.ts', 'tools/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'];
+/**
+ * The production topology (test/cluster: three NATS servers, PgBouncer, twelve service processes)
+ * and the chaos suite (test/chaos: the services as processes on a private Postgres and
+ * nats-server, killed and restarted) run alone, each as its own step (npm run test:cluster,
+ * npm run test:chaos; .ci/run after npm test): they take minutes, and beside the suite's workers
+ * on two cores their fault timings do not hold. test/containers checks the container tier itself:
+ * only under TEST_INFRA=containers (npm run test:containers).
+ */
+const ALONE = [
+  ...(process.env.CLUSTER_TESTS === '1' ? [] : ['test/cluster/**']),
+  ...(process.env.CHAOS_TESTS === '1' ? [] : ['test/chaos/**']),
+  ...(process.env.TEST_INFRA === 'containers' ? [] : ['test/containers/**']),
 ];
 
 export default defineConfig({
@@ -31,24 +38,8 @@ export default defineConfig({
     maxWorkers: 3,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
-      { extends: true, test: { name: 'services', include: SHARED_MODULES, isolate: false } },
-      {
-        extends: true,
-        test: {
-          name: 'isolated',
-          include: ['packages/*/test/**/*.test.ts', 'tools/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-          // The production topology (test/cluster: three NATS servers, PgBouncer, twelve service
-          // processes) runs alone, as its own step (npm run test:cluster; .ci/run after npm test):
-          // beside the suite's three workers on two cores its fault timings do not hold.
-          // test/containers checks the container tier itself: only under TEST_INFRA=containers (npm run test:containers).
-          exclude: [
-            '**/node_modules/**',
-            ...SHARED_MODULES,
-            ...(process.env.CLUSTER_TESTS === '1' ? [] : ['test/cluster/**']),
-            ...(process.env.TEST_INFRA === 'containers' ? [] : ['test/containers/**']),
-          ],
-        },
-      },
+      { extends: true, test: { name: 'services', include: ALL, exclude: ['**/node_modules/**', ...ISOLATED, ...ALONE], isolate: false } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, exclude: ['**/node_modules/**', ...ALONE] } },
     ],
   },
 });

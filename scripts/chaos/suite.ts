@@ -14,6 +14,7 @@ import { postgresDownLong, postgresRestart } from './scenarios/postgres-restart.
 import { registrationBurst } from './scenarios/registration-burst.js';
 import { sameChestRace } from './scenarios/same-chest-race.js';
 import { Api, type Listed } from './support/client.js';
+import { Progress } from './support/progress.js';
 import { email, type ChaosContext, type Scenario } from './support/context.js';
 import { checkRedis, natsServerUnavailable, SetupError, sleep, startChaosPostgres, startPrivateNats } from './support/infra.js';
 import { ChaosRunState } from './support/run-state.js';
@@ -36,8 +37,12 @@ export interface ChaosOptions {
   short: boolean;
   /** Name parts: only scenarios whose name contains one of them (case-insensitive). */
   only?: string[];
-  /** Hard bound on the whole run, setup and cleanup included. */
-  timeoutS: number;
+  /**
+   * A scenario that makes no progress (no answer to the run's client, no step logged) for this
+   * many seconds fails as stalled, and the rest are not run; default 90. There is no bound on the
+   * run's wall time: a busy machine makes it slower, never a failure.
+   */
+  stallS?: number;
   /**
    * The services compiled (dist, as the Docker image runs them) or from their TypeScript sources
    * (tsx, as npm start runs them); auto (the default): dist when it is newer than every source.
@@ -65,22 +70,31 @@ let activeCleanup: (() => Promise<void>) | undefined;
 /** Removes what the running suite made (for a signal handler); undefined when none runs. */
 export const cleanupActiveRun = () => activeCleanup?.();
 
+/** Seconds without progress after which a scenario counts as stalled (ChaosOptions.stallS). */
+export const DEFAULT_STALL_S = 90;
+
 export async function runChaos(opts: ChaosOptions): Promise<ChaosRun> {
-  const log = opts.log ?? ((line: string) => console.log(`[chaos] ${line}`));
+  const progress = new Progress();
+  const print = opts.log ?? ((line: string) => console.log(`[chaos] ${line}`));
+  const log = (line: string) => {
+    progress.mark(line);
+    print(line);
+  };
   const selected = selectScenarios(opts);
   if (!selected.length)
     throw new Error(`CHAOS_ONLY="${opts.only?.join(',')}" matches no scenario; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   const started = Date.now();
-  const deadline = started + opts.timeoutS * 1000;
+  const stallMs = (opts.stallS ?? DEFAULT_STALL_S) * 1000;
   const id = randomBytes(3).toString('hex');
   const run = new ChaosRunState(`chaos${id}`, process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log);
   activeCleanup = () => run.cleanup();
 
   const results: ScenarioResult[] = [];
   try {
-    const ctx = await startChaos(run, opts, log, started);
+    const ctx = await startChaos(run, opts, log, started, progress);
+    ctx.api.onAnswer = (a) => progress.mark(`a ${a.kind} request answered ${a.status}`);
     for (const [i, s] of selected.entries()) {
-      if ((await runScenario(ctx, s, `[${i + 1}/${selected.length}]`, { short: opts.short, deadline, results })) === 'stop') break;
+      if ((await runScenario(ctx, s, `[${i + 1}/${selected.length}]`, { progress, stallMs, results })) === 'stop') break;
     }
   } catch (err) {
     run.keepLogs = run.stack !== undefined;
@@ -121,13 +135,19 @@ const stackEnv = (run: ChaosRunState, databaseUrl: string, natsUrl: string, apiK
 });
 
 /** The cheap checks, then the private Postgres and NATS, the services one by one, and the scenarios' context. */
-async function startChaos(run: ChaosRunState, opts: ChaosOptions, log: (line: string) => void, started: number): Promise<ChaosContext> {
+async function startChaos(
+  run: ChaosRunState,
+  opts: ChaosOptions,
+  log: (line: string) => void,
+  started: number,
+  progress: Progress,
+): Promise<ChaosContext> {
   const { prefix } = run;
   const { runtime, why } = chooseRuntime(opts.runtime ?? 'auto');
   log(
     `${opts.short ? 'short' : 'full'} run: ${selectScenarios(opts)
       .map((s) => s.name)
-      .join(', ')} (bound ${opts.timeoutS} s)`,
+      .join(', ')} (a scenario fails when nothing progresses for ${opts.stallS ?? DEFAULT_STALL_S} s)`,
   );
   if (runtime === 'dist') {
     const stale = distUnusable();
@@ -161,55 +181,34 @@ async function startChaos(run: ChaosRunState, opts: ChaosOptions, log: (line: st
   const currencies = await api.must<Listed<{ code: string }>>('GET', '/api/v1/currencies', { token: prober.token });
   api.coinsId = currencies.data.find((c) => c.attributes.code === 'coins')!.id;
   log(`stack ready in ${Math.round((Date.now() - started) / 1000)} s`);
-  return { api, db, stack, nats, postgres, prefix, short: opts.short, woodenId, prober, log };
+  return { api, db, stack, nats, postgres, prefix, short: opts.short, woodenId, prober, progress, log };
 }
 
 /**
- * Runs one scenario within its budget (not at all when the run's bound has no room for it) and
- * records its result; a crashed service is started again after it. 'stop': it overran its bound,
- * and the remaining scenarios are not run.
+ * Runs one scenario, bounded by progress (Progress.bound), and records its result; a crashed
+ * service is started again after it. 'stop': it stalled, and the remaining scenarios are not run.
  */
 async function runScenario(
   ctx: ChaosContext,
   s: Scenario,
   at: string,
-  o: { short: boolean; deadline: number; results: ScenarioResult[] },
+  o: { progress: Progress; stallMs: number; results: ScenarioResult[] },
 ): Promise<'stop' | 'next'> {
   const { stack, log } = ctx;
-  const budget = (o.short ? s.budgetS.short : s.budgetS.full) * 1000;
-  const left = o.deadline - Date.now() - 20_000; // keep time to clean up
-  if (left < budget) {
-    o.results.push({
-      name: s.name,
-      short: s.short,
-      seconds: 0,
-      held: false,
-      why: ['not run: the time bound ran out'],
-      error: `not run: ${Math.round(left / 1000)} s left of the bound, it needs up to ${budget / 1000} s (raise CHAOS_TIMEOUT_S)`,
-    });
-    return 'next';
-  }
   log(`${at} ${s.name} ...`);
   const t = Date.now();
   const crashesBefore = stack.crashes.length;
-  let timer: NodeJS.Timeout | undefined;
-  const bound = Math.min(budget * 2, left);
   try {
-    const report = await Promise.race([
-      s.run(ctx),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish within ${Math.round(bound / 1000)} s`)), bound))),
-    ]);
+    const report = await o.progress.bound(s.run(ctx), o.stallMs);
     const why = judge(report, stack.crashes.slice(crashesBefore));
     o.results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, report, held: why.length === 0, why });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     o.results.push({ name: s.name, short: s.short, seconds: (Date.now() - t) / 1000, held: false, why: [message.split('\n')[0]!], error: message });
-    if (message.startsWith('did not finish')) {
+    if (message.startsWith('stalled')) {
       log(`${s.name} ${message}; the remaining scenarios are not run`);
       return 'stop';
     }
-  } finally {
-    clearTimeout(timer);
   }
   const r = o.results.at(-1)!;
   log(`${s.name}: ${r.held ? 'held' : `NOT held (${r.why.join('; ')})`} in ${r.seconds.toFixed(0)} s`);

@@ -63,10 +63,12 @@ export async function prepareDatabase(baseUrl: string, useExisting: boolean): Pr
       await admin.query(`GRANT CREATE, CONNECT ON DATABASE ${ident(name)} TO ${ident(role)}`);
       await admin.query(`ALTER ROLE ${ident(role)} SET search_path = ${ident(service)}`);
     }
-    // egress's first migration takes over the webhook tables players' migration 0008 created
-    // (ALTER TABLE players.webhook_… SET SCHEMA egress): only the tables' owner may, so egress's
-    // role is a member of players'. Without it: "permission denied for schema players".
+    // Tables players kept move to their service's schema in that service's migration (egress's
+    // 0001: the webhook tables; chests' 0021: studio_chest_grants; ALTER TABLE players.… SET
+    // SCHEMA): only the tables' owner may, so egress's and chests' roles are members of players'.
+    // Without it: "permission denied for schema players".
     await admin.query(`GRANT ${ident(roles.players)} TO ${ident(roles.egress)}`);
+    await admin.query(`GRANT ${ident(roles.players)} TO ${ident(roles.chests)}`);
     return {
       name,
       created: !useExisting,

@@ -1,4 +1,4 @@
-// The auditor's export's offline check (DESIGN.md §7; `npm run admin -- export-audit` writes the
+// The auditor's export's offline check (docs/design.md §7; `npm run admin -- export-audit` writes the
 // directory), with nothing but Node's own modules; used by verify-opening.mjs --audit, which hands
 // it its own recomputation (verify) so that there is one.
 import { createHash } from 'node:crypto';

@@ -9,7 +9,7 @@ import { chartPainted, layoutProblems, signedInConsole } from './support.js';
 import { createApp, registerPlayer, studioGrant } from '../../services/chests/test/support/chests.js';
 
 /**
- * The console's banners (DESIGN.md §8, issue 23) in a real browser (Playwright and Debian's
+ * The console's banners (docs/design.md §8) in a real browser (Playwright and Debian's
  * Chromium, as console.test.ts): after a ten-pull and two single pulls of the demo banner
  * kraken-rising, its page (reached from the navigation and from the chests catalog) shows the
  * disclosed figures, the seeded simulation and the real pulls side by side, as the admin API

@@ -8,7 +8,7 @@ import { signedInConsole } from './support.js';
 import { createApp, sql } from '../../services/chests/test/support/chests.js';
 
 /**
- * The console's odds log (DESIGN.md §7) in a real browser (Playwright and Debian's Chromium, as
+ * The console's odds log (docs/design.md §7) in a real browser (Playwright and Debian's Chromium, as
  * console.test.ts): the page checks the log's hash chain and shows the changes waiting out their
  * notice period; a tampered entry shows the chain broken at that entry.
  */

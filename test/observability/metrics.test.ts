@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { headers as natsHeaders } from 'nats';
 import { createLogger, OpeningGranted, prefixed } from '@ccs/shared';
 import { eventually, startStack, type ServiceName, type TestStack } from '../support/stack.js';
@@ -24,6 +23,7 @@ import {
 import { parseSamples, valueOf } from './support/prometheus-text.js';
 import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { startGateway } from '../../services/gateway/src/server.js';
+import { freePort } from '@ccs/shared/testing';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const logLines: { name: string; msg: string; port?: number }[] = [];
@@ -31,14 +31,6 @@ let stack: TestStack;
 let healthPort: number;
 let player: Player;
 let openingId: string;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const gatewayMetrics = async () => {
   const res = await stack.inject({ method: 'GET', url: '/metrics' });
@@ -170,7 +162,7 @@ describe('metrics', () => {
     // The demo app has no endpoint: its openings' grants are skipped from their headers alone.
     await eventually(async () => {
       const text = await serviceMetrics('egress');
-      expect(valueOf(text, 'ccs_consumer_messages_total', { consumer: 'players-webhook-openings', outcome: 'skipped' })).toBeGreaterThanOrEqual(1);
+      expect(valueOf(text, 'ccs_consumer_messages_total', { consumer: 'egress-webhook-openings', outcome: 'skipped' })).toBeGreaterThanOrEqual(1);
     });
   });
 

@@ -43,6 +43,20 @@ describe('.ci/run', () => {
     expect(up.stdout).toMatch(/Widget is up/);
   });
 
+  it('checks for dead code (knip) in the lint lane, before the build', () => {
+    const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
+      scripts: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(pkg.scripts.deadcode).toMatch(/^knip\b/);
+    expect(pkg.devDependencies.knip).toBeDefined();
+    const lane = script.slice(script.indexOf('lint_and_build() {'), script.indexOf('\n}\n', script.indexOf('lint_and_build() {')));
+    expect(lane).toContain('npm run deadcode --silent || fail');
+    expect(lane.indexOf('npm run deadcode')).toBeGreaterThan(lane.indexOf('npm run lint'));
+    expect(lane.indexOf('npm run deadcode')).toBeLessThan(lane.indexOf('npm run build'));
+    expect(readFileSync(`${ROOT}knip.jsonc`, 'utf8')).toContain('"workspaces"');
+  });
+
   it.skipIf(!localInfra)('recognises the running Postgres, Redis and NATS with JetStream', () => {
     expect(probe('postgres_up')).toBe(true);
     expect(probe('redis_up')).toBe(true);

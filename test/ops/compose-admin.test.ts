@@ -9,7 +9,6 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { generateSecrets } from '../../scripts/generate-secrets.js';
 import { blocksUnder, commandsOf, ROOT, type ShellCommand } from '../support/shell-docs.js';
+import { freePort } from '@ccs/shared/testing';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
 const run = promisify(execFile);
@@ -57,17 +57,6 @@ const parseEnv = (text: string) =>
       .filter((l) => /^[A-Z_]+=/.test(l))
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const guide = adminBlock('docs/guide.md', 'Docker');
 const operations = adminBlock('docs/operations.md', 'The admin command');

@@ -208,6 +208,14 @@ describe('NATS permissions derived from the contracts', () => {
         expect(allows(pub, `$JS.API.CONSUMER.DURABLE.CREATE.GRANTS.${durable}`), `${svc} (legacy) ${durable}`).toBe(false);
         expect(allows(pub, `$JS.API.CONSUMER.DELETE.GRANTS.${durable}`), `${svc} deletes ${durable}`).toBe(false);
       }
+      // A retired name: its new name's service reads and deletes it (the handover), creates and pulls nothing of it.
+      for (const [old, now] of Object.entries(shared.RETIRED_DURABLES)) {
+        const own = DURABLE_CONSUMERS[now]!.service === svc;
+        expect(allows(pub, `$JS.API.CONSUMER.INFO.GRANTS.${old}`), `${svc} reads ${old}`).toBe(own);
+        expect(allows(pub, `$JS.API.CONSUMER.DELETE.GRANTS.${old}`), `${svc} deletes ${old}`).toBe(own);
+        expect(allows(pub, `$JS.API.CONSUMER.MSG.NEXT.GRANTS.${old}`), `${svc} pulls ${old}`).toBe(false);
+        expect(allows(pub, `$JS.API.CONSUMER.CREATE.GRANTS.${old}.${DURABLE_CONSUMERS[now]!.subject}`), `${svc} creates ${old}`).toBe(false);
+      }
     }
     // The keeper alone may update and purge the stream; it publishes no grant and reads no durable.
     expect(NATS_ROLES.filter((r) => allows(perms[r].publish, '$JS.API.STREAM.PURGE.GRANTS'))).toEqual(['streams']);
@@ -426,7 +434,7 @@ describe.skipIf(!existsSync(NATS_SERVER))('a nats-server with the generated perm
       code: ErrorCode.PermissionsViolation,
     });
     const chests = await as('chests');
-    expect(await outcome(chests, `${PREFIX}.grants.chests.grant`)).toBe('refused');
+    expect(await outcome(chests, `${PREFIX}.grants.apps.content`)).toBe('refused');
   });
 
   it("refuses every user another user's inbox: replies are read only by the caller", async () => {

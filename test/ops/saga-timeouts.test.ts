@@ -1,5 +1,5 @@
 /**
- * The sagas' waits against the gateway's bounds, checked mechanically (issue 10, item 6): a chest
+ * The sagas' waits against the gateway's bounds, checked mechanically: a chest
  * that was consumed must be answered with its opening, never with the gateway's 504. Chests waits
  * up to GRANT_WAIT_MS for collections after its own work; the gateway gives chests.v1.open and
  * chests.v1.open_batch the Bus bound of a write, NATS_REQUEST_TIMEOUT_MS. The check runs on the

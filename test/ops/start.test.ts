@@ -1,26 +1,13 @@
 import { createServer } from 'node:net';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, deleteTestStreams, testInfra } from '@ccs/shared/testing';
+import { createTestDatabase, deleteTestStreams, freePort, testInfra } from '@ccs/shared/testing';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** A TCP port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** The service processes a launcher started (its other children, like tsx's esbuild, aside). */
 function childProcesses(pid: number): { pid: number; args: string }[] {

@@ -34,7 +34,7 @@ describe('Postgres connections terminated under a burst of openings and credits'
     url.pathname = '/postgres';
     admin = new pg.Client({ connectionString: url.toString() });
     await admin.connect();
-    // 200 openings and 300 credits, as in the incident.
+    // 200 openings and 300 credits at once, enough to fill the pools while Postgres is away.
     setup = await prepareBurst(stack, { players: 4, chestsEach: 50 });
   }, 90_000);
 

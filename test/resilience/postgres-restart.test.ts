@@ -7,11 +7,11 @@ import { open } from '../../services/chests/test/support/chests.js';
 import { expectNothingHalfApplied, prepareBurst, runBurst, tally, type BurstResult, type BurstSetup } from './support/db-burst.js';
 import { startReplica, type Replica } from './support/replica.js';
 
-// The incident itself, on a throwaway Postgres cluster of this machine's binaries (the shared one
-// is never restarted): `pg_ctl restart -m immediate` while openings and credits run. chests and
-// wallet run as their own processes (`services/<name>/src/main.ts`, as deployed), the others and
-// the gateway in this process. Before the guard, the restart killed chests and wallet with
-// "Unhandled 'error' event … on Client instance".
+// A Postgres restart, on a throwaway cluster of this machine's binaries (the shared one is never
+// restarted): `pg_ctl restart -m immediate` while openings and credits run. chests and wallet run
+// as their own processes (`services/<name>/src/main.ts`, as deployed), the others and the gateway
+// in this process. The pools' error guard must keep them alive: an idle client's error event
+// without a listener ("Unhandled 'error' event … on Client instance") would kill the process.
 
 const unavailable = privatePostgresUnavailable();
 const errorsOfProcess: unknown[] = [];

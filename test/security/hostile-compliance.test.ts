@@ -6,7 +6,7 @@ import { expectError as expectJsonApiError, expectJsonApi } from '../support/jso
 import { grantCurrency } from '../support/grant-currency.js';
 import { call, newPlayer, ok, snapshot, type Player } from './support/tenants.js';
 
-// Hostile players get nothing (DESIGN §6, "Every paid path to a random item is gated", "A declared
+// Hostile players get nothing (docs/design.md §6, "Every paid path to a random item is gated", "A declared
 // profile cannot be gamed", and the last sentences of "Costly studio work is bounded"): a player
 // in a blocked region or under age spends no paid currency on random content by any path
 // (purchase, paid key, paid timer skip, batch), cannot declare their way out, and concurrent skips

@@ -5,7 +5,7 @@ import { eventually, startStack, type TestStack } from '../support/stack.js';
 import { expectError as expectJsonApiError, expectJsonApi } from '../support/jsonapi-schema.js';
 import { call, createOtherApp, expectError, newPlayer, ok, snapshot, type Player } from './support/tenants.js';
 
-// Currency is granted by the studio (DESIGN §6): a player can never credit a paid currency
+// Currency is granted by the studio (docs/design.md §6): a player can never credit a paid currency
 // (the issue: 100,000 gems with a player's own token), nor a free one unless the app's content
 // lets players credit; the studio grants any currency with its secret key, once per reference.
 // All through the gateway, against the real services.

@@ -1,5 +1,5 @@
 /**
- * Safe by default (DESIGN §6): what ships in the repository opens nothing and exposes nothing.
+ * Safe by default (docs/design.md §6): what ships in the repository opens nothing and exposes nothing.
  * - docker-compose.yml publishes every port on 127.0.0.1 and carries no literal secret; /metrics
  *   has its own port there, never the API's;
  * - the Kubernetes manifests serve /metrics on a port of its own that the gateway's Service leaves
@@ -30,7 +30,7 @@ import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
 import { ensureDemoApp } from '../../services/players/src/apps/demo-app.js';
 import { PlayersConfigSchema } from '../../services/players/src/config.js';
 import { StoreConfigSchema } from '../../services/store/src/config.js';
-import { insertApiKey, resolveApiKey } from '../../services/players/src/repositories/api-keys-repository.js';
+import { insertApiKey, resolveApiKey } from '../../services/players/src/repositories/api-keys-repo.js';
 import { playersService } from '../../services/players/src/service.js';
 import { WalletConfigSchema } from '../../services/wallet/src/config.js';
 import {

@@ -12,7 +12,7 @@ import { expectError, expectJsonApi } from '../support/jsonapi-schema.js';
 import { createApp, get, inventory, open, registerPlayer } from '../../services/chests/test/support/chests.js';
 
 /**
- * Hostile studio work (DESIGN §6, "The offline verifier checks the commitment" and "Costly studio
+ * Hostile studio work (docs/design.md §6, "The offline verifier checks the commitment" and "Costly studio
  * work is bounded"), through the whole stack: a server that rolled with another seed than the one
  * it committed to is caught by scripts/verify-opening.mjs; a tenant asking for many big
  * simulations at once gets one, run in chests off any event loop; a guesser of console keys is

@@ -9,7 +9,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { createApp, createGuest, sql } from '../../services/chests/test/support/chests.js';
 
 /**
- * Hostile tenants and webhooks (DESIGN §6, docs/webhooks.md "Destinations" and "What is kept"):
+ * Hostile tenants and webhooks (docs/design.md §6, docs/webhooks.md "Destinations" and "What is kept"):
  * a studio cannot point webhooks at the service's own network, cannot read anything back through
  * them, cannot blow the sender up with its answers, and cannot hold another studio's deliveries
  * back. Every target here is on loopback: those the test needs are exempted by

@@ -60,7 +60,7 @@ describe('apikey and token belong to one app', () => {
   });
 
   it('resolves the apikey even when the /api prefix is percent-encoded (regression)', async () => {
-    // The router decodes /%61pi/… to /api/…; the key, the token check and the rate limit used to be skipped.
+    // The router decodes /%61pi/… to /api/…: the key, the token check and the rate limit must hold for it too.
     expectError(await stack.inject({ method: 'GET', url: '/%61pi/v1/chests' }), 401, 'missing_api_key');
     expectError(await stack.inject({ method: 'POST', url: '/%61pi/v1/players/anonymous' }), 401, 'missing_api_key');
     expectError(await call(stack, 'GET', '/%61pi/v1/players/me', { key: '', token: b1.token }), 401, 'missing_api_key');

@@ -3,7 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { connect, type NatsConnection } from 'nats';
 import { Redis } from 'ioredis';
 import { Bus, startService, type BaseConfig, type Logger, type RunningService, type ServiceDefinition } from '@ccs/shared';
-import { createTestDatabase, deleteTestStreams, testInfra } from '@ccs/shared/testing';
+import { createMigratedDatabase, deleteTestStreams, testInfra } from '@ccs/shared/testing';
 import type { z } from 'zod';
 import { buildApp } from '../../services/gateway/src/app.js';
 import { GatewayConfigSchema, type GatewayConfig } from '../../services/gateway/src/config.js';
@@ -30,6 +30,8 @@ const SERVICES: Record<ServiceName, { def: ServiceDefinition<any>; schema: z.Zod
   egress: { def: egressService, schema: EgressConfigSchema },
   store: { def: storeService, schema: StoreConfigSchema },
 };
+
+const ALL: ServiceName[] = ['players', 'wallet', 'chests', 'collections', 'egress', 'store'];
 
 /** One isolated stack for a test file: own database, NATS prefix and Redis prefix. */
 export interface TestStack {
@@ -60,11 +62,20 @@ export async function startStack(
   } = {},
 ): Promise<TestStack> {
   const infra = await testInfra();
-  const db = await createTestDatabase(infra);
+  // players first: it creates the demo app that the others receive.
+  const names = opts.services ?? ALL;
+  // The schemas of the services it starts, migrated in that order; one started later
+  // (startService) migrates its own as it starts. A database the test names (opts.env) is its own.
+  const db = opts.env?.DATABASE_URL
+    ? undefined
+    : await createMigratedDatabase(
+        infra,
+        names.map((n) => SERVICES[n].def),
+      );
   const id = randomBytes(4).toString('hex');
   const apiKey = `demo_${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
-    DATABASE_URL: db.url,
+    DATABASE_URL: db?.url ?? '',
     NATS_URL: infra.natsUrl,
     REDIS_URL: infra.redisUrl,
     NATS_PREFIX: `t${id}`,
@@ -80,12 +91,12 @@ export async function startStack(
   const services: TestStack['services'] = {};
   const start = async (name: ServiceName) => {
     const s = SERVICES[name];
-    const running = await startService(s.def, s.schema.parse(env) as BaseConfig, opts.logger?.(name));
+    // A schema of the template is migrated already: that service's start skips the migrations' checks.
+    const migrated = { MIGRATE_ON_START: db && names.includes(name) ? 'off' : 'on', ...env };
+    const running = await startService(s.def, s.schema.parse(migrated) as BaseConfig, opts.logger?.(name));
     services[name] = running;
     return running;
   };
-  // players first: it creates the demo app that the others receive.
-  const names = opts.services ?? ['players', 'wallet', 'chests', 'collections', 'egress', 'store'];
   for (const n of names) await start(n);
 
   const config: GatewayConfig = GatewayConfigSchema.parse(env);
@@ -117,7 +128,7 @@ export async function startStack(
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
       await deleteTestStreams(infra.natsUrl, env.NATS_PREFIX!);
-      await db.drop();
+      await db?.drop();
     },
   };
 }

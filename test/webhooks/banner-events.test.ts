@@ -7,7 +7,7 @@ import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
 import { createApp, registerPlayer, sql, studioGrant, type Player } from '../../services/chests/test/support/chests.js';
 
 /**
- * The banner webhooks through the stack (DESIGN.md §8, issue 23; docs/webhooks.md): a ten-pull of
+ * The banner webhooks through the stack (docs/design.md §8; docs/webhooks.md): a ten-pull of
  * the demo banner kraken-rising sends one banner.pulled per opening besides each opening's
  * chest.opened, with what the opening recorded of the banner; a spark exchange sends one
  * banner.sparked and no chest.opened (no chest was opened). Endpoints filter the two types as any.

@@ -39,7 +39,7 @@ describe('webhook events', () => {
   });
 
   /**
-   * The studio grants gems (a paid currency: players cannot credit it, DESIGN §6) with its secret
+   * The studio grants gems (a paid currency: players cannot credit it, docs/design.md §6) with its secret
    * key; the wallet writes currency.credited for it as for any credit.
    */
   async function studioCredit(app: { secretKey: string }, playerId: string, currency: string, amount: string, reference: string) {

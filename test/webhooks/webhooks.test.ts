@@ -288,7 +288,7 @@ describe('webhooks', () => {
     // No endpoint yet: egress acks the grant unread and remembers that the app takes no events.
     const skipped = async () =>
       Number(
-        /ccs_consumer_messages_total\{[^}]*consumer="players-webhook-openings"[^}]*outcome="skipped"[^}]*\} (\d+)/.exec(
+        /ccs_consumer_messages_total\{[^}]*consumer="egress-webhook-openings"[^}]*outcome="skipped"[^}]*\} (\d+)/.exec(
           (await stack.services.egress!.deps.metrics.render()).body,
         )?.[1] ?? 0,
       );

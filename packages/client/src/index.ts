@@ -222,7 +222,7 @@ export class ChestClient extends ChestSession {
     return unwrap(await this.api.POST('/api/v1/players/me/mailbox/{id}/claim', { params: { path: { id: itemId } } }));
   }
 
-  // Banners (gacha: a featured rate-up, a guarantee, a spark; DESIGN.md §8)
+  // Banners (gacha: a featured rate-up, a guarantee, a spark; docs/design.md §8)
 
   /** The app's active and coming banners (with a session, each with the player's standing in `meta.player`). */
   async listBanners(): Promise<Ok<'/api/v1/banners', 'get'>> {

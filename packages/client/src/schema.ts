@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * The app's active and coming gacha banners
-         * @description Banners of the current content whose window has not ended (`active` says whether one takes pulls now), in content order. A banner pulls its chest type (`relationships.chest_type`, a catalog chest) with a featured rate-up, a guarantee, a spark and a ten-pull floor (DESIGN.md §8). With a Bearer token, each banner's `meta.player` is the caller's standing: `pulls` and `spark_points` on the banner, and the pity group's `guaranteed_featured` flag and `pity` counter.
+         * @description Banners of the current content whose window has not ended (`active` says whether one takes pulls now), in content order. A banner pulls its chest type (`relationships.chest_type`, a catalog chest) with a featured rate-up, a guarantee, a spark and a ten-pull floor (docs/design.md §8). With a Bearer token, each banner's `meta.player` is the caller's standing: `pulls` and `spark_points` on the banner, and the pity group's `guaranteed_featured` flag and `pity` counter.
          */
         get: operations["listBanners"];
         put?: never;
@@ -630,7 +630,7 @@ export interface paths {
         };
         /**
          * What real openings of a chest drew, against its odds
-         * @description Observed odds in public (DESIGN.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. `rules_version` asks for an earlier content version (an opening records the version it used); by default the current one. Banner pulls of the chest are not counted (their featured rate-up and ten-pull floor are another draw). Aggregates only; never cached.
+         * @description Observed odds in public (docs/design.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. `rules_version` asks for an earlier content version (an opening records the version it used); by default the current one. Banner pulls of the chest are not counted (their featured rate-up and ten-pull floor are another draw). Aggregates only; never cached.
          */
         get: operations["getObservedOdds"];
         put?: never;
@@ -873,7 +873,7 @@ export interface paths {
         };
         /**
          * The odds log: every change of a chest's rules, hash-chained
-         * @description The app's append-only odds log (DESIGN.md §7), oldest first: each content version that changes a chest type's rules appends one entry for it, chained by SHA-256 to the entry before, so history cannot be rewritten unseen. Anyone with the API key can recompute every `entry_hash` and each `rules_sha256` from the odds endpoint (`GET /chests/{id}/odds?rules_version=`). Pages of at most 100.
+         * @description The app's append-only odds log (docs/design.md §7), oldest first: each content version that changes a chest type's rules appends one entry for it, chained by SHA-256 to the entry before, so history cannot be rewritten unseen. Anyone with the API key can recompute every `entry_hash` and each `rules_sha256` from the odds endpoint (`GET /chests/{id}/odds?rules_version=`). Pages of at most 100.
          */
         get: operations["listOddsLog"];
         put?: never;

@@ -4,7 +4,7 @@ import { studioGrant } from '../../../services/chests/test/support/chests.js';
 import { ApiError, createChestClient, newIdempotencyKey, type ChestClient } from '../src/index.js';
 
 /**
- * The typed client's banner methods against the running gateway (DESIGN.md §8): the demo banner
+ * The typed client's banner methods against the running gateway (docs/design.md §8): the demo banner
  * kraken-rising (the Abyssal Chest at 1,000 coins a pull, a spark at 10 points on sea-kraken) read,
  * its odds, a keyed ten-pull and its retry, a keyed spark and its retry, and the refusals as ApiError.
  */

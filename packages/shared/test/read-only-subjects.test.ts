@@ -9,6 +9,7 @@ import type { SubjectContract } from '../src/contracts/subject.js';
  * still completes; this list makes every such marking a reviewed change.
  */
 const WRITES = [
+  'chests.v1.admin_grant_chests',
   'chests.v1.claim_mailbox_item',
   'chests.v1.open',
   'chests.v1.open_batch',
@@ -23,7 +24,6 @@ const WRITES = [
   'egress.v1.admin_delete_webhook',
   'egress.v1.admin_retry_webhook_delivery',
   'egress.v1.admin_update_webhook',
-  'players.v1.admin_grant_chests',
   'players.v1.admin_load_content',
   'players.v1.admin_lock_player',
   'players.v1.admin_record_audit',

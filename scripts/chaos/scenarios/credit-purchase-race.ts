@@ -104,7 +104,6 @@ function judgeAnswers(size: Size, funds: Sent[], full: Sent[], credits: { as: An
 export const creditPurchaseRace: Scenario = {
   name: 'credit and purchase races',
   short: true,
-  budgetS: { full: 60, short: 40 },
   async run(ctx) {
     const size: Size = ctx.short ? { affordable: 5, room: 3, creditors: 2, keys: 8 } : { affordable: 8, room: 4, creditors: 3, keys: 15 };
     const o = new Outcomes();
@@ -125,7 +124,7 @@ export const creditPurchaseRace: Scenario = {
     ]);
     judgeAnswers(size, fundsAnswers, fullAnswers, creditAnswers, wrong);
     o.answers = ctx.api.take();
-    const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000);
+    const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000, ctx.progress);
     const verdict = await checkTruth(ctx.db, o);
     const bal = await ctx.db.query<{ amount: string }>(
       `SELECT b.amount::text AS amount FROM wallet.balances b JOIN wallet.currencies c ON c.id = b.currency_id WHERE b.player_id = $1 AND c.code = 'coins'`,

@@ -12,7 +12,6 @@ export function killService(service: Service): Scenario {
   return {
     name: `kill -9 ${service}`,
     short: true,
-    budgetS: { full: 60, short: 45 },
     run: (ctx) =>
       runUnderFault(ctx, async () => {
         const pid = ctx.stack.pid(service);

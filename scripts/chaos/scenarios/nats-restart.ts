@@ -12,7 +12,6 @@ function natsRestart(downMs: number, short: boolean): Scenario {
   return {
     name: short ? 'NATS restart' : `NATS down ${downMs / 1000} s`,
     short,
-    budgetS: { full: 60, short: 45 },
     run: (ctx) =>
       runUnderFault(ctx, async () => {
         const began = Date.now();

@@ -13,7 +13,6 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 export const postgresRestart: Scenario = {
   name: 'Postgres restart',
   short: true,
-  budgetS: { full: 60, short: 45 },
   run: (ctx) =>
     runUnderFault(ctx, async () => {
       const began = Date.now();
@@ -29,7 +28,6 @@ const DOWN_MS = 6000;
 export const postgresDownLong: Scenario = {
   name: `Postgres down ${DOWN_MS / 1000} s`,
   short: false,
-  budgetS: { full: 60, short: 45 },
   run: (ctx) =>
     runUnderFault(ctx, async () => {
       const began = Date.now();

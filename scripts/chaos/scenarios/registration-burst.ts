@@ -16,7 +16,6 @@ import { checkTruth } from '../support/truth.js';
 export const registrationBurst: Scenario = {
   name: 'registration burst',
   short: true,
-  budgetS: { full: 60, short: 40 },
   async run(ctx) {
     const size = ctx.short ? { single: 70, twoKeys: 5, oneKey: 5 } : { single: 140, twoKeys: 10, oneKey: 10 };
     const o = new Outcomes();
@@ -56,7 +55,7 @@ export const registrationBurst: Scenario = {
     ]);
     const seconds = (Date.now() - t) / 1000;
     o.answers = ctx.api.take();
-    const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000);
+    const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000, ctx.progress);
     const verdict = await checkTruth(ctx.db, o);
     const fiveXX = o.fiveXX();
     const overloaded = fiveXX['503 overloaded'] ?? 0;

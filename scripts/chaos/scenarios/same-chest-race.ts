@@ -79,7 +79,6 @@ async function judge(ctx: ChaosContext, chests: Target[], shots: Map<string, Sho
 export const sameChestRace: Scenario = {
   name: 'same-chest races',
   short: true,
-  budgetS: { full: 60, short: 40 },
   async run(ctx) {
     const size = ctx.short ? { players: 3, chests: 8, wave: 6 } : { players: 4, chests: 15, wave: 10 };
     const players = await newActors(ctx, 'race', size.players, size.chests);
@@ -92,7 +91,7 @@ export const sameChestRace: Scenario = {
       await Promise.all(chests.slice(i, i + size.wave).map(async (c) => shots.set(c.chestId, await fireAt(ctx, o, c))));
     }
     o.answers = ctx.api.take();
-    const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000);
+    const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000, ctx.progress);
     const verdict = await checkTruth(ctx.db, o);
     const { wrong, keyless200 } = await judge(ctx, chests, shots);
     const codes: Record<string, number> = {};

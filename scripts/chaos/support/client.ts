@@ -73,6 +73,8 @@ export class Api {
   /** Every answer since the last `take()` (the scenario's record). */
   private answers: Answer[] = [];
   coinsId = '';
+  /** Told of every answer (the run's progress). */
+  onAnswer?: (a: Answer) => void;
 
   constructor(
     readonly base: string,
@@ -131,6 +133,7 @@ export class Api {
       };
     }
     if (kind !== 'setup') this.answers.push(a);
+    this.onAnswer?.(a);
     return a;
   }
 

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { PrivatePostgres } from '@ccs/shared/testing';
 import { inParallel, type Actor, type Api } from './client.js';
 import type { PrivateNats } from './infra.js';
+import type { Progress } from './progress.js';
 import type { ChaosStack } from './stack.js';
 
 export interface ChaosContext {
@@ -19,6 +20,8 @@ export interface ChaosContext {
   woodenId: string;
   /** A player of its own for the recovery probe. */
   prober: Actor;
+  /** The run's watchdog: what happens counts as progress (progress.ts). */
+  progress: Progress;
   log(line: string): void;
 }
 
@@ -53,8 +56,6 @@ export interface Scenario {
   name: string;
   /** Part of the short (CI) suite. */
   short: boolean;
-  /** Seconds it needs at most, full and short; the runner skips it when less is left. */
-  budgetS: { full: number; short: number };
   run(ctx: ChaosContext): Promise<ScenarioReport>;
 }
 

@@ -56,7 +56,7 @@ export async function runUnderFault(ctx: ChaosContext, inject: () => Promise<Inj
   const doneAfter = burst.finished - doneAtRecovery;
   await burst.stop();
   o.answers = ctx.api.take();
-  const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000);
+  const unsettled = await settle(ctx.db, ctx.nats.url, ctx.prefix, o.playerIds(), 30_000, ctx.progress);
   const verdict = await checkTruth(ctx.db, o);
   const parked = await parkedSince(ctx.db, since);
 

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { grantsStream } from '@ccs/shared';
 import type { Actor, Api } from './client.js';
 import { sleep } from './infra.js';
+import type { Progress } from './progress.js';
 
 const SCHEMAS = ['players', 'wallet', 'chests', 'collections'];
 
@@ -91,13 +92,21 @@ export async function measureRecovery(api: Api, prober: Actor, db: pg.Pool, faul
 
 /**
  * Waits until nothing is in flight: outboxes published, every grants consumer with nothing
- * pending or unacknowledged, and the players' purchases settled. Returns what was still pending
- * when `timeoutMs` ran out ("" when settled).
+ * pending or unacknowledged, and the players' purchases settled. Bounded by progress: it gives up
+ * only when what is pending stayed the same for `stillMs`, and returns what was still pending
+ * then ("" when settled).
  */
-export async function settle(db: pg.Pool, natsUrl: string, prefix: string, playerIds: string[], timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
+export async function settle(
+  db: pg.Pool,
+  natsUrl: string,
+  prefix: string,
+  playerIds: string[],
+  stillMs: number,
+  progress?: Progress,
+): Promise<string> {
   let pending = 'not checked yet';
-  while (Date.now() < deadline) {
+  let changedAt = Date.now();
+  while (Date.now() - changedAt < stillMs) {
     try {
       const outbox = SCHEMAS.map((s) => `(SELECT count(*) FROM ${s}.outbox WHERE published_at IS NULL)`).join(' + ');
       const r = await db.query<{ outbox: number; purchases: number }>(
@@ -117,8 +126,13 @@ export async function settle(db: pg.Pool, natsUrl: string, prefix: string, playe
       } finally {
         await nc.close();
       }
-      pending = busy.join('; ');
-      if (!pending) return '';
+      const now = busy.join('; ');
+      if (!now) return '';
+      if (now !== pending) {
+        changedAt = Date.now();
+        progress?.mark(`settling: ${now}`);
+      }
+      pending = now;
     } catch (err) {
       pending = `could not check (${String(err).slice(0, 120)})`;
     }

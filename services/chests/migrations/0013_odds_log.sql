@@ -1,5 +1,5 @@
 -- Up Migration
--- The odds log (DESIGN.md §7): append-only and hash-chained, one entry per chest type whose rules
+-- The odds log (docs/design.md §7): append-only and hash-chained, one entry per chest type whose rules
 -- a content version changed (every chest type of an app's first version logged). `entry_hash` =
 -- SHA-256 of previous_hash || rules_sha256 || chest_type_id || rules_version || effective_at (the
 -- ISO 8601 UTC string with milliseconds); `previous_hash` is the app's previous entry's hash, 64

@@ -1,5 +1,5 @@
 -- Up Migration
--- Spend limits (DESIGN.md §7, docs/compliance.md): a player's spend in a UTC day or month is the
+-- Spend limits (docs/design.md §7, docs/compliance.md): a player's spend in a UTC day or month is the
 -- sum of their payments in paid currencies created in it and not released (pending, debited,
 -- completed, or compensating until the refund settles). A payment row recorded `pending` under the
 -- limit, before the wallet is asked, is the reservation: a refused debit (failed), a compensation

@@ -1,5 +1,5 @@
 -- Up Migration
--- Odds change notice periods (DESIGN.md §7, docs/compliance.md): with content
+-- Odds change notice periods (docs/design.md §7, docs/compliance.md): with content
 -- `compliance.odds_change_notice_hours` = N, new rules for a chest type already in the catalog take
 -- effect N hours after the load. Until then the row's `rules` and `content_version` stay the rules
 -- in force (what openings roll and the odds document discloses) and the coming ones wait here;

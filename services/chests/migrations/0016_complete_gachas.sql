@@ -1,5 +1,5 @@
 -- Up Migration
--- The complete gachas of a content version (DESIGN.md §7: a rewarded collection some of whose
+-- The complete gachas of a content version (docs/design.md §7: a rewarded collection some of whose
 -- collectibles only paid chests drop), found at load from the whole content, which chests keeps
 -- only in part: the odds simulator names them for the chests concerned, with what to change.
 -- NULL for versions stored before.

@@ -1,5 +1,5 @@
 -- Up Migration
--- Gacha banners (DESIGN.md §8, docs/content.md "Banners").
+-- Gacha banners (docs/design.md §8, docs/content.md "Banners").
 -- A content version's banners, as loaded (NULL for versions stored before: none).
 ALTER TABLE content_versions ADD COLUMN banners jsonb;
 

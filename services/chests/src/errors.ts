@@ -1,4 +1,5 @@
 import { AppError, type ComplianceRefusal, type SpendStanding } from '@ccs/shared';
+import type { Banner } from './banners/banners.js';
 import type { RequiredKey } from './repositories/chest-mechanics-repo.js';
 
 /** The ways a player spends a paid currency on random content, all behind the one compliance gate (compliance/gate.ts). */
@@ -103,11 +104,11 @@ export const chestErrors = {
       meta: {
         reason: refusal.reason,
         ...(refusal.code === 'age_restricted' && refusal.minAge ? { min_age: refusal.minAge } : {}),
-        // A rule pack's gate names its rule (DESIGN.md §7): {pack, rule, source}.
+        // A rule pack's gate names its rule (docs/design.md §7): {pack, rule, source}.
         ...(refusal.rule ? { rule: refusal.rule } : {}),
       },
     }),
-  /** A payment past one of the player's spend limits (DESIGN.md §7): which, and when it resets. */
+  /** A payment past one of the player's spend limits (docs/design.md §7): which, and when it resets. */
   spendLimitReached: (s: SpendStanding) =>
     new AppError({
       kind: 'forbidden',
@@ -138,7 +139,7 @@ function shortfallOf(walletError: AppError): { required?: unknown; balance?: unk
   return { ...('required' in meta ? { required: meta.required } : {}), ...('balance' in meta ? { balance: meta.balance } : {}) };
 }
 
-/** Errors of the chest-debit sagas (keys, timer skips). */
+/** Errors of the key and skip sagas (payments/key-saga.ts, payments/skip-saga.ts). */
 export const keyErrors = {
   /**
    * The wallet refused a timer skip's debit: what the skip costs now (`amount`, and as the wallet
@@ -161,4 +162,70 @@ export const keyErrors = {
     }),
   interrupted: () =>
     AppError.unavailable('opening_interrupted', 'The opening was interrupted and the key refunded; retry (with the same Idempotency-Key).'),
+};
+
+/** The banners' domain errors (docs/design.md §8). */
+export const bannerErrors = {
+  bannerNotFound: () => AppError.notFound('banner_not_found', 'No banner with this id.', { parameter: 'id' }),
+  bannerNotActive: (b: Banner, now: Date) =>
+    new AppError({
+      kind: 'conflict',
+      code: 'banner_not_active',
+      detail:
+        now < b.startsAt
+          ? `This banner opens at ${b.content.starts_at}; pull it from then.`
+          : `This banner ended at ${b.content.ends_at}; pull an active banner instead (GET /api/v1/banners).`,
+      meta: { starts_at: b.content.starts_at, ends_at: b.content.ends_at },
+    }),
+  noSpark: () => AppError.conflict('spark_unavailable', 'This banner has no spark: nothing can be exchanged for its pulls.'),
+  notFeatured: (b: Banner) =>
+    new AppError({
+      kind: 'invalid',
+      code: 'not_featured',
+      detail: `A spark takes one of the banner's featured collectibles: ${b.content.featured.collectibles.join(', ')}.`,
+      source: { pointer: '/data/attributes/collectible_id' },
+    }),
+  sparkPointsInsufficient: (have: number, cost: number) =>
+    new AppError({
+      kind: 'conflict',
+      code: 'spark_points_insufficient',
+      detail: `A spark costs ${cost} points on this banner; you have ${have} in its pity group. Each pull on the group's banners adds one.`,
+      meta: { spark_points: have, cost },
+    }),
+  sparkKeyReused: () =>
+    AppError.conflict('idempotency_key_reused', 'This Idempotency-Key was already used for another spark; use a new key.', {
+      header: 'Idempotency-Key',
+    }),
+};
+
+/** Errors of the fairness, pity and verification operations. */
+export const fairnessErrors = {
+  rulesVersionNotFound: () =>
+    AppError.notFound('rules_version_not_found', 'This chest has no rules of that content version.', { parameter: 'rules_version' }),
+  openingNotFound: () => AppError.notFound('opening_not_found', 'You have no opening with this id.', { parameter: 'id' }),
+  seedNotRevealed: () =>
+    AppError.conflict(
+      'seed_not_revealed',
+      'The server seed of this opening is still in use; rotate it (POST /api/v1/players/me/fairness/rotate) to reveal it, then verify.',
+    ),
+  notVerifiable: () => AppError.conflict('opening_not_verifiable', 'This opening was made before verifiable randomness and cannot be recomputed.'),
+};
+
+/** The errors of a bounded simulation, with the codes clients see. */
+export const simulationErrors = {
+  busy: (retryAfterSeconds: number) =>
+    AppError.rateLimited(
+      'simulation_busy',
+      'A simulation of this app is already running or waiting for its turn, and an app has one at a time: retry once it has finished (Retry-After).',
+      retryAfterSeconds,
+    ),
+  overloaded: (retryAfterSeconds: number) =>
+    AppError.overloaded('Too many simulations are running on this chests replica right now; nothing was done, retry shortly.', retryAfterSeconds),
+  timeout: (timeoutMs: number) =>
+    AppError.unavailable(
+      'simulation_timeout',
+      `The simulation did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped; ask for fewer openings.`,
+    ),
+  lockUnavailable: () =>
+    AppError.unavailable('service_unavailable', 'Postgres, which keeps one simulation per app at a time, is not reachable. Retry shortly.'),
 };

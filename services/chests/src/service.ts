@@ -46,6 +46,7 @@ import { openChestEndpoint } from './endpoints/open-chest.js';
 import { purchaseChestsEndpoint } from './endpoints/purchase-chests.js';
 import { purchaseRestrictionsEndpoint } from './endpoints/purchase-restrictions.js';
 import { spendLimitsEndpoint } from './endpoints/spend-limits.js';
+import { studioChestGrantsEndpoint } from './endpoints/studio-chest-grants.js';
 import { SeedCipher } from './fairness/seed-cipher.js';
 import { DropTables } from './opening/drop-tables.js';
 import { OneAtATime } from './opening/one-at-a-time.js';
@@ -142,6 +143,7 @@ function chestsEndpoints(deps: ChestsDeps): Endpoint[] {
     adminExportRulesEndpoint(deps),
     adminExportBannerRulesEndpoint(deps),
     adminOddsLogEndpoint(deps),
+    studioChestGrantsEndpoint(deps),
   ];
 }
 

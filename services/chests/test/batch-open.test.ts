@@ -41,6 +41,24 @@ describe('batch open (service tier)', () => {
     expect(rows[0]!.n).toBe(3);
   });
 
+  it('counts each opening of a batch as a single open is counted: opened, then granted or grant_pending (the grants wait in the tier)', async () => {
+    const outcomes = async () => {
+      const metric = await tier.service.deps.metrics.registry.getSingleMetric('ccs_saga_outcomes_total')!.get();
+      const count = (outcome: string) => metric.values.find((v) => v.labels.saga === 'opening' && v.labels.outcome === outcome)?.value ?? 0;
+      return { opened: count('opened'), granted: count('granted'), pending: count('grant_pending') };
+    };
+    const { playerId, chests } = await grantedChests(tier, appId, { n: 4 });
+    const before = await outcomes();
+    await openMany(playerId, chests.slice(0, 3));
+    await openChest(tier, appId, playerId, chests[3]!);
+    const after = await outcomes();
+    expect({ opened: after.opened - before.opened, granted: after.granted - before.granted, pending: after.pending - before.pending }).toEqual({
+      opened: 4,
+      granted: 0,
+      pending: 4,
+    });
+  });
+
   it('opens nothing when one chest cannot be opened, and names it', async () => {
     const { playerId, chests } = await grantedChests(tier, appId, { n: 5 });
     await openChest(tier, appId, playerId, chests[3]!);

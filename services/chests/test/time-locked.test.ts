@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DebitCurrency, GetInventory, readContentFile, UnlockChest, type AppContent } from '@ccs/shared';
-import { skipPrice } from '../src/opening/unlock-chest.js';
+import { skipPrice } from '../src/payments/skip-saga.js';
 import {
   callOf,
   chestsApp,

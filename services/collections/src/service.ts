@@ -1,14 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import {
-  connectCacheRedis,
-  ContentCache,
-  ContentChanged,
-  contentVersionEndpoint,
-  OutboxRelay,
-  type Bus,
-  type ServiceDefinition,
-  type Worker,
-} from '@ccs/shared';
+import { connectCacheRedis, ContentCache, contentVersionEndpoint, OutboxRelay, type ServiceDefinition } from '@ccs/shared';
 import type { CollectionsConfig } from './config.js';
 import { CatalogReader } from './catalog/catalog-reader.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
@@ -22,25 +13,7 @@ import { listCollectiblesEndpoint } from './endpoints/list-collectibles.js';
 import { listCollectionCollectiblesEndpoint } from './endpoints/list-collection-collectibles.js';
 import { listCollectionsEndpoint } from './endpoints/list-collections.js';
 import { playerCollectionEndpoint } from './endpoints/player-collection.js';
-
-/**
- * Every replica takes the content version another one applied as soon as its ContentChanged
- * notice arrives, instead of when its local version pointer expires: a gateway that dropped its
- * cached replies on that notice must not get (and cache again) old content from this replica.
- */
-function followContentChanges(bus: Bus, cache: ContentCache): Worker {
-  let stop: (() => void) | undefined;
-  return {
-    start() {
-      stop = bus.listen(ContentChanged, (n) => {
-        if (n.service === 'collections') cache.heard(n.appId, n.version);
-      });
-    },
-    async stop() {
-      stop?.();
-    },
-  };
-}
+import { followContentChanges } from './workers/follow-content-changes.js';
 
 /**
  * The collections service: each app's collections and collectibles, and what every player owns;

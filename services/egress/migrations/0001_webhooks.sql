@@ -3,10 +3,13 @@
 -- they were sent, and one delivery per (endpoint, event), retried with exponential backoff for
 -- 24 h and then parked.
 --
--- Take-over: until this service existed, players held these tables (its migration 0008). When
--- they are there and this schema has none yet, they are moved here as they are (rows, indexes,
--- foreign keys), in this migration's transaction; players no longer uses them. On a new database
--- they are created here (players' 0008 may have created empty ones first: they are moved too).
+-- Tables still in players' schema (where a database migrated by an older players has them) are
+-- moved here as they are (rows, indexes, foreign keys) when this schema has none yet, in this
+-- migration's transaction (only their owner may: egress's database role is a member of
+-- players', docs/deploy.md). players' 0013 drops them there only while they are empty. Both take
+-- this advisory lock first, so the two services may migrate in any order, or at once.
+SELECT pg_advisory_xact_lock(hashtext('ccs-move:webhooks'));
+
 DO $$
 BEGIN
   IF to_regclass('players.webhook_endpoints') IS NOT NULL AND to_regclass(format('%I.webhook_endpoints', current_schema())) IS NULL THEN
@@ -64,7 +67,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at DESC);
 
--- A delivery keeps an error class, never the receiver's answer or its address (DESIGN §6): the
+-- A delivery keeps an error class, never the receiver's answer or its address (docs/design.md §6): the
 -- texts players stored ("HTTP 500: <body>", "ECONNREFUSED: connect … 10.0.0.7:80") become their
 -- class, anything unrecognised null.
 UPDATE webhook_deliveries

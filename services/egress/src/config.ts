@@ -35,7 +35,7 @@ export const EgressConfigSchema = BaseConfigSchema.extend({
    */
   WEBHOOK_APP_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /**
-   * The only destinations exempt from the address rules (DESIGN §6): comma-separated exact
+   * The only destinations exempt from the address rules (docs/design.md §6): comma-separated exact
    * `host:port` pairs, e.g. `127.0.0.1:4000,localhost:8080`. Empty by default; for local
    * development and tests only.
    */

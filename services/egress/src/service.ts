@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { WebhookInterestCache, type ServiceDefinition } from '@ccs/shared';
 import type { EgressConfig } from './config.js';
-import { parseAllowTargets, systemResolver, type Resolver } from './destination.js';
-import { webhookAdminEndpoints } from './webhooks/admin-endpoints.js';
-import { webhookConsumers } from './webhooks/fan-out.js';
+import { parseAllowTargets, systemResolver, type Resolver } from './webhooks/destination.js';
+import { webhookAdminEndpoints } from './endpoints/webhooks.js';
+import { retiredDurablesSweeper, takeOverRetiredDurables } from './consumers/durable-handover.js';
+import { webhookConsumers } from './consumers/fan-out.js';
 import { enabledEventTypes } from './repositories/webhook-endpoints-repo.js';
-import { WebhookSender } from './webhooks/sender.js';
+import { WebhookSender } from './workers/sender.js';
 
 /**
  * The egress worker: the only process that connects to addresses a tenant chose. It owns the
@@ -20,7 +21,9 @@ export function egressServiceWith(resolve: Resolver = systemResolver): ServiceDe
     version: '0.1.0',
     schema: 'egress',
     migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-    build({ config, log, pool, nc, bus, metrics }) {
+    async build({ config, log, pool, nc, jsm, bus, metrics }) {
+      // Before the consumers start: a durable renamed since the last start begins where its old name stands.
+      await takeOverRetiredDurables(jsm, config.NATS_PREFIX, log);
       const sender = new WebhookSender(pool, config, log, metrics, resolve);
       const wake = () => sender.wake();
       const guard = { allow: parseAllowTargets(config.WEBHOOK_ALLOW_TARGETS), resolve };
@@ -29,7 +32,7 @@ export function egressServiceWith(resolve: Resolver = systemResolver): ServiceDe
       return {
         endpoints: webhookAdminEndpoints(pool, wake, nc, config.NATS_PREFIX, guard),
         consumers: webhookConsumers(wake, interest),
-        workers: [sender, { start: () => undefined, stop: async () => interest.stop() }],
+        workers: [sender, retiredDurablesSweeper(jsm, config.NATS_PREFIX, log), { start: () => undefined, stop: async () => interest.stop() }],
       };
     },
   };

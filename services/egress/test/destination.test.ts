@@ -8,7 +8,7 @@ import {
   refusedAddress,
   targetOf,
   type Resolver,
-} from '../src/destination.js';
+} from '../src/webhooks/destination.js';
 
 /** A resolver that answers from a table (no DNS): the seam the guard takes. */
 const table =

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAllowTargets, type Resolver } from '../src/destination.js';
+import { parseAllowTargets, type Resolver } from '../src/webhooks/destination.js';
 import { postWebhook } from '../src/webhooks/post.js';
 
 /**

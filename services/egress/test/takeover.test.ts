@@ -1,7 +1,12 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { AdminCreateApp, AdminListWebhookDeliveries, AdminListWebhooks } from '@ccs/shared';
 import { startStack, type TestStack } from '../../../test/support/stack.js';
+
+/** The webhook tables as an older players created them in its schema. */
+const PLAYERS_WEBHOOK_TABLES = fileURLToPath(new URL('./fixtures/players-webhook-tables.sql', import.meta.url));
 
 /**
  * Upgrading from players sending webhooks: the egress worker's first migration moves players'
@@ -15,12 +20,13 @@ describe('egress takes over the webhooks players kept', () => {
   const events = [1, 2, 3, 4, 5].map((n) => `aaaaaaaa-0000-4000-8000-00000000f00${n}`);
 
   beforeAll(async () => {
-    // As before the upgrade: players alone, with its webhook tables (migration 0008) filled.
+    // As before the upgrade: players alone, with the webhook tables an older players made, filled.
     stack = await startStack({ services: ['players'] });
     appId = (await stack.bus.request(AdminCreateApp, { name: 'Upgraded' }, { requestId: 'takeover' })).appId;
-    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL, options: '-c search_path=players' });
     await db.connect();
     try {
+      await db.query(await readFile(PLAYERS_WEBHOOK_TABLES, 'utf8'));
       await db.query(
         `INSERT INTO players.webhook_endpoints (id, app_id, url, secret) VALUES ($1, $2, 'https://hooks.example.com/old', 'whsec_old1')`,
         [endpointId, appId],

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { BaseConfigSchema } from '@ccs/shared';
+import { BaseConfigSchema, IdempotencyKeyTtlHours } from '@ccs/shared';
 import { z } from 'zod';
 
 /** CPUs, capped to leave one thread of libuv's pool (where argon2 runs) to everything else. */
@@ -51,12 +51,7 @@ export const PlayersConfigSchema = BaseConfigSchema.extend({
    */
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   /** How long a registration's or guest creation's Idempotency-Key is remembered. */
-  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 30)
-    .default(24),
+  IDEMPOTENCY_KEY_TTL_HOURS: IdempotencyKeyTtlHours,
   /** How long registration waits for the wallet to apply the initial credits (read-your-writes). */
   GRANT_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(2000),
   /** A player changes a declared country at most once per this many days (docs/content.md, "Compliance"); 0 lifts the cooldown. */

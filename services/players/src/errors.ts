@@ -12,13 +12,6 @@ export const playerErrors = {
   playerNotFound: () => AppError.notFound('player_not_found', 'No such player in this app.', { parameter: 'id' }),
   /** The admin lookup by id or email. */
   appHasNoSuchPlayer: () => AppError.notFound('player_not_found', 'The app has no such player.'),
-  /** A chest grant's player. */
-  grantPlayerNotFound: (appId: string, playerId: string) => AppError.notFound('player_not_found', `App ${appId} has no player ${playerId}.`),
-  grantReferenceReused: (reference: string, earlier: { chestTypeId: string; quantity: number }) =>
-    AppError.conflict(
-      'reference_reused',
-      `Reference ${reference} already granted this player ${earlier.quantity} × ${earlier.chestTypeId}; a different grant needs a new reference.`,
-    ),
   /** The caller's own player, named by the access token. */
   tokenPlayerNotFound: () => AppError.notFound('player_not_found', 'The player of this token does not exist in this app.'),
   /** Another player named by the path's `{id}`. */
@@ -49,11 +42,6 @@ export const playerErrors = {
   /** Login or refresh of a player the studio locked. */
   playerLocked: () =>
     new AppError({ kind: 'forbidden', code: 'player_locked', detail: "This player's account is locked by the game's studio: contact its support." }),
-  /** A studio grant's chest type the app's current content does not have. */
-  grantChestTypeNotFound: (chest: string) =>
-    AppError.unprocessable('chest_type_not_found', `The app's current content has no chest "${chest}": give its slug or catalog id.`, {
-      pointer: '/data/attributes/chest_type',
-    }),
 };
 
 /** Refusals of a player's own change of their declared profile (profile/declared-profile.ts). */

@@ -9,7 +9,6 @@ import { adminCreateAppEndpoint, adminLoadContentEndpoint } from './endpoints/ad
 import { adminListAppsEndpoint } from './endpoints/admin-list-apps.js';
 import { adminListAuditEndpoint, adminListContentVersionsEndpoint, adminRecordAuditEndpoint } from './endpoints/admin-audit.js';
 import { adminContentDiffEndpoint } from './endpoints/admin-content-diff.js';
-import { adminGrantChestsEndpoint } from './endpoints/admin-grant-chests.js';
 import { adminRotateKeysEndpoint } from './endpoints/admin-rotate-keys.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { adminFindPlayerEndpoint } from './endpoints/admin-find-player.js';
@@ -79,7 +78,6 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         adminCreateAppEndpoint(d),
         adminLoadContentEndpoint(d),
         adminRotateKeysEndpoint(d),
-        adminGrantChestsEndpoint(d),
         adminRecordAuditEndpoint(d.pool),
         adminListAuditEndpoint(d.pool),
         adminListContentVersionsEndpoint(d.pool),

@@ -1,6 +1,6 @@
 import type { AppliedNotices, AtRestCipher, Bus, Logger, OutboxRelay, Pool, WebhookInterestCache } from '@ccs/shared';
 import type { StoreConfig } from './config.js';
-import type { StoreContentReader } from './content.js';
+import type { StoreContentReader } from './content/content-reader.js';
 import type { ComplianceProfiles } from './purchases/compliance-profiles.js';
 
 /** What the store's endpoints, consumers and workers depend on, built once in service.ts. */

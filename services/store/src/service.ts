@@ -3,7 +3,7 @@ import { AppliedNotices, AtRestCipher, OutboxRelay, periodicWorker, WebhookInter
 import { createAppleTrust } from './apple/index.js';
 import type { StoreConfig } from './config.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
-import { StoreContentReader } from './content.js';
+import { StoreContentReader } from './content/content-reader.js';
 import type { StoreDeps } from './deps.js';
 import { adminEndpoints } from './endpoints/admin.js';
 import { appleNotificationEndpoint, googleNotificationEndpoint } from './endpoints/notifications.js';

@@ -1,5 +1,5 @@
 -- Up Migration
--- Spark points left at a banner's end converted to its spark currency (DESIGN.md §8): a credit
+-- Spark points left at a banner's end converted to its spark currency (docs/design.md §8): a credit
 -- reason of its own in the ledger.
 ALTER TABLE ledger DROP CONSTRAINT ledger_reason_check;
 ALTER TABLE ledger ADD CONSTRAINT ledger_reason_check CHECK (reason IN (

@@ -37,7 +37,7 @@ export const walletService: ServiceDefinition<WalletConfig> = {
         adminCreditEndpoint(pool, relay, interest),
         contentVersionEndpoint('wallet', pool),
       ],
-      consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(pool, relay, interest), storeRefundsConsumer(relay, interest)],
+      consumers: [contentLoadedConsumer(pool, log), creditGrantsConsumer(relay, interest), storeRefundsConsumer(relay, interest)],
       workers: [
         relay,
         { start: () => undefined, stop: async () => interest.stop() },

@@ -98,7 +98,7 @@ describe('wallet over NATS: content, grants, debits and refunds', () => {
   it('applies a redelivered grant (same message id) only once, even concurrently', async () => {
     const player = randomUUID();
     const id = await grantCredits(tier, appId, player, [{ currency: 'gems', amount: '5' }]);
-    const consumer = creditGrantsConsumer(walletPool(tier));
+    const consumer = creditGrantsConsumer();
     const payload = { appId, playerId: player, reason: 'welcome_bonus' as const, credits: [{ currency: 'gems', amount: '5' }] };
     // As the runtime delivers a batch: its ids marked processed, then the fresh ones applied, in one transaction.
     const deliver = (messageId: string, deliveryCount: number) =>

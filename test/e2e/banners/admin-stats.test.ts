@@ -3,7 +3,7 @@ import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../su
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
 import { createApp, registerPlayer, sql, studioGrant, type Player } from '../../../services/chests/test/support/chests.js';
 
-// GET /api/v1/admin/banners/{id}/stats (DESIGN.md §8, issue 23) through the running stack: real
+// GET /api/v1/admin/banners/{id}/stats (docs/design.md §8) through the running stack: real
 // pulls of the demo banner kraken-rising (the Abyssal Chest, 1,000 coins a pull; a 50/50 on
 // sea-kraken with the guarantee; legendary pity at 15; a legendary ten-pull floor; a spark at 10
 // points converting to coins) counted against the pulls' own answers, side by side with the

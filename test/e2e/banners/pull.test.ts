@@ -12,7 +12,7 @@ import { expectError } from '../../support/jsonapi-schema.js';
 import { appOfToken } from '../../support/grant-currency.js';
 import { createApp, registerPlayer, sql, studioGrant, wallet, type Player } from '../../../services/chests/test/support/chests.js';
 
-// Banner pulls and the spark through the running stack (DESIGN.md §8, issue 23): the demo banner
+// Banner pulls and the spark through the running stack (docs/design.md §8): the demo banner
 // kraken-rising pulls the Abyssal Chest (1,000 coins; legendary pity at 15; 50/50 on sea-kraken with
 // the guarantee; a legendary floor for ten-pulls; a spark at 10 points). The maths itself (pinned
 // seeds, 100,000 simulated pulls, the offline verifier) is packages/shared/test/banner*.test.ts.

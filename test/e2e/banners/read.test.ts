@@ -61,7 +61,7 @@ function contentWithBanners(): AppContent {
   return c;
 }
 
-// The read side of gacha banners (DESIGN.md §8, issue 23) through the running stack: the list of
+// The read side of gacha banners (docs/design.md §8) through the running stack: the list of
 // active and coming banners, one banner, its odds document (docs/fairness.md, "Banner pulls"), and
 // the caller's standing with a token. The maths is packages/shared/test/banner*.test.ts; here the
 // figures served are checked against the domain's own functions on the disclosed rules.

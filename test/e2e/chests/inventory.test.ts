@@ -150,7 +150,7 @@ describe('player chest inventory', () => {
     const guest = await createGuest(stack);
     expect((await inventory(stack, guest)).meta.total_chests).toBe(1);
     expectError(await get(stack, `/api/v1/players/${alice.id}/chests`, guest.token), 403, 'guest_forbidden');
-    // No credentials at all: 401, not 403 (DESIGN.md §3).
+    // No credentials at all: 401, not 403 (docs/design.md §3).
     expectError(await get(stack, `/api/v1/players/${alice.id}/chests`), 401, 'missing_token');
   });
 

@@ -34,7 +34,7 @@ function onlyRarity(base: AppContent, rarity: string): AppContent {
   return c;
 }
 
-// Odds change notice periods (DESIGN.md §7, docs/compliance.md): with
+// Odds change notice periods (docs/design.md §7, docs/compliance.md): with
 // compliance.odds_change_notice_hours = N, new rules for a chest type already in the catalog take
 // effect N hours after the load; until then every opening rolls the old rules, the catalog says
 // meta.odds_change, and the odds document discloses the rules that roll. Through the running stack.

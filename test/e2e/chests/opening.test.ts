@@ -145,8 +145,8 @@ describe('opening a chest', () => {
     const plain = await open(stack, p, unkeyed);
     expect(plain.statusCode).toBe(200);
     expect(plain.headers['idempotent-replayed']).toBeUndefined();
-    expect(await sql(stack, 'SELECT idempotency_key FROM chests.openings WHERE chest_id = $1', [unkeyed])).toEqual([
-      { idempotency_key: expect.stringMatching(/^retry:[0-9a-f-]{36}$/) },
+    expect(await sql(stack, 'SELECT kind, idempotency_key FROM chests.opening_keys WHERE chest_ids = ARRAY[$1::uuid]', [unkeyed])).toEqual([
+      { kind: 'one', idempotency_key: expect.stringMatching(/^retry:[0-9a-f-]{36}$/) },
     ]);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Rule packs (DESIGN.md §7, docs/content.md "Rule packs") end to end, through the gateway against
+ * Rule packs (docs/design.md §7, docs/content.md "Rule packs") end to end, through the gateway against
  * the real services, Postgres, NATS and Redis. An app whose content makes gems paid, sets no gate
  * of its own and applies the BE, BR and CN packs: Belgium blocked, Brazil under 18 and China
  * under 8 refused; minors in China are held to CN's limits in CNY paid at the stores

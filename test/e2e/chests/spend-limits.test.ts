@@ -1,5 +1,5 @@
 /**
- * Spend limits (DESIGN.md §7, docs/compliance.md "Spend limits") end to end, through the gateway
+ * Spend limits (docs/design.md §7, docs/compliance.md "Spend limits") end to end, through the gateway
  * against the real services, Postgres, NATS and Redis. An app whose content makes gems and
  * vault_key paid, sets no region or age gate, and limits players of at most 17 in DE and FR to 60
  * units of paid currency a UTC day and 200 a month. Every paid path counts (purchases, a paid key,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppContentSchema, readContentFile } from '@ccs/shared';
 import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError, expectJsonApi } from '../../support/jsonapi-schema.js';
-import { skipPrice } from '../../../services/chests/src/opening/unlock-chest.js';
+import { skipPrice } from '../../../services/chests/src/payments/skip-saga.js';
 import { defaultCatalogIds, get, grantChests, inventory, open, sql, wallet, type Player } from '../../../services/chests/test/support/chests.js';
 import { registerDeclaring } from '../../../services/chests/test/support/compliance.js';
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@ccs/shared/testing';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -24,18 +24,6 @@ export interface Replica {
   waitReady(timeoutMs?: number): Promise<void>;
   /** Sends SIGTERM and waits for the exit (SIGKILL after `boundMs`); says how long the stop took. */
   terminate(boundMs?: number): Promise<ReplicaExit & { ms: number }>;
-}
-
-/** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
-    });
-  });
 }
 
 /**

@@ -23,7 +23,6 @@ export interface StoreStack {
   close(): Promise<void>;
 }
 
-export const BUNDLE = 'com.example.chests';
 export const PACKAGE = 'com.example.chests';
 export const PUSH_AUDIENCE = 'https://chests.example.com/api/v1/stores/google/notifications';
 export const PUSH_ACCOUNT = 'play-notifications@example-chests.iam.gserviceaccount.com';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { AdminCreateApp, type Logger } from '@ccs/shared';
 import { startStack, type TestStack } from '../../../test/support/stack.js';
 import { runAdminIn } from './support/run-admin.js';
-import { WebhookSender } from '../../../services/egress/src/webhooks/sender.js';
+import { WebhookSender } from '../../../services/egress/src/workers/sender.js';
 import { EgressConfigSchema } from '../../../services/egress/src/config.js';
 
 /** Webhooks from the admin command line (`npm run admin -- webhooks …`), and how long deliveries are kept. */

@@ -86,6 +86,14 @@ export const AtRestKeySetting = z.preprocess(
     .optional(),
 );
 
+/** How long an Idempotency-Key is remembered, in hours (1 to 30 days; 24 by default). */
+export const IdempotencyKeyTtlHours = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(24 * 30)
+  .default(24);
+
 /** Parses the environment against a schema; a bad value stops the process with one clear line. */
 export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
   // Unsafe secrets first: their message says what to set and how to generate it.

@@ -3,7 +3,7 @@ import { UuidSchema } from './context.js';
 import { BannerViewSchema } from './banners.js';
 import { defineQuery } from './subject.js';
 
-// Operator subject about a gacha banner (DESIGN.md §8): its real pulls against what it discloses
+// Operator subject about a gacha banner (docs/design.md §8): its real pulls against what it discloses
 // and what a seeded simulation of it measures.
 
 /** A proportion with its 95 % Wilson score interval (null bounds before any trial). */

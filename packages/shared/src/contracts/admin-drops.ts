@@ -11,7 +11,7 @@ const ChestNamedSchema = z
   .refine((r) => (r.chestTypeId === undefined) !== (r.slug === undefined), { message: 'give chestTypeId or slug, not both' });
 
 /**
- * A complete gacha a chest takes part in (DESIGN.md §7, domain/complete-gacha.ts): a rewarded
+ * A complete gacha a chest takes part in (docs/design.md §7, domain/complete-gacha.ts): a rewarded
  * collection some of whose collectibles only paid chests (`chests`, slugs) drop, and what to change.
  */
 export const CompleteGachaSchema = z.object({
@@ -80,7 +80,7 @@ const ObservedRaritySchema = z.object({
 });
 
 /**
- * chests.v1.observed_odds (public, DESIGN.md §7 "Observed odds in public"): what the app's kept
+ * chests.v1.observed_odds (public, docs/design.md §7 "Observed odds in public"): what the app's kept
  * openings of a catalog chest drew under one rules version (the current one by default), per
  * rarity, against the shares that version disclosed, with a chi-square p-value. Aggregates only.
  */
@@ -100,7 +100,7 @@ export const GetObservedOdds = defineQuery(
 );
 
 /**
- * One entry of an app's odds log (DESIGN.md §7): a chest type's rules (`chestTypeId`) or a banner's
+ * One entry of an app's odds log (docs/design.md §7): a chest type's rules (`chestTypeId`) or a banner's
  * rules (`bannerId`, its slug), never both (docs/fairness.md, "The odds log").
  */
 export const OddsLogEntrySchema = z

@@ -7,7 +7,7 @@ import { BannerIdSchema } from './banner-pulls.js';
 import { DisclosedBannerRulesSchema } from './banners.js';
 import { defineQuery } from './subject.js';
 
-// The auditor's export (DESIGN.md §7): what `npm run admin -- export-audit` reads of chests, page
+// The auditor's export (docs/design.md §7): what `npm run admin -- export-audit` reads of chests, page
 // by page. Operator subjects only: they carry revealed server seeds and every player's openings.
 
 /** Most openings one page of the export answers. */
@@ -43,7 +43,7 @@ export const AuditOpeningSchema = z.object({
     })
     .nullable(),
   /**
-   * A banner pull's opening (DESIGN.md §8): what it recorded of the banner, and the banner's rules
+   * A banner pull's opening (docs/design.md §8): what it recorded of the banner, and the banner's rules
    * it rolled with (as the server's verification looks them up); null for other openings.
    */
   banner: z

@@ -63,16 +63,16 @@ export const AdminListOpenings = defineQuery(
 );
 
 /**
- * players: an operator's grant of chests to a player (compensation, events), as durable ChestGrant
+ * chests: an operator's grant of chests to a player (compensation, events), as durable ChestGrant
  * messages (source `special`): each lands in the inventory, or the overflow mailbox when it is
  * full. With a `reference` the chests' ids are derived from it, so granting again under the same
  * reference adds nothing (the chests service applies a chest id once) and answers `replayed`;
- * the same reference for another chest type or quantity → 409 reference_reused. Unknown player →
- * 404 player_not_found; a chest type the app's current content does not have → 404
- * chest_type_not_found.
+ * the same reference for another chest type or quantity → 409 reference_reused. A chest type the
+ * app's current content does not have → 422 chest_type_not_found. Chests knows no players: the
+ * caller asks players first (`players.v1.admin_find_player`: 404 player_not_found).
  */
 export const AdminGrantChests = defineSubject(
-  'players.v1.admin_grant_chests',
+  'chests.v1.admin_grant_chests',
   z.object({
     appId: UuidSchema,
     playerId: UuidSchema,

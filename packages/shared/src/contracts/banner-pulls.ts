@@ -7,7 +7,7 @@ import { CurrencyCodeSchema } from './wallet.js';
 /** A banner's API id: its content slug; anything else names no banner (the gateway answers 404 for it). */
 export const BannerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
 
-/** A player's standing on a banner after a pull or an exchange (DESIGN.md §8, `meta.player`). */
+/** A player's standing on a banner after a pull or an exchange (docs/design.md §8, `meta.player`). */
 export const BannerStandingViewSchema = z.object({
   pulls: z.number().int().min(0),
   sparkPoints: z.number().int().min(0),
@@ -16,7 +16,7 @@ export const BannerStandingViewSchema = z.object({
 });
 
 /**
- * A pull of 1 or 10 on a banner (DESIGN.md §8): the banner's chest type bought at its price (one
+ * A pull of 1 or 10 on a banner (docs/design.md §8): the banner's chest type bought at its price (one
  * per pull; all of the purchase's gates, limits and the Idempotency-Key), then opened as one batch
  * with the 50/50, the guarantee, the group's pity and the ten-pull floor. 404 banner_not_found,
  * 409 banner_not_active outside its window.
@@ -44,7 +44,7 @@ export const PullBanner = defineSubject(
 );
 
 /**
- * The spark (DESIGN.md §8): `spark.cost` of the player's points in the banner's pity group for one featured
+ * The spark (docs/design.md §8): `spark.cost` of the player's points in the banner's pity group for one featured
  * collectible of their choice, granted through the grant stream exactly once. 409
  * spark_points_insufficient, 422 not_featured; the Idempotency-Key answers the first exchange again.
  */

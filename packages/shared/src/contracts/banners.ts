@@ -5,7 +5,7 @@ import { defineQuery } from './subject.js';
 import { BannerIdSchema as BannerId, BannerStandingViewSchema } from './banner-pulls.js';
 
 /**
- * The read side of gacha banners (DESIGN.md §8): the app's current and coming banners, one banner,
+ * The read side of gacha banners (docs/design.md §8): the app's current and coming banners, one banner,
  * and its odds document (docs/fairness.md, "Banner pulls"). A banner's API id is its content slug.
  */
 

@@ -20,7 +20,7 @@ export const ChestTypeViewSchema = z.object({
   /** Its timer (docs/content.md, "Time-locked chests"); absent: opens at once. */
   unlock: z.object({ seconds: z.number().int(), skip: z.object({ currency: z.string(), perMinute: z.number() }).optional() }).optional(),
   /**
-   * A change of its rules announced and not yet in force (DESIGN.md §7, odds change notice
+   * A change of its rules announced and not yet in force (docs/design.md §7, odds change notice
    * periods): when the new rules take effect and their rules version; absent: none pending.
    */
   oddsChange: z.object({ effectiveAt: z.string(), rulesVersion: z.number().int() }).optional(),
@@ -154,7 +154,7 @@ export const OpeningFairnessSchema = z.object({
   nonce: z.number().int().min(0),
 });
 
-/** What a banner opening recorded (DESIGN.md §8, `meta.banner`); absent on other openings. */
+/** What a banner opening recorded (docs/design.md §8, `meta.banner`); absent on other openings. */
 export const OpeningBannerSchema = z.object({
   /** The banner's id (its slug). */
   bannerId: z.string(),

@@ -23,14 +23,22 @@ export const DURABLE = {
   walletStoreRefunds: 'wallet-store-refunds',
   /** chests: revokes (or restores) the unopened chests of a store refund. */
   chestsStoreRefunds: 'chests-store-refunds',
-  /**
-   * egress: fans the domain events (grants.events) out to the app's webhook endpoints. The name
-   * is the one players used before the egress worker took webhooks over: the durable keeps its
-   * position in the stream (a new name would read the whole stream again).
-   */
-  webhookEvents: 'players-webhook-events',
-  /** egress: fans chest openings (their grants) out to the app's webhook endpoints as chest.opened (name kept, as above). */
-  webhookOpenings: 'players-webhook-openings',
+  /** egress: fans the domain events (grants.events) out to the app's webhook endpoints. */
+  webhookEvents: 'egress-webhook-events',
+  /** egress: fans chest openings (their grants) out to the app's webhook endpoints as chest.opened. */
+  webhookOpenings: 'egress-webhook-openings',
   /** egress: fans spark exchanges (their grants) out to the app's webhook endpoints as banner.sparked. */
   webhookSparks: 'egress-webhook-sparks',
 } as const;
+
+/**
+ * Durables that were renamed, each with the one that replaces it (same service, same filter). The
+ * service creates the new one where the old one has acknowledged everything before it (its ack
+ * floor), then deletes the old one once no replica pulls from it any more, so no message is
+ * skipped; one acknowledged past the floor comes again and is applied once, by its key
+ * (`processedId`). See egress's `consumers/durable-handover.ts`.
+ */
+export const RETIRED_DURABLES: Readonly<Record<string, string>> = {
+  'players-webhook-events': DURABLE.webhookEvents,
+  'players-webhook-openings': DURABLE.webhookOpenings,
+};

@@ -153,7 +153,7 @@ export const CountryCodeSchema = z
   .regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 code in upper case, e.g. DE')
   .refine(isCountryCode, 'not an assigned ISO 3166-1 alpha-2 country code (e.g. GB, not UK)');
 
-/** The rule packs shipped with the service (DESIGN.md §7), one data file each. */
+/** The rule packs shipped with the service (docs/design.md §7), one data file each. */
 export const RULE_PACK_NAMES = ['BE', 'NL', 'BR', 'CN', 'KR', 'JP'] as const;
 export const RulePackName = z.enum(RULE_PACK_NAMES);
 
@@ -191,13 +191,13 @@ export const ComplianceSchema = z
     blocked_regions: z.array(CountryCodeSchema).default([]),
     min_age: z.number().int().min(0).max(99).optional(),
     /**
-     * Refuse "complete gacha" (DESIGN.md §7; Japan, since 2012): content in which a collection
+     * Refuse "complete gacha" (docs/design.md §7; Japan, since 2012): content in which a collection
      * with a `completion_reward` holds a collectible that only chests costing a paid currency can
      * drop (422 `complete_gacha` at load, naming the collection and the collectibles).
      */
     forbid_complete_gacha: z.boolean().default(false),
     /**
-     * Spend limits (DESIGN.md §7): what players of at most `max_age` (where `countries` is given,
+     * Spend limits (docs/design.md §7): what players of at most `max_age` (where `countries` is given,
      * only there) may spend per UTC calendar day and month and per payment, in units of paid
      * currency spent on paid random items, or, with `money`, in money paid in verified store
      * transactions; past one → 403 `spend_limit_reached`, nothing debited or granted.
@@ -216,7 +216,7 @@ export const ComplianceSchema = z
       })
       .optional(),
     /**
-     * Notice period for odds changes (DESIGN.md §7): new rules for an existing chest type take
+     * Notice period for odds changes (docs/design.md §7): new rules for an existing chest type take
      * effect this many hours after the load; until then the old ones roll and the catalog says
      * `meta.odds_change`.
      */
@@ -274,7 +274,7 @@ export const ChestTypeContentSchema = z.object({
 });
 
 /**
- * A gacha banner (DESIGN.md §8, docs/content.md "Banners"): a time-limited way to pull from a
+ * A gacha banner (docs/design.md §8, docs/content.md "Banners"): a time-limited way to pull from a
  * chest type, whose items of `featured.rarity` are one of `featured.collectibles` with probability
  * `featured.share` (else an off-banner collectible of that rarity). With `guarantee`, the item of
  * that rarity after an off-banner one is featured for certain. Banners of one `pity_group` (default:
@@ -323,7 +323,7 @@ export const AppContentSchema = z
     chests: z.array(ChestTypeContentSchema).default([]),
     duplicates: DuplicatesSchema.optional(),
     compliance: ComplianceSchema.optional(),
-    /** Gacha banners (DESIGN.md §8); absent: none. */
+    /** Gacha banners (docs/design.md §8); absent: none. */
     banners: z.array(BannerContentSchema).max(200).optional(),
     /** Products sold in the App Store and Google Play, and what a refund takes back (docs/store.md); absent: none. */
     store: StoreContentSchema.optional(),

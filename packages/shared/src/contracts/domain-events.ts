@@ -60,7 +60,7 @@ export const EVENT_DATA = {
     reference: z.string().nullable(),
     credited_at: Iso,
   }),
-  /** One per opening of a banner pull (DESIGN.md §8), besides that opening's `chest.opened`. */
+  /** One per opening of a banner pull (docs/design.md §8), besides that opening's `chest.opened`. */
   'banner.pulled': z.object({
     player_id: UuidSchema,
     banner_id: z.string(),

@@ -57,9 +57,9 @@ export const ChestGrant = defineEvent(
     chestTypeId: z.string().optional(),
     source: z.enum(['purchased', 'earned', 'welcome', 'special']),
   }),
-  // players: the starter chest and studio grants; collections: the chests of collection rewards;
-  // store: the chests a verified store purchase bought.
-  { publishers: ['players', 'collections', 'store'] },
+  // players: the starter chest; chests: studio grants (admin_grant_chests); collections: the
+  // chests of collection rewards; store: the chests a verified store purchase bought.
+  { publishers: ['players', 'chests', 'collections', 'store'] },
 );
 
 /** An app's content, loaded as a new version; each service keeps the part it owns. */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineQuery } from './subject.js';
 
-/** A spend limit's period (DESIGN.md §7): the UTC calendar day or month, or one payment (a rule pack's cap per payment). */
+/** A spend limit's period (docs/design.md §7): the UTC calendar day or month, or one payment (a rule pack's cap per payment). */
 export const SpendPeriodSchema = z.enum(['day', 'month', 'payment']);
 
-/** The rule pack's rule behind a limit or refusal (DESIGN.md §7, "Rule packs"). */
+/** The rule pack's rule behind a limit or refusal (docs/design.md §7, "Rule packs"). */
 export const RuleRefSchema = z.object({ pack: z.string(), rule: z.string(), source: z.string() });
 
 /**

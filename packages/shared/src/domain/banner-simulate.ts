@@ -5,7 +5,7 @@ import { effectiveOdds } from './odds.js';
 import type { RandomFor } from './simulate.js';
 
 /**
- * The banner simulator (DESIGN.md §8; docs/content.md, "Banners"): players pulling a banner with
+ * The banner simulator (docs/design.md §8; docs/content.md, "Banners"): players pulling a banner with
  * the production pull (banner.ts), measured against what the banner discloses. Exported with the
  * chest's simulator from simulate.ts.
  */

@@ -6,7 +6,7 @@ import type { RandomSource } from './random.js';
 import { openingSlots, pickRarity, type RolledItem } from './roll.js';
 
 /**
- * Gacha banner pulls (DESIGN.md §8), as one pure function of the chest's drop table, the banner,
+ * Gacha banner pulls (docs/design.md §8), as one pure function of the chest's drop table, the banner,
  * the player's standing in the banner's pity group and the fair random stream: the service, the
  * simulator and scripts/verify-opening.mjs (which restates it) agree by construction. The draw
  * order is docs/fairness.md's ("Banner pulls"):

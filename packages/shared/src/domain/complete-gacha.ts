@@ -1,7 +1,7 @@
 import type { ChestTypeContent, CollectionContent } from '../contracts/content.js';
 
 /**
- * A "complete gacha" (DESIGN.md §7; Japan since 2012): a collection whose completion is rewarded
+ * A "complete gacha" (docs/design.md §7; Japan since 2012): a collection whose completion is rewarded
  * while some of its collectibles come only from chests that cost a paid currency, so completing it
  * is a prize for a set of paid random items. `chests` are those paid chests.
  */

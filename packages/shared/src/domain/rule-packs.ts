@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CountryCodeSchema, MoneyCodeSchema, RULE_PACK_NAMES, RulePackName, type ComplianceRules, type SpendLimit } from '../contracts/content.js';
 
 /**
- * Rule packs (DESIGN.md §7): the rules of a jurisdiction as a versioned data file with its legal
+ * Rule packs (docs/design.md §7): the rules of a jurisdiction as a versioned data file with its legal
  * source and the date it was checked, one per pack under packages/shared/compliance/packs/.
  * Content applies them with `compliance.rule_packs: ["BE", …]`, on top of its explicit settings
  * (the stricter holds). A refusal a pack causes names it: `meta.rule = {pack, rule, source}`.

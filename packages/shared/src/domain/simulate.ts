@@ -6,7 +6,7 @@ import type { RandomSource } from './random.js';
 import { rollTable } from './roll.js';
 
 export { chiSquarePValue, chiSquareTest, gammaQ, type ChiSquareTest } from './chi-square.js';
-/** The banner simulator (DESIGN.md §8) beside the chest's: banner-simulate.ts. */
+/** The banner simulator (docs/design.md §8) beside the chest's: banner-simulate.ts. */
 export { simulateBanner, type BannerSimulationOptions, type BannerSimulationReport } from './banner-simulate.js';
 
 /**

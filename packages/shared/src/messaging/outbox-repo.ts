@@ -106,7 +106,7 @@ const MARK_PUBLISHED = preparedStatement(
  * recognises after it (processed_messages, or the payload's own key). Consumers acting on a grant
  * never wait for the mark; rows the relay claims are marked in one statement per pass, rows
  * published at once in one statement per `MARK_EVERY_MS` (outbox.ts). docs/performance.md,
- * "Postgres per statement (2026-11-26, issue 19)". Takes the pool, never a transaction's client:
+ * "Postgres per statement". Takes the pool, never a transaction's client:
  * inside a caller's transaction the setting would make that whole transaction's commit asynchronous.
  */
 export async function markOutboxPublished(pool: Pool, ids: string[]): Promise<void> {

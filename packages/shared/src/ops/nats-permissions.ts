@@ -128,8 +128,7 @@ export const DURABLE_CONSUMERS: Readonly<Record<string, { service: ServiceRole; 
   [contracts.DURABLE.storeContent]: { service: 'store', subject: 'grants.apps.content' },
   [contracts.DURABLE.walletStoreRefunds]: { service: 'wallet', subject: 'grants.store.refund' },
   [contracts.DURABLE.chestsStoreRefunds]: { service: 'chests', subject: 'grants.store.refund' },
-  // The webhook fan-out: the egress worker, which sends webhooks, owns these (their names are
-  // players' from before, so the durables keep their position in the stream).
+  // The webhook fan-out: the egress worker, which sends webhooks, owns these.
   [contracts.DURABLE.webhookEvents]: { service: 'egress', subject: 'grants.events' },
   [contracts.DURABLE.webhookOpenings]: { service: 'egress', subject: 'grants.openings.granted' },
   [contracts.DURABLE.webhookSparks]: { service: 'egress', subject: 'grants.sparks.granted' },
@@ -141,12 +140,19 @@ export const durablesOf = (role: NatsRole): string[] =>
     .filter(([, d]) => d.service === role)
     .map(([name]) => name);
 
+/** The retired names of a service's durables (contracts.RETIRED_DURABLES: it reads and deletes them once it took them over). */
+export const retiredDurablesOf = (role: NatsRole): string[] =>
+  Object.entries(contracts.RETIRED_DURABLES)
+    .filter(([, now]) => DURABLE_CONSUMERS[now]?.service === role)
+    .map(([old]) => old);
+
 /**
  * JetStream API calls a service makes, and nothing else: read the account and the grants stream,
  * create the stream when it is missing (CREATE cannot change an existing stream: a different
  * configuration is refused by the server), and create, update, read and pull its OWN durable
- * consumers (exact names, the filter subject pinned). No purge, delete or update of the stream,
- * no other service's durable, no message get, no consumer listing.
+ * consumers (exact names, the filter subject pinned); read and delete the retired names of its
+ * own durables (the handover to their new names). No purge, delete or update of the stream, no
+ * other service's durable, no message get, no consumer listing.
  */
 export function jetStreamApi(prefix: string, role: ServiceRole): string[] {
   const stream = streamName(prefix, 'GRANTS');
@@ -162,6 +168,10 @@ export function jetStreamApi(prefix: string, role: ServiceRole): string[] {
         `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
       ];
     }),
+    ...retiredDurablesOf(role).flatMap((d) => [
+      `$JS.API.CONSUMER.INFO.${stream}.${streamName(prefix, d)}`,
+      `$JS.API.CONSUMER.DELETE.${stream}.${streamName(prefix, d)}`,
+    ]),
   ];
 }
 

@@ -8,3 +8,4 @@ export * from './periodic-worker.js';
 export * from './nats-auth.js';
 export * from './admin-endpoints.js';
 export * from './grants-keeper.js';
+export * from './saga-step.js';

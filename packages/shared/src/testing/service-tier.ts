@@ -11,7 +11,8 @@ import { contextFromHeaders, decodeJson, encodeJson } from '../runtime/codec.js'
 import type { Endpoint } from '../runtime/endpoint.js';
 import { startService, type RunningService, type ServiceDefinition } from '../runtime/service.js';
 import { prefixed } from '../runtime/subjects.js';
-import { createTestDatabase, deleteRedisKeys, deleteTestStreams, isolatedConfig, testInfra } from './infra.js';
+import { deleteRedisKeys, deleteTestStreams, isolatedConfig, testInfra } from './infra.js';
+import { createMigratedDatabase } from './template-database.js';
 
 /** One request a responder received: its payload and who called. */
 export interface ReceivedCall {
@@ -71,8 +72,9 @@ export async function startServiceTier<C extends BaseConfig>(
   opts: { responders?: Endpoint[]; env?: Record<string, string> } = {},
 ): Promise<ServiceTier<C>> {
   const infra = await testInfra();
-  const db = await createTestDatabase(infra);
-  const config = parse(isolatedConfig(infra, db.url, opts.env));
+  const db = await createMigratedDatabase(infra, [def]);
+  // The copy of the template is migrated already: starting skips the migrations' checks.
+  const config = parse(isolatedConfig(infra, db.url, { MIGRATE_ON_START: 'off', ...opts.env }));
   const nc = await connect({ servers: infra.natsUrl });
   const calls: ReceivedCall[] = [];
   for (const ep of opts.responders ?? []) serveStandIn(nc, config.NATS_PREFIX, ep, calls);

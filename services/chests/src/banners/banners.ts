@@ -31,7 +31,7 @@ export interface Banner {
 /** Whether a banner takes pulls at `now`: from `starts_at` up to, not including, `ends_at`. */
 export const isActive = (b: Pick<Banner, 'startsAt' | 'endsAt'>, now: Date): boolean => b.startsAt <= now && now < b.endsAt;
 
-export const bannerOf = (appId: string, content: BannerContent, rulesVersion: number, row?: BannerRulesRow): Banner => ({
+const bannerOf = (appId: string, content: BannerContent, rulesVersion: number, row?: BannerRulesRow): Banner => ({
   content,
   id: content.slug,
   group: bannerGroupOf(content),

@@ -10,7 +10,7 @@ import {
 import type { ChestsDeps } from '../deps.js';
 import { catalogVersion } from '../cache/content-version.js';
 import { chestErrors, type PaidUse } from '../errors.js';
-import type { SpendCheck } from '../saga/steps/reserve-spend.js';
+import type { SpendCheck } from '../payments/steps/record-payment.js';
 
 /** What the gate reads: the app's current content (its compliance rules) and, when needed, the player's profile. */
 export type GateDeps = Pick<ChestsDeps, 'bus' | 'cache' | 'pool' | 'drops'>;
@@ -25,7 +25,7 @@ export type GateDeps = Pick<ChestsDeps, 'bus' | 'cache' | 'pool' | 'drops'>;
  * country and birth year: they are asked for (one read-only call) only when the currency is
  * gated, so a free currency never depends on the players service.
  *
- * Passed, it answers the spend limits (DESIGN.md §7) the player is held to, if any: the caller
+ * Passed, it answers the spend limits (docs/design.md §7) the player is held to, if any: the caller
  * gives them to the payment runner, whose record of the payment reserves the amount under them
  * (403 `spend_limit_reached` past one). An unknown birth year or country is held to every limit
  * that could apply (`applicableSpendLimits`).

@@ -2,20 +2,15 @@ import { ChestGrant, consumer, DURABLE, UuidSchema, type Delivery, type Queryabl
 import type { z } from 'zod';
 import type { ChestsDeps } from '../deps.js';
 import { findChestType, findChestTypeBySlug } from '../repositories/chest-types-repo.js';
+import { grantRules, type GrantRules } from '../repositories/content-repo.js';
+import { countUnopenedOf, insertGrantedChests, lockPlayerInventories } from '../repositories/inventory-repo.js';
+import { grantedChestIds, insertMailboxItems } from '../repositories/mailbox-repo.js';
 import { holdRevokedGrants } from '../repositories/revoked-chests-repo.js';
 
 /** Durable name of the chests service's grant consumer. */
-export const GRANT_CONSUMER = DURABLE.chestsGrants;
+const GRANT_CONSUMER = DURABLE.chestsGrants;
 
 type Grant = z.infer<typeof ChestGrant.payload>;
-
-/** What a grant needs of the app's current content: where a granted chest goes, and the starter type. */
-export interface GrantRules {
-  starterChestType: string;
-  inventoryCapacity: number;
-  inventoryOverflow: 'mailbox' | 'refuse';
-  mailboxTtlDays: number;
-}
 
 /** A grant resolved to its chest type, in the order it was delivered. */
 interface Placed {
@@ -27,91 +22,8 @@ interface Placed {
   rules: GrantRules;
 }
 
-/** The app's current content's grant rules, in one statement (not the whole snapshot: a grant needs four columns). */
-export async function grantRules(db: Queryable, appId: string): Promise<GrantRules | undefined> {
-  const r = await db.query<{ starter_chest_type: string; inventory_capacity: number; inventory_overflow: string; mailbox_ttl_days: number }>(
-    `SELECT v.starter_chest_type, v.inventory_capacity, v.inventory_overflow, v.mailbox_ttl_days
-       FROM apps a JOIN content_versions v ON v.app_id = a.app_id AND v.version = a.content_version
-      WHERE a.app_id = $1 AND a.content_version > 0`,
-    [appId],
-  );
-  const row = r.rows[0];
-  if (!row) return undefined;
-  return {
-    starterChestType: row.starter_chest_type,
-    inventoryCapacity: row.inventory_capacity,
-    inventoryOverflow: row.inventory_overflow === 'mailbox' ? 'mailbox' : 'refuse',
-    mailboxTtlDays: row.mailbox_ttl_days,
-  };
-}
-
 const byKey = (a: { appId: string; playerId: string }, b: { appId: string; playerId: string }) =>
   a.appId < b.appId ? -1 : a.appId > b.appId ? 1 : a.playerId < b.playerId ? -1 : a.playerId > b.playerId ? 1 : 0;
-
-/**
- * The inventory locks of the batch's players (the key `lockPlayerInventory` takes), in one
- * statement and in key order, so concurrent batches (other replicas) cannot deadlock on them.
- */
-async function lockInventories(tx: Queryable, players: { appId: string; playerId: string }[]): Promise<void> {
-  await tx.query(
-    `SELECT pg_advisory_xact_lock(hashtextextended('chests-inventory:' || s.app_id || ':' || s.player_id, 0))
-       FROM (SELECT app_id, player_id FROM unnest($1::text[], $2::text[]) AS t(app_id, player_id) ORDER BY app_id, player_id) s`,
-    [players.map((p) => p.appId), players.map((p) => p.playerId)],
-  );
-}
-
-/** The chest ids of `ids` already granted (in the inventory or the mailbox, opened or claimed or not). */
-async function alreadyGranted(db: Queryable, ids: string[]): Promise<Set<string>> {
-  const r = await db.query<{ id: string }>(
-    'SELECT id FROM inventory_chests WHERE id = ANY($1::uuid[]) UNION ALL SELECT id FROM mailbox_items WHERE id = ANY($1::uuid[])',
-    [ids],
-  );
-  return new Set(r.rows.map((row) => row.id.toLowerCase()));
-}
-
-/** Unopened chests per player (`app player` keys) of the given players. */
-async function unopenedCounts(db: Queryable, players: { appId: string; playerId: string }[]): Promise<Map<string, number>> {
-  const r = await db.query<{ app_id: string; player_id: string; n: number }>(
-    `SELECT c.app_id, c.player_id, count(*)::int AS n
-       FROM inventory_chests c JOIN unnest($1::uuid[], $2::uuid[]) AS p(app_id, player_id) ON c.app_id = p.app_id AND c.player_id = p.player_id
-      WHERE c.opened_at IS NULL GROUP BY c.app_id, c.player_id`,
-    [players.map((p) => p.appId), players.map((p) => p.playerId)],
-  );
-  return new Map(r.rows.map((row) => [`${row.app_id} ${row.player_id}`, row.n]));
-}
-
-async function insertChests(tx: Queryable, chests: Placed[]): Promise<void> {
-  if (chests.length === 0) return;
-  await tx.query(
-    `INSERT INTO inventory_chests (id, app_id, player_id, chest_type_id, source)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
-    [
-      chests.map((c) => c.id),
-      chests.map((c) => c.appId),
-      chests.map((c) => c.playerId),
-      chests.map((c) => c.chestTypeId),
-      chests.map((c) => c.source),
-    ],
-  );
-}
-
-async function insertMailboxItems(tx: Queryable, items: Placed[]): Promise<void> {
-  if (items.length === 0) return;
-  await tx.query(
-    `INSERT INTO mailbox_items (id, app_id, player_id, chest_type_id, source, expires_at)
-     SELECT id, app_id, player_id, chest_type_id, source, now() + make_interval(days => ttl)
-       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[]) AS t(id, app_id, player_id, chest_type_id, source, ttl)
-     ON CONFLICT (id) DO NOTHING`,
-    [
-      items.map((c) => c.id),
-      items.map((c) => c.appId),
-      items.map((c) => c.playerId),
-      items.map((c) => c.chestTypeId),
-      items.map((c) => c.source),
-      items.map((c) => c.rules.mailboxTtlDays),
-    ],
-  );
-}
 
 /** Each grant's chest type (the message's id or slug, or the app's starter type), one lookup per distinct type. */
 async function resolveGrants(tx: Queryable, batch: Delivery<Grant>[]): Promise<Placed[]> {
@@ -167,8 +79,8 @@ export function chestGrantConsumer(_deps?: Pick<ChestsDeps, 'pool'>) {
     async applyBatch(tx, batch) {
       const placed = await resolveGrants(tx, batch);
       const players = [...new Map(placed.map((c) => [`${c.appId} ${c.playerId}`, { appId: c.appId, playerId: c.playerId }])).values()].sort(byKey);
-      await lockInventories(tx, players);
-      const granted = await alreadyGranted(
+      await lockPlayerInventories(tx, players);
+      const granted = await grantedChestIds(
         tx,
         placed.map((c) => c.id),
       );
@@ -182,7 +94,7 @@ export function chestGrantConsumer(_deps?: Pick<ChestsDeps, 'pool'>) {
       const revoked = await holdRevokedGrants(tx, unseen);
       const fresh = unseen.filter((c) => !revoked.has(c.id.toLowerCase()));
       const overflowing = fresh.filter((c) => c.rules.inventoryOverflow === 'mailbox');
-      const counts = overflowing.length ? await unopenedCounts(tx, players) : new Map<string, number>();
+      const counts = overflowing.length ? await countUnopenedOf(tx, players) : new Map<string, number>();
       const inventory: Placed[] = [];
       const mailbox: Placed[] = [];
       for (const c of fresh) {
@@ -195,8 +107,11 @@ export function chestGrantConsumer(_deps?: Pick<ChestsDeps, 'pool'>) {
         counts.set(key, held + 1);
         inventory.push(c);
       }
-      await insertChests(tx, inventory);
-      await insertMailboxItems(tx, mailbox);
+      await insertGrantedChests(tx, inventory);
+      await insertMailboxItems(
+        tx,
+        mailbox.map((c) => ({ ...c, ttlDays: c.rules.mailboxTtlDays })),
+      );
     },
   });
 }

@@ -4,7 +4,7 @@ import { applyContentVersion } from '../repositories/content-repo.js';
 import { applyChestMechanics } from '../repositories/chest-mechanics-repo.js';
 
 /** Durable name of the chests service's content consumer. */
-export const CONTENT_CONSUMER = DURABLE.chestsContent;
+const CONTENT_CONSUMER = DURABLE.chestsContent;
 
 /**
  * Applies an app's content version: stores it and, when newer than the current one, replaces the

@@ -13,7 +13,7 @@ import {
   revokeUngranted,
   type RefundScope,
 } from '../repositories/revoked-chests-repo.js';
-import { grantRules } from './chest-grant.js';
+import { grantRules } from '../repositories/content-repo.js';
 
 /** Durable name of the chests service's store refund consumer. */
 export const STORE_REFUNDS_CONSUMER = DURABLE.chestsStoreRefunds;

@@ -15,7 +15,7 @@ import {
  * converted). Absent `conversions` means not known (the grant was not confirmed in time, or
  * collections did not answer), never "none".
  */
-export function withConversions(o: OpeningView, converted: ConvertedSlot[]): OpeningView {
+function withConversions(o: OpeningView, converted: ConvertedSlot[]): OpeningView {
   const bySlot = new Map(converted.map((c) => [c.slot, c]));
   const totals = new Map<string, number>();
   for (const c of converted) totals.set(c.currency, (totals.get(c.currency) ?? 0) + c.amount);

@@ -24,7 +24,7 @@ import {
 } from '../repositories/audit-export-repo.js';
 import { disclose } from './catalog-odds.js';
 
-// The auditor's export (DESIGN.md §7, `npm run admin -- export-audit`): operator subjects that read
+// The auditor's export (docs/design.md §7, `npm run admin -- export-audit`): operator subjects that read
 // an app's openings with their revealed seeds, the rules they rolled, and the odds log.
 
 /** 404 app_not_found unless chests holds content of the app (every app has some from its creation). */

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { AdminBannerStats, endpoint, expectedPullsToFeatured, longRunFeaturedShare, type BannerSimulationReport, type Queryable } from '@ccs/shared';
 import { findBanner, type Banner } from '../banners/banners.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import type { ChestsDeps } from '../deps.js';
 import { rulesInput } from '../simulation/job.js';
+import { readBannerPullStats } from '../repositories/banners-repo.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 import { bannerView } from './banners.js';
 
@@ -14,7 +15,7 @@ import { bannerView } from './banners.js';
  * simulator's bounds (deps.simulations), never on chests' event loop, once per app, banner and
  * rules version (kept in memory).
  */
-export const BANNER_STATS_SIMULATION = { players: 5, pullsPerPlayer: 1_000, chasePlayers: 200 } as const;
+const BANNER_STATS_SIMULATION = { players: 5, pullsPerPlayer: 1_000, chasePlayers: 200 } as const;
 
 /**
  * Simulations already run, by app, banner, rules version and banner content: the run is a pure
@@ -27,7 +28,7 @@ const SIMULATIONS_KEPT = 100;
 const Z95 = 1.959963984540054;
 
 /** A proportion k / n with its 95 % Wilson score interval (bounds null when n = 0). */
-export function wilson(k: number, n: number): { share: number; low: number | null; high: number | null } {
+function wilson(k: number, n: number): { share: number; low: number | null; high: number | null } {
   if (n === 0) return { share: 0, low: null, high: null };
   const p = k / n;
   const z2 = Z95 * Z95;
@@ -38,49 +39,21 @@ export function wilson(k: number, n: number): { share: number; low: number | nul
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-/** What the app's kept openings of a banner and its spark tables recorded (index openings_chest_type, then the banner). */
+/** What the app's kept openings of a banner and its spark tables recorded, with the featured share's interval. */
 async function realPulls(db: Queryable, appId: string, b: Banner) {
-  const params = [appId, b.chestTypeId, b.id];
-  const ofBanner = `o.app_id = $1 AND o.chest_type_id = $2 AND o.banner->>'bannerId' = $3`;
-  const [openings, items, exchanges, sparks] = await Promise.all([
-    db.query<{ pulls: number; players: number; since: Date | null; guarantees: number; rerolls: number }>(
-      `SELECT count(*)::int AS pulls, count(DISTINCT o.player_id)::int AS players, min(o.opened_at) AS since,
-              count(*) FILTER (WHERE (o.banner->>'guaranteedBefore')::boolean AND (o.banner->>'featured')::boolean)::int AS guarantees,
-              count(*) FILTER (WHERE (o.banner->>'floorRerolled')::boolean)::int AS rerolls
-         FROM openings o WHERE ${ofBanner}`,
-      params,
-    ),
-    db.query<{ rarity: string; collectible: string; n: number }>(
-      `SELECT it->>'rarity' AS rarity, it->>'collectibleId' AS collectible, count(*)::int AS n
-         FROM openings o CROSS JOIN LATERAL jsonb_array_elements(o.items) it
-        WHERE ${ofBanner}
-        GROUP BY 1, 2`,
-      params,
-    ),
-    db.query<{ n: number }>('SELECT count(*)::int AS n FROM spark_exchanges WHERE app_id = $1 AND banner = $2', [appId, b.id]),
-    // Spark points are the pity group's (carried across its banners): held and settled in the group.
-    db.query<{ settled: number; settled_players: number; held: number }>(
-      `SELECT coalesce(sum(settled_points), 0)::int AS settled,
-              count(*) FILTER (WHERE settled_points > 0)::int AS settled_players,
-              coalesce(sum(spark_points), 0)::int AS held
-         FROM banner_standings WHERE app_id = $1 AND pity_group = $2`,
-      [appId, b.group],
-    ),
-  ]);
-  const o = openings.rows[0]!;
+  const { openings: o, items, sparkExchanges, sparks: spark } = await readBannerPullStats(db, appId, b);
   const featured = b.content.featured;
   const listed = new Set(featured.collectibles);
   const counts = new Map(featured.collectibles.map((id) => [id, 0]));
   let total = 0;
   let ofRarity = 0;
-  for (const r of items.rows) {
+  for (const r of items) {
     total += r.n;
     if (r.rarity !== featured.rarity) continue;
     ofRarity += r.n;
     if (listed.has(r.collectible)) counts.set(r.collectible, counts.get(r.collectible)! + r.n);
   }
   const featuredItems = [...counts.values()].reduce((s, n) => s + n, 0);
-  const s = sparks.rows[0]!;
   return {
     pulls: o.pulls,
     players: o.players,
@@ -92,10 +65,10 @@ async function realPulls(db: Queryable, appId: string, b: Banner) {
     collectibles: [...counts].map(([id, count]) => ({ id, count })),
     guaranteesUsed: o.guarantees,
     floorRerolls: o.rerolls,
-    sparkExchanges: exchanges.rows[0]!.n,
-    pointsSettled: s.settled,
-    playersSettled: s.settled_players,
-    pointsHeld: s.held,
+    sparkExchanges,
+    pointsSettled: spark.settled,
+    playersSettled: spark.settled_players,
+    pointsHeld: spark.held,
   };
 }
 

@@ -14,12 +14,12 @@ import {
 import { currentBanners, currentContent, findBanner, isActive, type Banner } from '../banners/banners.js';
 import { disclosedBannerRules } from '../banners/banner-rules.js';
 import type { ChestsDeps } from '../deps.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import { catalogPrices, findChestType } from '../repositories/chest-types-repo.js';
 import { NO_STANDING, readBannerStanding, readBannerStandings } from '../repositories/banners-repo.js';
 import { disclose } from './catalog-odds.js';
 
-/** The read side of gacha banners (DESIGN.md §8): the app's banners, one banner, a banner's odds document. */
+/** The read side of gacha banners (docs/design.md §8): the app's banners, one banner, a banner's odds document. */
 
 /** A banner as the API shows it, at `now`. */
 export function bannerView(b: Banner, now: Date): BannerView {

@@ -1,7 +1,6 @@
 import { appOf, effectiveOdds, endpoint, GetChestOdds, tableOdds, type ReplyOf } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { chestErrors } from '../errors.js';
-import { fairnessErrors } from '../fairness/errors.js';
+import { chestErrors, fairnessErrors } from '../errors.js';
 import { pityGroupOf } from '../opening/roll-openings.js';
 import type { ResolvedChestType } from '../opening/drop-tables.js';
 import { findChestType } from '../repositories/chest-types-repo.js';

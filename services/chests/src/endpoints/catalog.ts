@@ -51,7 +51,7 @@ export function catalogChestType(
 const MAX_REREADS = 4;
 
 /**
- * A cached catalog read that stays true when an announced odds change takes effect (DESIGN.md §7):
+ * A cached catalog read that stays true when an announced odds change takes effect (docs/design.md §7):
  * a cached value is per content version, but a change's rules come into force at its effective
  * time with no new version. A value that still shows a change whose time has passed was read
  * before it: it is read again under a key naming that time, once per change, so the common read

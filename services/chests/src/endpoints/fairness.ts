@@ -18,8 +18,7 @@ import {
   withTransaction,
 } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { chestErrors } from '../errors.js';
-import { fairnessErrors } from '../fairness/errors.js';
+import { chestErrors, fairnessErrors } from '../errors.js';
 import { pityGroupOf } from '../opening/roll-openings.js';
 import { bannerAsPulled } from '../banners/banners.js';
 import { findChestType } from '../repositories/chest-types-repo.js';

@@ -4,12 +4,12 @@ import { chestErrors } from '../errors.js';
 import { countUnopenedBySource, listUnopened, summarizeUnopened } from '../repositories/inventory-repo.js';
 import { catalogVersion } from '../cache/content-version.js';
 
-/** Inventory capacity when an app's content has not arrived yet (DESIGN.md's default). */
+/** Inventory capacity when an app's content has not arrived yet (docs/design.md §3's default). */
 const DEFAULT_CAPACITY = 100;
 
 /**
  * What the caller may see of the owner's inventory: its own always; others as players decides. A
- * call without a player is 401 (DESIGN.md §3: no credentials), not players' 403 guest_forbidden.
+ * call without a player is 401 (docs/design.md §3: no credentials), not players' 403 guest_forbidden.
  */
 async function accessTo(deps: ChestsDeps, ownerId: string, ctx: CallContext): Promise<'full' | 'counts'> {
   if (callerOf(ctx) === ownerId) return 'full';

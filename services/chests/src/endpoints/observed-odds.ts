@@ -1,13 +1,12 @@
 import { appOf, endpoint, GetObservedOdds } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
-import { chestErrors } from '../errors.js';
-import { fairnessErrors } from '../fairness/errors.js';
+import { chestErrors, fairnessErrors } from '../errors.js';
 import { observedAgainstDisclosed } from '../fairness/observed-odds.js';
 import { drawnItems } from '../repositories/chest-drops-repo.js';
 import { findChestType } from '../repositories/chest-types-repo.js';
 
 /**
- * chests.v1.observed_odds (DESIGN.md §7, "Observed odds in public"): a catalog chest's kept
+ * chests.v1.observed_odds (docs/design.md §7, "Observed odds in public"): a catalog chest's kept
  * openings under one rules version (the current one unless asked), per rarity against what that
  * version disclosed, with a chi-square p-value. Aggregates of the app's openings, nobody's own.
  * Never cached: every opening changes it.

@@ -1,14 +1,13 @@
-import { appOf, callerOf, DURABLE, endpoint, publishAndAwait, PullBanner, recordSagaOutcome } from '@ccs/shared';
+import { appOf, callerOf, endpoint, PullBanner } from '@ccs/shared';
 import { findBanner, isActive } from '../banners/banners.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import type { ChestsDeps } from '../deps.js';
-import { withNoticedConversions, withStoredConversions } from '../duplicates/conversions.js';
-import { openChests } from '../opening/open-chests.js';
-import { runPurchase } from '../purchase/purchase-saga.js';
+import { openAndGrant } from '../opening/open-and-grant.js';
+import { runPurchase } from '../payments/purchase-saga.js';
 import { readBannerStanding } from '../repositories/banners-repo.js';
 
 /**
- * chests.v1.pull_banner (DESIGN.md §8): a pull of 1 or 10 is the banner's chest type bought, one
+ * chests.v1.pull_banner (docs/design.md §8): a pull of 1 or 10 is the banner's chest type bought, one
  * per pull, through the purchase saga (its compliance gates, spend limits, capacity and
  * Idempotency-Key, the key kept apart from plain purchases' as `pull:<banner>:<key>`), its chests
  * tagged with the banner, then opened as ONE batch (the opening pipeline, its key the purchase id)
@@ -40,27 +39,11 @@ export function pullBannerEndpoint(deps: ChestsDeps) {
       },
       ctx,
     );
-    const opened = await openChests(
+    const { openings, granted } = await openAndGrant(
       deps,
-      {
-        appId,
-        playerId,
-        chestIds: purchase.chests.map((c) => c.id),
-        kind: 'batch',
-        idempotencyKey: `pull:${purchase.purchaseId}`,
-        notify: deps.notices.subject,
-      },
+      { appId, playerId, chestIds: purchase.chests.map((c) => c.id), kind: 'batch', idempotencyKey: `pull:${purchase.purchaseId}` },
       ctx,
     );
-    let openings = opened.openings;
-    let granted = true;
-    if (opened.replayed) openings = await withStoredConversions(deps.bus, deps.log, openings, ctx);
-    else {
-      for (let i = 0; i < openings.length; i++) recordSagaOutcome('opening', 'opened');
-      const seen = await publishAndAwait(deps, opened.grants, { durable: DURABLE.collectionsOpenings, timeoutMs: deps.config.GRANT_WAIT_MS });
-      openings = openings.map((o) => (seen.has(o.openingId) ? withNoticedConversions(o, seen.get(o.openingId)) : o));
-      granted = seen.size === openings.length;
-    }
     const standing = await readBannerStanding(deps.pool, appId, playerId, banner.group);
     return {
       purchaseId: purchase.purchaseId,

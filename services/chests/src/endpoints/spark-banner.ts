@@ -16,14 +16,14 @@ import {
   type ReplyOf,
 } from '@ccs/shared';
 import { currentContent, findBanner, isActive, type Banner } from '../banners/banners.js';
-import { bannerErrors } from '../banners/errors.js';
+import { bannerErrors } from '../errors.js';
 import type { ChestsDeps } from '../deps.js';
 import { findSparkExchange, insertSparkExchange, takeSparkPoints } from '../repositories/banners-repo.js';
 
 type SparkReply = ReplyOf<typeof SparkBanner>;
 
 /**
- * chests.v1.spark_banner (DESIGN.md §8): `spark.cost` of the player's spark points in the banner's
+ * chests.v1.spark_banner (docs/design.md §8): `spark.cost` of the player's spark points in the banner's
  * pity group for one of the banner's featured collectibles, in ONE transaction: the points taken only while enough are left
  * (a conditional UPDATE, so racing exchanges cannot spend the same points twice), the exchange
  * recorded, and the collectible's grant written to the outbox (a SparkGranted, its id the

@@ -16,7 +16,7 @@ import { spendTotals, standings } from '../repositories/spend-repo.js';
 
 /**
  * chests.v1.spend_limits: the spend limits of the current content that hold the calling player
- * (DESIGN.md §7), the strictest per period, each with what was spent in the current UTC day or
+ * (docs/design.md §7), the strictest per period, each with what was spent in the current UTC day or
  * month, what remains and when it resets. First those in units of paid currency (this service's
  * payments), then those in money (store spend, which the store answers: store.v1.money_spent,
  * converted by `compliance.money_rates`). No limits in the content (nor its rule packs): none,

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { OddsLogEntry } from '../repositories/odds-log-repo.js';
 
 /** The chain's start: the previous hash of an app's first entry. */
-export const GENESIS_HASH = '0'.repeat(64);
+const GENESIS_HASH = '0'.repeat(64);
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** JSON with every object's keys sorted (recursively): one text per value, whatever the key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const o = value as Record<string, unknown>;
@@ -44,9 +44,8 @@ const hashedSubject = (e: { chestTypeId?: string; bannerId?: string }): string =
  * An entry's hash: SHA-256 of previous_hash + rules_sha256 + (chest_type_id, or `banner:` +
  * banner_id + `:`) + rules_version + effective_at.
  */
-export const entryHashOf = (
-  e: Pick<OddsLogEntry, 'previousHash' | 'rulesSha256' | 'chestTypeId' | 'bannerId' | 'rulesVersion' | 'effectiveAt'>,
-): string => sha256(`${e.previousHash}${e.rulesSha256}${hashedSubject(e)}${e.rulesVersion}${e.effectiveAt}`);
+const entryHashOf = (e: Pick<OddsLogEntry, 'previousHash' | 'rulesSha256' | 'chestTypeId' | 'bannerId' | 'rulesVersion' | 'effectiveAt'>): string =>
+  sha256(`${e.previousHash}${e.rulesSha256}${hashedSubject(e)}${e.rulesVersion}${e.effectiveAt}`);
 
 /** One subject's rules in a content version: their hash and when they take effect. */
 export interface VersionRules {
@@ -57,7 +56,7 @@ export interface VersionRules {
 }
 
 /**
- * The entries a content version appends (DESIGN.md §7): one per chest type or banner whose rules
+ * The entries a content version appends (docs/design.md §7): one per chest type or banner whose rules
  * differ from the ones last logged for it (all of them the first time), in the order given (the
  * content's chest types, then its banners), each chained to the one before.
  */

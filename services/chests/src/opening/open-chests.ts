@@ -2,11 +2,11 @@ import { isUniqueViolation, withTransaction, type CallContext, type OpeningView,
 import type { ChestsDeps, ChestsFaults } from '../deps.js';
 import { chestErrors } from '../errors.js';
 import type { SeedCipher } from '../fairness/seed-cipher.js';
-import { recordOpenings } from '../repositories/openings-repo.js';
+import { OPENING_KEY_INDEX, recordOpenings, type OpeningKind } from '../repositories/openings-repo.js';
 import { readOpeningState, type ChestState, type OpeningState } from '../repositories/opening-state-repo.js';
 import { defaultClientSeed, holdSeed, insertSeed } from '../repositories/seeds-repo.js';
-import type { DebitTools } from './chest-debit-saga.js';
-import { ChestKeys, type KeyedChest } from './chest-keys.js';
+import { ChestKeys, type KeyedChest } from '../payments/key-saga.js';
+import type { PaymentTools } from '../payments/runner.js';
 import type { DropTables, ResolvedChestType } from './drop-tables.js';
 import type { OneAtATime } from './one-at-a-time.js';
 import { pointedAt, pointInBatch, pointInPath, type Pointer } from './pointer.js';
@@ -22,15 +22,15 @@ export interface OpenCommand {
   playerId: string;
   /** The chests, in the order they roll; a single open lists one. */
   chestIds: string[];
-  /** `one`: a single open (errors name the path's chest, its key is stored on the opening); `batch`: errors point at `/data/<i>/id`. */
-  kind: 'one' | 'batch';
+  /** `one`: a single open (errors name the path's chest); `batch`: errors point at `/data/<i>/id`. Also the scope of the Idempotency-Key. */
+  kind: OpeningKind;
   idempotencyKey?: string;
   /** Where the grants' consumers announce that they applied them (an AppliedNotices subject). */
   notify?: string;
 }
 
 /** What an opening needs besides the command. */
-export interface OpeningTools extends DebitTools, Pick<ChestsDeps, 'cache'> {
+export interface OpeningTools extends PaymentTools, Pick<ChestsDeps, 'cache'> {
   pool: Pool;
   drops: DropTables;
   cipher: SeedCipher;
@@ -77,7 +77,7 @@ export async function openChests(tools: OpeningTools, cmd: OpenCommand, ctx: Cal
     // Whatever failed after a key was taken, the keys go back (a no-op once refunded).
     await keys.refund();
     // The key opened other chests (concurrently, or before): nothing was written.
-    if (cmd.idempotencyKey && (isUniqueViolation(err, 'openings_idempotency') || isUniqueViolation(err, 'opening_batches_pkey'))) {
+    if (cmd.idempotencyKey && isUniqueViolation(err, OPENING_KEY_INDEX)) {
       const replayed = await replayOf(tools.pool, cmd);
       if (replayed) return replayed;
       throw cmd.kind === 'batch' ? chestErrors.batchKeyReused() : chestErrors.idempotencyKeyReused();
@@ -196,8 +196,8 @@ async function writeTurn(tools: OpeningTools, cmd: OpenCommand, keys: ChestKeys,
     const rolled = rollOpenings(turn.chests, state.seed, serverSeed, state.counters, standings);
     const grants = rolled.openings.map((o) => grantOf(o, cmd, ctx));
     const owner = { appId: cmd.appId, playerId: cmd.playerId, seedId: state.seed.id, nonce: state.seed.nextNonce };
-    const keyed = cmd.kind === 'batch' ? { batchKey: cmd.idempotencyKey } : { openingKey: cmd.idempotencyKey };
-    if (!(await recordOpenings(db, { ...owner, ...keyed }, rolled.openings, grants, rolled.counters))) return undefined;
+    const key = cmd.idempotencyKey ? { key: { kind: cmd.kind, value: cmd.idempotencyKey } } : {};
+    if (!(await recordOpenings(db, { ...owner, ...key }, rolled.openings, grants, rolled.counters))) return undefined;
     // Each banner opening's spark points after it, as the standing stored them (a spark exchange may take some meanwhile).
     const openings = rolled.banners.length ? await storeBannerStandings(db, cmd, rolled.banners, turn.chests, rolled.openings) : rolled.openings;
     return { openings, grants };

@@ -1,7 +1,6 @@
 import type { Pool } from '@ccs/shared';
 import { chestErrors } from '../errors.js';
-import { findBatch } from '../repositories/batch-repo.js';
-import { findOpeningByKey, listOpeningsByIds } from '../repositories/openings-repo.js';
+import { findOpeningKey, listOpeningsByIds } from '../repositories/openings-repo.js';
 import type { OpenCommand, Opened } from './open-chests.js';
 
 /**
@@ -13,22 +12,18 @@ export const openingKeyOf = (req: { idempotencyKey?: string; retryKey?: string }
 
 /**
  * The openings the command's Idempotency-Key made before, if it opened these same chests (a retry,
- * maybe concurrent); 409 `idempotency_key_reused` when it opened others. A single open's key is
- * stored on its opening, a batch's with its chests in `opening_batches`.
+ * maybe concurrent); 409 `idempotency_key_reused` when it opened others. Every opening's key is
+ * stored in `opening_keys`, under its kind (a single open's keys and a batch's are apart). A key
+ * whose openings the retention sweeper deleted replays nothing.
  */
 export async function replayOf(
   pool: Pool,
   cmd: Pick<OpenCommand, 'appId' | 'playerId' | 'chestIds' | 'kind' | 'idempotencyKey'>,
 ): Promise<Opened | undefined> {
   if (!cmd.idempotencyKey) return undefined;
-  if (cmd.kind === 'one') {
-    const first = await findOpeningByKey(pool, cmd.appId, cmd.playerId, cmd.idempotencyKey);
-    if (!first) return undefined;
-    if (first.chestId !== cmd.chestIds[0]) throw chestErrors.idempotencyKeyReused();
-    return { openings: [first], replayed: true };
-  }
-  const batch = await findBatch(pool, cmd.appId, cmd.playerId, cmd.idempotencyKey);
-  if (!batch) return undefined;
-  if (batch.chestIds.join() !== cmd.chestIds.join()) throw chestErrors.batchKeyReused();
-  return { openings: await listOpeningsByIds(pool, cmd.appId, cmd.playerId, batch.openingIds), replayed: true };
+  const first = await findOpeningKey(pool, cmd.appId, cmd.playerId, { kind: cmd.kind, value: cmd.idempotencyKey });
+  if (!first) return undefined;
+  if (first.chestIds.join() !== cmd.chestIds.join()) throw cmd.kind === 'batch' ? chestErrors.batchKeyReused() : chestErrors.idempotencyKeyReused();
+  const openings = await listOpeningsByIds(pool, cmd.appId, cmd.playerId, first.openingIds);
+  return openings.length === first.openingIds.length ? { openings, replayed: true } : undefined;
 }

@@ -38,7 +38,7 @@ export interface Rolled {
   banners: BannerStandingAfter[];
 }
 
-/** The banner a chest opens as (DESIGN.md §8): its id, its pity group and its rules (with their logged version, when they have one). */
+/** The banner a chest opens as (docs/design.md §8): its id, its pity group and its rules (with their logged version, when they have one). */
 export interface BannerToRoll {
   id: string;
   group: string;
@@ -60,19 +60,6 @@ export interface ChestToRoll {
  */
 export type BannerStandings = Map<string, Pick<BannerStanding, 'guaranteedFeatured' | 'pity' | 'sparkPoints'>>;
 
-/** What one roll of a player's chests carries from opening to opening. */
-interface RollState {
-  seed: ActiveSeed;
-  serverSeed: string;
-  openedAt: string;
-  /** Each chest pity group's counter as the openings move it, and its final value. */
-  counter: Map<string, number>;
-  finals: Map<string, PityCounter>;
-  /** The banner groups' standings read before the roll, and as the pulls move them. */
-  standings: BannerStandings;
-  banners: Map<string, BannerStandingAfter & { sparkPoints: number }>;
-}
-
 /**
  * Rolls the chests in order (one for a single open): consecutive nonces from the pair's next one,
  * each from the HMAC-SHA256 stream of (server seed, client seed, nonce) (docs/fairness.md), from
@@ -80,6 +67,7 @@ interface RollState {
  * opening to the next. A banner pull's chests roll as its pulls (pullBanner), the banner group's
  * standing carried the same way.
  */
+// eslint-disable-next-line max-lines-per-function -- one roll read top to bottom, with the counters and standings it carries from chest to chest in view
 export function rollOpenings(
   chests: ChestToRoll[],
   seed: ActiveSeed,
@@ -87,23 +75,77 @@ export function rollOpenings(
   counters: Map<string, number>,
   standings: BannerStandings = new Map(),
 ): Rolled {
-  const st: RollState = {
-    seed,
-    serverSeed,
-    openedAt: new Date().toISOString(),
-    counter: new Map(counters),
-    finals: new Map(),
-    standings,
-    banners: new Map(),
-  };
+  const openedAt = new Date().toISOString();
+  const random = (nonce: number) => fairRandom(serverSeed, seed.clientSeed, nonce);
+  // Each chest pity group's counter as the openings move it, and its final value.
+  const counter = new Map(counters);
+  const finals = new Map<string, PityCounter>();
+  // The banner groups' standings as the pulls move them (from those read before the roll).
+  const moved = new Map<string, BannerStandingAfter & { sparkPoints: number }>();
   const openings: OpeningView[] = [];
   for (let i = 0; i < chests.length;) {
-    const count = pullLength(chests, i);
-    const banner = chests[i]!.banner;
-    openings.push(...(banner ? rollPull(st, chests.slice(i, i + count), banner, i) : [rollOne(st, chests[i]!, i)]));
-    i += count;
+    const { chestId, resolved, banner } = chests[i]!;
+    const rule = resolved.table.pity && resolved.type.rules.pity;
+    if (!banner) {
+      // One chest, its pity group's counter carried.
+      const group = pityGroupOf(resolved.type);
+      const before = group ? (counter.get(group) ?? 0) : 0;
+      const nonce = seed.nextNonce + i;
+      const items = rollTable(tableAtCounter(resolved.table, before), random(nonce));
+      const after = nextCounter(resolved.table, before, items);
+      if (group && rule) {
+        counter.set(group, after);
+        finals.set(group, { group, opensSince: after, rarity: rule.rarity, hard: rule.hard });
+      }
+      openings.push({
+        ...openingOf(seed, openedAt, chestId, resolved, items, nonce),
+        ...(group && rule
+          ? { pity: { group, rarity: rule.rarity, opensSinceBefore: before, opensSinceAfter: after, triggered: before >= rule.hard - 1 } }
+          : {}),
+      });
+      i += 1;
+      continue;
+    }
+    // A banner pull of 1 or 10 chests, the group's standing carried.
+    const pulled = chests.slice(i, i + pullLength(chests, i));
+    const was = standings.get(banner.group);
+    const standing = moved.get(banner.group) ?? {
+      group: banner.group,
+      guaranteedFeatured: was?.guaranteedFeatured ?? false,
+      pity: was?.pity ?? 0,
+      sparkPoints: was?.sparkPoints ?? 0,
+      pulls: 0,
+    };
+    const nonce = (k: number) => seed.nextNonce + i + k;
+    const pull = pullBanner(resolved.table, banner.rules, standing, pulled.length, (k) => random(nonce(k)));
+    moved.set(banner.group, { ...standing, ...pull.standing, pulls: standing.pulls + pulled.length });
+    for (const [k, o] of pull.openings.entries()) {
+      openings.push({
+        ...openingOf(seed, openedAt, pulled[k]!.chestId, resolved, o.items, nonce(k)),
+        ...(rule
+          ? {
+              pity: {
+                group: banner.group,
+                rarity: rule.rarity,
+                opensSinceBefore: o.pity.before,
+                opensSinceAfter: o.pity.after,
+                triggered: o.pity.triggered,
+              },
+            }
+          : {}),
+        banner: {
+          ...(banner.rulesVersion !== undefined ? { rulesVersion: banner.rulesVersion } : {}),
+          bannerId: banner.id,
+          featured: o.banner.featured,
+          guaranteedBefore: o.banner.guaranteedBefore,
+          sparkPointsAfter: o.banner.sparkPointsAfter,
+          floorRerolled: o.banner.floorRerolled,
+        },
+      });
+    }
+    i += pulled.length;
   }
-  return { openings, counters: [...st.finals.values()], banners: [...st.banners.values()].map(({ sparkPoints: _points, ...moved }) => moved) };
+  return { openings, counters: [...finals.values()], banners: [...moved.values()].map(({ sparkPoints: _points, ...after }) => after) };
 }
 
 /** How many chests from the i-th roll as one: a ten-pull is ten chests of one banner in a row (a pull's batch); else one. */
@@ -116,7 +158,14 @@ function pullLength(chests: ChestToRoll[], i: number): number {
 }
 
 /** An opening as recorded: its items with their collectibles' presentation, its experience and its stream's inputs. */
-function openingOf(st: RollState, chestId: string, resolved: ResolvedChestType, rolled: RolledItem[], nonce: number): OpeningView {
+function openingOf(
+  seed: ActiveSeed,
+  openedAt: string,
+  chestId: string,
+  resolved: ResolvedChestType,
+  rolled: RolledItem[],
+  nonce: number,
+): OpeningView {
   const items = rolled.map(({ slot, collectibleId, collectionId, rarity }) => {
     const c = resolved.collectibles.get(collectibleId)!;
     return { slot, collectibleId, collectionId, rarity, name: c.name, description: c.description, images: c.images };
@@ -125,71 +174,11 @@ function openingOf(st: RollState, chestId: string, resolved: ResolvedChestType, 
     openingId: randomUUID(),
     chestId,
     chestTypeId: resolved.type.id,
-    openedAt: st.openedAt,
+    openedAt,
     items,
     experience: items.reduce((sum, it) => sum + (resolved.experience.get(it.rarity) ?? 0), 0),
     rulesVersion: resolved.type.contentVersion,
-    fairness: { serverSeedHash: st.seed.serverSeedHash, clientSeed: st.seed.clientSeed, nonce },
-  };
-}
-
-/** The openings of one banner pull of 1 or 10 chests (the first-th chest of the roll first), the group's standing carried. */
-function rollPull(st: RollState, pulled: ChestToRoll[], banner: BannerToRoll, first: number): OpeningView[] {
-  const { resolved } = pulled[0]!;
-  const was = st.standings.get(banner.group);
-  const group = st.banners.get(banner.group) ?? {
-    group: banner.group,
-    guaranteedFeatured: was?.guaranteedFeatured ?? false,
-    pity: was?.pity ?? 0,
-    sparkPoints: was?.sparkPoints ?? 0,
-    pulls: 0,
-  };
-  const nonce = (k: number) => st.seed.nextNonce + first + k;
-  const pull = pullBanner(resolved.table, banner.rules, group, pulled.length, (k) => fairRandom(st.serverSeed, st.seed.clientSeed, nonce(k)));
-  Object.assign(group, pull.standing, { pulls: group.pulls + pulled.length });
-  st.banners.set(banner.group, group);
-  const rule = resolved.table.pity && resolved.type.rules.pity;
-  return pull.openings.map((o, k) => ({
-    ...openingOf(st, pulled[k]!.chestId, resolved, o.items, nonce(k)),
-    ...(rule
-      ? {
-          pity: {
-            group: banner.group,
-            rarity: rule.rarity,
-            opensSinceBefore: o.pity.before,
-            opensSinceAfter: o.pity.after,
-            triggered: o.pity.triggered,
-          },
-        }
-      : {}),
-    banner: {
-      ...(banner.rulesVersion !== undefined ? { rulesVersion: banner.rulesVersion } : {}),
-      bannerId: banner.id,
-      featured: o.banner.featured,
-      guaranteedBefore: o.banner.guaranteedBefore,
-      sparkPointsAfter: o.banner.sparkPointsAfter,
-      floorRerolled: o.banner.floorRerolled,
-    },
-  }));
-}
-
-/** One chest's opening (the i-th of the roll), its pity group's counter carried. */
-function rollOne(st: RollState, { chestId, resolved }: ChestToRoll, i: number): OpeningView {
-  const group = pityGroupOf(resolved.type);
-  const rule = resolved.table.pity && resolved.type.rules.pity;
-  const before = group ? (st.counter.get(group) ?? 0) : 0;
-  const nonce = st.seed.nextNonce + i;
-  const items = rollTable(tableAtCounter(resolved.table, before), fairRandom(st.serverSeed, st.seed.clientSeed, nonce));
-  const after = nextCounter(resolved.table, before, items);
-  if (group && rule) {
-    st.counter.set(group, after);
-    st.finals.set(group, { group, opensSince: after, rarity: rule.rarity, hard: rule.hard });
-  }
-  return {
-    ...openingOf(st, chestId, resolved, items, nonce),
-    ...(group && rule
-      ? { pity: { group, rarity: rule.rarity, opensSinceBefore: before, opensSinceAfter: after, triggered: before >= rule.hard - 1 } }
-      : {}),
+    fairness: { serverSeedHash: seed.serverSeedHash, clientSeed: seed.clientSeed, nonce },
   };
 }
 

@@ -37,7 +37,7 @@ export async function storeBannerStandings(
  * one less per opening of the group after it (each pull adds a point). An opening whose value
  * already agrees is kept as it is (the same object).
  */
-export function withStoredSparkPoints(openings: OpeningView[], chests: ChestToRoll[], stored: Map<string, number>): OpeningView[] {
+function withStoredSparkPoints(openings: OpeningView[], chests: ChestToRoll[], stored: Map<string, number>): OpeningView[] {
   const groupOf = new Map(chests.flatMap((c) => (c.banner ? [[c.chestId, c.banner.group] as const] : [])));
   const later = new Map<string, number>();
   const answered = [...openings];

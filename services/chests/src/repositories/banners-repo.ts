@@ -1,7 +1,7 @@
 import type { Queryable } from '@ccs/shared';
 
 /**
- * A player's standing in a banner pity group (DESIGN.md §8), carried across the group's banners:
+ * A player's standing in a banner pity group (docs/design.md §8), carried across the group's banners:
  * the pulls, the spark points, the guarantee flag and the pity counter (zeros before the first pull).
  */
 export interface BannerStandingRow {
@@ -170,4 +170,40 @@ export async function settleSparkPoints(tx: Queryable, appId: string, group: str
     [appId, group, limit],
   );
   return r.rows.map((row) => ({ playerId: row.player_id, points: row.points }));
+}
+
+/**
+ * What the app's kept openings of a banner recorded (through the index openings_chest_type, then
+ * the banner): its pulls, players, first pull, guarantees used and ten-pull floor rerolls, the
+ * items by rarity and collectible; its spark exchanges; and the spark points of its pity group
+ * (carried across the group's banners: held and settled in the group).
+ */
+export async function readBannerPullStats(db: Queryable, appId: string, b: { id: string; chestTypeId: string; group: string }) {
+  const params = [appId, b.chestTypeId, b.id];
+  const ofBanner = `o.app_id = $1 AND o.chest_type_id = $2 AND o.banner->>'bannerId' = $3`;
+  const [openings, items, exchanges, sparks] = await Promise.all([
+    db.query<{ pulls: number; players: number; since: Date | null; guarantees: number; rerolls: number }>(
+      `SELECT count(*)::int AS pulls, count(DISTINCT o.player_id)::int AS players, min(o.opened_at) AS since,
+              count(*) FILTER (WHERE (o.banner->>'guaranteedBefore')::boolean AND (o.banner->>'featured')::boolean)::int AS guarantees,
+              count(*) FILTER (WHERE (o.banner->>'floorRerolled')::boolean)::int AS rerolls
+         FROM openings o WHERE ${ofBanner}`,
+      params,
+    ),
+    db.query<{ rarity: string; collectible: string; n: number }>(
+      `SELECT it->>'rarity' AS rarity, it->>'collectibleId' AS collectible, count(*)::int AS n
+         FROM openings o CROSS JOIN LATERAL jsonb_array_elements(o.items) it
+        WHERE ${ofBanner}
+        GROUP BY 1, 2`,
+      params,
+    ),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM spark_exchanges WHERE app_id = $1 AND banner = $2', [appId, b.id]),
+    db.query<{ settled: number; settled_players: number; held: number }>(
+      `SELECT coalesce(sum(settled_points), 0)::int AS settled,
+              count(*) FILTER (WHERE settled_points > 0)::int AS settled_players,
+              coalesce(sum(spark_points), 0)::int AS held
+         FROM banner_standings WHERE app_id = $1 AND pity_group = $2`,
+      [appId, b.group],
+    ),
+  ]);
+  return { openings: openings.rows[0]!, items: items.rows, sparkExchanges: exchanges.rows[0]!.n, sparks: sparks.rows[0]! };
 }

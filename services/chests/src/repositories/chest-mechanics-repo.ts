@@ -21,12 +21,3 @@ export async function applyChestMechanics(tx: Queryable, appId: string, content:
     ]);
   }
 }
-
-/** The key of a chest type (undefined when it needs none). */
-export async function requiredKeyOf(db: Queryable, appId: string, chestTypeId: string): Promise<RequiredKey | undefined> {
-  const r = await db.query<{ requires_key: RequiredKey | null }>('SELECT requires_key FROM chest_types WHERE app_id = $1 AND id = $2', [
-    appId,
-    chestTypeId,
-  ]);
-  return r.rows[0]?.requires_key ?? undefined;
-}

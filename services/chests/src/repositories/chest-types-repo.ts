@@ -14,7 +14,7 @@ export interface ChestTypeRecord extends ChestTypeView {
 }
 
 /**
- * SQL for the rules in force of chest type row `t` (DESIGN.md §7, odds change notice periods): a
+ * SQL for the rules in force of chest type row `t` (docs/design.md §7, odds change notice periods): a
  * pending change (migration 0015) is in force once its effective time has passed, by the
  * database's clock, with no content load needed. Used by every read that rolls or discloses.
  */

@@ -20,7 +20,7 @@ import {
 } from '@ccs/shared';
 
 /** A rarity as stored with a content version. */
-export const StoredRaritySchema = z.object({
+const StoredRaritySchema = z.object({
   id: z.string(),
   name: z.string(),
   drop_rate: z.number(),
@@ -29,7 +29,7 @@ export const StoredRaritySchema = z.object({
 });
 
 /** A collectible as stored with a content version: what a roll needs and what an opening shows. */
-export const StoredCollectibleSchema = z.object({
+const StoredCollectibleSchema = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string(),
@@ -61,7 +61,7 @@ export interface ContentSnapshot {
   compliance?: ComplianceRules;
   /** Each chest type's rules in this version, by slug (absent for versions stored before 0005). */
   chestRules?: Record<string, ChestRules>;
-  /** The version's gacha banners (DESIGN.md §8): none for versions stored before 0017. */
+  /** The version's gacha banners (docs/design.md §8): none for versions stored before 0017. */
   banners: BannerContent[];
 }
 
@@ -149,7 +149,7 @@ async function upsertChestTypes(tx: Queryable, appId: string, version: number, c
 }
 
 /**
- * The chest types whose new rules wait out a notice period (DESIGN.md §7), with when they take
+ * The chest types whose new rules wait out a notice period (docs/design.md §7), with when they take
  * effect. With `compliance.odds_change_notice_hours` = N > 0 (or a rule pack's), a chest type of the catalog whose
  * rules in force differ from the content's waits N hours after `now`, or keeps the effective time
  * of a pending change with the same rules (an unchanged reload restarts no clock, and a notice
@@ -186,6 +186,32 @@ async function noticedChanges(tx: Queryable, appId: string, content: AppContent,
 
 /** The content's odds change notice period in hours: its own setting, raised by its rule packs (`KR`: at least 24 hours). */
 const noticeHours = (content: AppContent): number => (content.compliance && complianceInForce(content.compliance).odds_change_notice_hours) ?? 0;
+
+/** What a grant needs of the app's current content: where a granted chest goes, and the starter type. */
+export interface GrantRules {
+  starterChestType: string;
+  inventoryCapacity: number;
+  inventoryOverflow: 'mailbox' | 'refuse';
+  mailboxTtlDays: number;
+}
+
+/** The app's current content's grant rules, in one statement (not the whole snapshot: a grant needs four columns); undefined before its content arrived. */
+export async function grantRules(db: Queryable, appId: string): Promise<GrantRules | undefined> {
+  const r = await db.query<{ starter_chest_type: string; inventory_capacity: number; inventory_overflow: string; mailbox_ttl_days: number }>(
+    `SELECT v.starter_chest_type, v.inventory_capacity, v.inventory_overflow, v.mailbox_ttl_days
+       FROM apps a JOIN content_versions v ON v.app_id = a.app_id AND v.version = a.content_version
+      WHERE a.app_id = $1 AND a.content_version > 0`,
+    [appId],
+  );
+  const row = r.rows[0];
+  if (!row) return undefined;
+  return {
+    starterChestType: row.starter_chest_type,
+    inventoryCapacity: row.inventory_capacity,
+    inventoryOverflow: row.inventory_overflow === 'mailbox' ? 'mailbox' : 'refuse',
+    mailboxTtlDays: row.mailbox_ttl_days,
+  };
+}
 
 /** The app's current content version, or undefined before its content arrived. */
 export async function currentContentVersion(db: Queryable, appId: string): Promise<number | undefined> {

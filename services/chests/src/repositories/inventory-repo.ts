@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { preparedStatement, type InventoryChestView, type Queryable } from '@ccs/shared';
-import { inForce } from './chest-types-repo.js';
 
 type Source = InventoryChestView['source'];
 const SourceSchema = z.enum(['purchased', 'earned', 'welcome', 'special']);
@@ -30,7 +29,23 @@ export async function insertPurchasedChests(
   return c.ids.map((id) => ({ id, acquiredAt: at.get(id)! }));
 }
 
-/** Adds a chest; a chest with that id already there (a re-delivered grant) changes nothing. */
+/** Adds granted chests in one statement; a chest whose id is already there (a re-delivered grant) changes nothing. */
+export async function insertGrantedChests(tx: Queryable, chests: Omit<NewChest, 'purchaseId'>[]): Promise<void> {
+  if (chests.length === 0) return;
+  await tx.query(
+    `INSERT INTO inventory_chests (id, app_id, player_id, chest_type_id, source)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
+    [
+      chests.map((c) => c.id),
+      chests.map((c) => c.appId),
+      chests.map((c) => c.playerId),
+      chests.map((c) => c.chestTypeId),
+      chests.map((c) => c.source),
+    ],
+  );
+}
+
+/** Adds a chest; a chest with that id already there (a claimed mailbox item claimed again) changes nothing. */
 export async function insertChest(db: Queryable, c: NewChest): Promise<boolean> {
   const r = await db.query(
     `INSERT INTO inventory_chests (id, app_id, player_id, chest_type_id, source, purchase_id)
@@ -164,32 +179,36 @@ export async function countUnopened(db: Queryable, appId: string, playerId: stri
   return r.rows[0]!.n;
 }
 
-/** A chest as an opening sees it: its owner, type, the content version of that type, and whether it is opened. */
-export interface ChestToOpen {
-  id: string;
-  playerId: string;
-  chestTypeId: string;
-  /** The content version of its chest type's rules in force. */
-  contentVersion: number;
-  opened: boolean;
-}
-
-/** A chest of the app with its type's rules version (read without a lock; `recordOpenings` decides). */
-export async function findChestToOpen(db: Queryable, appId: string, chestId: string): Promise<ChestToOpen | undefined> {
-  const r = await db.query<{ id: string; player_id: string; chest_type_id: string; content_version: number; opened: boolean }>(
-    `SELECT c.id, c.player_id, c.chest_type_id, ${inForce('t').contentVersion} AS content_version, c.opened_at IS NOT NULL AS opened
-       FROM inventory_chests c JOIN chest_types t ON t.app_id = c.app_id AND t.id = c.chest_type_id
-      WHERE c.app_id = $1 AND c.id = $2`,
-    [appId, chestId],
-  );
-  const row = r.rows[0];
-  return row && { id: row.id, playerId: row.player_id, chestTypeId: row.chest_type_id, contentVersion: row.content_version, opened: row.opened };
-}
-
 /**
  * Serialises inventory changes of one player until the transaction ends (purchases re-check the
  * capacity under it, so concurrent purchases cannot overfill an inventory).
  */
 export async function lockPlayerInventory(tx: Queryable, appId: string, playerId: string): Promise<void> {
-  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('chests-inventory:' || $1 || ':' || $2, 0))", [appId, playerId]);
+  await tx.query(`SELECT pg_advisory_xact_lock(${inventoryLockKey('$1', '$2')})`, [appId, playerId]);
+}
+
+/** The advisory lock key of a player's inventory, from SQL expressions of its app and player ids. */
+const inventoryLockKey = (app: string, player: string) => `hashtextextended('chests-inventory:' || ${app} || ':' || ${player}, 0)`;
+
+/**
+ * The inventory locks of several players (the key lockPlayerInventory takes), in one statement
+ * and in key order, so concurrent transactions locking several (other replicas) cannot deadlock.
+ */
+export async function lockPlayerInventories(tx: Queryable, players: { appId: string; playerId: string }[]): Promise<void> {
+  await tx.query(
+    `SELECT pg_advisory_xact_lock(${inventoryLockKey('s.app_id', 's.player_id')})
+       FROM (SELECT app_id, player_id FROM unnest($1::text[], $2::text[]) AS t(app_id, player_id) ORDER BY app_id, player_id) s`,
+    [players.map((p) => p.appId), players.map((p) => p.playerId)],
+  );
+}
+
+/** Unopened chests per player of the given players, keyed `<app id> <player id>` (lower case); a player with none has no entry. */
+export async function countUnopenedOf(db: Queryable, players: { appId: string; playerId: string }[]): Promise<Map<string, number>> {
+  const r = await db.query<{ app_id: string; player_id: string; n: number }>(
+    `SELECT c.app_id, c.player_id, count(*)::int AS n
+       FROM inventory_chests c JOIN unnest($1::uuid[], $2::uuid[]) AS p(app_id, player_id) ON c.app_id = p.app_id AND c.player_id = p.player_id
+      WHERE c.opened_at IS NULL GROUP BY c.app_id, c.player_id`,
+    [players.map((p) => p.appId), players.map((p) => p.playerId)],
+  );
+  return new Map(r.rows.map((row) => [`${row.app_id} ${row.player_id}`, row.n]));
 }

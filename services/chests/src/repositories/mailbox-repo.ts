@@ -16,22 +16,34 @@ export interface NewMailboxItem {
 }
 
 /**
- * Whether a chest of this id was granted already, into the inventory or the mailbox (claimed or
- * not): a grant delivered again must add it nowhere.
+ * The ids of `ids` granted already, into the inventory or the mailbox (opened, claimed or not),
+ * lower-cased: a grant delivered again must add its chest nowhere.
  */
-export async function chestGranted(db: Queryable, id: string): Promise<boolean> {
-  const r = await db.query('SELECT 1 FROM inventory_chests WHERE id = $1 UNION ALL SELECT 1 FROM mailbox_items WHERE id = $1 LIMIT 1', [id]);
-  return (r.rowCount ?? 0) > 0;
+export async function grantedChestIds(db: Queryable, ids: string[]): Promise<Set<string>> {
+  const r = await db.query<{ id: string }>(
+    'SELECT id FROM inventory_chests WHERE id = ANY($1::uuid[]) UNION ALL SELECT id FROM mailbox_items WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  return new Set(r.rows.map((row) => row.id.toLowerCase()));
 }
 
-/** Puts a granted chest in the mailbox, expiring `ttlDays` from now; an item of that id already there changes nothing. */
-export async function insertMailboxItem(db: Queryable, m: NewMailboxItem): Promise<boolean> {
-  const r = await db.query(
+/** Puts granted chests in the mailbox in one statement, each expiring `ttlDays` from now; an item of an id already there changes nothing. */
+export async function insertMailboxItems(tx: Queryable, items: NewMailboxItem[]): Promise<void> {
+  if (items.length === 0) return;
+  await tx.query(
     `INSERT INTO mailbox_items (id, app_id, player_id, chest_type_id, source, expires_at)
-     VALUES ($1, $2, $3, $4, $5, now() + make_interval(days => $6)) ON CONFLICT (id) DO NOTHING`,
-    [m.id, m.appId, m.playerId, m.chestTypeId, m.source, m.ttlDays],
+     SELECT id, app_id, player_id, chest_type_id, source, now() + make_interval(days => ttl)
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::int[]) AS t(id, app_id, player_id, chest_type_id, source, ttl)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      items.map((c) => c.id),
+      items.map((c) => c.appId),
+      items.map((c) => c.playerId),
+      items.map((c) => c.chestTypeId),
+      items.map((c) => c.source),
+      items.map((c) => c.ttlDays),
+    ],
   );
-  return r.rowCount === 1;
 }
 
 interface ItemRow {

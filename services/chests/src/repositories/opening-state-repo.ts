@@ -13,7 +13,7 @@ export interface ChestState {
   opened: boolean;
   /** The key the chest type needs to open (docs/content.md, "Key-required chests"). */
   requiresKey?: RequiredKey;
-  /** A banner pull's chest: the banner (slug) it opens as (DESIGN.md §8). */
+  /** A banner pull's chest: the banner (slug) it opens as (docs/design.md §8). */
   banner?: string;
   /** A time-locked chest not unlocked yet (docs/content.md, "Time-locked chests"): when it will be, if its timer runs. */
   locked?: { unlocksAt: Date | null };
@@ -53,7 +53,7 @@ interface Row {
  * Whether inventory chest `c` of type `t` is still time-locked, by the database's clock (time only
  * moves on, so a chest found unlocked stays so while an opening proceeds).
  */
-export const LOCKED_SQL = '(t.unlock IS NOT NULL AND (c.unlocks_at IS NULL OR c.unlocks_at > now()))';
+const LOCKED_SQL = '(t.unlock IS NOT NULL AND (c.unlocks_at IS NULL OR c.unlocks_at > now()))';
 
 const toChest = (row: Row): ChestState => ({
   chestId: row.id,

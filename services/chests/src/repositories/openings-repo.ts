@@ -53,11 +53,15 @@ export interface OpeningsOwner {
   seedId: string;
   /** The pair's nonce the first opening used; the others follow it, one each. */
   nonce: number;
-  /** A single open's key, stored on its opening (`openings_idempotency`). */
-  openingKey?: string;
-  /** A batch's key, stored with its chests and openings in `opening_batches`. */
-  batchKey?: string;
+  /** The request's Idempotency-Key, stored with its chests and openings in `opening_keys` under its kind (`opening_keys_pkey`). */
+  key?: { kind: OpeningKind; value: string };
 }
+
+/** The scope an opening's Idempotency-Key was made in: a single open or a batch (a banner pull's opening is a batch). */
+export type OpeningKind = 'one' | 'batch';
+
+/** The unique index a second use of a stored opening key fails on. */
+export const OPENING_KEY_INDEX = 'opening_keys_pkey';
 
 /** A pity group's counter after the openings, with the rule that moved it. */
 export interface PityCounter {
@@ -67,7 +71,7 @@ export interface PityCounter {
   hard: number;
 }
 
-/** recordOpenings' one statement: $1 app, $2 player, $3 seed pair, $4 its nonce, $5 n, $6 chest ids, $7 openings, $8 a single open's key, $9 grants, $10 pity counters, $11 a batch's key, $12 opening ids. */
+/** recordOpenings' one statement: $1 app, $2 player, $3 seed pair, $4 its nonce, $5 n, $6 chest ids, $7 openings, $8 the Idempotency-Key, $9 grants, $10 pity counters, $11 the key's kind, $12 opening ids. */
 const RECORD_OPENINGS = preparedStatement(
   'chests_record_openings',
   `WITH nonced AS (
@@ -82,9 +86,9 @@ const RECORD_OPENINGS = preparedStatement(
      WHERE c.app_id = $1 AND c.player_id = $2 AND c.id = r.chest_id AND c.opened_at IS NULL AND EXISTS (SELECT 1 FROM nonced)
      RETURNING c.id
   ), recorded AS (
-    INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience, idempotency_key,
+    INSERT INTO openings (id, app_id, player_id, chest_id, chest_type_id, content_version, opened_at, items, experience,
                           seed_id, nonce, pity, banner)
-    SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $8::text, $3, r.nonce, r.pity, r.banner
+    SELECT r.id, $1, $2, r.chest_id, r.chest_type_id, r.content_version, r.opened_at, r.items, r.experience, $3, r.nonce, r.pity, r.banner
       FROM jsonb_to_recordset($7::jsonb) AS r(id uuid, chest_id uuid, chest_type_id uuid, content_version integer, opened_at timestamptz,
                                                items jsonb, experience integer, nonce integer, pity jsonb, banner jsonb)
      WHERE r.chest_id IN (SELECT id FROM consumed)
@@ -101,9 +105,9 @@ const RECORD_OPENINGS = preparedStatement(
      WHERE EXISTS (SELECT 1 FROM recorded)
     ON CONFLICT (app_id, player_id, pity_group) DO UPDATE SET
       opens_since = EXCLUDED.opens_since, rarity = EXCLUDED.rarity, hard = EXCLUDED.hard, updated_at = now()
-  ), batched AS (
-    INSERT INTO opening_batches (app_id, player_id, idempotency_key, chest_ids, opening_ids)
-    SELECT $1, $2, $11::text, $6::uuid[], $12::uuid[] WHERE $11::text IS NOT NULL AND EXISTS (SELECT 1 FROM recorded)
+  ), keyed AS (
+    INSERT INTO opening_keys (app_id, player_id, kind, idempotency_key, chest_ids, opening_ids)
+    SELECT $1, $2, $11::text, $8::text, $6::uuid[], $12::uuid[] WHERE $8::text IS NOT NULL AND EXISTS (SELECT 1 FROM recorded)
   )
   SELECT count(*)::int AS n FROM announced`,
 );
@@ -122,7 +126,7 @@ const RECORD_OPENINGS = preparedStatement(
  *   statement's snapshot alone could count a chest deleted before the consume, and write the
  *   nonce alone;
  * - then, only if it did: consumes the chests, records the openings, writes their grants to the
- *   outbox, stores each pity group's counter after them, and a batch's Idempotency-Key.
+ *   outbox, stores each pity group's counter after them, and the request's Idempotency-Key.
  * Returns whether the openings were recorded; when not, nothing was written (the caller reads the
  * state again: a chest was opened meanwhile, or the player's pair moved on).
  */
@@ -155,24 +159,28 @@ export async function recordOpenings(
       openings.length,
       openings.map((o) => o.chestId),
       JSON.stringify(rows),
-      owner.openingKey ?? null,
+      owner.key?.value ?? null,
       JSON.stringify(grants),
       JSON.stringify(pity),
-      owner.batchKey ?? null,
+      owner.key?.kind ?? null,
       openings.map((o) => o.openingId),
     ]),
   );
   return r.rows[0]!.n === openings.length;
 }
 
-/** The opening a player made with an Idempotency-Key, if any. */
-export async function findOpeningByKey(db: Queryable, appId: string, playerId: string, key: string): Promise<OpeningView | undefined> {
-  const r = await db.query<OpeningRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.idempotency_key = $3`, [
-    appId,
-    playerId,
-    key,
-  ]);
-  return r.rows[0] && toView(r.rows[0]);
+/** The chests (in order) and openings an Idempotency-Key of this kind opened, if any. */
+export async function findOpeningKey(
+  db: Queryable,
+  appId: string,
+  playerId: string,
+  key: { kind: OpeningKind; value: string },
+): Promise<{ chestIds: string[]; openingIds: string[] } | undefined> {
+  const r = await db.query<{ chest_ids: string[]; opening_ids: string[] }>(
+    'SELECT chest_ids, opening_ids FROM opening_keys WHERE app_id = $1 AND player_id = $2 AND kind = $3 AND idempotency_key = $4',
+    [appId, playerId, key.kind, key.value],
+  );
+  return r.rows[0] && { chestIds: r.rows[0].chest_ids, openingIds: r.rows[0].opening_ids };
 }
 
 /** One page of a player's openings, newest first, and their total. */
@@ -203,7 +211,7 @@ export async function findOpening(db: Queryable, appId: string, playerId: string
   return row && { view: toView(row), seedId: row.seed_id };
 }
 
-/** Openings of the player by id, in the order of `ids` (a keyed batch's replay). */
+/** Openings of the player by id, in the order of `ids` (a keyed opening's replay). */
 export async function listOpeningsByIds(db: Queryable, appId: string, playerId: string, ids: string[]): Promise<OpeningView[]> {
   const r = await db.query<OpeningRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE o.app_id = $1 AND o.player_id = $2 AND o.id = ANY($3::uuid[])`, [
     appId,

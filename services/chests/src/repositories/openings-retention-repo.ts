@@ -1,6 +1,15 @@
 import type { Queryable } from '@ccs/shared';
 
 /**
+ * Rows of `column` older than `$1` days, or than the longer period its app keeps draw records
+ * (`$3`: app id → days, a rule pack's keep_draw_records_days); the first condition lets the BRIN
+ * index narrow the scan.
+ */
+const pastRetention = (column: string) =>
+  `${column} < now() - make_interval(days => $1)
+   AND ${column} < now() - make_interval(days => greatest($1, coalesce(($3::jsonb ->> app_id::text)::int, 0)))`;
+
+/**
  * Deletes up to `limit` openings opened more than `days` ago, of every app but those that keep
  * draw records longer (`keepLonger`); returns how many went.
  */
@@ -10,13 +19,27 @@ export async function deleteOpeningsBatchOlderThan(
   limit: number,
   keepLonger: Record<string, number> = {},
 ): Promise<number> {
-  // `keepLonger`: apps whose compliance keeps draw records longer (a rule pack's
-  // keep_draw_records_days), app id → days; the first condition lets the BRIN index narrow the scan.
+  const r = await q.query(`DELETE FROM openings WHERE id IN (SELECT id FROM openings WHERE ${pastRetention('opened_at')} LIMIT $2)`, [
+    days,
+    limit,
+    JSON.stringify(keepLonger),
+  ]);
+  return r.rowCount ?? 0;
+}
+
+/**
+ * Deletes up to `limit` Idempotency-Keys of openings made more than `days` ago (as
+ * deleteOpeningsBatchOlderThan counts them): a key goes with its openings. Returns how many went.
+ */
+export async function deleteOpeningKeysBatchOlderThan(
+  q: Queryable,
+  days: number,
+  limit: number,
+  keepLonger: Record<string, number> = {},
+): Promise<number> {
   const r = await q.query(
-    `DELETE FROM openings WHERE id IN (
-       SELECT id FROM openings
-        WHERE opened_at < now() - make_interval(days => $1)
-          AND opened_at < now() - make_interval(days => greatest($1, coalesce(($3::jsonb ->> app_id::text)::int, 0)))
+    `DELETE FROM opening_keys WHERE (app_id, player_id, kind, idempotency_key) IN (
+       SELECT app_id, player_id, kind, idempotency_key FROM opening_keys WHERE ${pastRetention('created_at')}
         LIMIT $2)`,
     [days, limit, JSON.stringify(keepLonger)],
   );

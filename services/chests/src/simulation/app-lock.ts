@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { releaseAppSimulationLock, tryAppSimulationLock } from '../repositories/simulation-lock-repo.js';
-import { simulationErrors } from './errors.js';
+import { simulationErrors } from '../errors.js';
 
 /**
  * One simulation per app at a time across every chests replica: a Postgres advisory lock on a key

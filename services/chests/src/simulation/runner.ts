@@ -2,9 +2,7 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { BannerSimulationReport, SimulationReport } from '@ccs/shared';
 import type { BannerSimulationJob, SimulationJob } from './job.js';
 import { lockAppSimulation } from './app-lock.js';
-import { simulationErrors } from './errors.js';
-
-export { simulationErrors } from './errors.js';
+import { simulationErrors } from '../errors.js';
 
 /**
  * Odds simulations bounded (docs/operations.md, "Admin API"): each runs in a worker thread of its

@@ -1,5 +1,5 @@
 import { complianceInForce, ComplianceSchema, periodicWorker, type Logger, type Pool, type Worker } from '@ccs/shared';
-import { currentCompliance, deleteOpeningsBatchOlderThan } from '../repositories/openings-retention-repo.js';
+import { currentCompliance, deleteOpeningKeysBatchOlderThan, deleteOpeningsBatchOlderThan } from '../repositories/openings-retention-repo.js';
 
 const BATCH = 5000;
 
@@ -7,7 +7,7 @@ const BATCH = 5000;
  * The apps whose current compliance keeps draw records longer than `days` (a rule pack's
  * keep_draw_records_days, e.g. CN's 90), with how long.
  */
-export async function appsKeepingLonger(pool: Pool, days: number): Promise<Record<string, number>> {
+async function appsKeepingLonger(pool: Pool, days: number): Promise<Record<string, number>> {
   const keep: Record<string, number> = {};
   for (const { appId, compliance } of await currentCompliance(pool)) {
     const parsed = ComplianceSchema.safeParse(compliance);
@@ -19,7 +19,8 @@ export async function appsKeepingLonger(pool: Pool, days: number): Promise<Recor
 
 /**
  * Deletes openings older than `days` (an app whose rule packs keep draw records longer: older
- * than that), a batch per statement so no lock is held long; returns how many.
+ * than that), and the Idempotency-Keys that made them, a batch per statement so no lock is held
+ * long; returns how many openings.
  */
 export async function deleteOpeningsOlderThan(pool: Pool, days: number): Promise<number> {
   const keepLonger = await appsKeepingLonger(pool, days);
@@ -27,8 +28,10 @@ export async function deleteOpeningsOlderThan(pool: Pool, days: number): Promise
   for (;;) {
     const deleted = await deleteOpeningsBatchOlderThan(pool, days, BATCH, keepLonger);
     total += deleted;
-    if (deleted < BATCH) return total;
+    if (deleted < BATCH) break;
   }
+  while ((await deleteOpeningKeysBatchOlderThan(pool, days, BATCH, keepLonger)) === BATCH);
+  return total;
 }
 
 /**

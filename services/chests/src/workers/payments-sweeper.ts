@@ -2,7 +2,7 @@ import { periodicWorker, type Worker } from '@ccs/shared';
 import type { ChestsDeps } from '../deps.js';
 import { paymentSweep } from '../config.js';
 import { claimStalePayments } from '../repositories/payments-repo.js';
-import { settleCompensation } from '../saga/runner.js';
+import { settleCompensation } from '../payments/runner.js';
 
 /**
  * The one sweeper of every payment (purchases, keys, timer skips): settles the payments a crash

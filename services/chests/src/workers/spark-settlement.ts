@@ -16,7 +16,7 @@ import { groupsWithSparkPoints, settleSparkPoints } from '../repositories/banner
 const BATCH = 500;
 
 /**
- * Spark points left when a pity group's banners are over (DESIGN.md §8): points carry across the
+ * Spark points left when a pity group's banners are over (docs/design.md §8): points carry across the
  * banners of a group, so they settle once its last banner has ended and no banner of the group is
  * running or coming. Each pass finds the groups where players hold points and settles those whose
  * banners in the app's current content have all ended, a batch of players per transaction: the
@@ -33,7 +33,7 @@ export function sparkSettlement(deps: ChestsDeps, everyMs = deps.config.SPARK_SE
 }
 
 /** One pass: the players' points settled, in all. */
-export async function settlePass(deps: ChestsDeps, now = new Date()): Promise<number> {
+async function settlePass(deps: ChestsDeps, now = new Date()): Promise<number> {
   let settled = 0;
   const banners = new Map<string, Banner[]>();
   for (const { appId, group } of await groupsWithSparkPoints(deps.pool)) {

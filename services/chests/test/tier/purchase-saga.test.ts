@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AppContentLoaded,
   AppError,
+  compensateStep,
   DebitCurrency,
   endpoint,
   GetComplianceProfile,
@@ -11,13 +12,13 @@ import {
   PurchaseChests,
   readContentFile,
   RefundDebit,
+  runStep,
   type CallContext,
   chestTypeId,
 } from '@ccs/shared';
 import { startServiceTier, type ServiceTier } from '@ccs/shared/testing';
 import { ChestsConfigSchema, type ChestsConfig } from '../../src/config.js';
-import { compensateStep, runStep } from '../../src/saga/runner.js';
-import { debitWallet } from '../../src/saga/steps/debit-wallet.js';
+import { debitWallet } from '../../src/payments/steps/debit-wallet.js';
 import { chestsService } from '../../src/service.js';
 
 /**

@@ -1,8 +1,8 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { DestinationForbiddenError, guardedLookup, portOf, refusedLiteral, targetOf, type Refusal, type Resolver } from '../destination.js';
+import { DestinationForbiddenError, guardedLookup, portOf, refusedLiteral, targetOf, type Refusal, type Resolver } from './destination.js';
 
-/** The error classes a failed attempt stores (DESIGN §6), besides `http_<status>`. */
+/** The error classes a failed attempt stores (docs/design.md §6), besides `http_<status>`. */
 export type ErrorClass = 'timeout' | 'refused' | 'tls' | 'destination_forbidden' | `http_${number}`;
 
 /** How one attempt ended: a 2xx, or a failure with its class (and the status code, when there was an answer). */

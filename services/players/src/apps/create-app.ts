@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppContentLoaded, enqueue, type AppContent, type CallContext, type Queryable } from '@ccs/shared';
 import { newSecret } from '../credentials/secrets.js';
-import { insertApiKey } from '../repositories/api-keys-repository.js';
-import { insertApp, storeContent } from '../repositories/apps-repository.js';
+import { insertApiKey } from '../repositories/api-keys-repo.js';
+import { insertApp, storeContent } from '../repositories/apps-repo.js';
 
 /** A created app and its keys (the raw keys exist only in this answer). */
 export interface CreatedApp {

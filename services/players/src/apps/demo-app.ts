@@ -1,7 +1,7 @@
 import { readContentFile, SHIPPED_PLACEHOLDERS, withTransaction, type Logger, type Pool } from '@ccs/shared';
 import { randomUUID } from 'node:crypto';
-import { apiKeyExists, insertApiKey, revokeRawKeys } from '../repositories/api-keys-repository.js';
-import { findDemoAppId, lockDemoAppCreation } from '../repositories/apps-repository.js';
+import { apiKeyExists, insertApiKey, revokeRawKeys } from '../repositories/api-keys-repo.js';
+import { findDemoAppId, lockDemoAppCreation } from '../repositories/apps-repo.js';
 import { createApp } from './create-app.js';
 
 /**

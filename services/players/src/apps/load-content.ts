@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppContentLoaded, enqueue, withTransaction, type AppContent, type CallContext, type Pool } from '@ccs/shared';
-import { bumpContentVersion, storeContent } from '../repositories/apps-repository.js';
+import { bumpContentVersion, storeContent } from '../repositories/apps-repo.js';
 import { playerErrors } from '../errors.js';
 
 /**

@@ -1,7 +1,7 @@
 import { type Queryable, type ReplyOf, type AdminRotateKeys } from '@ccs/shared';
 import { newSecret } from '../credentials/secrets.js';
-import { insertApiKey, liveKeyKinds, retireApiKeys, type KeyKind } from '../repositories/api-keys-repository.js';
-import { lockApp } from '../repositories/apps-repository.js';
+import { insertApiKey, liveKeyKinds, retireApiKeys, type KeyKind } from '../repositories/api-keys-repo.js';
+import { lockApp } from '../repositories/apps-repo.js';
 import { playerErrors } from '../errors.js';
 
 /**

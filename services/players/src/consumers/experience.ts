@@ -1,5 +1,5 @@
 import { consumer, DURABLE, OpeningGranted } from '@ccs/shared';
-import { addExperience } from '../repositories/players-repository.js';
+import { addExperience } from '../repositories/players-repo.js';
 
 /** Durable name of the experience consumer (`applied.<opening id>.players-experience`). */
 export const EXPERIENCE_CONSUMER = DURABLE.playersExperience;

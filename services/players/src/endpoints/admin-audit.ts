@@ -1,6 +1,6 @@
 import { AdminListAudit, AdminListContentVersions, AdminRecordAudit, endpoint, type Pool } from '@ccs/shared';
-import { appendAuditEntry, listAuditEntries } from '../repositories/admin-audit-repository.js';
-import { contentVersionOf, listContents } from '../repositories/apps-repository.js';
+import { appendAuditEntry, listAuditEntries } from '../repositories/admin-audit-repo.js';
+import { contentVersionOf, listContents } from '../repositories/apps-repo.js';
 import { playerErrors } from '../errors.js';
 
 /** players.v1.admin_record_audit: one admin API call that acted, appended to the app's audit log with its note. */

@@ -1,6 +1,6 @@
 import { AdminContentDiff, endpoint, type Pool } from '@ccs/shared';
 import { diffContent } from '../content/content-diff.js';
-import { contentVersionOf, listContents } from '../repositories/apps-repository.js';
+import { contentVersionOf, listContents } from '../repositories/apps-repo.js';
 import { playerErrors } from '../errors.js';
 
 /**

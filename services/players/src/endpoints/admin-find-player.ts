@@ -1,6 +1,6 @@
 import { AdminFindPlayer, endpoint } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { findPlayer, findPlayerByEmail } from '../repositories/players-repository.js';
+import { findPlayer, findPlayerByEmail } from '../repositories/players-repo.js';
 import { playerErrors } from '../errors.js';
 
 /** One player of an app by id or email, with their declared profile and lock (the admin API's and the CLI's player lookups). */

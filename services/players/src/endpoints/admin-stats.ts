@@ -1,6 +1,6 @@
 import { AdminPlayersStats, endpoint, messagingStats } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { appPlayerStats } from '../repositories/app-stats-repository.js';
+import { appPlayerStats } from '../repositories/app-stats-repo.js';
 import { playerErrors } from '../errors.js';
 
 /** Operator command: an app's players (total, registered, guests) and players' messaging figures; 404 for an unknown app. */

@@ -11,8 +11,8 @@ import {
 } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { announcePlayerLockChange } from '../profile/announce-change.js';
-import { findPlayer, isPlayerLocked, searchPlayers, setPlayerLock } from '../repositories/players-repository.js';
-import { listSessions, revokeAllFamilies } from '../repositories/refresh-tokens-repository.js';
+import { findPlayer, isPlayerLocked, searchPlayers, setPlayerLock } from '../repositories/players-repo.js';
+import { listSessions, revokeAllFamilies } from '../repositories/refresh-tokens-repo.js';
 import { playerErrors } from '../errors.js';
 
 // The support desk's endpoints (docs/console.md, "Players"): finding players, their sessions,

@@ -1,7 +1,7 @@
 import { AdminUpdatePlayerProfile, AppError, endpoint, withTransaction } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
-import { lockDeclaredProfile, writeDeclaredProfile } from '../repositories/declared-profile-repository.js';
+import { lockDeclaredProfile, writeDeclaredProfile } from '../repositories/declared-profile-repo.js';
 import { playerErrors } from '../errors.js';
 import { announceComplianceProfileChange } from '../profile/announce-change.js';
 

@@ -1,6 +1,6 @@
 import { appOf, callerOf, endpoint, GetComplianceProfile } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { findPlayer } from '../repositories/players-repository.js';
+import { findPlayer } from '../repositories/players-repo.js';
 import { playerErrors } from '../errors.js';
 
 /**

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { appOf, CreateGuest, endpoint, isUniqueViolation, withTransaction, type ReplyOf } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { playerRulesOf } from '../repositories/apps-repository.js';
-import { findGuestKey, insertGuestKey, type GuestKeyRecord } from '../repositories/guest-keys-repository.js';
-import { findPlayer, insertPlayer } from '../repositories/players-repository.js';
+import { playerRulesOf } from '../repositories/apps-repo.js';
+import { findGuestKey, insertGuestKey, type GuestKeyRecord } from '../repositories/guest-keys-repo.js';
+import { findPlayer, insertPlayer } from '../repositories/players-repo.js';
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
-import { withWelcomeGrants } from '../saga/with-welcome-grants.js';
+import { runRegistration } from '../saga/registration-saga.js';
 import { issueSession } from '../tokens/issue-session.js';
 import { playerErrors } from '../errors.js';
 
@@ -47,7 +47,7 @@ export function createGuestEndpoint(d: PlayersDeps) {
     const grants = { initialCurrency: rules.initial_currency, welcomeBonus: noBonus, starterChestId };
     const plan = planWelcomeGrants('guest', rules, { appId, playerId, starterChestId });
     try {
-      const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
+      const session = await runRegistration(d, plan, ctx, async (tx) => {
         const player = await insertPlayer(tx, { id: playerId, appId, email: null, passwordHash: null, starterChestId });
         if (key) await insertGuestKey(tx, appId, key, { playerId, grants }, ttlHours);
         return issueSession(tx, d.signer, player, rules);

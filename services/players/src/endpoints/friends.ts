@@ -1,7 +1,7 @@
 import { AddFriend, appOf, callerOf, endpoint, ListFriends, RemoveFriend } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { findRelation, insertFriendRequest, listRelations, removeRelation } from '../repositories/friends-repository.js';
-import { findPlayer } from '../repositories/players-repository.js';
+import { findRelation, insertFriendRequest, listRelations, removeRelation } from '../repositories/friends-repo.js';
+import { findPlayer } from '../repositories/players-repo.js';
 import { playerErrors } from '../errors.js';
 
 // A player of another app is as unknown as one that does not exist.

@@ -1,7 +1,7 @@
 import { appOf, endpoint, InventoryAccess, optionalCallerOf } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { areConfirmedFriends } from '../repositories/friends-repository.js';
-import { findPlayer } from '../repositories/players-repository.js';
+import { areConfirmedFriends } from '../repositories/friends-repo.js';
+import { findPlayer } from '../repositories/players-repo.js';
 import { playerErrors } from '../errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { endpoint, GetJwks, ResolveApiKey } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { resolveApiKey } from '../repositories/api-keys-repository.js';
+import { resolveApiKey } from '../repositories/api-keys-repo.js';
 import { playerErrors } from '../errors.js';
 
 /** apikey → app and key kind; 404 for an unknown or revoked key (the gateway answers 401). */

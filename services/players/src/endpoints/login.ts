@@ -1,7 +1,7 @@
 import { appOf, endpoint, LoginPlayer, withTransaction } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { playerRulesOf } from '../repositories/apps-repository.js';
-import { findPlayerByEmail } from '../repositories/players-repository.js';
+import { playerRulesOf } from '../repositories/apps-repo.js';
+import { findPlayerByEmail } from '../repositories/players-repo.js';
 import { issueSession } from '../tokens/issue-session.js';
 import { playerErrors } from '../errors.js';
 

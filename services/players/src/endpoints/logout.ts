@@ -1,6 +1,6 @@
 import { appOf, callerOf, endpoint, LogoutPlayer } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { familyOfToken, revokeFamilies } from '../repositories/refresh-tokens-repository.js';
+import { familyOfToken, revokeFamilies } from '../repositories/refresh-tokens-repo.js';
 
 /**
  * Logout: revokes the session of the access token (its `sid`) and, when given, the family of a

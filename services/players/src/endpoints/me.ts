@@ -3,7 +3,7 @@ import type { PlayersDeps } from '../deps.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { applyOwnChange } from '../profile/declared-profile.js';
 import { announceComplianceProfileChange } from '../profile/announce-change.js';
-import { findPlayer, toView, updateSettings } from '../repositories/players-repository.js';
+import { findPlayer, toView, updateSettings } from '../repositories/players-repo.js';
 import { playerErrors } from '../errors.js';
 
 /** The calling player. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, appOf, endpoint, RefreshSession, withTransaction, type Queryable, type Session } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
-import { playerRulesOf } from '../repositories/apps-repository.js';
-import { findPlayer } from '../repositories/players-repository.js';
-import { lockRefreshToken, markRotated, revokeFamilies, revokeToken, type RefreshTokenRecord } from '../repositories/refresh-tokens-repository.js';
+import { playerRulesOf } from '../repositories/apps-repo.js';
+import { findPlayer } from '../repositories/players-repo.js';
+import { lockRefreshToken, markRotated, revokeFamilies, revokeToken, type RefreshTokenRecord } from '../repositories/refresh-tokens-repo.js';
 import { issueSession } from '../tokens/issue-session.js';
 import { playerErrors } from '../errors.js';
 

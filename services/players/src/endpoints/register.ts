@@ -16,35 +16,27 @@ import { registrationRuleErrors } from '../credentials/registration-rules.js';
 import { checkComplianceAttributes } from '../profile/compliance-attributes.js';
 import { applyOwnChange } from '../profile/declared-profile.js';
 import type { PlayersDeps } from '../deps.js';
-import { playerRulesOf, type PlayerRules } from '../repositories/apps-repository.js';
-import {
-  findPlayer,
-  findPlayerByEmail,
-  insertPlayer,
-  upgradeToRegistered,
-  type ComplianceAttributes,
-  type PlayerRecord,
-} from '../repositories/players-repository.js';
-import { findRegistrationKey, insertRegistrationKey, type RegistrationKeyRecord } from '../repositories/registration-keys-repository.js';
+import { playerRulesOf, type PlayerRules } from '../repositories/apps-repo.js';
+import { findPlayer, findPlayerByEmail, insertPlayer, upgradeToRegistered, type PlayerRecord } from '../repositories/players-repo.js';
+import { findRegistrationKey, insertRegistrationKey, type RegistrationKeyRecord } from '../repositories/registration-keys-repo.js';
 import { planWelcomeGrants } from '../saga/welcome-grants.js';
-import { withWelcomeGrants } from '../saga/with-welcome-grants.js';
+import { runRegistration } from '../saga/registration-saga.js';
 import { issueSession } from '../tokens/issue-session.js';
 import { playerErrors } from '../errors.js';
 
 type Request = RequestOf<typeof RegisterPlayer>;
 type Reply = ReplyOf<typeof RegisterPlayer>;
+/** A retry of a keyed registration: the first one's player and grants. */
+type Retry = { player: PlayerRecord; grants: RegistrationKeyRecord['grants'] };
 /** What the checks in a password slot found: a retry of a keyed registration, or what a new one needs. */
-type Checked =
-  | { retryOf: { player: PlayerRecord; grants: RegistrationKeyRecord['grants'] } }
-  | { guest: PlayerRecord | undefined; rules: PlayerRules; passwordHash: string };
+type Checked = { retryOf: Retry } | { guest: PlayerRecord | undefined; rules: PlayerRules; passwordHash: string };
 
 const { emailTaken, alreadyRegistered, registrationKeyReused: keyReused } = playerErrors;
 
 /**
  * Registration: checks the form rules and the optional country and birth year (422 per failing
  * rule), then creates the player with an argon2id hash, or, when a guest's token calls, upgrades
- * that guest in place. Grants go out as
- * the registration saga (see saga/with-welcome-grants.ts).
+ * that guest in place. Grants go out as the registration saga (saga/registration-saga.ts).
  *
  * The lookups and the hash take one of the bounded password slots (503 `overloaded` past the
  * bound, before anything is done). With an Idempotency-Key, a retry of the registration made
@@ -59,53 +51,70 @@ export function registerEndpoint(d: PlayersDeps) {
     const errors = [...registrationRuleErrors(req), ...profile.errors];
     if (errors.length) throw AppError.many(errors);
     const checked = await d.hasher.withSlot((pw) => checkInSlot(d, pw, appId, req, ctx));
-    if ('retryOf' in checked) return replay(d, appId, checked.retryOf.player, checked.retryOf.grants);
-    return createOrUpgrade(d, appId, req, ctx, { ...checked, attributes: profile.attributes });
+    if ('retryOf' in checked) return replay(d, appId, checked.retryOf);
+
+    const { guest, rules, passwordHash } = checked;
+    const key = req.idempotencyKey;
+    const playerId = guest?.id ?? randomUUID();
+    const starterChestId = guest?.starterChestId ?? randomUUID();
+    // An upgraded guest got its initial currency when it was created; it is reported, not granted again.
+    const grants = { initialCurrency: rules.initial_currency, welcomeBonus: rules.welcome_bonus, starterChestId };
+    const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId, email: req.email });
+    try {
+      const session = await runRegistration(d, plan, ctx, async (tx) => {
+        // A guest's declared profile follows a player's rules (profile/declared-profile.ts): upgrading
+        // cannot move a locked country or an earlier birth year.
+        if (guest) await applyOwnChange(d, tx, appId, playerId, profile.attributes);
+        const player = guest
+          ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash })
+          : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...profile.attributes });
+        if (!player) throw alreadyRegistered();
+        const record = { playerId, email: req.email, callerId: optionalCallerOf(ctx) ?? null, grants };
+        if (key) await insertRegistrationKey(tx, appId, key, record, d.config.IDEMPOTENCY_KEY_TTL_HOURS);
+        return issueSession(tx, d.signer, player, rules);
+      });
+      return { ...session, grants };
+    } catch (err) {
+      const conflict = conflictOf(err);
+      if (!conflict) throw err;
+      // A concurrent request with the same key committed first: this may be its retry.
+      const retry = key ? await d.hasher.withSlot((pw) => retryOf(d, pw, appId, req, ctx)) : undefined;
+      if (!retry) throw conflict;
+      return replay(d, appId, retry);
+    }
   });
 }
 
 /**
- * The player of the keyed registration `first` when `req` is its retry, else undefined. The
- * password is always verified, so the answer takes as long whichever part differs. In a slot.
+ * The keyed registration this request retries, if any: its key found (within
+ * IDEMPOTENCY_KEY_TTL_HOURS) with the same email, the same calling token's player, and a password
+ * that verifies against the player's hash; 409 `idempotency_key_reused` when the key was used
+ * otherwise. The password is always verified, so the answer takes as long whichever part differs.
+ * In a password slot.
  */
-async function retriedPlayer(d: PlayersDeps, pw: PasswordChecks, appId: string, first: RegistrationKeyRecord, req: Request, ctx: CallContext) {
+async function retryOf(d: PlayersDeps, pw: PasswordChecks, appId: string, req: Request, ctx: CallContext): Promise<Retry | undefined> {
+  const key = req.idempotencyKey;
+  const first = key ? await findRegistrationKey(d.pool, appId, key, d.config.IDEMPOTENCY_KEY_TTL_HOURS) : undefined;
+  if (!first) return undefined;
   const player = await findPlayer(d.pool, appId, first.playerId);
   let passwordMatches = false;
   if (player?.passwordHash) passwordMatches = await pw.verify(player.passwordHash, req.password);
   else await pw.verifyAgainstNothing(req.password);
-  return passwordMatches && first.email === req.email && first.callerId === (optionalCallerOf(ctx) ?? null) ? player : undefined;
+  if (!player || !passwordMatches || first.email !== req.email || first.callerId !== (optionalCallerOf(ctx) ?? null)) throw keyReused();
+  return { player, grants: first.grants };
 }
 
 /** The answer to a retry: the first registration's player and grants, with a new session (a new refresh-token family). */
-async function replay(d: PlayersDeps, appId: string, player: PlayerRecord, grants: RegistrationKeyRecord['grants']): Promise<Reply> {
+async function replay(d: PlayersDeps, appId: string, retry: Retry): Promise<Reply> {
   const rules = await playerRulesOf(d.pool, appId);
-  const session = await withTransaction(d.pool, (tx) => issueSession(tx, d.signer, player, rules));
-  return { ...session, grants, replayed: true };
-}
-
-/** After a conflict at commit: the keyed registration that won the race, if this is its retry; else `conflict`. */
-async function replayWinner(d: PlayersDeps, appId: string, key: string, req: Request, ctx: CallContext, conflict: AppError): Promise<Reply> {
-  const first = await findRegistrationKey(d.pool, appId, key, d.config.IDEMPOTENCY_KEY_TTL_HOURS);
-  if (!first) throw conflict;
-  const player = await d.hasher.withSlot((pw) => retriedPlayer(d, pw, appId, first, req, ctx));
-  if (!player) throw keyReused();
-  return replay(d, appId, player, first.grants);
-}
-
-/** The keyed registration this request retries, if any (409 when the key was used otherwise). In a slot. */
-async function retryOfKey(d: PlayersDeps, pw: PasswordChecks, appId: string, req: Request, ctx: CallContext): Promise<Checked | undefined> {
-  const key = req.idempotencyKey;
-  const first = key ? await findRegistrationKey(d.pool, appId, key, d.config.IDEMPOTENCY_KEY_TTL_HOURS) : undefined;
-  if (!first) return undefined;
-  const player = await retriedPlayer(d, pw, appId, first, req, ctx);
-  if (!player) throw keyReused();
-  return { retryOf: { player, grants: first.grants } };
+  const session = await withTransaction(d.pool, (tx) => issueSession(tx, d.signer, retry.player, rules));
+  return { ...session, grants: retry.grants, replayed: true };
 }
 
 /** In a password slot: a retry of a keyed registration, or the guest, rules and hash a new one needs. */
 async function checkInSlot(d: PlayersDeps, pw: PasswordChecks, appId: string, req: Request, ctx: CallContext): Promise<Checked> {
-  const retry = await retryOfKey(d, pw, appId, req, ctx);
-  if (retry) return retry;
+  const retry = await retryOf(d, pw, appId, req, ctx);
+  if (retry) return { retryOf: retry };
   const caller = optionalCallerOf(ctx);
   const guest = caller ? await findPlayer(d.pool, appId, caller) : undefined;
   if (caller && !guest) throw playerErrors.tokenNamesNoPlayer();
@@ -113,8 +122,8 @@ async function checkInSlot(d: PlayersDeps, pw: PasswordChecks, appId: string, re
   // Checked first to spare the hashing; the unique index still decides races.
   // A keyed twin that committed between the key lookup above and this check: this is its retry.
   if (await findPlayerByEmail(d.pool, appId, req.email)) {
-    const late = await retryOfKey(d, pw, appId, req, ctx);
-    if (late) return late;
+    const late = await retryOf(d, pw, appId, req, ctx);
+    if (late) return { retryOf: late };
     throw emailTaken();
   }
   const rules = await playerRulesOf(d.pool, appId);
@@ -126,42 +135,4 @@ function conflictOf(err: unknown): AppError | undefined {
   if (isUniqueViolation(err, 'players_app_email')) return emailTaken();
   if (isUniqueViolation(err, 'registration_keys_pkey')) return keyReused();
   return err instanceof AppError && err.code === 'already_registered' ? err : undefined;
-}
-
-/** A new player (or the calling guest upgraded) with the welcome grants, its session, and the grants reported. */
-async function createOrUpgrade(
-  d: PlayersDeps,
-  appId: string,
-  req: Request,
-  ctx: CallContext,
-  checked: Exclude<Checked, { retryOf: unknown }> & { attributes: ComplianceAttributes },
-): Promise<Reply> {
-  const { guest, rules, passwordHash, attributes } = checked;
-  const key = req.idempotencyKey;
-  const ttlHours = d.config.IDEMPOTENCY_KEY_TTL_HOURS;
-  const playerId = guest?.id ?? randomUUID();
-  const starterChestId = guest?.starterChestId ?? randomUUID();
-  // An upgraded guest got its initial currency when it was created; it is reported, not granted again.
-  const grants = { initialCurrency: rules.initial_currency, welcomeBonus: rules.welcome_bonus, starterChestId };
-  const plan = planWelcomeGrants(guest ? 'upgrade' : 'registration', rules, { appId, playerId, starterChestId, email: req.email });
-  try {
-    const session = await withWelcomeGrants(d, plan, ctx, async (tx) => {
-      // A guest's declared profile follows a player's rules (profile/declared-profile.ts): upgrading
-      // cannot move a locked country or an earlier birth year.
-      if (guest) await applyOwnChange(d, tx, appId, playerId, attributes);
-      const player = guest
-        ? await upgradeToRegistered(tx, appId, playerId, { email: req.email, passwordHash })
-        : await insertPlayer(tx, { id: playerId, appId, email: req.email, passwordHash, starterChestId, ...attributes });
-      if (!player) throw alreadyRegistered();
-      if (key) await insertRegistrationKey(tx, appId, key, { playerId, email: req.email, callerId: optionalCallerOf(ctx) ?? null, grants }, ttlHours);
-      return issueSession(tx, d.signer, player, rules);
-    });
-    return { ...session, grants };
-  } catch (err) {
-    const conflict = conflictOf(err);
-    if (!conflict) throw err;
-    // A concurrent request with the same key committed first: this may be its retry.
-    if (key) return replayWinner(d, appId, key, req, ctx, conflict);
-    throw conflict;
-  }
 }

@@ -1,5 +1,5 @@
 import { normalizeCountry, type ErrorObject } from '@ccs/shared';
-import type { ComplianceAttributes } from '../repositories/players-repository.js';
+import type { ComplianceAttributes } from '../repositories/players-repo.js';
 
 /** Earliest birth year accepted: anything before is a typo, not a player. */
 export const MIN_BIRTH_YEAR = 1900;

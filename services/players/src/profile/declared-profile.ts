@@ -1,8 +1,8 @@
 import type { Queryable } from '@ccs/shared';
 import type { PlayersDeps } from '../deps.js';
 import { profileErrors } from '../errors.js';
-import { blockedRegionsOf, lockDeclaredProfile, writeDeclaredProfile, type DeclaredProfile } from '../repositories/declared-profile-repository.js';
-import type { ComplianceAttributes } from '../repositories/players-repository.js';
+import { blockedRegionsOf, lockDeclaredProfile, writeDeclaredProfile, type DeclaredProfile } from '../repositories/declared-profile-repo.js';
+import type { ComplianceAttributes } from '../repositories/players-repo.js';
 
 export type { DeclaredProfile };
 

@@ -11,7 +11,7 @@ import {
   type Queryable,
 } from '@ccs/shared';
 import type { z } from 'zod';
-import type { PlayerRules } from '../repositories/apps-repository.js';
+import type { PlayerRules } from '../repositories/apps-repo.js';
 
 /** When grants are made: a new registered player, a new guest, or a guest becoming registered. */
 export type GrantOccasion = 'registration' | 'guest' | 'upgrade';

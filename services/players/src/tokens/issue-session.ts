@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Session } from '@ccs/shared';
-import type { PlayerRules } from '../repositories/apps-repository.js';
-import { toView, type PlayerRecord } from '../repositories/players-repository.js';
-import { insertRefreshToken } from '../repositories/refresh-tokens-repository.js';
+import type { PlayerRules } from '../repositories/apps-repo.js';
+import { toView, type PlayerRecord } from '../repositories/players-repo.js';
+import { insertRefreshToken } from '../repositories/refresh-tokens-repo.js';
 import type { AccessTokenSigner } from './access-tokens.js';
 
 /**

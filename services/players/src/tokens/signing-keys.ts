@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { ConfigError, withTransaction, type Logger, type Pool } from '@ccs/shared';
-import { insertSigningKey, listSigningKeys, lockSigningKeys } from '../repositories/signing-keys-repository.js';
+import { insertSigningKey, listSigningKeys, lockSigningKeys } from '../repositories/signing-keys-repo.js';
 
 /** An ES256 key pair and its key id (the `kid` header of every token it signs). */
 export interface SigningKey {

@@ -1,6 +1,6 @@
 import { periodicWorker, type Logger, type Pool, type Worker } from '@ccs/shared';
-import { deleteGuestKeysOlderThan } from '../repositories/guest-keys-repository.js';
-import { deleteRegistrationKeysOlderThan } from '../repositories/registration-keys-repository.js';
+import { deleteGuestKeysOlderThan } from '../repositories/guest-keys-repo.js';
+import { deleteRegistrationKeysOlderThan } from '../repositories/registration-keys-repo.js';
 
 /**
  * Forgets registration and guest-creation Idempotency-Keys past IDEMPOTENCY_KEY_TTL_HOURS (reads

@@ -22,10 +22,6 @@ const nestedJws = z
   .min(1)
   .max(32 * 1024);
 
-/** The environments Apple signs for (`Xcode` and `LocalTesting` data is not signed by Apple). */
-export const APPLE_ENVIRONMENTS = ['Production', 'Sandbox'] as const;
-/** `type` values of App Store products. */
-export const APPLE_PRODUCT_TYPES = ['Consumable', 'Non-Consumable', 'Non-Renewing Subscription', 'Auto-Renewable Subscription'] as const;
 /** Notifications that take back what a transaction granted (refunded; Family Sharing revoked). */
 export const APPLE_CLAWBACK_NOTIFICATIONS = ['REFUND', 'REVOKE'] as const;
 /** The notification that undoes a refund (Apple reversed it: the purchase stands again). */
@@ -41,7 +37,7 @@ export const AppleTransactionSchema = z
     originalPurchaseDate: millis.optional(),
     /** How many units of a consumable were bought (the price covers all of them). */
     quantity: z.number().int().min(1).max(1_000_000),
-    /** One of APPLE_PRODUCT_TYPES; any non-empty string is read, for types Apple adds. */
+    /** The product's type (`Consumable`, `Non-Consumable`, …); any non-empty string is read, for types Apple adds. */
     type: z.string().min(1).max(64),
     /** The UUID the app attached to the purchase (the service's player id); Apple may send "" for none. */
     appAccountToken: z.union([z.literal('').transform(() => undefined), uuid]).optional(),
@@ -72,7 +68,6 @@ export const AppleTransactionSchema = z
     message: 'price and currency come together',
     path: ['currency'],
   });
-export type AppleTransaction = z.infer<typeof AppleTransactionSchema>;
 
 export const AppleNotificationDataSchema = z.object({
   bundleId: z.string().min(1).max(255),
@@ -105,7 +100,6 @@ export const AppleNotificationSchema = z
     message: 'a refund, revocation or reversal names its transaction (data.signedTransactionInfo)',
     path: ['data', 'signedTransactionInfo'],
   });
-export type AppleNotification = z.infer<typeof AppleNotificationSchema>;
 
 /** Apple's milliunit price as a decimal string: 12990 → "12.99", 1000 → "1", 5 → "0.005". */
 export function appleMilliunitsToDecimal(milliunits: number): string {

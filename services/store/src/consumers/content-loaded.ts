@@ -1,5 +1,5 @@
 import { AppContentLoaded, consumer, DURABLE, markProcessed, withTransaction, type Logger, type Pool } from '@ccs/shared';
-import type { StoreContentReader } from '../content.js';
+import type { StoreContentReader } from '../content/content-reader.js';
 import { applyContentVersion } from '../repositories/content-repo.js';
 
 /**

@@ -30,8 +30,6 @@ export type GoogleFailure =
   | { kind: 'credentials_rejected'; detail: string }
   | { kind: 'malformed'; detail: string };
 
-export type GoogleFailureKind = GoogleFailure['kind'];
-
 /** A call's outcome: its value, or how it failed. */
 export type GoogleResult<T> = { ok: true; value: T } | { ok: false; error: GoogleFailure };
 

@@ -4,21 +4,12 @@ import { GooglePlayClient } from './play-client.js';
 import { PushVerifier } from './push-auth.js';
 import type { ServiceAccountKey } from './service-account.js';
 
-export { ANDROID_PUBLISHER_SCOPE, GoogleAccessTokens, JWT_BEARER_GRANT, type GoogleAccessTokensOptions } from './access-tokens.js';
-export { GOOGLE_ANSWER_LIMIT, type GoogleFailure, type GoogleFailureKind, type GoogleResult } from './http.js';
-export {
-  decodePushBody,
-  DeveloperNotificationSchema,
-  PushBodySchema,
-  type DecodedNotification,
-  type DeveloperNotification,
-  type NotificationError,
-  type NotificationEvent,
-} from './notifications.js';
-export { GooglePlayClient, pathSegment, type GoogleOrder, type GooglePlayClientOptions, type GooglePurchase } from './play-client.js';
-export { decimalOf, MoneySchema, OrderSchema, ProductPurchaseSchema } from './play-schemas.js';
-export { GOOGLE_ISSUERS, PushVerifier, type ExpectedPush, type PushRefusal, type PushVerdict, type PushVerifierOptions } from './push-auth.js';
-export { InvalidServiceAccountKeyError, parseServiceAccountKey, ServiceAccountKey, ServiceAccountKeyFileSchema } from './service-account.js';
+export { GoogleAccessTokens } from './access-tokens.js';
+export { type GoogleFailure } from './http.js';
+export { decodePushBody } from './notifications.js';
+export { GooglePlayClient } from './play-client.js';
+export { PushVerifier } from './push-auth.js';
+export { InvalidServiceAccountKeyError, parseServiceAccountKey, ServiceAccountKey } from './service-account.js';
 
 /** The store's Google side, built once per service from its settings. */
 export interface GooglePlay {

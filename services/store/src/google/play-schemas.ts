@@ -31,7 +31,6 @@ export const ProductPurchaseSchema = z.object({
   productId: z.string().optional(),
   purchaseToken: z.string().optional(),
 });
-export type ProductPurchaseAnswer = z.infer<typeof ProductPurchaseSchema>;
 
 /**
  * google.type.Money: whole `units` (int64) and `nanos` (10^-9 units, between -999,999,999 and
@@ -56,7 +55,6 @@ export const OrderSchema = z.object({
   total: MoneySchema,
   tax: MoneySchema.optional(),
 });
-export type OrderAnswer = z.infer<typeof OrderSchema>;
 
 /** A Money amount as a plain decimal string ("4.99", "-1.75", "5"); undefined when units and nanos disagree in sign. */
 export function decimalOf(money: Money): string | undefined {

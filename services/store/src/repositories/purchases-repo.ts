@@ -334,9 +334,3 @@ export async function moneyTotals(db: Queryable, appId: string, playerId: string
 export async function lockPlayerMoney(tx: Queryable, appId: string, playerId: string): Promise<void> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('store-money:' || $1 || ':' || $2, 0))", [appId, playerId]);
 }
-
-/** One of the app's transactions by our id. */
-export async function findPurchaseById(q: Queryable, appId: string, id: string): Promise<PurchaseRow | undefined> {
-  const r = await q.query<Row>(`SELECT ${COLUMNS} FROM purchases WHERE app_id = $1 AND id = $2`, [appId, id]);
-  return r.rows[0] && toPurchase(r.rows[0]);
-}

@@ -1,16 +1,6 @@
-import {
-  consumer,
-  DURABLE,
-  WalletCreditGrant,
-  type Delivery,
-  type OutboxMessage,
-  type OutboxRelay,
-  type Pool,
-  type Queryable,
-  type WebhookInterestCache,
-} from '@ccs/shared';
+import { consumer, DURABLE, WalletCreditGrant, type Delivery, type OutboxMessage, type OutboxRelay, type WebhookInterestCache } from '@ccs/shared';
 import type { z } from 'zod';
-import { addToBalance, addToBalanceOnce } from '../repositories/balances-repo.js';
+import { addToBalance, addToBalanceOnce, sumCreditsPerCurrency } from '../repositories/balances-repo.js';
 import { currencyIdsByCode } from '../repositories/currencies-repo.js';
 
 /** Durable name of the wallet's credit-grant consumer. */
@@ -26,25 +16,6 @@ const isZero = (amount: string) => /^0+(\.0+)?$/.test(amount);
 type Grant = z.infer<typeof WalletCreditGrant.payload>;
 
 /**
- * The pooled credits (those without a reference) of every grant of a batch, summed per grant and
- * currency in one statement (numeric sums, rounded to the column's 2 decimals), each grant's
- * currencies in their first order. Index = the grant's place in `grants`.
- */
-async function pooledTotals(q: Queryable, grants: Grant[]): Promise<Map<string, string>[]> {
-  const rows = grants.flatMap((g, i) => g.credits.filter((c) => c.reference === undefined).map((c) => ({ i, ...c })));
-  const totals = grants.map(() => new Map<string, string>());
-  if (rows.length === 0) return totals;
-  const r = await q.query<{ i: number; code: string; total: string }>(
-    `SELECT c.i, c.code, sum(c.amount::numeric)::numeric(20, 2)::text AS total
-       FROM unnest($1::int[], $2::text[], $3::text[]) WITH ORDINALITY AS c(i, code, amount, ord)
-      GROUP BY c.i, c.code ORDER BY c.i, min(c.ord)`,
-    [rows.map((c) => c.i), rows.map((c) => c.currency), rows.map((c) => c.amount)],
-  );
-  for (const row of r.rows) totals[row.i]!.set(row.code, row.total);
-  return totals;
-}
-
-/**
  * Applies credit grants (registration's initial currency and welcome bonus, refunds, duplicate
  * conversions): every grant pulled meanwhile in ONE transaction (the runtime's, which records
  * their message ids as processed in it), so a redelivery changes nothing. Credits without a
@@ -58,7 +29,8 @@ async function pooledTotals(q: Queryable, grants: Grant[]): Promise<Map<string, 
  * applied player by player in key order (concurrent batches lock balances in the same order).
  * The webhook events are published once the batch committed (the relay publishes them otherwise).
  */
-export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?: WebhookInterestCache) {
+// eslint-disable-next-line max-lines-per-function -- one batch read top to bottom: the sums, the currency ids per app, then each grant's credits
+export function creditGrantsConsumer(relay?: OutboxRelay, interest?: WebhookInterestCache) {
   const written = new WeakMap<Delivery<Grant>, OutboxMessage[]>();
   return consumer({
     durable: CREDIT_GRANTS_CONSUMER,
@@ -66,35 +38,44 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
     maxDeliver: 10,
     async applyBatch(tx, batch) {
       const ordered = [...batch].sort((a, b) => byPlayer(a.payload, b.payload));
-      const emit = new Map<string, boolean>();
-      for (const { payload, ctx } of ordered) {
-        if (!emit.has(payload.appId))
-          emit.set(payload.appId, interest ? await interest.wants(payload.appId, 'currency.credited', ctx.requestId) : true);
-      }
-      const totals = await pooledTotals(
+      // The credits without a reference, summed per grant and currency in one statement.
+      const sums = await sumCreditsPerCurrency(
         tx,
-        ordered.map((d) => d.payload),
+        ordered.map((d) => d.payload.credits.filter((c) => c.reference === undefined)),
       );
-      const idsOf = await currencyIdsOf(tx, ordered, totals);
-      for (const [i, d] of ordered.entries()) {
+      const grants = ordered.map((d, i) => ({
+        d,
+        sums: sums[i]!,
+        own: d.payload.credits.filter((c) => c.reference !== undefined && !isZero(c.amount)),
+      }));
+
+      // Per app: whether its endpoints take currency.credited, and the ids of the currencies the batch credits.
+      const apps = new Map<string, { emit: boolean; codes: Set<string>; ids: Map<string, string> }>();
+      for (const { d, sums, own } of grants) {
+        const { appId } = d.payload;
+        const app = apps.get(appId) ?? {
+          emit: interest ? await interest.wants(appId, 'currency.credited', d.ctx.requestId) : true,
+          codes: new Set<string>(),
+          ids: new Map<string, string>(),
+        };
+        for (const code of sums.keys()) app.codes.add(code);
+        for (const c of own) app.codes.add(c.currency);
+        apps.set(appId, app);
+      }
+      for (const [appId, app] of apps) app.ids = await currencyIdsByCode(tx, appId, [...app.codes]);
+
+      for (const { d, sums, own } of grants) {
         const { payload: grant, messageId, ctx } = d;
-        const ids = idsOf.get(grant.appId)!;
+        const app = apps.get(grant.appId)!;
         const idOf = (code: string) => {
-          const currencyId = ids.get(code);
+          const currencyId = app.ids.get(code);
           if (!currencyId) throw new UnknownCurrencyError(`app ${grant.appId} has no currency "${code}"`);
           return currencyId;
         };
-        const own = grant.credits.filter((c) => c.reference !== undefined && !isZero(c.amount));
-        const base = {
-          appId: grant.appId,
-          playerId: grant.playerId,
-          reason: grant.reason,
-          requestId: ctx.requestId,
-          emitEvent: emit.get(grant.appId)!,
-        };
+        const base = { appId: grant.appId, playerId: grant.playerId, reason: grant.reason, requestId: ctx.requestId, emitEvent: app.emit };
         const events: OutboxMessage[] = [];
         const balances: Record<string, string> = {};
-        for (const [code, amount] of totals[i]!) {
+        for (const [code, amount] of sums) {
           const currencyId = idOf(code);
           if (amount === '0.00') continue;
           const made = await addToBalance(tx, { ...base, currencyId, amount, reference: messageId });
@@ -103,8 +84,9 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
         }
         for (const c of own) {
           const made = await addToBalanceOnce(tx, { ...base, currencyId: idOf(c.currency), amount: c.amount, reference: c.reference! });
-          if (made) events.push(...made.events);
-          if (made) balances[c.currency] = made.balance;
+          if (!made) continue;
+          events.push(...made.events);
+          balances[c.currency] = made.balance;
         }
         if (events.length) written.set(d, events);
         // The waiting process (a store purchase's answer) learns the balances after the credits without asking again.
@@ -117,20 +99,6 @@ export function creditGrantsConsumer(pool: Pool, relay?: OutboxRelay, interest?:
       if (events.length) void relay?.publishNow(events).catch(() => undefined);
     },
   });
-}
-
-/** The currency ids of every code the batch credits, per app: one statement per app. */
-async function currencyIdsOf(tx: Queryable, ordered: Delivery<Grant>[], totals: Map<string, string>[]): Promise<Map<string, Map<string, string>>> {
-  const codesOf = new Map<string, Set<string>>();
-  ordered.forEach(({ payload: g }, i) => {
-    const codes = codesOf.get(g.appId) ?? new Set<string>();
-    for (const code of totals[i]!.keys()) codes.add(code);
-    for (const c of g.credits) if (c.reference !== undefined && !isZero(c.amount)) codes.add(c.currency);
-    codesOf.set(g.appId, codes);
-  });
-  const idsOf = new Map<string, Map<string, string>>();
-  for (const [appId, codes] of codesOf) idsOf.set(appId, await currencyIdsByCode(tx, appId, [...codes]));
-  return idsOf;
 }
 
 const byPlayer = (a: Grant, b: Grant) =>

@@ -328,3 +328,23 @@ export async function balanceOf(q: Queryable, appId: string, playerId: string, c
   );
   return r.rows[0]?.amount ?? '0.00';
 }
+
+/**
+ * Sums each group of credits per currency in one statement (numeric sums, rounded to the
+ * balance column's 2 decimals), each group's currencies in their first order: one map per group,
+ * in the groups' order. Used to pool a batch of grants' credits into one ledger row per grant and
+ * currency.
+ */
+export async function sumCreditsPerCurrency(q: Queryable, groups: { currency: string; amount: string }[][]): Promise<Map<string, string>[]> {
+  const sums = groups.map(() => new Map<string, string>());
+  const rows = groups.flatMap((credits, group) => credits.map((c) => ({ group, ...c })));
+  if (rows.length === 0) return sums;
+  const r = await q.query<{ grp: number; code: string; total: string }>(
+    `SELECT c.grp, c.code, sum(c.amount::numeric)::numeric(20, 2)::text AS total
+       FROM unnest($1::int[], $2::text[], $3::text[]) WITH ORDINALITY AS c(grp, code, amount, ord)
+      GROUP BY c.grp, c.code ORDER BY c.grp, min(c.ord)`,
+    [rows.map((c) => c.group), rows.map((c) => c.currency), rows.map((c) => c.amount)],
+  );
+  for (const row of r.rows) sums[row.grp]!.set(row.code, row.total);
+  return sums;
+}

@@ -14,7 +14,7 @@ import { AdminFailure, adminCall, required, requiredAppId, UsageError, type Admi
 import { JsonLinesFile, type WrittenFile } from './audit-files.js';
 import { storePage, writeStoreTransactions } from './audit-store.js';
 
-// `export-audit`: the auditor's export (DESIGN.md §7, docs/operations.md "export-audit"),
+// `export-audit`: the auditor's export (docs/design.md §7, docs/operations.md "export-audit"),
 // checked offline by `node scripts/verify-opening.mjs --audit <dir>`.
 
 /** Openings asked per page: a page of big openings stays well under NATS's 1 MB message limit. */

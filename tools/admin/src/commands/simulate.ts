@@ -36,7 +36,7 @@ export interface SimulationDocument extends SimulationReport {
   seed: string | null;
   random: string;
   elapsedMs: number;
-  /** The complete gachas this chest takes part in (DESIGN.md §7), with what to change; empty: none. */
+  /** The complete gachas this chest takes part in (docs/design.md §7), with what to change; empty: none. */
   completeGachas: NonNullable<DropInputs['completeGachas']>;
 }
 

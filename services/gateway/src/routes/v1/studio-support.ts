@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AdminGrantChests, AdminLockPlayer, AdminRevokeSessions, AdminSearchPlayers, paginationLinks } from '@ccs/shared';
+import { AdminFindPlayer, AdminGrantChests, AdminLockPlayer, AdminRevokeSessions, AdminSearchPlayers, paginationLinks } from '@ccs/shared';
 import { z } from 'zod';
 import { baseUrl, jsonApiQuery, parseBody, sendDocument, uuidParam } from '../../lib/http.js';
 import { documented, NO_QUERY } from '../../openapi/route-doc.js';
@@ -106,6 +106,8 @@ async function grantChests(request: FastifyRequest, reply: FastifyReply) {
   const playerId = uuidParam(request, 'id');
   const a = parseBody(StudioChestGrantBody, request.body).data.attributes;
   const appId = request.tenant!.appId;
+  // Another app's player (or none) is not found: chests itself knows no players.
+  await request.server.bus.request(AdminFindPlayer, { appId, playerId }, studioCall(request));
   const r = await request.server.bus.request(
     AdminGrantChests,
     { appId, playerId, chestTypeId: a.chest_type, quantity: a.quantity, reference: a.reference },

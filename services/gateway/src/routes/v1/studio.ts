@@ -85,9 +85,13 @@ const actorOf = (request: FastifyRequest) => {
 /** Whether a call is recorded in the audit log: an action, not a read. */
 const audited = (request: FastifyRequest) => request.method !== 'GET' && request.method !== 'HEAD' && request.routeOptions.config.audited !== false;
 
-/** The admin API's routes (studio scope), each action recorded in the audit log once answered. */
+/**
+ * The admin API's routes (studio scope). Each action is recorded in the audit log before its answer
+ * leaves, so the log holds a studio's actions in the order they were answered; an entry that cannot
+ * be recorded (players unreachable) is logged and the answer still goes out: the action is done.
+ */
 export async function studioRoutes(app: FastifyInstance) {
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     const appId = request.tenant?.appId;
     if (appId && audited(request)) {
       const target = (request.params as Record<string, string> | undefined)?.id ?? null;
@@ -100,11 +104,11 @@ export async function studioRoutes(app: FastifyInstance) {
         requestId: request.id,
         note: noteOf(request.body),
       };
-      app.bus
+      await app.bus
         .request(AdminRecordAudit, entry, { requestId: request.id, appId })
         .catch((err) => request.log.error({ err: String(err) }, 'admin audit entry not recorded'));
     }
-    done();
+    return payload;
   });
   app.get('/api/v1/admin/overview', { config: { openapi: documented(docs.adminOverview, { query: NO_QUERY }) } }, overview);
   app.get('/api/v1/admin/players/:id', { config: { openapi: documented(docs.adminGetPlayer, { query: NO_QUERY }) } }, player);
