@@ -28,9 +28,3 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
   values.forEach((v, i) => (out += render(v) + strings[i + 1]!));
   return new SafeHtml(out);
 }
-
-/** Markup of ours, inserted without escaping. Never pass data to it. */
-export const raw = (s: string): SafeHtml => new SafeHtml(s);
-
-/** A JSON value for a `data-*` attribute (escaped by `html` when interpolated). */
-export const jsonAttr = (v: unknown): string => JSON.stringify(v);

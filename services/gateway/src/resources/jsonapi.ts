@@ -86,8 +86,8 @@ export const ErrorObject = component(
   }),
 );
 
-/** The error document every failure answers with, on every route (the credit endpoint's too). */
-export const ErrorDocument = component(
+/** The error document every failure answers with, on every route (the credit endpoint's too); error-responses.ts refers to it by name. */
+component(
   'ErrorDocument',
   'A JSON:API error document: one error object per problem (a body failing several rules gets several).',
   z.object({ errors: z.array(ErrorObject).min(1) }),

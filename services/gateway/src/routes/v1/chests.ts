@@ -9,8 +9,6 @@ import { unlock, UnlockBodySchema } from './chest-unlock.js';
 import * as docs from '../../openapi/operations/chests.js';
 
 // The chest routes: the catalog and its odds, opening, unlocking and buying, each in a file of its own.
-export { ODDS_QUERY } from './chest-odds.js';
-export { OpenChestsBodySchema } from './chest-opening.js';
 
 /** The chest catalog and its odds (app scope: a Bearer token adds the caller's own figures). */
 export async function catalogRoutes(app: FastifyInstance) {
