@@ -148,7 +148,7 @@ describe('admin API', () => {
     expect((await ok('/api/v1/admin/content')).meta.current_version).toBe(1);
 
     const changed = structuredClone(content);
-    // The app was created without content: the default content with player credit off (DESIGN §6).
+    // The app was created without content: the default content with player credit off (docs/design.md §6).
     changed.players.player_credit_allowed = false;
     changed.chests = changed.chests.filter((c) => c.id !== 'mecha-crate');
     changed.chests.find((c) => c.id === 'wooden-chest')!.price = { coins: 450 };

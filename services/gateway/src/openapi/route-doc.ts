@@ -13,7 +13,7 @@ export const TAGS = {
   Players: 'Registration, sessions, guests and the calling player.',
   Friends: "The calling player's friends: a request is confirmed when the other player requests back.",
   Chests: 'The chest catalog, odds, opening and purchase.',
-  Banners: 'Gacha banners: a featured rate-up on a chest type for a time, with its guarantee, pity and spark (DESIGN.md §8).',
+  Banners: 'Gacha banners: a featured rate-up on a chest type for a time, with its guarantee, pity and spark (docs/design.md §8).',
   Inventory: "Players' unopened chests and the calling player's openings.",
   Mailbox: "Chests granted while the calling player's inventory was full, waiting to be claimed.",
   Collections: "Collections and the calling player's collection.",

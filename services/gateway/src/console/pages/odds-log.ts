@@ -32,7 +32,7 @@ const subjectKey = (a: Entry['attributes']): string => ('banner_id' in a ? `bann
 
 /**
  * Checks the odds log's chain by the rule the API documents and scripts/verify/odds-log.mjs checks
- * (DESIGN.md §7): entries numbered from 1 with no gap, each `previous_hash` the entry before's
+ * (docs/design.md §7): entries numbered from 1 with no gap, each `previous_hash` the entry before's
  * `entry_hash` (64 zeros for the first), and `entry_hash` = SHA-256 of previous_hash +
  * rules_sha256 + (chest_type_id, or `banner:` + banner_id + `:`) + rules_version + effective_at.
  * The first break found, or undefined.

@@ -3,7 +3,7 @@ import type { OperationDoc } from '../route-doc.js';
 import { BannerPullResult, SparkExchangeDocument } from '../../resources/banner-pulls.js';
 import { idempotencyKeyHeader, IN_DEBT_403, INSUFFICIENT_FUNDS, INVALID_IDEMPOTENCY_KEY, NO_STORE_HEADER, REPLAYED_HEADER } from './common.js';
 
-/** Documentation of a banner's pull and spark (DESIGN.md §8, docs/content.md "Banners"). */
+/** Documentation of a banner's pull and spark (docs/design.md §8, docs/content.md "Banners"). */
 
 const bannerId = { id: { schema: BannerIdSchema, description: "A banner's id (its content slug).", example: 'kraken-rising' } };
 const unknownBanner = 'no such banner in this app (`banner_not_found`)';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BannerDocument, BannerListDocument, BannerOddsDocument } from '../../resources/banners.js';
 import type { OperationDoc, ParamDoc } from '../route-doc.js';
 
-/** Documentation of gacha banners' reads (DESIGN.md §8): the list, one banner, a banner's odds. */
+/** Documentation of gacha banners' reads (docs/design.md §8): the list, one banner, a banner's odds. */
 
 const bannerId: Record<string, ParamDoc> = {
   id: { schema: z.string().min(1), description: 'The banner (its content slug, not a UUID).', example: 'kraken-rising' },
@@ -23,7 +23,7 @@ export const listBanners: OperationDoc = {
   tag: 'Banners',
   summary: "The app's active and coming gacha banners",
   description:
-    'Banners of the current content whose window has not ended (`active` says whether one takes pulls now), in content order. A banner pulls its chest type (`relationships.chest_type`, a catalog chest) with a featured rate-up, a guarantee, a spark and a ten-pull floor (DESIGN.md §8).' +
+    'Banners of the current content whose window has not ended (`active` says whether one takes pulls now), in content order. A banner pulls its chest type (`relationships.chest_type`, a catalog chest) with a featured rate-up, a guarantee, a spark and a ten-pull floor (docs/design.md §8).' +
     STANDING,
   token: 'optional',
   responses: [{ status: 200, description: 'The banners.', schema: BannerListDocument, headers: PRIVATE }],

@@ -72,26 +72,26 @@ export const getChestOdds: OperationDoc = {
   },
 };
 
-/** GET /api/v1/odds-log (DESIGN.md §7). */
+/** GET /api/v1/odds-log (docs/design.md §7). */
 export const listOddsLog: OperationDoc = {
   operationId: 'listOddsLog',
   tag: 'Chests',
   summary: "The odds log: every change of a chest's rules, hash-chained",
   description:
-    "The app's append-only odds log (DESIGN.md §7), oldest first: each content version that changes a chest type's rules appends one entry for it, chained by SHA-256 to the entry before, so history cannot be rewritten unseen. " +
+    "The app's append-only odds log (docs/design.md §7), oldest first: each content version that changes a chest type's rules appends one entry for it, chained by SHA-256 to the entry before, so history cannot be rewritten unseen. " +
     'Anyone with the API key can recompute every `entry_hash` and each `rules_sha256` from the odds endpoint (`GET /chests/{id}/odds?rules_version=`). Pages of at most 100.',
   token: 'optional',
   responses: [{ status: 200, description: 'A page of the log.', schema: OddsLogDocument, headers: NO_STORE_HEADER }],
   errors: { 400: ['a malformed `page[limit]` or `page[offset]` (`invalid_parameter`)'] },
 };
 
-/** GET /api/v1/chests/{id}/odds/observed (DESIGN.md §7). */
+/** GET /api/v1/chests/{id}/odds/observed (docs/design.md §7). */
 export const getObservedOdds: OperationDoc = {
   operationId: 'getObservedOdds',
   tag: 'Chests',
   summary: 'What real openings of a chest drew, against its odds',
   description:
-    "Observed odds in public (DESIGN.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. " +
+    "Observed odds in public (docs/design.md §7): per rarity, the share the rules disclosed, and the count and share drawn in this app's real openings under those rules, with a chi-square p-value, so anyone can check that the draws follow the disclosure. " +
     '`rules_version` asks for an earlier content version (an opening records the version it used); by default the current one. Banner pulls of the chest are not counted (their featured rate-up and ten-pull floor are another draw). Aggregates only; never cached.',
   token: 'optional',
   params: catalogChestId,

@@ -4,7 +4,7 @@ import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
 import { SECRET_KEY_ONLY } from './studio.js';
 
-/** Documentation of a gacha banner's stats in the admin API (DESIGN.md §8; docs/operations.md, "Admin API"). */
+/** Documentation of a gacha banner's stats in the admin API (docs/design.md §8; docs/operations.md, "Admin API"). */
 
 /** GET /api/v1/admin/banners/{id}/stats. */
 export const adminBannerStats: OperationDoc = {

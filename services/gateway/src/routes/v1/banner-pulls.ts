@@ -34,7 +34,7 @@ function bannerIdOf(request: FastifyRequest): string {
   return parsed.data;
 }
 
-/** POST /api/v1/banners/{id}/pull: 1 or 10 pulls, paid and opened as one batch (DESIGN.md §8). */
+/** POST /api/v1/banners/{id}/pull: 1 or 10 pulls, paid and opened as one batch (docs/design.md §8). */
 async function pull(request: FastifyRequest, reply: FastifyReply) {
   const bannerId = bannerIdOf(request);
   jsonApiQuery(request, NO_QUERY);

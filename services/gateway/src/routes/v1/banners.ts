@@ -8,7 +8,7 @@ import { linkBase } from './resource-links.js';
 import { type BannerDocument, type BannerListDocument, bannerResource, bannerOddsDocument } from '../../resources/banners.js';
 
 /**
- * Gacha banners, the read side (DESIGN.md §8): GET /api/v1/banners, /banners/{id} and
+ * Gacha banners, the read side (docs/design.md §8): GET /api/v1/banners, /banners/{id} and
  * /banners/{id}/odds, with the apikey alone or a player's token (which adds `meta.player`, the
  * caller's standing, and makes the answer private). Banners change with the clock (`active`, the
  * list's window) and carry the caller's standing: every read asks chests, never the reply cache.

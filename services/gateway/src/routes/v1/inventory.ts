@@ -28,7 +28,7 @@ const OPENINGS_QUERY = { page: { defaultLimit: 20, maxLimit: 100 } };
 
 /**
  * The player of the path: a UUID, or `me` for the authenticated player. Any inventory needs a
- * caller: without a token it is 401 (DESIGN.md §3), whoever's it is.
+ * caller: without a token it is 401 (docs/design.md §3), whoever's it is.
  */
 function ownerOf(request: FastifyRequest): string {
   const caller = playerOf(request);

@@ -5,7 +5,7 @@ import { documented, NO_QUERY } from '../../openapi/route-doc.js';
 import { getSpendLimits } from '../../openapi/operations/spend-limits.js';
 import { limitsDocument } from '../../resources/spend-limits.js';
 
-/** GET /api/v1/players/me/limits (DESIGN.md §7): the caller's own standing, never cached. */
+/** GET /api/v1/players/me/limits (docs/design.md §7): the caller's own standing, never cached. */
 export async function spendLimitRoutes(app: FastifyInstance) {
   app.get('/api/v1/players/me/limits', { config: { openapi: documented(getSpendLimits, { query: NO_QUERY }) } }, async (request, reply) => {
     jsonApiQuery(request, NO_QUERY);

@@ -10,7 +10,7 @@ import { linkBase } from './resource-links.js';
 import { bannerStatsDocument } from '../../resources/studio-banners.js';
 
 /**
- * The admin API's banner routes (DESIGN.md §8): a banner's real pulls against its disclosed
+ * The admin API's banner routes (docs/design.md §8): a banner's real pulls against its disclosed
  * figures and a seeded simulation, computed by chests (the owner of the openings and the drop
  * tables); the gateway only routes and renders. Registered in the studio scope by studioRoutes.
  */
