@@ -25,6 +25,7 @@ import {
   type ClusterDatabase,
   type SchemaOwner,
 } from './postgres.js';
+import { startPatroni, type PatroniCluster } from './patroni.js';
 import { freePorts, track, waitFor, type Ended } from './processes.js';
 import { commonEnv, serviceEnv } from './settings.js';
 import { clearRedis, Supervisor } from './supervisor.js';
@@ -34,6 +35,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface ClusterOptions {
   /** Postgres to use (the database in it is used only with `useExistingDatabase`). */
   databaseUrl?: string;
+  /**
+   * `patroni`: the cluster's own Postgres with failover (scripts/cluster/patroni.ts: three etcd
+   * members, three Postgres nodes under Patroni, HAProxy to the primary; PgBouncer points at
+   * HAProxy), instead of `databaseUrl`'s.
+   */
+  postgres?: 'single' | 'patroni';
   /** Use DATABASE_URL's database instead of a fresh one (which is dropped on stop). */
   useExistingDatabase?: boolean;
   redisUrl?: string;
@@ -69,6 +76,8 @@ export interface Cluster {
   databaseUrl: string;
   database: string;
   pgbouncerPort: number;
+  /** The Postgres nodes under Patroni (option `postgres: 'patroni'`). */
+  patroni?: PatroniCluster;
   /** The temporary directory (NATS stores, PgBouncer's configuration). */
   dir: string;
   /** The children's names: n1..n3, pgbouncer, players-1, …, gateway-2. */
@@ -231,6 +240,7 @@ function handle(
     nodes: NatsNode[];
     db: ClusterDatabase;
     bouncer: Bouncer;
+    patroni?: PatroniCluster;
     dir: string;
     timings: Record<string, number>;
     stop: () => Promise<void>;
@@ -245,6 +255,7 @@ function handle(
     databaseUrl: o.db.adminUrl,
     database: o.db.name,
     pgbouncerPort: o.bouncer.port,
+    patroni: o.patroni,
     dir: o.dir,
     names: () => [...sup.relaunch.keys()],
     pid: (name) => sup.children.get(name)?.child.pid,
@@ -276,7 +287,7 @@ function handle(
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const say = opts.say ?? (() => undefined);
   const replicas = opts.replicas ?? 2;
-  const baseUrl = opts.databaseUrl || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  let baseUrl = opts.databaseUrl || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = opts.redisUrl || process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const apiKey = opts.apiKey ?? `ccs_cluster_${randomBytes(16).toString('hex')}`;
   const secretKey = `ccs_cluster_secret_${randomBytes(16).toString('hex')}`;
@@ -286,11 +297,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   chmodSync(dir, 0o755); // PgBouncer, started as root, runs as postgres and reads its files here
   const st: Start = { sup: new Supervisor(say), dir, say, print: opts.print ?? (() => undefined), timings: {} };
   let db: ClusterDatabase | undefined;
+  let patroni: PatroniCluster | undefined;
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       await st.sup.stopAll();
-      if (db) await dropDatabase(baseUrl, db).catch((err) => say(`could not drop database ${db?.name}: ${String(err)}`));
+      if (patroni) await patroni.stop().catch((err) => say(`could not stop Patroni: ${String(err)}`));
+      else if (db) await dropDatabase(baseUrl, db).catch((err) => say(`could not drop database ${db?.name}: ${String(err)}`));
       await clearRedis(redisUrl, redisPrefix).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     })());
@@ -300,6 +313,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const natsUrl = natsUrlOf(nodes);
     // Postgres: a database, a role per service, PgBouncer in transaction mode in front.
     const t = Date.now();
+    if (opts.postgres === 'patroni') {
+      say('Postgres: three etcd members, three Postgres nodes under Patroni (synchronous, strict), HAProxy to the primary');
+      patroni = await startPatroni({ dir, say: (line) => say(line), print: st.print });
+      baseUrl = patroni.url;
+    }
     const cdb = (db = await prepareDatabase(baseUrl, opts.useExistingDatabase ?? false));
     say(`Postgres: database ${cdb.name}${cdb.created ? ' (new)' : ''}, roles ${Object.values(cdb.roles).join(', ')} (search_path = their schema)`);
     const { bouncer, child } = await startPgbouncer(dir, baseUrl, cdb, opts.poolSize ?? 5, st.print);
@@ -324,7 +342,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     mark(st, 'total', started);
     say(`services: ${replicas} replicas of each up (${st.timings.services} s); the whole cluster in ${st.timings.total} s`);
 
-    return handle(st.sup, { gatewayUrls, apiKey, secretKey, natsUrl, nodes, db: cdb, bouncer, dir, timings: st.timings, stop });
+    return handle(st.sup, { gatewayUrls, apiKey, secretKey, natsUrl, nodes, db: cdb, bouncer, patroni, dir, timings: st.timings, stop });
   } catch (err) {
     await stop();
     throw err;
