@@ -4144,10 +4144,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -4308,7 +4310,8 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - its simulation has to run, and the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS`, or `SIMULATION_MAX_QUEUED` wait already (`overloaded`, with `Retry-After`)
              *     - the simulation took longer than `SIMULATION_TIMEOUT_MS` and was stopped (`simulation_timeout`)
              *     - Postgres, which holds the per-app lock, or the chests service is not reachable (`service_unavailable`)
@@ -4475,10 +4478,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -4711,7 +4716,8 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - the chests replica already runs `SIMULATION_MAX_CONCURRENT` simulations and none ended within `SIMULATION_QUEUE_WAIT_MS`, or `SIMULATION_MAX_QUEUED` wait already (`overloaded`, with `Retry-After`)
              *     - the run took longer than `SIMULATION_TIMEOUT_MS` and was stopped (`simulation_timeout`)
              *     - Postgres, which holds the per-app lock, or the chests service is not reachable (`service_unavailable`)
@@ -4846,10 +4852,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5237,10 +5245,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5400,10 +5410,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5531,10 +5543,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5677,10 +5691,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5840,10 +5856,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6081,10 +6099,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6353,10 +6373,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6623,10 +6645,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6844,10 +6868,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7065,10 +7091,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7226,10 +7254,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7447,10 +7477,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7658,10 +7690,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7852,10 +7886,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7983,10 +8019,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8114,10 +8152,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8334,10 +8374,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8519,10 +8561,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8756,10 +8800,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -8946,10 +8992,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9140,10 +9188,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9270,10 +9320,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9432,10 +9484,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9594,10 +9648,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -9851,12 +9907,14 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - the app's content is not loaded yet (`content_unavailable`)
              *     - the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10106,10 +10164,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10302,10 +10362,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10477,10 +10539,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10642,10 +10706,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -10809,10 +10875,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11001,10 +11069,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11219,10 +11289,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11480,12 +11552,14 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - the app's content is not loaded yet (`content_unavailable`)
              *     - the purchase was interrupted; anything taken is refunded (`purchase_interrupted`)
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11732,11 +11806,13 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - the skip was interrupted and refunded (`unlock_interrupted`); retry
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -11970,11 +12046,13 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - the player's openings changed too fast to record this batch (`opening_contended`); retry with the same Idempotency-Key
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12161,10 +12239,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12342,10 +12422,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12507,10 +12589,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12688,10 +12772,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -12890,10 +12976,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13030,10 +13118,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13269,10 +13359,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13415,10 +13507,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13640,10 +13734,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -13820,10 +13916,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14092,10 +14190,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14302,10 +14402,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14490,10 +14592,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -14700,7 +14804,8 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - too many password checks already waiting in the players service (`overloaded`): answered at once, nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             503: {
@@ -14894,10 +14999,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15053,10 +15160,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15305,10 +15414,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15469,10 +15580,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15600,10 +15713,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15797,10 +15912,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -15954,10 +16071,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16083,10 +16202,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16309,10 +16430,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16495,10 +16618,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16626,10 +16751,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16772,11 +16899,13 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - the app's content is not loaded yet (`content_unavailable`)
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -16977,11 +17106,13 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - the app's content is not loaded yet (`content_unavailable`)
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -17124,10 +17255,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -17255,10 +17388,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -17496,7 +17631,8 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - Google Play was slow or down (`store_unavailable`, `Retry-After`): nothing granted; the same request later grants once
              *     - Google Play refused the app's service account (`store_credentials_rejected`)
              */
@@ -17708,10 +17844,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -17953,7 +18091,8 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - too many password checks already waiting in the players service (`overloaded`): answered at once, nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             503: {
@@ -18335,6 +18474,7 @@ export interface operations {
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -18458,10 +18598,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -18697,10 +18839,12 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              */
             503: {
                 headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -19001,7 +19145,8 @@ export interface operations {
             };
             /**
              * @description Service Unavailable:
-             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
              *     - too many password checks already waiting in the players service (`overloaded`): answered at once, nothing done; retry after `Retry-After` seconds (also in `meta.retry_after_seconds`)
              */
             503: {

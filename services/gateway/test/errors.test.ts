@@ -23,6 +23,9 @@ describe('gateway error documents', () => {
       throw new TypeError('secret-internal detail at /work/main/services/x.ts:12');
     });
     app.get('/__test/reject-with-string', async () => Promise.reject('secret-internal string'));
+    app.get('/__test/db-lost', async () => {
+      throw AppError.unavailable('database_unavailable', 'The database is unavailable.');
+    });
     app.get('/__test/typed', async () => {
       throw AppError.conflict('inventory_full', 'The inventory is full.', { pointer: '/data' });
     });
@@ -46,6 +49,12 @@ describe('gateway error documents', () => {
       expect(error!.detail).toBe('The request could not be completed. It has been logged; retry later.');
       expectNoInternals(res.body);
     }
+  });
+
+  it('answers a 503 with Retry-After (a database away: retry soon)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/__test/db-lost' });
+    expectError(res, 503, 'database_unavailable');
+    expect(res.headers['retry-after']).toBe('1');
   });
 
   it('renders a typed error unchanged, with its source', async () => {

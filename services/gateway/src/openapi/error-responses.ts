@@ -75,7 +75,11 @@ function commonLines(doc: RouteDoc, facts: RouteFacts): [ErrorStatus, string][] 
     ]);
   }
   if (facts.apiKey) {
-    lines.push([503, 'a backing service is not running (`service_unavailable`), answered once it has had no replica for a second']);
+    lines.push([503, 'a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`']);
+    lines.push([
+      503,
+      "a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once",
+    ]);
     lines.push([
       504,
       'a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)',
@@ -104,8 +108,7 @@ export function errorResponses(doc: RouteDoc, facts: RouteFacts): Record<string,
   const out: Record<string, unknown> = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const headers: Record<string, unknown> = { ...REQUEST_ID_HEADER };
-    if (status === 429 || (status === 503 && (doc.passwordQueue || doc.retryAfterOn503)))
-      headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
+    if (status === 429 || status === 503) headers['retry-after'] = { $ref: '#/components/headers/RetryAfter' };
     const lines = byStatus
       .get(status)!
       .map((l) => `- ${l}`)

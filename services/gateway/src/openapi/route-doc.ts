@@ -73,8 +73,6 @@ export interface OperationDoc {
    * `overloaded` with `Retry-After`.
    */
   passwordQueue?: boolean;
-  /** The route may answer 503 `overloaded` with `Retry-After` (its own line in `errors` says when). */
-  retryAfterOn503?: boolean;
   /** Failures particular to this route, by status: one line each saying when, with its code. */
   errors?: Partial<Record<ErrorStatus, string[]>>;
   /** An example request body. */

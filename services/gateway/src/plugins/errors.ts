@@ -57,6 +57,9 @@ export default fp(
       const retryAfter = e instanceof AppError && (status === 503 || status === 429) ? retryAfterSecondsOf(e) : undefined;
       if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
       if (status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
+      // Any other 503 (a service without a replica, its database away: a restart, a Postgres
+      // failover) is worth retrying soon, with the same Idempotency-Key for a write.
+      if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
       return reply.code(status).type(JSONAPI_MEDIA_TYPE).send(errorDocument(e));
     });
     app.setNotFoundHandler(routeNotFound);

@@ -41,7 +41,6 @@ export const verifyStorePurchase: OperationDoc = {
       headers: NO_STORE_HEADER,
     },
   ],
-  retryAfterOn503: true,
   errors: {
     403: [
       "a spend limit counted in money would be passed (`spend_limit_reached`, `meta.limit = {period, limit, spent, resets_at, money}`, `meta.price`, `meta.rule` for a rule pack's), or cannot be counted: no rate of `compliance.money_rates` converts the transaction's currency (or one already counted this period) into the limit's money, or the store reported no price (`spend_limit_unverifiable`, `meta.currency`, `meta.limit = {period, limit, money}`); nothing granted",

@@ -22,7 +22,6 @@ export const adminBannerStats: OperationDoc = {
     id: { schema: z.string().min(1).max(200), description: 'The banner (its content slug).', example: 'kraken-rising' },
   },
   responses: [{ status: 200, description: "The banner's stats.", schema: BannerStatsDocument, headers: NO_STORE_HEADER }],
-  retryAfterOn503: true,
   errors: {
     ...SECRET_KEY_ONLY,
     404: ['no such banner in the current content of this app, or an id that is not a slug (`banner_not_found`)'],

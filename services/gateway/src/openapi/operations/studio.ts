@@ -111,7 +111,6 @@ export const adminSimulate: OperationDoc = {
   },
   bodyExample: { data: { type: 'simulation', attributes: { opens: 10000, seed: 'c0ffee' } } },
   responses: [{ status: 200, description: 'The run.', schema: SimulationDocument, headers: NO_STORE_HEADER }],
-  retryAfterOn503: true,
   errors: {
     ...SECRET_KEY_ONLY,
     404: ['no such chest in this app (`chest_not_found`)'],
