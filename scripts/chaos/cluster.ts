@@ -23,7 +23,9 @@ import {
   replicaKilled,
   rollingRestart,
 } from '../cluster/drill/faults.js';
+import { primaryKilled, switchover } from '../cluster/drill/patroni-faults.js';
 import { NATS_SERVER } from '../cluster/nats-cluster.js';
+import { patroniUnavailable } from '../cluster/patroni.js';
 import { PGBOUNCER } from '../cluster/postgres.js';
 import { checkRedis, SetupError } from './support/infra.js';
 
@@ -31,8 +33,11 @@ interface ClusterScenario {
   name: string;
   /** Bound on its run (s): past it the run stops (what a scenario left running could disturb the next). */
   boundS: number;
-  run(d: Drill, postgres: PrivatePostgres): Promise<unknown>;
+  run(d: Drill, postgres: PrivatePostgres | undefined): Promise<unknown>;
 }
+
+/** CLUSTER_POSTGRES=patroni: the cluster's own Postgres nodes under Patroni, and their scenarios. */
+export const onPatroni = () => process.env.CLUSTER_POSTGRES === 'patroni';
 
 /** How long PgBouncer stays killed (as long as a Postgres restart takes). */
 const PGBOUNCER_DOWN_MS = 1000;
@@ -47,15 +52,23 @@ export const CLUSTER_SCENARIOS: ClusterScenario[] = [
   { name: 'gateway-2 killed', boundS: 150, run: (d) => gatewayKilled(d, 'gateway-2') },
   { name: 'grants leader NATS server killed', boundS: 150, run: (d) => grantsLeaderKilled(d) },
   { name: 'non-leader NATS server killed', boundS: 150, run: (d) => natsServerKilled(d) },
-  { name: 'Postgres restarted (-m fast) behind PgBouncer', boundS: 150, run: (d, pg) => postgresRestarted(d, pg, 'fast') },
-  { name: 'Postgres restarted (-m immediate) behind PgBouncer', boundS: 150, run: (d, pg) => postgresRestarted(d, pg, 'immediate') },
+  { name: 'Postgres restarted (-m fast) behind PgBouncer', boundS: 150, run: (d, pg) => postgresRestarted(d, pg!, 'fast') },
+  { name: 'Postgres restarted (-m immediate) behind PgBouncer', boundS: 150, run: (d, pg) => postgresRestarted(d, pg!, 'immediate') },
   { name: `PgBouncer killed, back after ${PGBOUNCER_DOWN_MS / 1000} s`, boundS: 150, run: (d) => pgbouncerKilled(d, PGBOUNCER_DOWN_MS) },
   { name: 'rolling restart of all seven services', boundS: 300, run: (d) => rollingRestart(d) },
 ];
 
+/** On Patroni (CLUSTER_POSTGRES=patroni): Postgres' own faults, each under the history drill. */
+export const PATRONI_SCENARIOS: ClusterScenario[] = [
+  { name: 'planned switchover (PgBouncer paused)', boundS: 300, run: (d) => switchover(d) },
+  { name: 'Postgres primary killed (-9, Patroni fails over)', boundS: 400, run: (d) => primaryKilled(d) },
+];
+
+export const clusterScenarios = () => (onPatroni() ? PATRONI_SCENARIOS : CLUSTER_SCENARIOS);
+
 export function selectClusterScenarios(only: string[]): ClusterScenario[] {
   const parts = only.map((o) => o.trim().toLowerCase()).filter(Boolean);
-  return CLUSTER_SCENARIOS.filter((s) => !parts.length || parts.some((o) => s.name.toLowerCase().includes(o)));
+  return clusterScenarios().filter((s) => !parts.length || parts.some((o) => s.name.toLowerCase().includes(o)));
 }
 
 /** What one run made, and its removal (once, whatever happens). */
@@ -101,10 +114,16 @@ async function setUp(run: ClusterRun, log: (line: string) => void): Promise<Dril
     if (!existsSync(bin!))
       throw new SetupError(`no ${what} at ${bin}: apt-get install nats-server pgbouncer (or set NATS_SERVER_BIN / PGBOUNCER_BIN)`);
   await checkRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const postgres = (run.postgres = await startPrivatePostgres({ settings: { max_connections: '200' } }));
-  log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);
+  const patroni = onPatroni();
+  const missing = patroni ? patroniUnavailable() : undefined;
+  if (missing) throw new SetupError(missing);
+  if (!patroni) {
+    const postgres = (run.postgres = await startPrivatePostgres({ settings: { max_connections: '200' } }));
+    log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);
+  }
   run.starting = startCluster({
-    databaseUrl: postgres.url,
+    databaseUrl: run.postgres?.url,
+    postgres: patroni ? 'patroni' : 'single',
     logLevel: process.env.CHAOS_LOG_LEVEL || 'warn',
     // The burst is one app's traffic from one address; cheap password hashing for the registrations.
     env: { RATE_LIMIT: 'off', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1', OTEL_SDK_DISABLED: 'true' },
@@ -131,7 +150,13 @@ async function heal(cluster: Cluster, log: (line: string) => void): Promise<void
 }
 
 /** Runs one scenario within its bound; false when it overran it (the rest are not run). */
-async function runOne(drill: Drill, postgres: PrivatePostgres, s: ClusterScenario, at: string, log: (line: string) => void): Promise<boolean> {
+async function runOne(
+  drill: Drill,
+  postgres: PrivatePostgres | undefined,
+  s: ClusterScenario,
+  at: string,
+  log: (line: string) => void,
+): Promise<boolean> {
   log(`${at} ${s.name} ...`);
   const exitsBefore = drill.cluster.unexpectedExits.length;
   const t = Date.now();
@@ -174,7 +199,7 @@ export async function runClusterChaos(opts: { only: string[]; timeoutS: number; 
       const at = `[${i + 1}/${selected.length}]`;
       // Keep room for the final accounting (up to 90 s of grants) and the cleanup.
       if (deadline - Date.now() - 60_000 < s.boundS * 1000) drill.failed(s.name, 'not run: the time bound ran out (raise CHAOS_TIMEOUT_S)');
-      else if (!(await runOne(drill, run.postgres!, s, at, log))) {
+      else if (!(await runOne(drill, run.postgres, s, at, log))) {
         for (const rest of selected.slice(i + 1)) drill.failed(rest.name, 'not run: an earlier scenario overran its bound');
         break;
       }

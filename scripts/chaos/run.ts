@@ -14,9 +14,12 @@
  * gateway, NATS servers, Postgres and PgBouncer killed or restarted during bursts, and a rolling
  * restart); CHAOS_ONLY, CHAOS_TIMEOUT_S (default 900 s), CHAOS_LOG_LEVEL and CHAOS_KEEP_LOGS apply,
  * CHAOS_SHORT and CHAOS_RUNTIME do not (the replicas run from their sources; test/cluster is its
- * short version). `npm run chaos -- --help` prints this.
+ * short version). With CLUSTER_POSTGRES=patroni the cluster runs on its own Postgres nodes under
+ * Patroni (etcd, HAProxy; scripts/cluster/patroni.ts) and the scenarios are Postgres' own faults
+ * under the history drill (a planned switchover, the primary killed; scripts/cluster/drill/history.ts).
+ * `npm run chaos -- --help` prints this.
  */
-import { cleanupClusterRun, CLUSTER_SCENARIOS, runClusterChaos } from './cluster.js';
+import { cleanupClusterRun, clusterScenarios, runClusterChaos } from './cluster.js';
 import { cleanupActiveRun, DEFAULT_STALL_S, runChaos, SCENARIOS } from './suite.js';
 import { SetupError } from './support/infra.js';
 
@@ -25,6 +28,8 @@ const USAGE = `npm run chaos [-- --cluster]
   --cluster   the production topology: a private Postgres behind PgBouncer, three NATS servers, two
               replicas of every service; replicas, a gateway, NATS servers, Postgres and PgBouncer
               killed or restarted during bursts, and a rolling restart (docs/deploy.md)
+              CLUSTER_POSTGRES=patroni: on three Postgres nodes under Patroni (etcd, HAProxy); a switchover
+              and the primary killed, each under a load of keyed writes checked by the history checker
 settings: CHAOS_ONLY="<name part>,…"  CHAOS_LOG_LEVEL  CHAOS_KEEP_LOGS=1
           single-node only: CHAOS_SHORT=1, CHAOS_RUNTIME=auto|dist|tsx, CHAOS_STALL_S (no progress for this long fails a scenario; 90)
           cluster only: CHAOS_TIMEOUT_S (the whole run's bound; 900 s)
@@ -45,7 +50,7 @@ if (args.includes('--help') || args.includes('-h')) {
 const strange = args.filter((a) => a !== '--cluster');
 if (strange.length) bad(`unknown argument ${strange.join(' ')}\n${USAGE}`);
 const cluster = args.includes('--cluster');
-const scenarioNames = (cluster ? CLUSTER_SCENARIOS : SCENARIOS).map((s) => s.name);
+const scenarioNames = (cluster ? clusterScenarios() : SCENARIOS).map((s) => s.name);
 const cleanup = () => (cluster ? cleanupClusterRun() : cleanupActiveRun());
 
 const short = ['1', 'true', 'yes', 'on'].includes((process.env.CHAOS_SHORT ?? '').toLowerCase());

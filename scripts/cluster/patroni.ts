@@ -52,6 +52,10 @@ export interface PatroniCluster {
   startNode(name: string): void;
   /** `patronictl switchover` to `candidate` (a standby); its output. */
   switchover(candidate: string): Promise<string>;
+  /** The same through the leader's REST API (POST /switchover, what patronictl sends), without patronictl's start-up time. */
+  switchoverByApi(candidate: string): Promise<void>;
+  /** Until HAProxy sends new connections to `name` (or the primary) only: six in a row reach it. */
+  waitForHaproxyOn(name?: string, timeoutMs?: number): Promise<void>;
   /** Until one primary and both standbys stream from it, a synchronous one among them. */
   healthy(timeoutMs?: number): Promise<void>;
   /** The postmaster's pid of a node (from postmaster.pid), if it runs. */
@@ -215,33 +219,6 @@ class Topology implements PatroniCluster {
     );
   }
 
-  /**
-   * HAProxy starts with every server up until its checks fail (`fall` of them): until then it
-   * spreads connections over the standbys too. Ready once six connections in a row reach the primary.
-   */
-  async waitForHaproxy(): Promise<void> {
-    let inARow = 0;
-    await waitFor(
-      'HAProxy routes to the primary only',
-      async () => {
-        const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2000 });
-        c.on('error', () => undefined);
-        try {
-          await c.connect();
-          const r = await c.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
-          inARow = r.rows[0]!.r ? 0 : inARow + 1;
-          return inARow >= 6 ? true : undefined;
-        } catch (err) {
-          inARow = 0;
-          throw err;
-        } finally {
-          await c.end().catch(() => undefined);
-        }
-      },
-      { timeoutMs: 30_000, everyMs: 250, dead: this.dead },
-    );
-  }
-
   async killNode(name: string): Promise<void> {
     const c = this.children.get(name);
     if (!c) throw new Error(`no node ${name}`);
@@ -252,6 +229,48 @@ class Topology implements PatroniCluster {
     if (pid) process.kill(pid, 'SIGKILL');
     // Its backends notice the postmaster's death and exit; a bounded wait for it to be gone.
     for (let i = 0; i < 50 && this.postmasterPid(name); i++) await sleep(100);
+  }
+
+  async switchoverByApi(candidate: string): Promise<void> {
+    const leader = await this.primary();
+    if (!leader) throw new Error('no primary to switch over from');
+    const res = await fetch(`${this.api(leader)}/switchover`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ leader, candidate }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`switchover ${leader} → ${candidate}: ${res.status} ${text}`);
+  }
+
+  /**
+   * Until HAProxy sends new connections to the primary (`name`, when given) only: six in a row
+   * reach it. HAProxy starts with every server up until its checks fail (`fall` of them), and
+   * marks a new primary up only at its next check.
+   */
+  async waitForHaproxyOn(name?: string, timeoutMs = 30_000): Promise<void> {
+    const port = name === undefined ? undefined : this.node(name).pgPort;
+    let inARow = 0;
+    await waitFor(
+      `HAProxy routes to ${name ?? 'the primary'} only`,
+      async () => {
+        const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2000 });
+        c.on('error', () => undefined);
+        try {
+          await c.connect();
+          const r = await c.query<{ r: boolean; port: number }>("SELECT pg_is_in_recovery() AS r, current_setting('port')::int AS port");
+          inARow = !r.rows[0]!.r && (port === undefined || r.rows[0]!.port === port) ? inARow + 1 : 0;
+          return inARow >= 6 ? true : undefined;
+        } catch {
+          inARow = 0;
+          return undefined;
+        } finally {
+          await c.end().catch(() => undefined);
+        }
+      },
+      { timeoutMs, everyMs: 50, dead: this.dead },
+    );
   }
 
   async switchover(candidate: string): Promise<string> {
@@ -327,7 +346,7 @@ export async function startPatroni(o: {
     t.startNode('pg3');
     await t.healthy(o.timeoutMs ?? 120_000);
     t.startHaproxy(haPort);
-    await t.waitForHaproxy();
+    await t.waitForHaproxyOn();
     o.say(
       `Patroni: ${nodes.map((n) => `${n.name} 127.0.0.1:${n.pgPort} (API ${n.apiPort})`).join(', ')}; primary ${await t.primary()}; HAProxy 127.0.0.1:${haPort} (${took()})`,
     );

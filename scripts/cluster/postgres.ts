@@ -114,6 +114,8 @@ export function pgbouncerConfig(opts: { port: number; dir: string; pgHost: strin
     // No Unix socket: several clusters (and a system PgBouncer) must not collide on /tmp/.s.PGSQL.6432.
     'unix_socket_dir =',
     'auth_type = trust',
+    // The admin console (database pgbouncer) for postgres: PAUSE and RESUME around a planned switchover.
+    'admin_users = postgres',
     `auth_file = ${path.join(opts.dir, 'userlist.txt')}`,
     'pool_mode = transaction',
     `default_pool_size = ${opts.poolSize}`,
@@ -143,12 +145,7 @@ export async function startPgbouncer(
   const base = new URL(baseUrl);
   const port = await freePort();
   const configFile = path.join(dir, 'pgbouncer.ini');
-  writeFileSync(
-    path.join(dir, 'userlist.txt'),
-    Object.values(db.roles)
-      .map((r) => `"${r}" ""\n`)
-      .join(''),
-  );
+  writeFileSync(path.join(dir, 'userlist.txt'), [...Object.values(db.roles), 'postgres'].map((r) => `"${r}" ""\n`).join(''));
   writeFileSync(configFile, pgbouncerConfig({ port, dir, pgHost: base.hostname, pgPort: Number(base.port || 5432), database: db.name, poolSize }));
   // PgBouncer refuses to run as root: as root it switches to PGBOUNCER_USER (postgres), which must read the directory.
   if (process.getuid?.() === 0) chmodSync(dir, 0o755);
@@ -167,6 +164,21 @@ export function spawnPgbouncer(configFile: string, print: (line: string) => void
   const asRoot = process.getuid?.() === 0;
   const args = asRoot ? ['-u', process.env.PGBOUNCER_USER || 'postgres', configFile] : [configFile];
   return startProgram('pgbouncer', PGBOUNCER, args, print);
+}
+
+/**
+ * A command on PgBouncer's admin console (`PAUSE`: every server connection closed once its
+ * transaction ends, new transactions wait; `RESUME`).
+ */
+export async function pgbouncerAdmin(port: number, command: 'PAUSE' | 'RESUME'): Promise<void> {
+  const c = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/pgbouncer`, connectionTimeoutMillis: 5000 });
+  c.on('error', () => undefined);
+  await c.connect();
+  try {
+    await c.query(command);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
 }
 
 /** Waits until a query through PgBouncer (as players' role) answers. */

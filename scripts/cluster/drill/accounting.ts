@@ -27,6 +27,8 @@ export interface DrillScenario {
   exits: string[];
   /** Why it did not run to the end. */
   error?: string;
+  /** A history drill's check (scripts/cluster/drill/history.ts): its violations count against the scenario. */
+  history?: { lost: number; duplicated: number; problems: string[] };
   /** Filled in by the final accounting. */
   lost?: number;
   duplicated?: number;
@@ -152,10 +154,10 @@ export async function account(db: pg.Pool, scenarios: DrillScenario[]): Promise<
   const problems: string[] = [];
   for (const s of scenarios) {
     const { lost, duplicated } = check(s, t);
-    problems.push(...[...lost, ...duplicated].map((p) => `${s.name}: ${p}`));
-    s.lost = lost.length;
-    s.duplicated = duplicated.length;
-    s.held = !s.error && s.lost === 0 && s.duplicated === 0 && counted(s).length === 0 && s.exits.length === 0;
+    problems.push(...[...lost, ...duplicated, ...(s.history?.problems ?? [])].map((p) => `${s.name}: ${p}`));
+    s.lost = lost.length + (s.history?.lost ?? 0);
+    s.duplicated = duplicated.length + (s.history?.duplicated ?? 0);
+    s.held = !s.error && s.lost === 0 && s.duplicated === 0 && counted(s).length === 0 && s.exits.length === 0 && !s.history?.problems.length;
   }
   const landed = (i: number) => (settled[i] === undefined ? 'not within 90 s' : `${settled[i]!.toFixed(1)} s`);
   const held = scenarios.filter((s) => s.held).length;

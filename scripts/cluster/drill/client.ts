@@ -15,6 +15,8 @@ export interface Answer {
   code?: string;
   /** The gateway that answered (or failed to). */
   via?: string;
+  /** The Retry-After header, when the answer had one. */
+  retryAfter?: string;
   body?: Record<string, unknown> & { data?: unknown; meta?: Record<string, unknown>; errors?: { code?: string }[] };
 }
 
@@ -64,7 +66,7 @@ export class DrillClient {
       });
       const text = await res.text();
       const body = text ? (JSON.parse(text) as Answer['body']) : undefined;
-      return { status: res.status, code: body?.errors?.[0]?.code, via, body };
+      return { status: res.status, code: body?.errors?.[0]?.code, via, body, retryAfter: res.headers.get('retry-after') ?? undefined };
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
       return { status: timedOut ? -1 : 0, code: timedOut ? 'client_timeout' : 'connection_failed', via };
