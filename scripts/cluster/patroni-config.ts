@@ -22,7 +22,7 @@ export const SCOPE = 'ccs';
  * ttl, which Patroni 3.0.2 does not check (checkDcsTiming does). A lost primary is replaced about
  * `ttl` seconds after its last renewal.
  */
-export const DCS_TIMING = { ttl: 20, loop_wait: 2, retry_timeout: 5 };
+export const DCS_TIMING = { ttl: 20, loop_wait: 1, retry_timeout: 5 };
 
 /** Throws unless loop_wait + 2 × retry_timeout ≤ ttl. */
 export function checkDcsTiming(t: { ttl: number; loop_wait: number; retry_timeout: number }): void {
@@ -112,6 +112,9 @@ export function patroniConfig(n: PgNode, etcd: EtcdMember[], binDir: string): Re
             // The machine does not crash in a drill, only processes: no fsync (full_page_writes stays, pg_rewind needs it).
             fsync: 'off',
             shared_buffers: '32MB',
+            // A standby whose upstream is gone tries again this often (5 s by default): after a
+            // failover, the new primary's commits wait (strict) until a standby streams from it.
+            wal_retrieve_retry_interval: '500ms',
           },
         },
       },
@@ -147,7 +150,11 @@ export function haproxyConfig(port: number, nodes: PgNode[]): string {
     '  maxconn 1000',
     'defaults',
     '  mode tcp',
-    '  timeout connect 2s',
+    // A refused connection (the primary just died, not yet marked down) fails at once rather than
+    // being tried again a second later: PgBouncer, then the service, learn it now and answer 503
+    // within the gateway's bound instead of waiting on HAProxy.
+    '  retries 0',
+    '  timeout connect 1s',
     '  timeout client 30m',
     '  timeout server 30m',
     '  timeout check 1s',
