@@ -23,7 +23,7 @@ import {
   replicaKilled,
   rollingRestart,
 } from '../cluster/drill/faults.js';
-import { primaryKilled, switchover } from '../cluster/drill/patroni-faults.js';
+import { primaryKilled, switchover, syncStandbyKilled } from '../cluster/drill/patroni-faults.js';
 import { NATS_SERVER } from '../cluster/nats-cluster.js';
 import { patroniUnavailable } from '../cluster/patroni.js';
 import { PGBOUNCER } from '../cluster/postgres.js';
@@ -62,6 +62,7 @@ export const CLUSTER_SCENARIOS: ClusterScenario[] = [
 export const PATRONI_SCENARIOS: ClusterScenario[] = [
   { name: 'planned switchover (PgBouncer paused)', boundS: 300, run: (d) => switchover(d) },
   { name: 'Postgres primary killed (-9, Patroni fails over)', boundS: 400, run: (d) => primaryKilled(d) },
+  { name: 'synchronous standby killed (-9)', boundS: 300, run: (d) => syncStandbyKilled(d) },
 ];
 
 export const clusterScenarios = () => (onPatroni() ? PATRONI_SCENARIOS : CLUSTER_SCENARIOS);

@@ -16,7 +16,8 @@
  * CHAOS_SHORT and CHAOS_RUNTIME do not (the replicas run from their sources; test/cluster is its
  * short version). With CLUSTER_POSTGRES=patroni the cluster runs on its own Postgres nodes under
  * Patroni (etcd, HAProxy; scripts/cluster/patroni.ts) and the scenarios are Postgres' own faults
- * under the history drill (a planned switchover, the primary killed; scripts/cluster/drill/history.ts).
+ * under the history drill (a planned switchover, the primary killed, the synchronous standby
+ * killed; scripts/cluster/drill/history.ts).
  * `npm run chaos -- --help` prints this.
  */
 import { cleanupClusterRun, clusterScenarios, runClusterChaos } from './cluster.js';
@@ -28,8 +29,9 @@ const USAGE = `npm run chaos [-- --cluster]
   --cluster   the production topology: a private Postgres behind PgBouncer, three NATS servers, two
               replicas of every service; replicas, a gateway, NATS servers, Postgres and PgBouncer
               killed or restarted during bursts, and a rolling restart (docs/deploy.md)
-              CLUSTER_POSTGRES=patroni: on three Postgres nodes under Patroni (etcd, HAProxy); a switchover
-              and the primary killed, each under a load of keyed writes checked by the history checker
+              CLUSTER_POSTGRES=patroni: on three Postgres nodes under Patroni (etcd, HAProxy); a switchover,
+              the primary killed and the synchronous standby killed, each under a load of keyed writes
+              checked by the history checker
 settings: CHAOS_ONLY="<name part>,…"  CHAOS_LOG_LEVEL  CHAOS_KEEP_LOGS=1
           single-node only: CHAOS_SHORT=1, CHAOS_RUNTIME=auto|dist|tsx, CHAOS_STALL_S (no progress for this long fails a scenario; 90)
           cluster only: CHAOS_TIMEOUT_S (the whole run's bound; 900 s)

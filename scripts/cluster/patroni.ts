@@ -192,7 +192,10 @@ class Topology implements PatroniCluster {
         const m = await this.members();
         const leader = m.filter((x) => x.role === 'leader' && x.state === 'running');
         const standbys = m.filter((x) => x.role !== 'leader' && (x.state === 'streaming' || x.state === 'running'));
-        return leader.length === 1 && standbys.length === 2 && standbys.some((x) => x.role === 'sync_standby') ? true : undefined;
+        if (leader.length !== 1 || standbys.length !== 2 || !standbys.some((x) => x.role === 'sync_standby')) return undefined;
+        // A killed node's member key outlives it until its ttl: each node's own API must say its Postgres runs.
+        const own = await Promise.all(this.nodes.map((n) => httpStatus(`${this.api(n.name)}/health`)));
+        return own.every((st) => st === 200) ? true : undefined;
       },
       { timeoutMs, everyMs: 500, dead: this.dead },
     );

@@ -1,7 +1,7 @@
 /**
  * Faults of the Postgres nodes under Patroni (scripts/cluster/patroni.ts), each during the
  * history drill's load of keyed writes (./history.ts): the primary's machine lost (Patroni and
- * Postgres killed with SIGKILL) and a planned switchover. Each scenario prints the history's
+ * Postgres killed with SIGKILL), the synchronous standby's lost, and a planned switchover. Each scenario prints the history's
  * counts, the RTO and the client-visible errors, and counts its violations against it.
  */
 import type { PatroniCluster } from '../patroni.js';
@@ -105,6 +105,33 @@ export function primaryKilled(d: Drill): Promise<DrillScenario> {
       await p.healthy(180_000);
       return `${promoted} promoted; ${killed} started again, back as a standby in ${secs(Date.now() - t)}`;
     },
+  );
+}
+
+/**
+ * The synchronous standby's machine lost: with strict mode and a second standby, Patroni makes the
+ * other one synchronous and writes go on (commits wait meanwhile, not fail).
+ */
+export function syncStandbyKilled(d: Drill): Promise<DrillScenario> {
+  const p = patroniOf(d);
+  let killed = '';
+  return historyScenario(
+    d,
+    'synchronous standby killed (-9)',
+    async () => {
+      killed = (await p.members()).find((m) => m.role === 'sync_standby')?.name ?? '';
+      if (!killed) throw new Error('no synchronous standby to kill');
+      await p.killNode(killed);
+      return { note: `${killed} (Patroni and Postgres) killed`, faultAt: Date.now() };
+    },
+    async () => {
+      const sync = (await p.members()).find((m) => m.role === 'sync_standby')?.name ?? 'none';
+      const t = Date.now();
+      p.startNode(killed);
+      await p.healthy(180_000);
+      return `${sync} synchronous meanwhile; ${killed} started again, back as a standby in ${secs(Date.now() - t)}`;
+    },
+    { noErrors: true },
   );
 }
 
