@@ -46,7 +46,10 @@ async function fireAt(ctx: ChaosContext, o: Outcomes, { owner, other, chestId }:
 /** The answers each chest's requests should have had, given the opening that won. */
 async function judge(ctx: ChaosContext, chests: Target[], shots: Map<string, Shot[]>): Promise<{ wrong: string[]; keyless200: number }> {
   const won = await ctx.db.query<{ chest_id: string; id: string; key: string | null }>(
-    'SELECT chest_id, id, idempotency_key AS key FROM chests.openings WHERE chest_id = ANY($1::uuid[])',
+    `SELECT o.chest_id, o.id, k.idempotency_key AS key
+       FROM chests.openings o
+       LEFT JOIN chests.opening_keys k ON k.kind = 'one' AND k.app_id = o.app_id AND k.player_id = o.player_id AND k.opening_ids[1] = o.id
+      WHERE o.chest_id = ANY($1::uuid[])`,
     [chests.map((c) => c.chestId)],
   );
   const winner = new Map(won.rows.map((r) => [r.chest_id, r]));
