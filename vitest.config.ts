@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 /**
  * Every file runs without per-file module isolation (the `services` project): each worker imports
@@ -35,6 +36,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    sequence: { sequencer: LongestFirstSequencer },
     maxWorkers: 3,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
