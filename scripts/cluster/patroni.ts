@@ -56,6 +56,13 @@ export interface PatroniCluster {
   switchoverByApi(candidate: string): Promise<void>;
   /** Until HAProxy sends new connections to `name` (or the primary) only: six in a row reach it. */
   waitForHaproxyOn(name?: string, timeoutMs?: number): Promise<void>;
+  /**
+   * Points a standby at `upstream` (Patroni's `replicatefrom` tag: cascading replication), or back
+   * at the primary (undefined): its file rewritten, its Patroni reloaded (SIGHUP).
+   */
+  replicateFrom(name: string, upstream: string | undefined): void;
+  /** The standbys streaming from a node now (its pg_stat_replication, as its REST API reports it). */
+  streamingFrom(name: string): Promise<string[]>;
   /** Until one primary and both standbys stream from it, a synchronous one among them. */
   healthy(timeoutMs?: number): Promise<void>;
   /** The postmaster's pid of a node (from postmaster.pid), if it runs. */
@@ -183,6 +190,23 @@ class Topology implements PatroniCluster {
       if (res?.status === 200) return ((await res.json()) as { members: Member[] }).members;
     }
     return [];
+  }
+
+  replicateFrom(name: string, upstream: string | undefined): void {
+    const n = this.node(name);
+    const config = JSON.parse(readFileSync(n.configFile, 'utf8')) as { tags: Record<string, unknown> };
+    if (upstream === undefined) delete config.tags.replicatefrom;
+    else config.tags.replicatefrom = upstream;
+    writeFileSync(n.configFile, JSON.stringify(config, null, 2));
+    const c = this.children.get(name);
+    if (c && !c.hasExited()) c.child.kill('SIGHUP');
+  }
+
+  async streamingFrom(name: string): Promise<string[]> {
+    const res = await fetch(`${this.api(name)}/patroni`, { signal: AbortSignal.timeout(1500) }).catch(() => undefined);
+    if (res?.status !== 200) return [];
+    const body = (await res.json()) as { replication?: { application_name: string; state: string }[] };
+    return (body.replication ?? []).filter((r) => r.state === 'streaming').map((r) => r.application_name);
   }
 
   async healthy(timeoutMs = 120_000): Promise<void> {
