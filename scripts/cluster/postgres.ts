@@ -190,6 +190,19 @@ export async function pgbouncerAdmin(port: number, command: 'PAUSE' | 'RESUME' |
   }
 }
 
+/** How many clients wait in PgBouncer's queues for a server connection (SHOW POOLS, cl_waiting). */
+export async function pgbouncerWaiting(port: number): Promise<number> {
+  const c = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/pgbouncer`, connectionTimeoutMillis: 5000 });
+  c.on('error', () => undefined);
+  await c.connect();
+  try {
+    const r = await c.query<{ cl_waiting: string }>('SHOW POOLS');
+    return r.rows.reduce((n, row) => n + Number(row.cl_waiting), 0);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
 /** Waits until a query through PgBouncer (as players' role) answers. */
 export async function waitForPgbouncer(bouncer: Bouncer, child: Child, timeoutMs: number): Promise<void> {
   await waitFor(

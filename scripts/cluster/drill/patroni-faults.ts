@@ -5,7 +5,7 @@
  * counts, the RTO and the client-visible errors, and counts its violations against it.
  */
 import type { PatroniCluster } from '../patroni.js';
-import { pgbouncerAdmin, QUERY_WAIT_TIMEOUT_S } from '../postgres.js';
+import { pgbouncerAdmin, pgbouncerWaiting, QUERY_WAIT_TIMEOUT_S } from '../postgres.js';
 import { sleep, waitFor } from '../processes.js';
 import type { DrillScenario } from './accounting.js';
 import { checkHistory, historyLoad, HISTORY, type Write } from './history.js';
@@ -198,9 +198,15 @@ export function switchover(d: Drill): Promise<DrillScenario> {
         routed = Date.now();
       } finally {
         await pgbouncerAdmin(port, 'RESUME');
-        await pgbouncerAdmin(port, `SET query_wait_timeout = ${QUERY_WAIT_TIMEOUT_S}`);
       }
       const resumed = Date.now();
+      // The queries queued during the pause get their server connections one after another: the
+      // short bound comes back once none waits any more (sooner, it would fail those that waited).
+      await waitFor('PgBouncer: no client waiting after RESUME', async () => ((await pgbouncerWaiting(port)) === 0 ? true : undefined), {
+        timeoutMs: PAUSED_QUERY_WAIT_S * 1000,
+        everyMs: 100,
+      });
+      await pgbouncerAdmin(port, `SET query_wait_timeout = ${QUERY_WAIT_TIMEOUT_S}`);
       await asked;
       const answered = Date.now();
       p.replicateFrom(other, undefined);
