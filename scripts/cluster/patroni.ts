@@ -12,9 +12,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import path from 'node:path';
-import pg from 'pg';
 import { findPostgresBinDir } from '@ccs/shared/testing';
 import {
   checkDcsTiming,
@@ -31,6 +29,7 @@ import {
   type EtcdMember,
   type PgNode,
 } from './patroni-config.js';
+import { waitForHaproxyRoute } from './haproxy-route.js';
 import { freePorts, sleep, stopChild, track, waitFor, type Child } from './processes.js';
 
 export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PgNode } from './patroni-config.js';
@@ -276,60 +275,10 @@ class Topology implements PatroniCluster {
     if (res.status !== 200) throw new Error(`switchover ${leader} → ${candidate}: ${res.status} ${text}`);
   }
 
-  /** Each server's status in HAProxy (UP, DOWN, `UP 1/2` while going down, …), from its stats socket. */
-  private async haproxyStatus(): Promise<Map<string, string>> {
-    const csv = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const sock = connect(this.statsSocket);
-      sock.setTimeout(1000, () => sock.destroy(new Error('HAProxy stats socket: no answer')));
-      sock.on('connect', () => sock.write('show stat\n'));
-      sock.on('data', (b) => void (out += b.toString()));
-      sock.on('end', () => resolve(out));
-      sock.on('error', reject);
-    });
-    const rows = csv.split('\n').map((l) => l.split(','));
-    const status = rows[0]?.indexOf('status') ?? -1;
-    return new Map(rows.filter((r) => r[0] === 'primary' && this.nodes.some((n) => n.name === r[1])).map((r) => [r[1]!, r[status] ?? '']));
-  }
-
-  /**
-   * Until HAProxy sends new connections to the primary (`name`, when given) only: its stats say
-   * that server is UP and every other DOWN, and then two connections in a row reach it. HAProxy
-   * starts with every server up until its checks fail (`fall` of them), and marks a new primary up
-   * only at its next check.
-   */
   async waitForHaproxyOn(name?: string, timeoutMs = 30_000): Promise<void> {
-    await waitFor(
-      `HAProxy marks ${name ?? 'one server'} up, the others down`,
-      async () => {
-        const st = await this.haproxyStatus().catch(() => new Map<string, string>());
-        const up = [...st].filter(([, s]) => s === 'UP').map(([n]) => n);
-        const down = [...st].filter(([, s]) => s.startsWith('DOWN')).length;
-        return up.length === 1 && (name === undefined || up[0] === name) && down === st.size - 1 ? true : undefined;
-      },
-      { timeoutMs, everyMs: 20, dead: this.dead },
-    );
+    const names = this.nodes.map((n) => n.name);
     const port = name === undefined ? undefined : this.node(name).pgPort;
-    let inARow = 0;
-    await waitFor(
-      `HAProxy routes to ${name ?? 'the primary'} only`,
-      async () => {
-        const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2000 });
-        c.on('error', () => undefined);
-        try {
-          await c.connect();
-          const r = await c.query<{ r: boolean; port: number }>("SELECT pg_is_in_recovery() AS r, current_setting('port')::int AS port");
-          inARow = !r.rows[0]!.r && (port === undefined || r.rows[0]!.port === port) ? inARow + 1 : 0;
-          return inARow >= 2 ? true : undefined;
-        } catch {
-          inARow = 0;
-          return undefined;
-        } finally {
-          await c.end().catch(() => undefined);
-        }
-      },
-      { timeoutMs, everyMs: 50, dead: this.dead },
-    );
+    await waitForHaproxyRoute({ socket: this.statsSocket, url: this.url, names, name, port, timeoutMs, dead: this.dead });
   }
 
   async switchover(candidate: string): Promise<string> {

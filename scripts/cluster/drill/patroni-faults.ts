@@ -188,7 +188,7 @@ export function switchover(d: Drill): Promise<DrillScenario> {
       const faultAt = Date.now();
       await pgbouncerAdmin(port, 'PAUSE');
       const paused = Date.now();
-      let routed = 0;
+      let routed: number;
       const asked = p.switchoverByApi(to);
       // Settles only when the switchover fails: the wait below ends then too.
       const failed = asked.then(() => new Promise<never>(() => undefined));
