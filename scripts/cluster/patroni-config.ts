@@ -12,6 +12,8 @@ export const PATRONICTL = process.env.PATRONICTL_BIN || '/usr/bin/patronictl';
 export const ETCD = process.env.ETCD_BIN || '/usr/bin/etcd';
 export const HAPROXY = process.env.HAPROXY_BIN || '/usr/sbin/haproxy';
 
+const LOOPBACK = '127.0.0.1';
+
 /** The cluster's name in etcd (Patroni's scope). */
 export const SCOPE = 'ccs';
 
@@ -48,6 +50,8 @@ export function patroniUnavailable(): string | undefined {
 
 export interface EtcdMember {
   name: string;
+  /** The address its clients (Patroni, patronictl) use; 127.0.0.1 unless the Patroni nodes live in network namespaces. */
+  host?: string;
   clientPort: number;
   peerPort: number;
 }
@@ -55,6 +59,10 @@ export interface EtcdMember {
 export interface PgNode {
   /** pg1, pg2, pg3. */
   name: string;
+  /** Its address (Postgres and the REST API listen there): 127.0.0.1, or its own in a network namespace (`netns`). */
+  host?: string;
+  /** The network namespace its Patroni (and so its Postgres) runs in (scripts/cluster/netns/lab.ts). */
+  netns?: string;
   pgPort: number;
   /** Patroni's REST API. */
   apiPort: number;
@@ -65,11 +73,12 @@ export interface PgNode {
 
 /** One etcd member's command line (a three-member cluster on loopback). */
 export function etcdArgs(m: EtcdMember, all: EtcdMember[], dir: string): string[] {
+  const host = m.host ?? LOOPBACK;
   return [
     `--name=${m.name}`,
     `--data-dir=${path.join(dir, m.name)}`,
-    `--listen-client-urls=http://127.0.0.1:${m.clientPort}`,
-    `--advertise-client-urls=http://127.0.0.1:${m.clientPort}`,
+    `--listen-client-urls=${[...new Set([LOOPBACK, host])].map((h) => `http://${h}:${m.clientPort}`).join(',')}`,
+    `--advertise-client-urls=http://${host}:${m.clientPort}`,
     `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
     `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
     `--initial-cluster=${all.map((o) => `${o.name}=http://127.0.0.1:${o.peerPort}`).join(',')}`,
@@ -84,12 +93,15 @@ export function etcdArgs(m: EtcdMember, all: EtcdMember[], dir: string): string[
 
 /** One node's Patroni configuration (JSON, which YAML reads). */
 export function patroniConfig(n: PgNode, etcd: EtcdMember[], binDir: string): Record<string, unknown> {
+  const host = n.host ?? LOOPBACK;
+  // In a network namespace the other nodes and HAProxy connect from the lab's subnet.
+  const lab = host === LOOPBACK ? [] : ['host all all samenet trust', 'host replication all samenet trust'];
   return {
     scope: SCOPE,
     name: n.name,
     log: { level: 'WARNING' },
-    restapi: { listen: `127.0.0.1:${n.apiPort}`, connect_address: `127.0.0.1:${n.apiPort}` },
-    etcd3: { hosts: etcd.map((m) => `127.0.0.1:${m.clientPort}`) },
+    restapi: { listen: `${host}:${n.apiPort}`, connect_address: `${host}:${n.apiPort}` },
+    etcd3: { hosts: etcd.map((m) => `${m.host ?? LOOPBACK}:${m.clientPort}`) },
     bootstrap: {
       dcs: {
         ...DCS_TIMING,
@@ -119,11 +131,11 @@ export function patroniConfig(n: PgNode, etcd: EtcdMember[], binDir: string): Re
         },
       },
       initdb: [{ encoding: 'UTF8' }, { auth: 'trust' }],
-      pg_hba: ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust'],
+      pg_hba: ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust', ...lab],
     },
     postgresql: {
-      listen: `127.0.0.1:${n.pgPort}`,
-      connect_address: `127.0.0.1:${n.pgPort}`,
+      listen: `${host}:${n.pgPort}`,
+      connect_address: `${host}:${n.pgPort}`,
       data_dir: n.dataDir,
       bin_dir: binDir,
       pgpass: path.join(n.dir, 'pgpass'),
@@ -163,7 +175,7 @@ export function haproxyConfig(port: number, nodes: PgNode[]): string {
     '  option httpchk OPTIONS /primary',
     '  http-check expect status 200',
     '  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions',
-    ...nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} maxconn 300 check port ${n.apiPort}`),
+    ...nodes.map((n) => `  server ${n.name} ${n.host ?? LOOPBACK}:${n.pgPort} maxconn 300 check port ${n.apiPort}`),
     '',
   ].join('\n');
 }

@@ -30,9 +30,20 @@ import {
   type EtcdMember,
   type PgNode,
 } from './patroni-config.js';
+import { IP, type NetHost } from './netns/lab.js';
 import { freePorts, sleep, stopChild, track, waitFor, type Child } from './processes.js';
 
 export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PgNode } from './patroni-config.js';
+
+/**
+ * The Patroni nodes in network namespaces (the partition drills, scripts/cluster/netns/lab.ts):
+ * three hosts, one per node, and the address etcd's clients use (one of this namespace's, which a
+ * node can be cut from on its own).
+ */
+export interface PatroniNet {
+  etcdHost: string;
+  hosts: NetHost[];
+}
 
 export interface PatroniCluster {
   /** postgres://postgres@127.0.0.1:<HAProxy>/postgres: the primary, wherever it is. */
@@ -116,7 +127,8 @@ class Topology implements PatroniCluster {
   }
 
   private api(name: string): string {
-    return `http://127.0.0.1:${this.node(name).apiPort}`;
+    const n = this.node(name);
+    return `http://${n.host ?? '127.0.0.1'}:${n.apiPort}`;
   }
 
   postmasterPid(name: string): number | undefined {
@@ -161,6 +173,13 @@ class Topology implements PatroniCluster {
     this.expected.delete(name);
     const env = { ...process.env, PATH: `${this.binDir}:${process.env.PATH}`, HOME: n.dir, PGPASSFILE: path.join(n.dir, 'pgpass') };
     const opts = { stdio: ['ignore', 'pipe', 'pipe'] as ('ignore' | 'pipe')[], env, uid: this.as?.uid, gid: this.as?.gid, cwd: n.dir };
+    if (n.netns) {
+      // `ip netns exec` needs root: it enters the namespace, then setpriv drops to the Postgres user (each execs the next: one pid).
+      const user = this.as ? ['setpriv', `--reuid=${this.as.uid}`, `--regid=${this.as.gid}`, '--clear-groups'] : [];
+      const args = ['netns', 'exec', n.netns, ...user, PATRONI, n.configFile];
+      this.children.set(name, track(name, spawn(IP, args, { ...opts, uid: undefined, gid: undefined }), this.print));
+      return;
+    }
     this.children.set(name, track(name, spawn(PATRONI, [n.configFile], opts), this.print));
   }
 
@@ -298,14 +317,17 @@ class Topology implements PatroniCluster {
   }
 }
 
-/** Where everything goes: free loopback ports, a folder per node. */
-async function plan(dir: string): Promise<{ etcd: EtcdMember[]; nodes: PgNode[]; haPort: number }> {
+/** Where everything goes: free loopback ports, a folder per node; with `net`, the nodes' namespaces and addresses. */
+async function plan(dir: string, net?: PatroniNet): Promise<{ etcd: EtcdMember[]; nodes: PgNode[]; haPort: number }> {
   const ports = await freePorts(13);
-  const etcd = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, clientPort: ports[i * 2]!, peerPort: ports[i * 2 + 1]! }));
+  const etcd = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, clientPort: ports[i * 2]!, peerPort: ports[i * 2 + 1]!, host: net?.etcdHost }));
   const nodes = [0, 1, 2].map((i) => {
     const d = path.join(dir, `pg${i + 1}`);
+    const host = net?.hosts[i];
     return {
       name: `pg${i + 1}`,
+      host: host?.address,
+      netns: host?.ns,
       pgPort: ports[6 + i * 2]!,
       apiPort: ports[7 + i * 2]!,
       dir: d,
@@ -325,6 +347,7 @@ export async function startPatroni(o: {
   say: (line: string) => void;
   print: (line: string) => void;
   timeoutMs?: number;
+  net?: PatroniNet;
 }): Promise<PatroniCluster> {
   checkDcsTiming(DCS_TIMING);
   const why = patroniUnavailable();
@@ -334,7 +357,7 @@ export async function startPatroni(o: {
   // Patroni runs as postgres: it must reach its node's folder.
   chmodSync(o.dir, 0o755);
   chmodSync(dir, 0o755);
-  const { etcd, nodes, haPort } = await plan(dir);
+  const { etcd, nodes, haPort } = await plan(dir, o.net);
   const t = new Topology(dir, etcd, nodes, o.print);
   const started = Date.now();
   const took = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
