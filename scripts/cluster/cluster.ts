@@ -352,12 +352,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const gatewayUrls = gatewayPorts.slice(0, replicas).map((p) => `http://127.0.0.1:${p}`);
     const envOf = (name: ServiceName, i: number) => serviceEnv(name, common, bouncer, { port: gatewayPorts[i], metricsPort: metricsPorts[i] });
     // A replica in a namespace reaches PgBouncer and Redis through relays on the lab's gateway address.
-    const relayed = new Map<string, NodeJS.ProcessEnv>();
-    for (const label of opts.net?.replicas.keys() ?? []) {
-      const [name, n] = label.split('-') as [ServiceName, string];
-      relayed.set(label, await opts.net!.replicaEnv(envOf(name, Number(n) - 1)));
-    }
-    const env = (name: ServiceName, i: number) => relayed.get(`${name}-${i + 1}`) ?? envOf(name, i);
+    const env = opts.net ? await opts.net.withRelays(envOf) : envOf;
     await startServices(st, { natsUrl, replicas, gatewayUrls, env, deadline: started + (opts.startTimeoutMs ?? 240_000) });
     mark(st, 'total', started);
     say(`services: ${replicas} replicas of each up (${st.timings.services} s); the whole cluster in ${st.timings.total} s`);

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { findPostgresBinDir } from '@ccs/shared/testing';
+import { IP, type NetHost } from './netns/lab.js';
 
 export const PATRONI = process.env.PATRONI_BIN || '/usr/bin/patroni';
 export const PATRONICTL = process.env.PATRONICTL_BIN || '/usr/bin/patronictl';
@@ -69,6 +70,27 @@ export interface PgNode {
   dir: string;
   dataDir: string;
   configFile: string;
+}
+
+/**
+ * The Patroni nodes in network namespaces (the partition drills, scripts/cluster/netns/lab.ts):
+ * three hosts, one per node, and the address etcd's clients use (one of this namespace's, which a
+ * node can be cut from on its own).
+ */
+export interface PatroniNet {
+  etcdHost: string;
+  hosts: NetHost[];
+}
+
+/**
+ * How a node's Patroni is started: as the Postgres user (`as`, when running as root), in its
+ * namespace when it has one (`ip netns exec` needs root: it enters the namespace, then setpriv
+ * drops to the Postgres user; each execs the next, so the pid is Patroni's).
+ */
+export function patroniCommand(n: PgNode, as?: { uid: number; gid: number }): { file: string; args: string[]; as?: { uid: number; gid: number } } {
+  if (!n.netns) return { file: PATRONI, args: [n.configFile], as };
+  const user = as ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups'] : [];
+  return { file: IP, args: ['netns', 'exec', n.netns, ...user, PATRONI, n.configFile] };
 }
 
 /** One etcd member's command line (a three-member cluster on loopback). */

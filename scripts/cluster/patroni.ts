@@ -25,25 +25,16 @@ import {
   PATRONI,
   PATRONICTL,
   patroniConfig,
+  patroniCommand,
   patroniUnavailable,
   SCOPE,
+  type PatroniNet,
   type EtcdMember,
   type PgNode,
 } from './patroni-config.js';
-import { IP, type NetHost } from './netns/lab.js';
 import { freePorts, sleep, stopChild, track, waitFor, type Child } from './processes.js';
 
-export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PgNode } from './patroni-config.js';
-
-/**
- * The Patroni nodes in network namespaces (the partition drills, scripts/cluster/netns/lab.ts):
- * three hosts, one per node, and the address etcd's clients use (one of this namespace's, which a
- * node can be cut from on its own).
- */
-export interface PatroniNet {
-  etcdHost: string;
-  hosts: NetHost[];
-}
+export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PatroniNet, type PgNode } from './patroni-config.js';
 
 export interface PatroniCluster {
   /** postgres://postgres@127.0.0.1:<HAProxy>/postgres: the primary, wherever it is. */
@@ -173,14 +164,8 @@ class Topology implements PatroniCluster {
     this.expected.delete(name);
     const env = { ...process.env, PATH: `${this.binDir}:${process.env.PATH}`, HOME: n.dir, PGPASSFILE: path.join(n.dir, 'pgpass') };
     const opts = { stdio: ['ignore', 'pipe', 'pipe'] as ('ignore' | 'pipe')[], env, uid: this.as?.uid, gid: this.as?.gid, cwd: n.dir };
-    if (n.netns) {
-      // `ip netns exec` needs root: it enters the namespace, then setpriv drops to the Postgres user (each execs the next: one pid).
-      const user = this.as ? ['setpriv', `--reuid=${this.as.uid}`, `--regid=${this.as.gid}`, '--clear-groups'] : [];
-      const args = ['netns', 'exec', n.netns, ...user, PATRONI, n.configFile];
-      this.children.set(name, track(name, spawn(IP, args, { ...opts, uid: undefined, gid: undefined }), this.print));
-      return;
-    }
-    this.children.set(name, track(name, spawn(PATRONI, [n.configFile], opts), this.print));
+    const cmd = patroniCommand(n, this.as);
+    this.children.set(name, track(name, spawn(cmd.file, cmd.args, { ...opts, uid: cmd.as?.uid, gid: cmd.as?.gid }), this.print));
   }
 
   startHaproxy(port: number): void {

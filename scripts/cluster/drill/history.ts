@@ -208,7 +208,17 @@ export interface HistoryResult {
   lines: string[];
 }
 
-const stableData = (a: Answer) => JSON.stringify(a.body?.data ?? null);
+/**
+ * What an acknowledgement and its replay must both say: the document, less an opening's
+ * collectibles' `meta.converted` (known only once collections confirmed the grant: absent from an
+ * opening acknowledged with its grant still pending, present in its replay).
+ */
+const stableData = (a: Answer) =>
+  JSON.stringify(a.body?.data ?? null, (k, v: unknown) => {
+    if (k !== 'meta' || !v || typeof v !== 'object' || !('converted' in v)) return v;
+    const { converted: _converted, ...rest } = v as Record<string, unknown>;
+    return Object.keys(rest).length ? rest : undefined;
+  });
 const named = (w: Write) => `${w.kind} ${w.kind === 'open' ? w.chest : w.key}`;
 const KINDS: WriteKind[] = ['credit', 'purchase', 'open'];
 

@@ -81,7 +81,7 @@ async function answersPrimary(node: { host?: string; apiPort: number }): Promise
  */
 function watchPrimaries(p: PatroniCluster, cut: string, since: number) {
   const node = p.nodes.find((n) => n.name === cut)!;
-  const seen = { cutLastPrimaryAt: since, cutPostgresLastPrimaryAt: since, otherFirstAt: 0, other: '', overlap: 0 };
+  const seen = { cutAt: since, cutLastPrimaryAt: since, cutPostgresLastPrimaryAt: since, otherFirstAt: 0, other: '', overlap: 0 };
   let stopped = false;
   const running = (async () => {
     while (!stopped) {
@@ -137,7 +137,7 @@ export function primaryPartitioned(d: Drill): Promise<DrillScenario> {
       return { note: `${cut} cut off from etcd (${net.etcdHost}) and from ${others.join(', ')}; HAProxy and clients still reach it`, faultAt };
     },
     async () => {
-      const faultAt = watch!.seen.cutLastPrimaryAt;
+      const faultAt = watch!.seen.cutAt;
       // The load ended once writes succeeded again: a standby is primary. Wait (bounded) until the cut node stepped down everywhere.
       const deadline = Date.now() + FAILOVER_BOUND_MS;
       while (Date.now() < deadline && (watch!.seen.cutLastPrimaryAt > Date.now() - 1000 || watch!.seen.cutPostgresLastPrimaryAt > Date.now() - 1000))

@@ -38,6 +38,16 @@ export class ClusterNet {
     }
   }
 
+  /** `envOf` with the namespaced replicas' settings through relays (see replicaEnv). */
+  async withRelays<N extends string>(envOf: (name: N, i: number) => NodeJS.ProcessEnv): Promise<(name: N, i: number) => NodeJS.ProcessEnv> {
+    const relayed = new Map<string, NodeJS.ProcessEnv>();
+    for (const label of this.replicas.keys()) {
+      const [name, n] = label.split('-') as [N, string];
+      relayed.set(label, await this.replicaEnv(envOf(name, Number(n) - 1)));
+    }
+    return (name, i) => relayed.get(`${name}-${i + 1}`) ?? envOf(name, i);
+  }
+
   /**
    * A namespaced replica's settings: DATABASE_URL and REDIS_URL through relays on the gateway
    * address (the same relay for every replica using the same server).
