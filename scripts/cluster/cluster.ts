@@ -251,7 +251,6 @@ function handle(
     db: ClusterDatabase;
     bouncer: Bouncer;
     patroni?: PatroniCluster;
-    net?: ClusterNet;
     dir: string;
     timings: Record<string, number>;
     stop: () => Promise<void>;
@@ -267,7 +266,6 @@ function handle(
     database: o.db.name,
     pgbouncerPort: o.bouncer.port,
     patroni: o.patroni,
-    net: o.net,
     dir: o.dir,
     names: () => [...sup.relaunch.keys()],
     pid: (name) => sup.children.get(name)?.child.pid,
@@ -327,8 +325,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const t = Date.now();
     if (opts.postgres === 'patroni') {
       say('Postgres: three etcd members, three Postgres nodes under Patroni (synchronous, strict), HAProxy to the primary');
-      const net = opts.net && { etcdHost: opts.net.etcdHost, hosts: opts.net.pg };
-      patroni = await startPatroni({ dir, say: (line) => say(line), print: st.print, net });
+      patroni = await startPatroni({ dir, say: (line) => say(line), print: st.print, net: opts.net?.patroni });
       baseUrl = patroni.url;
     }
     const cdb = (db = await prepareDatabase(baseUrl, opts.useExistingDatabase ?? false));
@@ -351,26 +348,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const metricsPorts = await freePorts(replicas);
     const gatewayUrls = gatewayPorts.slice(0, replicas).map((p) => `http://127.0.0.1:${p}`);
     const envOf = (name: ServiceName, i: number) => serviceEnv(name, common, bouncer, { port: gatewayPorts[i], metricsPort: metricsPorts[i] });
-    // A replica in a namespace reaches PgBouncer and Redis through relays on the lab's gateway address.
     const env = opts.net ? await opts.net.withRelays(envOf) : envOf;
     await startServices(st, { natsUrl, replicas, gatewayUrls, env, deadline: started + (opts.startTimeoutMs ?? 240_000) });
     mark(st, 'total', started);
     say(`services: ${replicas} replicas of each up (${st.timings.services} s); the whole cluster in ${st.timings.total} s`);
 
-    return handle(st.sup, {
-      gatewayUrls,
-      apiKey,
-      secretKey,
-      natsUrl,
-      nodes,
-      db: cdb,
-      bouncer,
-      patroni,
-      net: opts.net,
-      dir,
-      timings: st.timings,
-      stop,
-    });
+    const cluster = handle(st.sup, { gatewayUrls, apiKey, secretKey, natsUrl, nodes, db: cdb, bouncer, patroni, dir, timings: st.timings, stop });
+    return { ...cluster, net: opts.net };
   } catch (err) {
     await stop();
     throw err;

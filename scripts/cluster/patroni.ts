@@ -22,7 +22,6 @@ import {
   etcdArgs,
   HAPROXY,
   haproxyConfig,
-  PATRONI,
   PATRONICTL,
   patroniConfig,
   patroniCommand,

@@ -118,7 +118,7 @@ describe.skipIf(why)(`network namespaces for the partition drills${why ? ` (skip
     const after = spawnSync(IP, ['netns', 'list'], { encoding: 'utf8' }).stdout;
     expect(after).not.toContain(h.ns);
     expect(spawnSync(IP, ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout).not.toContain(other.id);
-    expect(spawnSync(IP, ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout).toContain(lab.bridge);
+    expect(spawnSync(IP, ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout).toContain(lab.uplink);
     // A namespace named after a pid that runs no process is a dead lab's: swept.
     const dead = 'ccs2147483a-stale';
     spawnSync(IP, ['netns', 'add', dead]);

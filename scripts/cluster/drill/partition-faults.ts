@@ -22,6 +22,8 @@ import { historyScenario } from './patroni-faults.js';
 export const HOLD_MS = 20_000;
 /** Bound on waiting for the cut primary to step down and for a standby to take over. */
 const FAILOVER_BOUND_MS = 90_000;
+/** Bound on a healed replica answering NATS' service API again. */
+const REJOIN_BOUND_MS = 90_000;
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -203,6 +205,7 @@ export function natsServerPartitioned(d: Drill): Promise<DrillScenario> {
 /** chests-2 cut off from every NATS server for HOLD_MS while the load goes on (its Postgres and Redis still reachable); then healed. */
 export function replicaPartitioned(d: Drill, replica = 'chests-2'): Promise<DrillScenario> {
   const net = netOf(d);
+  const problems: string[] = [];
   return historyScenario(
     d,
     `${replica} partitioned from NATS`,
@@ -218,8 +221,14 @@ export function replicaPartitioned(d: Drill, replica = 'chests-2'): Promise<Dril
       return { note: `${replica} cut off from ${servers.join(', ')} for ${secs(HOLD_MS)} (Postgres and Redis still reachable); healed`, faultAt };
     },
     async () => {
-      const waited = await d.cluster.ready(replica, 120_000);
-      return `${replica} answering NATS' service API again ${secs(waited)} after the load`;
+      // Bounded: a replica that stays deaf after the heal is a violation, not the end of the check.
+      const t = Date.now();
+      const waited = await d.cluster.ready(replica, REJOIN_BOUND_MS).catch(() => undefined);
+      if (waited === undefined) problems.push(`${replica} not answering NATS' service API ${secs(REJOIN_BOUND_MS)} after the load`);
+      return waited === undefined
+        ? `${replica} NOT answering NATS' service API ${secs(Date.now() - t)} after the load`
+        : `${replica} answering NATS' service API again ${secs(waited)} after the load`;
     },
+    { problems },
   );
 }

@@ -7,6 +7,7 @@
  * drill) stays here. A namespaced replica reaches PgBouncer and Redis, which listen on 127.0.0.1
  * here, through relays on the gateway address, and the NATS servers at their own addresses.
  */
+import type { PatroniNet } from '../patroni-config.js';
 import { NetLab, type NetHost } from './lab.js';
 import { startRelay, type Relay } from './relay.js';
 
@@ -25,6 +26,11 @@ export class ClusterNet {
     this.pg = ['pg1', 'pg2', 'pg3'].map((n) => lab.addHost(n));
     this.nats = ['n1', 'n2', 'n3'].map((n) => lab.addHost(n));
     for (const r of NAMESPACED_REPLICAS) this.replicas.set(r, lab.addHost(r));
+  }
+
+  /** What the Patroni topology needs to know (scripts/cluster/patroni.ts). */
+  get patroni(): PatroniNet {
+    return { etcdHost: this.etcdHost, hosts: this.pg };
   }
 
   /** A lab with every host; its removal is `destroy` (and this process' exit). */

@@ -1,18 +1,23 @@
 /**
  * A private network for the partition drills (scripts/cluster/drill/partition-faults.ts): the
  * cluster's own processes as hosts, each in a network namespace of its own (`ip netns`) with its
- * own address, joined by veth pairs to one bridge in this namespace. A partition is a route
- * inside a host's namespace sending what it addresses to the cut addresses through a sink: one
- * more namespace on the bridge that does not forward and so drops it without a word (blackhole
+ * own address, joined by veth pairs to one bridge. The bridge lives in a namespace of its own
+ * (the switch), which this namespace joins by one more veth pair (the uplink, with the gateway
+ * address): traffic between hosts is bridged there, out of reach of this namespace's firewall
+ * (with br_netfilter loaded, a FORWARD policy of DROP, as Docker sets, would drop bridged
+ * traffic here). A partition is a route inside a host's namespace sending what it addresses to
+ * the cut addresses through a sink: one more namespace on the bridge that does not forward and
+ * so drops it without a word (blackhole
  * or unreachable routes would fail the host's own connects at once, which a lost link does not).
  * Both directions stall: the host's packets to them, and its answers to what they send. A
  * connection never completes, one open stalls, as over a lost link, while every other address
  * still answers; healing removes the routes.
  *
  * Everything is named after this process' pid and a letter per lab (namespaces
- * `ccs<pid><l>-<host>`, bridge `ccb<pid><l>`, veths `ccv<pid><l><n>`), on a /24 of 10.231.0.0/16 no interface uses: `destroy`
- * removes it, so does this process' exit, and a lab whose process died without either (SIGKILL)
- * is removed by the next `NetLab.create`. Only these namespaces and this bridge are touched.
+ * `ccs<pid><l>-<host>` and `ccs<pid><l>-switch`, the uplink `ccu<pid><l>`, the only link made
+ * here), on a /24 of 10.231.0.0/16 no interface uses: `destroy` removes it (the veths and the
+ * bridge go with their namespaces), so does this process' exit, and a lab whose process died
+ * without either (SIGKILL) is removed by the next `NetLab.create`. Only these are touched.
  * Needs root (CAP_NET_ADMIN) and iproute2: `netnsUnavailable()` says why not.
  */
 import { spawnSync } from 'node:child_process';
@@ -66,7 +71,7 @@ function sweepStale(): void {
     if (m && !alive(Number(m[2]))) ip(['netns', 'del', m[1]!]);
   }
   for (const line of ip(['-o', 'link', 'show']).out.split('\n')) {
-    const m = /^\d+: (cc[bv](\d+)[a-z]\d*)[@:]/.exec(line);
+    const m = /^\d+: (ccu(\d+)[a-z])[@:]/.exec(line);
     if (m && !alive(Number(m[2]))) ip(['link', 'del', m[1]!]);
   }
 }
@@ -87,9 +92,11 @@ let labs = 0;
 export class NetLab {
   /** This lab's part of every name: the pid and a letter. */
   readonly id = `${process.pid}${String.fromCharCode(97 + (labs++ % 26))}`;
-  readonly bridge = `ccb${this.id}`;
+  /** The uplink's end here (the gateway address and the local ones are on it). */
+  readonly uplink = `ccu${this.id}`;
+  private readonly switchNs = `ccs${this.id}-switch`;
   readonly hosts = new Map<string, NetHost>();
-  /** This namespace's address on the bridge: what the hosts reach the rest of the machine at. */
+  /** This namespace's address on the uplink: what the hosts reach the rest of the machine at. */
   readonly gateway: string;
   private readonly cuts = new Map<string, string[]>();
   private extra = 1;
@@ -103,7 +110,7 @@ export class NetLab {
     this.gateway = `${subnet}.1`;
   }
 
-  /** The bridge, up, with the gateway address; throws (having removed what it made) when it cannot. */
+  /** The switch (its bridge up), the uplink with the gateway address, the sink; throws (having removed what it made) when it cannot. */
   static create(): NetLab {
     const why = netnsUnavailable();
     if (why) throw new Error(why);
@@ -111,9 +118,13 @@ export class NetLab {
     const lab = new NetLab(freeSubnet());
     process.once('exit', lab.onExit);
     try {
-      must(['link', 'add', lab.bridge, 'type', 'bridge']);
-      must(['addr', 'add', `${lab.gateway}/24`, 'dev', lab.bridge]);
-      must(['link', 'set', lab.bridge, 'up']);
+      must(['netns', 'add', lab.switchNs]);
+      must(['-n', lab.switchNs, 'link', 'add', 'br0', 'type', 'bridge']);
+      must(['-n', lab.switchNs, 'link', 'set', 'br0', 'up']);
+      must(['link', 'add', lab.uplink, 'type', 'veth', 'peer', 'name', 'up0', 'netns', lab.switchNs]);
+      must(['-n', lab.switchNs, 'link', 'set', 'up0', 'master', 'br0', 'up']);
+      must(['addr', 'add', `${lab.gateway}/24`, 'dev', lab.uplink]);
+      must(['link', 'set', lab.uplink, 'up']);
       lab.sink = lab.addHost('sink').address;
       // A namespace starts with forwarding off; said here, since the sink is only that.
       must(['netns', 'exec', lab.host('sink').ns, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=0']);
@@ -125,27 +136,27 @@ export class NetLab {
   }
 
   /**
-   * Another address of this namespace on the bridge (x.x.x.2, .3, …): a service here that hosts
+   * Another address of this namespace on the uplink (x.x.x.2, .3, …): a service here that hosts
    * can be cut from on its own (etcd), while the gateway address still answers them.
    */
   addLocalAddress(): string {
     const address = `${this.subnet}.${++this.extra}`;
     if (this.extra >= 10) throw new Error('at most 8 extra local addresses');
-    must(['addr', 'add', `${address}/32`, 'dev', this.bridge]);
+    must(['addr', 'add', `${address}/32`, 'dev', this.uplink]);
     return address;
   }
 
-  /** A host: its namespace (loopback up), a veth pair to the bridge, its address (x.x.x.10 on). */
+  /** A host: its namespace (loopback up), a veth pair to the switch's bridge, its address (x.x.x.10 on). */
   addHost(name: string): NetHost {
     if (this.hosts.has(name)) throw new Error(`host ${name} exists`);
     const n = this.veths++;
     const host: NetHost = { name, ns: `ccs${this.id}-${name}`, address: `${this.subnet}.${10 + n}` };
-    const veth = `ccv${this.id}${n}`;
+    const port = `p${n}`;
     this.hosts.set(name, host);
     must(['netns', 'add', host.ns]);
     must(['-n', host.ns, 'link', 'set', 'lo', 'up']);
-    must(['link', 'add', veth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', host.ns]);
-    must(['link', 'set', veth, 'master', this.bridge, 'up']);
+    must(['-n', this.switchNs, 'link', 'add', port, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', host.ns]);
+    must(['-n', this.switchNs, 'link', 'set', port, 'master', 'br0', 'up']);
     must(['-n', host.ns, 'addr', 'add', `${host.address}/24`, 'dev', 'eth0']);
     must(['-n', host.ns, 'link', 'set', 'eth0', 'up']);
     return host;
@@ -186,13 +197,13 @@ export class NetLab {
     return [...(this.cuts.get(name) ?? [])];
   }
 
-  /** Removes the namespaces, veths and the bridge (once; also on this process' exit). Their processes must be gone first. */
+  /** Removes the namespaces (their veths and the bridge with them) and the uplink (once; also on this process' exit). Their processes must be gone first. */
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
     process.removeListener('exit', this.onExit);
     for (const h of this.hosts.values()) ip(['netns', 'del', h.ns]);
-    for (let n = 0; n < this.veths; n++) ip(['link', 'del', `ccv${this.id}${n}`]);
-    ip(['link', 'del', this.bridge]);
+    ip(['link', 'del', this.uplink]);
+    ip(['netns', 'del', this.switchNs]);
   }
 }
