@@ -2,11 +2,13 @@
  * The partition drills' network (scripts/cluster/netns/lab.ts): hosts in network namespaces on
  * a bridge, a cut that drops one host's traffic to another while a third still reaches it, a
  * heal, and nothing left behind. Needs root and `ip netns` (skipped, saying why, elsewhere).
+ * And the Patroni nodes' settings in their namespaces (scripts/cluster/patroni-config.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IP, NetLab, netnsUnavailable } from '../../scripts/cluster/netns/lab.js';
 import { startRelay } from '../../scripts/cluster/netns/relay.js';
+import { etcdArgs, haproxyConfig, PATRONI, patroniCommand, patroniConfig, type PgNode } from '../../scripts/cluster/patroni-config.js';
 
 const why = netnsUnavailable();
 const PORT = 7070;
@@ -124,5 +126,47 @@ describe.skipIf(why)(`network namespaces for the partition drills${why ? ` (skip
     spawnSync(IP, ['netns', 'add', dead]);
     NetLab.create().destroy();
     expect(spawnSync(IP, ['netns', 'list'], { encoding: 'utf8' }).stdout).not.toContain(dead);
+  });
+});
+
+describe('the Patroni nodes in network namespaces (settings only)', () => {
+  const etcd = [1, 2, 3].map((i) => ({ name: `etcd${i}`, clientPort: 2000 + i, peerPort: 3000 + i, host: '10.231.9.2' }));
+  const node: PgNode = {
+    name: 'pg1',
+    host: '10.231.9.11',
+    netns: 'ccs1a-pg1',
+    pgPort: 5001,
+    apiPort: 8001,
+    dir: '/tmp/x/pg1',
+    dataDir: '/tmp/x/pg1/data',
+    configFile: '/tmp/x/pg1/patroni.yml',
+  };
+
+  it('listen on their own address, reach etcd at its own, let the lab subnet in, and start inside their namespace as the Postgres user', () => {
+    const c = patroniConfig(node, etcd, '/usr/lib/postgresql/15/bin') as {
+      restapi: { listen: string };
+      etcd3: { hosts: string[] };
+      bootstrap: { pg_hba: string[] };
+      postgresql: { listen: string; connect_address: string };
+    };
+    expect(c.restapi.listen).toBe('10.231.9.11:8001');
+    expect(c.postgresql).toMatchObject({ listen: '10.231.9.11:5001', connect_address: '10.231.9.11:5001' });
+    expect(c.etcd3.hosts).toEqual(['10.231.9.2:2001', '10.231.9.2:2002', '10.231.9.2:2003']);
+    expect(c.bootstrap.pg_hba).toEqual(expect.arrayContaining(['host all all samenet trust', 'host replication all samenet trust']));
+    expect(etcdArgs(etcd[0]!, etcd, '/tmp/x')).toEqual(
+      expect.arrayContaining(['--listen-client-urls=http://127.0.0.1:2001,http://10.231.9.2:2001', '--advertise-client-urls=http://10.231.9.2:2001']),
+    );
+    expect(haproxyConfig(6000, [node])).toContain('server pg1 10.231.9.11:5001 maxconn 300 check port 8001');
+    const cmd = patroniCommand(node, { uid: 100, gid: 101 });
+    expect(cmd).toEqual({
+      file: IP,
+      args: ['netns', 'exec', 'ccs1a-pg1', 'setpriv', '--reuid=100', '--regid=101', '--clear-groups', PATRONI, '/tmp/x/pg1/patroni.yml'],
+    });
+    // On loopback (no namespace): Patroni itself, run as the user by spawn's uid and gid; no samenet entries.
+    const plain = { ...node, host: undefined, netns: undefined };
+    expect(patroniCommand(plain, { uid: 100, gid: 101 })).toEqual({ file: PATRONI, args: ['/tmp/x/pg1/patroni.yml'], as: { uid: 100, gid: 101 } });
+    expect((patroniConfig(plain, etcd, '/bin') as { bootstrap: { pg_hba: string[] } }).bootstrap.pg_hba.some((l) => l.includes('samenet'))).toBe(
+      false,
+    );
   });
 });
