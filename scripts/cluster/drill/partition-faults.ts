@@ -22,6 +22,8 @@ import { historyScenario } from './patroni-faults.js';
 export const HOLD_MS = 20_000;
 /** Bound on waiting for the cut primary to step down and for a standby to take over. */
 const FAILOVER_BOUND_MS = 90_000;
+/** Bound on watching who is primary (the scenario's own bound is 400 s). */
+const WATCH_BOUND_MS = 300_000;
 /** Bound on a healed replica answering NATS' service API again. */
 const REJOIN_BOUND_MS = 90_000;
 
@@ -86,7 +88,8 @@ function watchPrimaries(p: PatroniCluster, cut: string, since: number) {
   const seen = { cutAt: since, cutLastPrimaryAt: since, cutPostgresLastPrimaryAt: since, otherFirstAt: 0, other: '', overlap: 0 };
   let stopped = false;
   const running = (async () => {
-    while (!stopped) {
+    // Bounded on its own too: a scenario that fails before stopping it leaves no loop behind.
+    while (!stopped && Date.now() - since < WATCH_BOUND_MS) {
       // Each node's own REST API, as HAProxy asks it, and the cut node's Postgres itself.
       const [apis, own] = await Promise.all([Promise.all(p.nodes.map((n) => answersPrimary(n))), isPrimary(node)]);
       const now = Date.now();
@@ -153,8 +156,8 @@ export function primaryPartitioned(d: Drill): Promise<DrillScenario> {
         problems.push(`${cut} still primary ${secs(FAILOVER_BOUND_MS)} after being cut off`);
       await p.healthy(180_000);
       const line =
-        `${cut} stopped answering /primary ${secs(seen.cutLastPrimaryAt - faultAt)} and its Postgres left primary ` +
-        `${secs(seen.cutPostgresLastPrimaryAt - faultAt)} after the cut (upper bounds, 200 ms looks); ` +
+        `${cut} last answered /primary ${secs(seen.cutLastPrimaryAt - faultAt)} and its Postgres was last primary ` +
+        `${secs(seen.cutPostgresLastPrimaryAt - faultAt)} after the cut (looks 200 ms apart plus their own time); ` +
         `${seen.other || 'none'} primary ${seen.otherFirstAt ? secs(seen.otherFirstAt - faultAt) : '–'} after it; two primaries at once: ${seen.overlap ? 'YES' : 'never'}; ` +
         `healed, ${cut} back as a standby in ${secs(Date.now() - t)}${problems.length ? `; VIOLATIONS: ${problems.join('; ')}` : ''}`;
       d.say(`Postgres primary partitioned: ${line}`);
