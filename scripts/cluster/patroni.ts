@@ -21,18 +21,19 @@ import {
   etcdArgs,
   HAPROXY,
   haproxyConfig,
-  PATRONI,
   PATRONICTL,
   patroniConfig,
+  patroniCommand,
   patroniUnavailable,
   SCOPE,
+  type PatroniNet,
   type EtcdMember,
   type PgNode,
 } from './patroni-config.js';
 import { waitForHaproxyRoute } from './haproxy-route.js';
 import { freePorts, sleep, stopChild, track, waitFor, type Child } from './processes.js';
 
-export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PgNode } from './patroni-config.js';
+export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PatroniNet, type PgNode } from './patroni-config.js';
 
 export interface PatroniCluster {
   /** postgres://postgres@127.0.0.1:<HAProxy>/postgres: the primary, wherever it is. */
@@ -123,7 +124,8 @@ class Topology implements PatroniCluster {
   }
 
   private api(name: string): string {
-    return `http://127.0.0.1:${this.node(name).apiPort}`;
+    const n = this.node(name);
+    return `http://${n.host ?? '127.0.0.1'}:${n.apiPort}`;
   }
 
   postmasterPid(name: string): number | undefined {
@@ -168,7 +170,8 @@ class Topology implements PatroniCluster {
     this.expected.delete(name);
     const env = { ...process.env, PATH: `${this.binDir}:${process.env.PATH}`, HOME: n.dir, PGPASSFILE: path.join(n.dir, 'pgpass') };
     const opts = { stdio: ['ignore', 'pipe', 'pipe'] as ('ignore' | 'pipe')[], env, uid: this.as?.uid, gid: this.as?.gid, cwd: n.dir };
-    this.children.set(name, track(name, spawn(PATRONI, [n.configFile], opts), this.print));
+    const cmd = patroniCommand(n, this.as);
+    this.children.set(name, track(name, spawn(cmd.file, cmd.args, { ...opts, uid: cmd.as?.uid, gid: cmd.as?.gid }), this.print));
   }
 
   private get statsSocket(): string {
@@ -303,14 +306,17 @@ class Topology implements PatroniCluster {
   }
 }
 
-/** Where everything goes: free loopback ports, a folder per node. */
-async function plan(dir: string): Promise<{ etcd: EtcdMember[]; nodes: PgNode[]; haPort: number }> {
+/** Where everything goes: free loopback ports, a folder per node; with `net`, the nodes' namespaces and addresses. */
+async function plan(dir: string, net?: PatroniNet): Promise<{ etcd: EtcdMember[]; nodes: PgNode[]; haPort: number }> {
   const ports = await freePorts(13);
-  const etcd = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, clientPort: ports[i * 2]!, peerPort: ports[i * 2 + 1]! }));
+  const etcd = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, clientPort: ports[i * 2]!, peerPort: ports[i * 2 + 1]!, host: net?.etcdHost }));
   const nodes = [0, 1, 2].map((i) => {
     const d = path.join(dir, `pg${i + 1}`);
+    const host = net?.hosts[i];
     return {
       name: `pg${i + 1}`,
+      host: host?.address,
+      netns: host?.ns,
       pgPort: ports[6 + i * 2]!,
       apiPort: ports[7 + i * 2]!,
       dir: d,
@@ -330,6 +336,7 @@ export async function startPatroni(o: {
   say: (line: string) => void;
   print: (line: string) => void;
   timeoutMs?: number;
+  net?: PatroniNet;
 }): Promise<PatroniCluster> {
   checkDcsTiming(DCS_TIMING);
   const why = patroniUnavailable();
@@ -339,7 +346,7 @@ export async function startPatroni(o: {
   // Patroni runs as postgres: it must reach its node's folder.
   chmodSync(o.dir, 0o755);
   chmodSync(dir, 0o755);
-  const { etcd, nodes, haPort } = await plan(dir);
+  const { etcd, nodes, haPort } = await plan(dir, o.net);
   const t = new Topology(dir, etcd, nodes, o.print);
   const started = Date.now();
   const took = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;

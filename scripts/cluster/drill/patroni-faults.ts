@@ -45,7 +45,7 @@ export async function historyScenario(
   name: string,
   strike: () => Promise<Strike>,
   recover: () => Promise<string>,
-  opts: { noErrors?: boolean } = {},
+  opts: { noErrors?: boolean; problems?: string[] } = {},
 ): Promise<DrillScenario> {
   const exitsBefore = d.cluster.unexpectedExits.length;
   const players = await d.client.playersWithChests(HISTORY.players, HISTORY.chests);
@@ -83,7 +83,8 @@ export async function historyScenario(
   const recovered = await recover();
   const h = await checkHistory(d.db, d.client, writes, struck.faultAt);
   for (const line of h.lines) d.say(`${name}: ${line}`);
-  const problems = [...h.problems, ...(stalled ? [stalled] : [])];
+  // `opts.problems`: the scenario's own violations, found while recovering.
+  const problems = [...h.problems, ...(stalled ? [stalled] : []), ...(opts.problems ?? [])];
   if (opts.noErrors && h.attempts.unknown + h.attempts.refused > 0)
     problems.push(`${h.attempts.unknown + h.attempts.refused} client-visible errors (this fault must show none)`);
   return d.record(
