@@ -31,7 +31,7 @@ import {
   type PgNode,
 } from './patroni-config.js';
 import { waitForHaproxyRoute } from './haproxy-route.js';
-import { freePorts, sleep, stopChild, track, waitFor, type Child } from './processes.js';
+import { freePorts, httpStatus, sleep, stopChild, track, waitFor, type Child } from './processes.js';
 
 export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PatroniNet, type PgNode } from './patroni-config.js';
 
@@ -79,13 +79,6 @@ function runAsPostgres(): { uid: number; gid: number } | undefined {
   if (uid.status !== 0 || gid.status !== 0)
     throw new Error(`running as root and there is no "${user}" user to run Postgres as (set PRIVATE_PG_USER)`);
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-async function httpStatus(url: string, timeoutMs = 1500): Promise<number> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
-  if (!res) return 0;
-  await res.body?.cancel().catch(() => undefined);
-  return res.status;
 }
 
 type Member = { name: string; role: string; state: string; timeline?: number };
