@@ -140,14 +140,16 @@ export function patroniConfig(n: PgNode, etcd: EtcdMember[], binDir: string): Re
 
 /**
  * HAProxy in TCP mode: one listener sending to the node whose Patroni answers 200 on /primary,
- * checked every 500 ms (OPTIONS: Patroni answers the status without a body, which HAProxy would
- * cut off mid-write); a node marked down has its connections cut (on-marked-down
+ * checked every 500 ms, a node marked down every 200 ms (OPTIONS: Patroni answers the status
+ * without a body, which HAProxy would cut off mid-write); a node marked down has its connections cut (on-marked-down
  * shutdown-sessions), so no client stays on a demoted primary.
  */
-export function haproxyConfig(port: number, nodes: PgNode[]): string {
+export function haproxyConfig(port: number, nodes: PgNode[], statsSocket?: string): string {
   return [
     'global',
     '  maxconn 1000',
+    // Where the drill reads each server's state (`show stat`): a switchover resumes the moment the new primary is up.
+    ...(statsSocket ? [`  stats socket ${statsSocket} mode 600 level user`] : []),
     'defaults',
     '  mode tcp',
     // A refused connection (the primary just died, not yet marked down) fails at once rather than
@@ -162,7 +164,8 @@ export function haproxyConfig(port: number, nodes: PgNode[]): string {
     `  bind 127.0.0.1:${port}`,
     '  option httpchk OPTIONS /primary',
     '  http-check expect status 200',
-    '  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions',
+    // A server that is down (a standby) is checked every 200 ms: a new primary is sent to soon after its promotion.
+    '  default-server inter 500ms downinter 200ms fall 2 rise 1 on-marked-down shutdown-sessions',
     ...nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} maxconn 300 check port ${n.apiPort}`),
     '',
   ].join('\n');

@@ -13,7 +13,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { findPostgresBinDir } from '@ccs/shared/testing';
 import {
   checkDcsTiming,
@@ -30,6 +29,7 @@ import {
   type EtcdMember,
   type PgNode,
 } from './patroni-config.js';
+import { waitForHaproxyRoute } from './haproxy-route.js';
 import { freePorts, sleep, stopChild, track, waitFor, type Child } from './processes.js';
 
 export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PgNode } from './patroni-config.js';
@@ -56,6 +56,13 @@ export interface PatroniCluster {
   switchoverByApi(candidate: string): Promise<void>;
   /** Until HAProxy sends new connections to `name` (or the primary) only: six in a row reach it. */
   waitForHaproxyOn(name?: string, timeoutMs?: number): Promise<void>;
+  /**
+   * Points a standby at `upstream` (Patroni's `replicatefrom` tag: cascading replication), or back
+   * at the primary (undefined): its file rewritten, its Patroni reloaded (SIGHUP).
+   */
+  replicateFrom(name: string, upstream: string | undefined): void;
+  /** The standbys streaming from a node now (its pg_stat_replication, as its REST API reports it). */
+  streamingFrom(name: string): Promise<string[]>;
   /** Until one primary and both standbys stream from it, a synchronous one among them. */
   healthy(timeoutMs?: number): Promise<void>;
   /** The postmaster's pid of a node (from postmaster.pid), if it runs. */
@@ -164,9 +171,13 @@ class Topology implements PatroniCluster {
     this.children.set(name, track(name, spawn(PATRONI, [n.configFile], opts), this.print));
   }
 
+  private get statsSocket(): string {
+    return path.join(this.dir, 'haproxy.sock');
+  }
+
   startHaproxy(port: number): void {
     const file = path.join(this.dir, 'haproxy.cfg');
-    writeFileSync(file, haproxyConfig(port, this.nodes));
+    writeFileSync(file, haproxyConfig(port, this.nodes, this.statsSocket));
     this.children.set('haproxy', track('haproxy', spawn(HAPROXY, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] }), this.print));
     this.port = port;
     this.url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -183,6 +194,23 @@ class Topology implements PatroniCluster {
       if (res?.status === 200) return ((await res.json()) as { members: Member[] }).members;
     }
     return [];
+  }
+
+  replicateFrom(name: string, upstream: string | undefined): void {
+    const n = this.node(name);
+    const config = JSON.parse(readFileSync(n.configFile, 'utf8')) as { tags: Record<string, unknown> };
+    if (upstream === undefined) delete config.tags.replicatefrom;
+    else config.tags.replicatefrom = upstream;
+    writeFileSync(n.configFile, JSON.stringify(config, null, 2));
+    const c = this.children.get(name);
+    if (c && !c.hasExited()) c.child.kill('SIGHUP');
+  }
+
+  async streamingFrom(name: string): Promise<string[]> {
+    const res = await fetch(`${this.api(name)}/patroni`, { signal: AbortSignal.timeout(1500) }).catch(() => undefined);
+    if (res?.status !== 200) return [];
+    const body = (await res.json()) as { replication?: { application_name: string; state: string }[] };
+    return (body.replication ?? []).filter((r) => r.state === 'streaming').map((r) => r.application_name);
   }
 
   async healthy(timeoutMs = 120_000): Promise<void> {
@@ -247,33 +275,10 @@ class Topology implements PatroniCluster {
     if (res.status !== 200) throw new Error(`switchover ${leader} → ${candidate}: ${res.status} ${text}`);
   }
 
-  /**
-   * Until HAProxy sends new connections to the primary (`name`, when given) only: six in a row
-   * reach it. HAProxy starts with every server up until its checks fail (`fall` of them), and
-   * marks a new primary up only at its next check.
-   */
   async waitForHaproxyOn(name?: string, timeoutMs = 30_000): Promise<void> {
+    const names = this.nodes.map((n) => n.name);
     const port = name === undefined ? undefined : this.node(name).pgPort;
-    let inARow = 0;
-    await waitFor(
-      `HAProxy routes to ${name ?? 'the primary'} only`,
-      async () => {
-        const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2000 });
-        c.on('error', () => undefined);
-        try {
-          await c.connect();
-          const r = await c.query<{ r: boolean; port: number }>("SELECT pg_is_in_recovery() AS r, current_setting('port')::int AS port");
-          inARow = !r.rows[0]!.r && (port === undefined || r.rows[0]!.port === port) ? inARow + 1 : 0;
-          return inARow >= 6 ? true : undefined;
-        } catch {
-          inARow = 0;
-          return undefined;
-        } finally {
-          await c.end().catch(() => undefined);
-        }
-      },
-      { timeoutMs, everyMs: 50, dead: this.dead },
-    );
+    await waitForHaproxyRoute({ socket: this.statsSocket, url: this.url, names, name, port, timeoutMs, dead: this.dead });
   }
 
   async switchover(candidate: string): Promise<string> {

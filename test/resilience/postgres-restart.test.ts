@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthSubject } from '@ccs/shared';
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '@ccs/shared/testing';
 import { eventually, startStack, type TestStack } from '../support/stack.js';
-import { open } from '../../services/chests/test/support/chests.js';
+import { defaultCatalogIds, inventory, open, purchase } from '../../services/chests/test/support/chests.js';
 import { expectNothingHalfApplied, prepareBurst, runBurst, tally, type BurstResult, type BurstSetup } from './support/db-burst.js';
 import { startReplica, type Replica } from './support/replica.js';
 
@@ -101,6 +101,9 @@ describe.skipIf(unavailable !== undefined)(`Postgres restarted immediately under
   }, 150_000);
 
   it('while Postgres is down: not ready, requests answer 503 within the lost-database window; once it is back: ready and 200 again', async () => {
+    const buyer = setup.players[2]!.player;
+    const wooden = (await defaultCatalogIds(stack))['Wooden Chest']!;
+    const chestsBefore = (await inventory(stack, buyer)).data.length as number;
     await cluster.stop('immediate');
     try {
       await eventually(async () => {
@@ -120,6 +123,12 @@ describe.skipIf(unavailable !== undefined)(`Postgres restarted immediately under
       const opened = await open(stack, setup.players[1]!.player, chest, { idempotencyKey: 'down-1' });
       expect(opened.statusCode, opened.body).toBe(503);
       expect(opened.json().errors[0]).toMatchObject({ status: '503', code: 'database_unavailable' });
+      // A purchase nests calls that each repeat on a lost database (chests, then players' compliance
+      // read and wallet's debit): the deadline passed down with each call keeps them within the
+      // gateway's bound, so the client gets 503 with Retry-After (send it again), never a 504.
+      const bought = await purchase(stack, buyer, wooden, 'coins', 1, 'down-buy-1');
+      expect(bought.statusCode, bought.body).toBe(503);
+      expect(bought.headers['retry-after'], 'a 503 says when to try again').toBeDefined();
     } finally {
       await cluster.start();
     }
@@ -129,6 +138,12 @@ describe.skipIf(unavailable !== undefined)(`Postgres restarted immediately under
     }, 15_000);
     const res = await creditOnce();
     expect(res.statusCode, res.body).toBe(200);
+    // The purchase sent again with its key applies once: one chest more, and a second retry answers the same.
+    const bought = await purchase(stack, buyer, wooden, 'coins', 1, 'down-buy-1');
+    expect(bought.statusCode, bought.body).toBe(201);
+    const again = await purchase(stack, buyer, wooden, 'coins', 1, 'down-buy-1');
+    expect(again.json().data, again.body).toEqual(bought.json().data);
+    expect((await inventory(stack, buyer)).data.length).toBe(chestsBefore + 1);
     expectReplicasAlive();
     expect(errorsOfProcess).toEqual([]);
   }, 60_000);

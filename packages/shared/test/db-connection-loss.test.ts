@@ -141,6 +141,18 @@ describe('a client checked out inside withTransaction loses its backend', () => 
     await expectPoolWorks('after-domain-error');
   });
 
+  it('a write that reaches a node in recovery (read-only: a failover under way) is 503, nothing applied', async () => {
+    // What a standby answers; a read-only transaction fails the same way (SQLSTATE 25006).
+    await expectUnavailable(
+      withTransaction(pool, async (tx) => {
+        await tx.query('SET TRANSACTION READ ONLY');
+        await tx.query("INSERT INTO t (tag) VALUES ('read-only')");
+      }),
+    );
+    expect(await rowsOf('read-only')).toBe(0);
+    await expectPoolWorks('after-read-only');
+  });
+
   it('an ordinary SQL error is unchanged (a bug stays a 500) and the client goes back to the pool', async () => {
     const err = await withTransaction(pool, (tx) => tx.query('SELECT * FROM no_such_table')).catch((e: unknown) => e);
     expect(err).not.toBeInstanceOf(AppError);
@@ -272,6 +284,7 @@ describe('isDatabaseUnavailable', () => {
     ['57P01 admin_shutdown', withCode('57P01', 'terminating connection due to administrator command')],
     ['57P02 crash_shutdown', withCode('57P02')],
     ['57P03 cannot_connect_now', withCode('57P03', 'the database system is starting up')],
+    ['25006 read_only_sql_transaction', withCode('25006', 'cannot execute INSERT in a read-only transaction')],
     ['53300 too_many_connections', withCode('53300')],
     ['08006 connection_failure', withCode('08006')],
     ['08001 sqlclient_unable_to_establish_sqlconnection', withCode('08001')],
