@@ -37,6 +37,8 @@ export default defineConfig({
     // takes several times longer on two cores shared with other work, and must not fail for it.
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // expect.poll waits for progress (a lock taken, a row written): a second is too short on loaded cores.
+    expect: { poll: { timeout: 30_000, interval: 100 } },
     pool: 'forks',
     sequence: { sequencer: LongestFirstSequencer },
     maxWorkers: 3,
