@@ -55,6 +55,11 @@ export function natsConfig(node: NatsNode, all: NatsNode[]): string {
     // A graceful stop (SIGUSR2, `nats-server --signal ldm`): leaderships move first, clients leave over 30 s (its minimum).
     'lame_duck_duration: "30s"',
     'lame_duck_grace_period: "1s"',
+    // A client that stops answering (a replica cut off by a partition) is dropped after two
+    // missed pings, about 4 s, so its queue subscriptions stop drawing requests that then time
+    // out; the default (2 minutes, twice) kept sending them to it for the whole partition.
+    'ping_interval: "2s"',
+    'ping_max: 2',
     'jetstream {',
     `  store_dir: ${JSON.stringify(node.storeDir)}`,
     '  max_memory_store: 256MB',
