@@ -31,7 +31,7 @@ function badSetting(message: string): never {
 }
 
 const USAGE = `npm run bench: measures the stack against its floors (docs/performance.md). Settings are environment variables:
-  BENCH_ONLY=a,b            only the scenarios (and floors) whose names contain one of these words
+  BENCH_ONLY=a,b            only the scenarios (and floors) whose names contain one of these words (saga: the saga floors)
   BENCH_CONNECTIONS=16,50   concurrent connections, one round per count
   BENCH_DURATION=8          seconds measured per round; BENCH_WARMUP=1 seconds of warm-up
   BENCH_SCALE=on|off        the scale-out phase with a second replica of chests and collections
