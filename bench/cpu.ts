@@ -78,15 +78,21 @@ export class CpuMeter {
     return available ? this.snapshot() : undefined;
   }
 
-  async stop(start: Snapshot | undefined): Promise<CpuUse | undefined> {
+  /**
+   * The cores used since `start`. With `perSeconds` (a run counted until its consumers drained,
+   * longer than its load) the CPU of the whole interval is spread over the load's seconds, so
+   * cores × seconds ÷ requests is the CPU per request, the drain's included.
+   */
+  async stop(start: Snapshot | undefined, perSeconds?: number): Promise<CpuUse | undefined> {
     if (!start) return undefined;
     const end = await this.snapshot();
     const cores = os.cpus().length;
     const totalDelta = end.total - start.total;
     if (totalDelta <= 0) return undefined;
-    const seconds = (end.at - start.at) / 1000;
+    const elapsed = (end.at - start.at) / 1000;
     // Clock ticks per second, from the machine's own counters (USER_HZ, normally 100).
-    const hz = totalDelta / (seconds * cores);
+    const hz = totalDelta / (elapsed * cores);
+    const seconds = perSeconds && perSeconds > 0 ? perSeconds : elapsed;
     const byLabel: Record<string, number> = {};
     for (const [label, pids] of end.ticks) {
       let ticks = 0;
@@ -95,7 +101,7 @@ export class CpuMeter {
       for (const [pid, t] of pids) ticks += t - (before?.get(pid) ?? 0);
       byLabel[label] = round(ticks / hz / seconds);
     }
-    const machineBusy = round(((end.busy - start.busy) / totalDelta) * cores);
+    const machineBusy = round((end.busy - start.busy) / hz / seconds);
     const known = Object.values(byLabel).reduce((a, b) => a + b, 0);
     return { cores, machineBusy, byLabel, other: round(Math.max(0, machineBusy - known)) };
   }

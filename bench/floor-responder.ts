@@ -12,6 +12,14 @@
  * - durable: ONE transaction (UPDATE one row, INSERT one row, COMMIT), then a JetStream publish
  *            with a message id (as the outbox does) awaiting its PubAck; then answers. The least a
  *            durable chest opening can cost: consume, record, hand the grant to JetStream.
+ * - saga:    the opening's own shape at its least (docs/design.md §2): ONE statement consuming `n`
+ *            rows and writing `n` outbox rows (the opening writes its whole transaction in one
+ *            statement too), then each message published at once from memory awaiting its PubAck
+ *            (`Nats-Msg-Id` = the outbox row's id), then answers; the rows published are marked so
+ *            in one asynchronously committed UPDATE every 25 ms, as the services' outbox relay
+ *            does. Two pull consumers in processes of their own (bench/floor-consumer.ts) apply
+ *            the messages; the answer does not wait for them (the least the design allows: reads
+ *            may merge pending grants instead), the bench counts the run until they drained.
  *
  * Its tables live in the schema `bench_floor` of the bench's throwaway database, its stream is
  * `<NATS_PREFIX>_BENCHFLOOR` (subjects `<NATS_PREFIX>.benchfloor.>`); both go when the bench
@@ -102,11 +110,51 @@ async function durableFloor(msg: Msg) {
   }
 }
 
+/** Rows of the saga floor published and not yet marked so: one UPDATE for all of them every MARK_EVERY_MS. */
+const MARK_EVERY_MS = 25;
+let marks: string[] = [];
+const markTimer = setInterval(() => {
+  if (!marks.length) return;
+  const ids = marks;
+  marks = [];
+  pool
+    .query(
+      `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
+       UPDATE saga_outbox SET published_at = now() FROM async WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
+      [ids],
+    )
+    .catch(() => undefined);
+}, MARK_EVERY_MS);
+
+/** `n` consecutive row ids from the request's (wrapping round the table), as `n` chests of one request. */
+const rowsFrom = (id: number, n: number) => Array.from({ length: n }, (_, k) => ((id - 1 + k) % ROWS) + 1);
+
+async function sagaFloor(msg: Msg) {
+  try {
+    const { id, n = 1 } = JSON.parse(new TextDecoder().decode(msg.data)) as { id: number; n?: number };
+    const rows = rowsFrom(id, n);
+    const ids = rows.map(() => randomUUID());
+    const bodies = rows.map((row, k) => JSON.stringify({ id: ids[k], row }));
+    // One statement, one implicit transaction: the rows consumed and the outbox rows written.
+    await pool.query(
+      `WITH consumed AS (UPDATE floor_rows SET counter = counter + 1, updated_at = now() WHERE id = ANY($1::int[]) RETURNING id)
+       INSERT INTO saga_outbox (id, row_id, body) SELECT * FROM unnest($2::uuid[], $1::int[], $3::jsonb[]) WHERE (SELECT count(*) FROM consumed) > 0`,
+      [rows, ids, bodies],
+    );
+    const acks = await Promise.all(ids.map((eventId, k) => js.publish(at('benchfloor.saga'), encoder.encode(bodies[k]!), { msgID: eventId })));
+    marks.push(...ids);
+    msg.respond(encoder.encode(JSON.stringify({ ids, seq: acks[acks.length - 1]!.seq })));
+  } catch (err) {
+    fail(msg, err);
+  }
+}
+
 const queue = 'bench-floor';
 nc.subscribe(at('bench.floor.echo'), { queue, callback: (_err, msg) => msg.respond(msg.data) });
 nc.subscribe(at('bench.floor.pg'), { queue, callback: (_err, msg) => void pgFloor(msg) });
 nc.subscribe(at('bench.floor.page'), { queue, callback: (_err, msg) => void pageFloor(msg) });
 nc.subscribe(at('bench.floor.durable'), { queue, callback: (_err, msg) => void durableFloor(msg) });
+nc.subscribe(at('bench.floor.saga'), { queue, callback: (_err, msg) => void sagaFloor(msg) });
 await nc.flush();
 console.log(`floor responders ready (${ROWS} rows in ${SCHEMA}, stream ${streamName})`);
 
@@ -122,6 +170,12 @@ async function setUpTables() {
       counter bigint NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL DEFAULT now())`);
     await c.query(`CREATE TABLE IF NOT EXISTS floor_events (
       id uuid PRIMARY KEY, row_id integer NOT NULL, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
+    // The saga floor's outbox, and the tables its two consumers apply the messages to (one row each).
+    await c.query(`CREATE TABLE IF NOT EXISTS saga_outbox (
+      id uuid PRIMARY KEY, row_id integer NOT NULL, body jsonb NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz)`);
+    for (const t of ['saga_items', 'saga_experience'])
+      await c.query(`CREATE TABLE IF NOT EXISTS ${t} (id uuid PRIMARY KEY, row_id integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     await c.query(
       `INSERT INTO floor_rows (id, name, attributes)
        SELECT i, 'row ' || i, jsonb_build_object('rarity', 'common', 'images', jsonb_build_array('https://assets.example.com/' || i || '.png'))
@@ -135,6 +189,7 @@ async function setUpTables() {
 }
 
 const stop = async () => {
+  clearInterval(markTimer);
   await nc.drain().catch(() => undefined);
   await pool.end().catch(() => undefined);
   process.exit(0);

@@ -8,6 +8,10 @@
  *   GET /page     → bench.floor.page     one SELECT of 100 rows             (a reference for pages of 100)
  *   GET /durable  → bench.floor.durable  one UPDATE + INSERT transaction,
  *                                        then a JetStream publish awaiting its PubAck (writes)
+ *   GET /saga     → bench.floor.saga       one statement consuming a row and writing its outbox row,
+ *                                        the message published awaiting its PubAck, two consumers
+ *                                        applying it (the opening's saga at its least)
+ *   GET /saga10   → bench.floor.saga       the same for 10 rows and 10 messages (the batch of 10)
  *
  * Why two processes (this one and floor-responder.ts) rather than one: the real stack runs the
  * gateway and each service as separate Node processes, so an HTTP request costs two event loops
@@ -52,6 +56,13 @@ app.get('/echo', (_req, reply) => forward('echo', echoPayload, reply));
 app.get('/pg', (_req, reply) => forward('pg', encoder.encode(JSON.stringify({ id: nextId() })), reply));
 app.get('/page', (_req, reply) => forward('page', encoder.encode(JSON.stringify({ id: nextId() })), reply));
 app.get('/durable', (_req, reply) => forward('durable', encoder.encode(JSON.stringify({ id: nextId() })), reply));
+app.get('/saga', (_req, reply) => forward('saga', encoder.encode(JSON.stringify({ id: nextId(), n: 1 })), reply));
+// Ten consecutive rows, the next request's ten after them: concurrent batches never share a row.
+app.get('/saga10', (_req, reply) => {
+  const id = nextId();
+  next = ((id + 9 - 1) % ROWS) + 1;
+  return forward('saga', encoder.encode(JSON.stringify({ id, n: 10 })), reply);
+});
 
 await app.listen({ port, host: '127.0.0.1' });
 console.log(`floor front ready on ${port}`);

@@ -43,11 +43,17 @@ export interface Measured {
   /** The first non-2xx answer: status and the start of its body. */
   firstNon2xx?: { status: number; body: string };
   cpu?: CpuUse;
+  /** A saga floor's run: how long after the load its consumers took to apply every message (ms). */
+  drainedMs?: number;
   /** Postgres per statement during the measurement (BENCH_STATEMENTS=1 only). */
   statements?: Statements;
 }
 
-export async function measure(base: string, load: Load, o: { connections: number; seconds: number; cpu?: CpuMeter }): Promise<Measured> {
+export async function measure(
+  base: string,
+  load: Load,
+  o: { connections: number; seconds: number; cpu?: CpuMeter; drain?: () => Promise<number> },
+): Promise<Measured> {
   let firstNon2xx: Measured['firstNon2xx'];
   const onResponse = (status: number, body: string) => {
     if ((status < 200 || status > 299) && !firstNon2xx) firstNon2xx = { status, body: String(body).slice(0, 400) };
@@ -83,11 +89,10 @@ export async function measure(base: string, load: Load, o: { connections: number
       instance.once('done', () => clearTimeout(timer));
     }
   });
-  const cpu = await o.cpu?.stop(started);
-  const statusCodes: Record<string, number> = {};
-  for (const [code, v] of Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {}))
-    statusCodes[code] = v.count;
   const seconds = r.duration || o.seconds;
+  // A saga floor: its requests' work ends when the consumers applied their messages, not at the last answer.
+  const drainedMs = await o.drain?.();
+  const cpu = await o.cpu?.stop(started, drainedMs === undefined ? undefined : seconds);
   return {
     requests: r.requests.total,
     sent: (r.requests as { sent?: number }).sent ?? r.requests.total,
@@ -100,8 +105,17 @@ export async function measure(base: string, load: Load, o: { connections: number
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
-    statusCodes,
+    statusCodes: statusCodesOf(r),
     firstNon2xx,
     cpu,
+    ...(drainedMs === undefined ? {} : { drainedMs }),
   };
+}
+
+/** How many answers of each status code the run received. */
+function statusCodesOf(r: autocannon.Result): Record<string, number> {
+  const statusCodes: Record<string, number> = {};
+  for (const [code, v] of Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {}))
+    statusCodes[code] = v.count;
+  return statusCodes;
 }

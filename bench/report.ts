@@ -29,6 +29,22 @@ export interface Row extends Measured {
    * the machine to itself. Other work on a shared machine moves the throughput ratio, hardly this.
    */
   cpuEfficiencyRatio?: number;
+  /**
+   * The same ratios against a second floor: a saga-running scenario's saga floor, or a saga
+   * floor's durable floor (the design's own tax).
+   */
+  also?: SecondFloor;
+}
+
+/** A row's ratios to a second floor measured in the same run. */
+export interface SecondFloor {
+  floor: string;
+  throughputRatio: number;
+  meanRatio: number;
+  p99Ratio: number;
+  /** The second floor's CPU per request (ms). */
+  floorCpuPerRequestMs?: number;
+  cpuEfficiencyRatio?: number;
 }
 
 /** A scale-out row next to the same scenario with one replica, at the same connections. */
@@ -67,6 +83,24 @@ export function withRatios(
     p99Ratio: ratio(m.p99, Math.max(floor.p99, 0.01)),
     ...(mine !== undefined ? { cpuPerRequestMs: Math.round(mine * 1000) / 1000 } : {}),
     ...(mine !== undefined && floors !== undefined ? { cpuEfficiencyRatio: ratio(floors, mine) } : {}),
+  };
+}
+
+/** A row's ratios to a second floor (`Row.also`). */
+export function secondFloor(m: Measured, name: string, floor: Measured): SecondFloor {
+  const { throughputRatio, meanRatio, p99Ratio, cpuEfficiencyRatio } = withRatios(
+    m,
+    { scenario: '', connections: 0, phase: 'single', floor: name },
+    floor,
+  );
+  const theirs = cpuPerRequest(floor);
+  return {
+    floor: name,
+    throughputRatio,
+    meanRatio,
+    p99Ratio,
+    ...(theirs !== undefined ? { floorCpuPerRequestMs: Math.round(theirs * 1000) / 1000 } : {}),
+    ...(cpuEfficiencyRatio !== undefined ? { cpuEfficiencyRatio } : {}),
   };
 }
 
@@ -115,6 +149,9 @@ function consoleTable(report: Report): void {
       'mean ÷ floor': r.meanRatio,
       'p99 ÷ floor': r.p99Ratio,
       'cpu eff ÷ floor': r.cpuEfficiencyRatio ?? '',
+      'second floor': r.also?.floor ?? '',
+      'thr ÷ 2nd': r.also?.throughputRatio ?? '',
+      'cpu eff ÷ 2nd': r.also?.cpuEfficiencyRatio ?? '',
       'non-2xx': r.non2xx + r.errors,
       'cpu busy / other': cpuCell(r),
     })),
@@ -178,6 +215,31 @@ function rowsMarkdown(report: Report): string[] {
   return lines;
 }
 
+/**
+ * Every row that has a second floor: a saga-running scenario against its saga floor, a saga floor
+ * against the durable floor (the design's own tax).
+ */
+function secondFloorMarkdown(report: Report): string[] {
+  const rows = report.rows.filter((r) => r.also);
+  if (!rows.length) return [];
+  const lines = ['', '## Against a second floor: the saga floors', ''];
+  lines.push(
+    "The writes that run the opening's saga against the saga floor of the same shape (a single opening, registration and purchase against `floor: saga`, the batch of 10 against `floor: saga ×10`), and each saga floor against the durable floor: its ratio there is the design's own tax. A saga floor's run counts until its consumers drained (their CPU included).",
+    '',
+  );
+  lines.push(
+    '| scenario | connections | req/s | second floor | throughput ÷ it | p99 ÷ it | CPU ms/req | its CPU ms/req | CPU efficiency ÷ it | drained after the load |',
+  );
+  lines.push('|---|---:|---:|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const a = r.also!;
+    lines.push(
+      `| ${label(r)} | ${r.connections} | ${r.rps} | ${a.floor} | ${fmt(a.throughputRatio, 3)} | ${fmt(a.p99Ratio)} | ${fmt(r.cpuPerRequestMs ?? NaN, 3)} | ${fmt(a.floorCpuPerRequestMs ?? NaN, 3)} | ${fmt(a.cpuEfficiencyRatio ?? NaN, 3)} | ${r.drainedMs !== undefined ? `${r.drainedMs} ms` : ''} |`,
+    );
+  }
+  return lines;
+}
+
 /** The scale-out table (none without a scale-out phase). */
 function scaleMarkdown(report: Report): string[] {
   const lines: string[] = [];
@@ -222,6 +284,19 @@ function cpuMarkdown(report: Report): string[] {
         `| ${label(r)} | ${r.connections} | ${fmt(r.cpu!.machineBusy)} | ${labels.map((l) => fmt(r.cpu!.byLabel[l] ?? 0)).join(' | ')} | ${fmt(r.cpu!.other)} |`,
       );
     }
+    lines.push('', '## CPU per request by process (ms)', '');
+    lines.push(
+      'The cores above divided by the requests per second: what one request costs each process (a saga floor\'s including its consumers\' drain). "all" leaves out the bench (the load generator) and other work.',
+      '',
+    );
+    lines.push(`| scenario | connections | req/s | ${labels.join(' | ')} | all |`);
+    lines.push(`|---|---:|---:|${labels.map(() => '---:').join('|')}|---:|`);
+    for (const r of withCpu.filter((x) => x.rps > 0)) {
+      const perRequest = (l: string) => ((r.cpu!.byLabel[l] ?? 0) * 1000) / r.rps;
+      lines.push(
+        `| ${label(r)} | ${r.connections} | ${r.rps} | ${labels.map((l) => fmt(perRequest(l), 3)).join(' | ')} | ${fmt(r.cpuPerRequestMs ?? NaN, 3)} |`,
+      );
+    }
   }
   return lines;
 }
@@ -252,7 +327,7 @@ function notesMarkdown(report: Report): string[] {
 }
 
 function markdown(report: Report): string {
-  const lines = [...introMarkdown(report), ...rowsMarkdown(report), ...scaleMarkdown(report), ...cpuMarkdown(report)];
+  const lines = [...introMarkdown(report), ...rowsMarkdown(report), ...secondFloorMarkdown(report), ...scaleMarkdown(report), ...cpuMarkdown(report)];
   lines.push(...statementsMarkdown(report.rows.map((r) => ({ scenario: label(r), connections: r.connections, statements: r.statements }))));
   lines.push(...notesMarkdown(report));
   return lines.join('\n') + '\n';

@@ -5,7 +5,8 @@
 import type pg from 'pg';
 import { CpuMeter, pidsNamed, type CpuSource } from './cpu.js';
 import { measure, type Load, type Measured } from './measure.js';
-import { withRatios, type Row } from './report.js';
+import type { SagaDrain } from './drain.js';
+import { secondFloor, withRatios, type Row } from './report.js';
 import { FLOORS, type FloorKind, type Prepared, type Scenario } from './scenarios.js';
 import type { BenchSession, Log } from './session.js';
 import { startReplicas, type Stack } from './stack.js';
@@ -46,12 +47,12 @@ export class Rounds {
   constructor(
     private readonly session: BenchSession,
     private readonly stack: Stack,
-    private readonly meters: { monitor: pg.Client; cpu: CpuMeter; statements?: StatementMeter },
+    private readonly meters: { monitor: pg.Client; cpu: CpuMeter; statements?: StatementMeter; drain?: SagaDrain },
     private readonly plan: RoundsPlan,
     private readonly log: Log,
   ) {}
 
-  private async run(name: string, url: string, load: Load, connections: number, seconds: number): Promise<Measured> {
+  private async run(name: string, url: string, load: Load, connections: number, seconds: number, drains = false): Promise<Measured> {
     const d = this.session.dead();
     if (d) throw new Error(`${d.label} stopped (${d.unexpectedExit}) before "${name}"; see its output above`);
     const { statements } = this.meters;
@@ -59,7 +60,8 @@ export class Rounds {
     await settle(this.meters.monitor);
     await statements?.quiet();
     await statements?.reset();
-    const m = await measure(url, load, { connections, seconds, cpu: this.meters.cpu });
+    const drain = drains ? this.meters.drain : undefined;
+    const m = await measure(url, load, { connections, seconds, cpu: this.meters.cpu, ...(drain ? { drain: () => drain.until() } : {}) });
     if (!statements) return m;
     // The grants and messages the requests left in flight are their work too: let them land.
     await statements.quiet();
@@ -68,7 +70,9 @@ export class Rounds {
 
   private say(name: string, c: number, m: Measured, r?: Row): void {
     const vs = r && !name.startsWith('floor') ? `; ÷ ${r.floor}: throughput ${r.throughputRatio}, mean ${r.meanRatio}, p99 ${r.p99Ratio}` : '';
-    const cpuNote = m.cpu ? `, cpu ${m.cpu.machineBusy}/${m.cpu.cores} busy` : '';
+    const cpuNote =
+      (m.cpu ? `, cpu ${m.cpu.machineBusy}/${m.cpu.cores} busy` : '') +
+      (m.drainedMs !== undefined ? `, drained ${m.drainedMs} ms after the load` : '');
     this.log(
       `${name} @${c}: ${m.rps} req/s, mean ${m.mean} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}, errors ${m.errors}${cpuNote}${vs}`,
     );
@@ -80,7 +84,7 @@ export class Rounds {
   }
 
   private floor(k: FloorKind, c: number, seconds: number): Promise<Measured> {
-    return this.run(FLOORS[k].name, this.stack.floorBase, { method: 'GET', path: FLOORS[k].path }, c, seconds);
+    return this.run(FLOORS[k].name, this.stack.floorBase, { method: 'GET', path: FLOORS[k].path }, c, seconds, FLOORS[k].drains);
   }
 
   private scenario(s: Scenario, c: number, seconds: number): Promise<Measured> {
@@ -118,9 +122,10 @@ export class Rounds {
     if (selected.length) await this.measureFloors(c, 'after', floorRuns);
     this.keepFloors(c, floorRuns);
     for (const { s, m } of measured) {
-      this.rows.push(
-        withRatios(m, { scenario: s.name, connections: c, phase: 'single', floor: FLOORS[s.floor].name }, this.floorsAt.get(`${s.floor}@${c}`)!),
-      );
+      this.rows.push({
+        ...withRatios(m, { scenario: s.name, connections: c, phase: 'single', floor: FLOORS[s.floor].name }, this.floorsAt.get(`${s.floor}@${c}`)!),
+        ...this.versus(s.saga, c, m),
+      });
     }
   }
 
@@ -141,6 +146,7 @@ export class Rounds {
       this.floorsAt.set(`${k}@${c}`, best);
       this.rows.push({
         ...withRatios(best, { scenario: FLOORS[k].name, connections: c, phase: 'single', floor: FLOORS[k].name }, best),
+        ...this.versus(FLOORS[k].versus, c, best),
         floorRuns: runs.map((r) => r.rps),
       });
       if (runs.length > 1)
@@ -148,6 +154,12 @@ export class Rounds {
           `${FLOORS[k].name} @${c}: ${runs.map((r) => r.rps).join(' and ')} req/s before and after the scenarios; the floor is the ${best === runs[0] ? 'first' : 'second'}`,
         );
     }
+  }
+
+  /** A row's ratios to a second floor of `c` (its saga floor, or a saga floor's durable one), when that was measured. */
+  private versus(k: FloorKind | undefined, c: number, m: Measured): Pick<Row, 'also'> {
+    const floor = k && this.floorsAt.get(`${k}@${c}`);
+    return k && floor ? { also: secondFloor(m, FLOORS[k].name, floor) } : {};
   }
 
   /** The scale-out phase: the scaled scenarios again with a second replica of chests and of collections. */
@@ -168,7 +180,7 @@ export class Rounds {
         { scenario: s.name, connections: c, phase: 'scale-out', floor: FLOORS[s.floor].name },
         this.floorsAt.get(`${s.floor}@${c}`)!,
       );
-      this.rows.push(row);
+      this.rows.push({ ...row, ...this.versus(s.saga, c, m) });
       this.say(`${s.name} [2 replicas]`, c, m, row);
     }
   }

@@ -17,6 +17,7 @@ import { Api, createApp, Fixtures } from './fixtures.js';
 import { compareScale, writeReport, type Report, type Row } from './report.js';
 import { cpuMeter, Rounds } from './rounds.js';
 import { FLOORS, SCENARIOS, type FloorKind, type Plan, type Prepared, type Scenario } from './scenarios.js';
+import { SagaDrain } from './drain.js';
 import { BenchSession } from './session.js';
 import { startStack, type Stack } from './stack.js';
 import { startStatementsCluster, StatementMeter } from './statements.js';
@@ -30,7 +31,7 @@ function badSetting(message: string): never {
 }
 
 const USAGE = `npm run bench: measures the stack against its floors (docs/performance.md). Settings are environment variables:
-  BENCH_ONLY=a,b            only the scenarios (and floors) whose names contain one of these words
+  BENCH_ONLY=a,b            only the scenarios (and floors) whose names contain one of these words (saga: the saga floors)
   BENCH_CONNECTIONS=16,50   concurrent connections, one round per count
   BENCH_DURATION=8          seconds measured per round; BENCH_WARMUP=1 seconds of warm-up
   BENCH_SCALE=on|off        the scale-out phase with a second replica of chests and collections
@@ -82,9 +83,13 @@ const SCALE_CONNECTIONS = Math.max(...CONNECTIONS);
 
 const picked = (name: string) => !ONLY.length || ONLY.some((o) => name.toLowerCase().includes(o));
 const selected = SCENARIOS.filter((s) => picked(s.name));
-const floorKinds = (Object.keys(FLOORS) as FloorKind[]).filter(
-  (k) => selected.some((s) => s.floor === k) || (ONLY.length > 0 && picked(FLOORS[k].name)),
-);
+/** The floors of the selected scenarios (their saga floors too), the floors named, and the floors those are compared with. */
+const floorKinds = (() => {
+  const direct = (Object.keys(FLOORS) as FloorKind[]).filter(
+    (k) => selected.some((s) => s.floor === k || s.saga === k) || (ONLY.length > 0 && picked(FLOORS[k].name)),
+  );
+  return (Object.keys(FLOORS) as FloorKind[]).filter((k) => direct.includes(k) || direct.some((d) => FLOORS[d].versus === k));
+})();
 const scaled = SCALE ? selected.filter((s) => s.scale) : [];
 
 const PLAN: Plan = {
@@ -127,10 +132,15 @@ async function main() {
       scaled,
       prepared,
     };
-    const rounds = new Rounds(session, stack, { monitor, cpu: cpuMeter(session, monitor), statements }, plan, log);
-    await rounds.warmUp();
-    for (const c of CONNECTIONS) await rounds.atConnections(c);
-    await rounds.scaleOut();
+    const drain = floorKinds.some((k) => FLOORS[k].drains) ? await SagaDrain.open(infra.natsUrl, session.prefix) : undefined;
+    const rounds = new Rounds(session, stack, { monitor, cpu: cpuMeter(session, monitor), statements, drain }, plan, log);
+    try {
+      await rounds.warmUp();
+      for (const c of CONNECTIONS) await rounds.atConnections(c);
+      await rounds.scaleOut();
+    } finally {
+      await drain?.close();
+    }
     writeReport(await benchReport(rounds.rows, prepared, stack.env), log);
     log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch (err) {
@@ -171,7 +181,7 @@ async function benchReport(rows: Row[], prepared: Map<Scenario, Prepared>, env: 
   for (const k of floorKinds) notes.push(`${FLOORS[k].name}: ${FLOORS[k].what}.`);
   if (floorKinds.length)
     notes.push(
-      'Floors: the HTTP route (bench/floor-server.ts) and the responders (bench/floor-responder.ts) run in two processes, as the gateway and a service do, with the same packages and connection options.',
+      'Floors: the HTTP route (bench/floor-server.ts) and the responders (bench/floor-responder.ts) run in two processes, as the gateway and a service do, with the same packages and connection options; the saga floors\' consumers (bench/floor-consumer.ts) in two more ("saga items", "saga experience").',
     );
   notes.push(`Load generator: autocannon in the bench process, on the same machine (its CPU is the "bench" column).`);
   notes.push(

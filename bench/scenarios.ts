@@ -6,15 +6,30 @@
  * - pg:      … → one SELECT by primary key.                  For reads and writes needing Postgres.
  * - durable: … → one UPDATE + INSERT transaction → JetStream publish awaiting its PubAck.
  *            For operations that must hand a durable message on (purchase, opening, registration).
+ * - saga:    … → one statement consuming a row and writing its outbox row → the message published
+ *            awaiting its PubAck → two pull consumers in processes of their own applying it as one
+ *            row each, batched (bench/floor-consumer.ts); counted until they drained. The least an
+ *            opening can cost in this design: a second floor for the writes that run the saga
+ *            (`saga`), and `saga ×10` (10 rows, 10 messages) for the batch of 10.
  */
 import { Api, Fixtures, JSONAPI, purchaseBody, registrationBody, type Player } from './fixtures.js';
 import type { Load } from './measure.js';
 import type { ApplePki } from '../test/support/store/apple-pki.js';
 import { storePurchase } from './store-scenario.js';
 
-export type FloorKind = 'echo' | 'pg' | 'page' | 'durable';
+export type FloorKind = 'echo' | 'pg' | 'page' | 'durable' | 'saga' | 'saga10';
 
-export const FLOORS: Record<FloorKind, { name: string; path: string; what: string }> = {
+export interface Floor {
+  name: string;
+  path: string;
+  what: string;
+  /** Its messages are applied by the saga floor's consumers: a run counts until they drained. */
+  drains?: boolean;
+  /** Another floor its rows are also compared with (the saga floors with the durable one: the design's tax). */
+  versus?: FloorKind;
+}
+
+export const FLOORS: Record<FloorKind, Floor> = {
   echo: { name: 'floor: echo', path: '/echo', what: 'Fastify route → NATS request-reply → echo handler (separate process)' },
   pg: { name: 'floor: pg', path: '/pg', what: '… → responder runs one SELECT by primary key (pg.Pool of 10) and answers the row' },
   page: {
@@ -26,6 +41,20 @@ export const FLOORS: Record<FloorKind, { name: string; path: string; what: strin
     name: 'floor: durable',
     path: '/durable',
     what: '… → responder runs one transaction (UPDATE one row, INSERT one row, COMMIT), publishes to JetStream and awaits the PubAck',
+  },
+  saga: {
+    name: 'floor: saga',
+    path: '/saga',
+    what: "… → responder runs ONE statement (UPDATE one row, INSERT its outbox row), publishes the message to JetStream awaiting its PubAck and answers (the published rows marked in one asynchronous UPDATE every 25 ms); two pull consumers in processes of their own (saga items, saga experience) apply each pull's messages in one INSERT … unnest … ON CONFLICT DO NOTHING and ack once; measured until both drained (the CPU of the drain counted): the least an opening can cost in this design",
+    drains: true,
+    versus: 'durable',
+  },
+  saga10: {
+    name: 'floor: saga ×10',
+    path: '/saga10',
+    what: 'the saga floor for 10 rows and 10 messages a request (one statement, 10 PubAcks awaited together, the consumers applying 10 rows each): the least a batch of 10 openings can cost',
+    drains: true,
+    versus: 'durable',
   },
 };
 
@@ -50,6 +79,8 @@ export interface Context {
 export interface Scenario {
   name: string;
   floor: FloorKind;
+  /** The saga floor it is also compared with (the writes that run the opening's saga). */
+  saga?: FloorKind;
   /** Measured again in the scale-out phase (two replicas of chests and of collections). */
   scale?: boolean;
   /** Prepares what it needs through the API and returns the request to load the stack with. */
@@ -183,6 +214,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'purchase',
     floor: 'durable',
+    saga: 'saga',
     async prepare({ api, fx, plan }) {
       const perPlayer = 500;
       const woodenId = await fx.chestTypeId('Wooden Chest');
@@ -221,6 +253,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'chest opening',
     floor: 'durable',
+    saga: 'saga',
     scale: true,
     async prepare({ api, fx, plan }) {
       // One player's openings run one at a time (their seed pair's nonce orders them), so the
@@ -256,6 +289,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'batch opening (10 chests)',
     floor: 'durable',
+    saga: 'saga10',
     async prepare({ api, fx, plan }) {
       const perPlayer = 100;
       const batch = 10;
@@ -292,6 +326,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'registration (argon2 minimal)',
     floor: 'durable',
+    saga: 'saga',
     async prepare({ api, fx, plan }) {
       let n = 0;
       return {

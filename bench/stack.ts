@@ -10,6 +10,9 @@ import { spawnTs, waitFor } from './stack-process.js';
 import { asRole } from './statements.js';
 import { applePki, type ApplePki } from '../test/support/store/apple-pki.js';
 
+/** The saga floor's consumers (bench/floor-consumer.ts): their durables are `saga_<name>` on the floor's stream. */
+export const SAGA_CONSUMERS = ['items', 'experience'] as const;
+
 /** The running stack: the services' environment and the gateway's and floors' addresses. */
 export interface Stack {
   env: Record<string, string>;
@@ -56,6 +59,10 @@ export async function startStack(
     procs.push(spawnTs('bench/floor-responder.ts', { ...env, DATABASE_URL: dbUrl('bench_floor') }, 'floor responder'));
     procs.push(spawnTs('bench/floor-server.ts', { ...env, PORT: String(floorPort) }, 'floor front'));
   }
+  // The saga floor's two consumers, each in a process of its own as collections and players are.
+  if (o.floorKinds.some((k) => FLOORS[k].drains))
+    for (const c of SAGA_CONSUMERS)
+      procs.push(spawnTs('bench/floor-consumer.ts', { ...env, DATABASE_URL: dbUrl('bench_floor'), SAGA_CONSUMER: c }, `saga ${c}`));
   procs.push(spawnTs('services/players/src/main.ts', { ...env, DATABASE_URL: dbUrl('players') }, 'players'));
   const aborted = () => session.dead() !== undefined;
   const deadError = (err: unknown) => {
