@@ -35,6 +35,7 @@ const USAGE = `npm run bench: measures the stack against its floors (docs/perfor
   BENCH_CONNECTIONS=16,50   concurrent connections, one round per count
   BENCH_DURATION=8          seconds measured per round; BENCH_WARMUP=1 seconds of warm-up
   BENCH_SCALE=on|off        the scale-out phase with a second replica of chests and collections
+  BENCH_SAGA=on|off         the saga floors the saga scenarios are also compared with (off: the durable floor only)
   BENCH_MAX_OPEN_RATE=1500, BENCH_MAX_PURCHASE_RATE=1500   caps of the write scenarios (requests/s)
   BENCH_LOG_LEVEL=warn      the services' log level
   BENCH_STATEMENTS=1        Postgres per statement: the stack runs on a private cluster with pg_stat_statements
@@ -72,6 +73,8 @@ const ONLY = (process.env.BENCH_ONLY ?? '')
   .map((s) => s.trim().toLowerCase())
   .filter(Boolean);
 const SCALE = !['off', '0', 'false', 'no'].includes((process.env.BENCH_SCALE ?? 'on').toLowerCase());
+/** Whether the scenarios' saga floors are measured beside their own floors (named ones always are). */
+const SAGA = !['off', '0', 'false', 'no'].includes((process.env.BENCH_SAGA ?? 'on').toLowerCase());
 /** Postgres per statement (bench/statements.ts): a private cluster with pg_stat_statements. */
 const STATEMENTS = ['on', '1', 'true', 'yes'].includes((process.env.BENCH_STATEMENTS ?? 'off').toLowerCase());
 /** The fastest openings and purchases per second the preparation provisions for. */
@@ -86,7 +89,7 @@ const selected = SCENARIOS.filter((s) => picked(s.name));
 /** The floors of the selected scenarios (their saga floors too), the floors named, and the floors those are compared with. */
 const floorKinds = (() => {
   const direct = (Object.keys(FLOORS) as FloorKind[]).filter(
-    (k) => selected.some((s) => s.floor === k || s.saga === k) || (ONLY.length > 0 && picked(FLOORS[k].name)),
+    (k) => selected.some((s) => s.floor === k || (SAGA && s.saga === k)) || (ONLY.length > 0 && picked(FLOORS[k].name)),
   );
   return (Object.keys(FLOORS) as FloorKind[]).filter((k) => direct.includes(k) || direct.some((d) => FLOORS[d].versus === k));
 })();
