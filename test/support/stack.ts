@@ -133,6 +133,9 @@ export async function startStack(
   };
 }
 
+/** The least time eventually() waits before it gives up. */
+const EVENTUALLY_MIN_MS = 60_000;
+
 /** Headers for a JSON:API call of the demo app, optionally as a player. */
 export function jsonApiHeaders(apiKey: string, token?: string): Record<string, string> {
   const h: Record<string, string> = { apikey: apiKey, 'content-type': 'application/vnd.api+json', accept: 'application/vnd.api+json' };
@@ -140,9 +143,13 @@ export function jsonApiHeaders(apiKey: string, token?: string): Record<string, s
   return h;
 }
 
-/** Polls until check passes or the time runs out (for effects that land asynchronously). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls until check passes (for effects that land asynchronously). The bound only ends a wait for
+ * something that will not come: whatever a caller names, it is at least EVENTUALLY_MIN_MS, so a
+ * loaded machine's slower pace never fails a test; a passing check returns at once anyway.
+ */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = EVENTUALLY_MIN_MS, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + Math.max(timeoutMs, EVENTUALLY_MIN_MS);
   for (;;) {
     try {
       return await check();
