@@ -2680,10 +2680,10 @@ export interface components {
                         };
                         removed: string[];
                         /**
-                         * @description `store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates` and `compliance` are one item each, `(rules)`.
+                         * @description `store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates`, `compliance` and `trading` are one item each, `(rules)`.
                          * @enum {string}
                          */
-                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners" | "store_products" | "store";
+                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners" | "store_products" | "store" | "trading";
                     }[];
                     to_version: number;
                 };
@@ -5102,6 +5102,40 @@ export interface operations {
                             /** @enum {string} */
                             policy: "debt" | "revoke_then_debt";
                         };
+                    };
+                    trading?: {
+                        /** @default 20 */
+                        daily_offer_cap?: number;
+                        dissolve?: {
+                            [key: string]: number;
+                        };
+                        /** @default 1 */
+                        dissolve_keeps?: number;
+                        enabled: boolean;
+                        /** @default true */
+                        friends_only?: boolean;
+                        /** @default 0 */
+                        min_account_age_hours?: number;
+                        /** @default 72 */
+                        offer_ttl_hours?: number;
+                        rarities: {
+                            [key: string]: {
+                                /** @default 0 */
+                                token_cost?: number;
+                                tradable: boolean;
+                            };
+                        };
+                        /** @default true */
+                        same_rarity?: boolean;
+                        stamina?: {
+                            max: number;
+                            refill?: {
+                                amount: number;
+                                currency: string;
+                            };
+                            regen_hours: number;
+                        };
+                        token_currency?: string;
                     };
                 };
             };
