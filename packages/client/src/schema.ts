@@ -1076,6 +1076,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/me/collection/{collectible_id}/dissolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dissolve copies into trade tokens
+         * @description Takes `quantity` copies of the collectible out of the caller's collection and credits the rarity's `trading.dissolve` tokens per copy in the app's token currency (ledger reason `trade_dissolve`). At least `trading.dissolve_keeps` copies always stay; copies held in an open trade are not in the collection and cannot be dissolved. The answer waits briefly for the wallet to apply the credit (`meta.credited`); the credit is durable and lands in any case. A collection's completion, and its reward, stay when its last copy is dissolved.
+         */
+        post: operations["dissolveCollectible"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/me/fairness": {
         parameters: {
             query?: never;
@@ -2765,6 +2785,31 @@ export interface components {
         CurrencyListDocument: {
             data: components["schemas"]["Currency"][];
             links: components["schemas"]["SelfLink"];
+        };
+        Dissolve: {
+            attributes: {
+                collectible_id: string;
+                /** @description Copies of the collectible the player still holds. */
+                copies_left: number;
+                /** @description Copies dissolved. */
+                quantity: number;
+                /** @description What they gave: the rarity's `trading.dissolve` tokens per copy, in the token currency. */
+                tokens: {
+                    amount: number;
+                    currency: string;
+                };
+            };
+            /** Format: uuid */
+            id: string;
+            meta: {
+                /** @description Whether the wallet had applied the credit when this answer left; if false, it lands moments later (it is durable). */
+                credited: boolean;
+            };
+            /** @constant */
+            type: "dissolve";
+        };
+        DissolveDocument: {
+            data: components["schemas"]["Dissolve"];
         };
         ErrorDocument: {
             errors: components["schemas"]["ErrorObject"][];
@@ -15577,6 +15622,262 @@ export interface operations {
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
             406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    dissolveCollectible: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per app and player) gives the first dissolve, and nothing is dissolved twice again, with `idempotent-replayed: true`. 1 to 255 printable ASCII characters.
+                 * @example order-1234
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description A collectible of the app (its id, as in `GET /api/v1/collectibles`), of which the caller holds copies.
+                 * @example ancient-clay-amulet
+                 */
+                collectible_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "dissolve",
+                 *         "attributes": {
+                 *           "quantity": 2
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description Copies to dissolve. */
+                            quantity: number;
+                        };
+                        /** @constant */
+                        type: "dissolve";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Dissolved. */
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["DissolveDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - an `Idempotency-Key` that is not 1 to 255 printable ASCII characters (`invalid_idempotency_key`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the app's content does not enable trading (`trading_disabled`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such collectible in the app (`collectible_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the caller holds no copy of it (`not_owned`)
+             *     - fewer than `dissolve_keeps` copies would stay; `meta.copies`, `meta.dissolve_keeps` and `meta.max_quantity` say how many can go (`would_dissolve_kept_copies`)
+             *     - the Idempotency-Key was used for another dissolve (`idempotency_key_reused`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - `quantity` is not a whole number from 1 to 1,000,000
+             *     - the collectible's rarity cannot be dissolved (`not_dissolvable`)
+             */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

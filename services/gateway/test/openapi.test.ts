@@ -382,6 +382,12 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/players/me/mailbox', { token });
     await go('POST', `/api/v1/players/me/mailbox/${randomUUID()}/claim`, { token }); // 404
 
+    // Trading (the demo content does not enable it).
+    await go('POST', '/api/v1/players/me/collection/ancient-clay-amulet/dissolve', {
+      token,
+      body: { data: { type: 'dissolve', attributes: { quantity: 1 } } },
+    }); // 403 trading_disabled
+
     // Fairness and pity.
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=1`, { token });
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=99`); // 404
