@@ -53,9 +53,7 @@ CREATE TABLE trades (
   -- Whether the offer spent a stamina point (content with stamina): returned once if it does not complete.
   stamina_spent    boolean NOT NULL,
   state            text NOT NULL CHECK (state IN ('offering', 'offered', 'accepting', 'completed', 'declined', 'cancelled', 'expired', 'failed')),
-  -- Refunds of the offer's (and a given-up accept's) tokens owed to the wallet: due, then done.
-  offer_refund     text CHECK (offer_refund IN ('due', 'done')),
-  accept_refund    text CHECK (accept_refund IN ('due', 'done')),
+  -- Accepts tried so far: each one's debit has its own wallet reference (trade:<id>:accept:<n>).
   accept_attempt   integer NOT NULL DEFAULT 0,
   created_at       timestamptz NOT NULL DEFAULT now(),
   expires_at       timestamptz NOT NULL,
@@ -67,11 +65,35 @@ CREATE TABLE trades (
 CREATE UNIQUE INDEX trades_one_open ON trades (app_id, offerer_id, partner_id, give_id) WHERE state IN ('offering', 'offered', 'accepting');
 CREATE INDEX trades_offerer ON trades (app_id, offerer_id, created_at DESC);
 CREATE INDEX trades_partner ON trades (app_id, partner_id, created_at DESC);
--- The sweeper's work: open offers by expiry, stuck steps by age, refunds owed.
-CREATE INDEX trades_open ON trades (expires_at) WHERE state IN ('offering', 'offered', 'accepting');
-CREATE INDEX trades_refunds_due ON trades (state_at) WHERE offer_refund = 'due' OR accept_refund = 'due';
+-- The sweeper's work: open offers by expiry, steps left mid-way by age.
+CREATE INDEX trades_open ON trades (expires_at) WHERE state = 'offered';
+CREATE INDEX trades_mid_step ON trades (state_at) WHERE state IN ('offering', 'accepting');
+
+-- Token debits of trades that must go back (an offer that did not complete, an accept given up):
+-- written in the transaction that decided it, refunded by reference (the wallet refunds a
+-- reference once, and voids one it never debited), then marked done; the sweeper retries the rest.
+CREATE TABLE trade_refunds (
+  reference  text PRIMARY KEY,
+  app_id     uuid NOT NULL,
+  trade_id   uuid NOT NULL REFERENCES trades (id),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  done_at    timestamptz
+);
+CREATE INDEX trade_refunds_due ON trade_refunds (created_at) WHERE done_at IS NULL;
+
+-- Every step of every trade, who took it and when (the trades' audit log).
+CREATE TABLE trade_log (
+  trade_id   uuid NOT NULL REFERENCES trades (id),
+  at         timestamptz NOT NULL DEFAULT clock_timestamp(),
+  actor      text NOT NULL,
+  action     text NOT NULL,
+  state      text NOT NULL
+);
+CREATE INDEX trade_log_trade ON trade_log (trade_id, at);
 
 -- Down Migration
+DROP TABLE trade_log;
+DROP TABLE trade_refunds;
 DROP TABLE trades;
 DROP TABLE trade_players;
 DROP TABLE dissolves;

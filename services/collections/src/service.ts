@@ -7,6 +7,8 @@ import { openingGrantedConsumer, type CollectionsFaults } from './consumers/open
 import { sparkGrantedConsumer } from './consumers/spark-granted.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { dissolveEndpoint } from './endpoints/dissolve.js';
+import { getTradeEndpoint, listTradesEndpoint, offerTradeEndpoint, tradeActionEndpoint } from './endpoints/trades.js';
+import { tradesSweeper } from './workers/trades-sweeper.js';
 import type { TradingDeps } from './deps.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
 import { getCollectionEndpoint } from './endpoints/get-collection.js';
@@ -52,13 +54,23 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
           contentVersionEndpoint('collections', pool),
           openingConversionsEndpoint(pool),
           dissolveEndpoint(trading),
+          offerTradeEndpoint(trading),
+          tradeActionEndpoint(trading),
+          getTradeEndpoint(trading),
+          listTradesEndpoint(trading),
         ],
         consumers: [
           contentLoadedConsumer(pool, cache, log, bus),
           openingGrantedConsumer({ pool, relay, log, faults }),
           sparkGrantedConsumer({ pool, relay, log, faults }),
         ],
-        workers: [relay, redisCloser, followContentChanges(bus, cache), { start: () => undefined, stop: async () => trading.notices.close() }],
+        workers: [
+          relay,
+          redisCloser,
+          followContentChanges(bus, cache),
+          tradesSweeper(trading, config.TRADE_SWEEP_INTERVAL_MS),
+          { start: () => undefined, stop: async () => trading.notices.close() },
+        ],
       };
     },
   };

@@ -15,13 +15,26 @@ describe('dissolve', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    [app, closed] = await Promise.all([tradingApp(stack), tradingApp(stack, tradingContent((t) => void (t.enabled = false)))]);
+    [app, closed] = await Promise.all([
+      tradingApp(stack),
+      tradingApp(
+        stack,
+        tradingContent((t) => void (t.enabled = false)),
+      ),
+    ]);
   });
   afterAll(async () => stack?.close());
 
   it("takes the copies and credits the rarity's tokens per copy, once per Idempotency-Key", async () => {
     const p = await trader(stack, app);
-    await give(stack, app, p, ['ancient-clay-amulet', 'ancient-clay-amulet', 'ancient-clay-amulet', 'ancient-clay-amulet', 'ancient-sun-disk', 'ancient-sun-disk']);
+    await give(stack, app, p, [
+      'ancient-clay-amulet',
+      'ancient-clay-amulet',
+      'ancient-clay-amulet',
+      'ancient-clay-amulet',
+      'ancient-sun-disk',
+      'ancient-sun-disk',
+    ]);
     const key = newKey();
     const res = await dissolve(stack, p, 'ancient-clay-amulet', 3, key);
     expect(res.statusCode, res.body).toBe(201);
@@ -37,7 +50,10 @@ describe('dissolve', () => {
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json().data.id).toBe(doc.data.id);
-    expect(await dissolve(stack, p, 'ancient-sun-disk', 1, key).then((r) => [r.statusCode, r.json().errors[0].code])).toEqual([409, 'idempotency_key_reused']);
+    expect(await dissolve(stack, p, 'ancient-sun-disk', 1, key).then((r) => [r.statusCode, r.json().errors[0].code])).toEqual([
+      409,
+      'idempotency_key_reused',
+    ]);
     const rare = await dissolve(stack, p, 'ancient-sun-disk', 1);
     expect(rare.json().data.attributes.tokens).toEqual({ currency: 'trade_tokens', amount: 10 });
     expect(await balance(stack, p)).toBe(16);
@@ -95,7 +111,12 @@ describe('dissolve', () => {
 
   it('applies concurrent dissolves of one holding one after another: never below dissolve_keeps', async () => {
     const p = await trader(stack, app);
-    await give(stack, app, p, Array.from({ length: 6 }, () => 'ancient-stone-tablet'));
+    await give(
+      stack,
+      app,
+      p,
+      Array.from({ length: 6 }, () => 'ancient-stone-tablet'),
+    );
     const answers = await Promise.all(Array.from({ length: 10 }, () => dissolve(stack, p, 'ancient-stone-tablet', 1)));
     const statuses = answers.map((r) => r.statusCode).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(5);

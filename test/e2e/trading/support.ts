@@ -68,7 +68,14 @@ export async function trader(stack: TestStack, app: TradingApp): Promise<Trader>
 /** Gives the player copies of ancient-relics collectibles, as openings would (one grant). */
 export async function give(stack: TestStack, app: TradingApp, p: Trader, ids: string[]): Promise<void> {
   const rarity = (id: string) => RELICS.collectibles.find((c) => c.id === id)!.rarity;
-  await grantAndWait(stack, openingGrant(app.appId, p.id, ids.map((id) => ({ collectibleId: id, collectionId: RELICS.id, rarity: rarity(id) }))));
+  await grantAndWait(
+    stack,
+    openingGrant(
+      app.appId,
+      p.id,
+      ids.map((id) => ({ collectibleId: id, collectionId: RELICS.id, rarity: rarity(id) })),
+    ),
+  );
 }
 
 /** Makes two players friends through the gateway (each asks the other). */
@@ -106,7 +113,12 @@ export async function balance(stack: TestStack, p: Trader, code = 'trade_tokens'
 
 /** POST with the JSON:API headers as the player; the answer is checked to be a JSON:API document. */
 export async function post(stack: TestStack, p: Trader, url: string, payload?: object, headers: Record<string, string> = {}) {
-  const res = await stack.inject({ method: 'POST', url, headers: { ...jsonApiHeaders(p.apiKey, p.token), ...headers }, ...(payload === undefined ? {} : { payload }) });
+  const res = await stack.inject({
+    method: 'POST',
+    url,
+    headers: { ...jsonApiHeaders(p.apiKey, p.token), ...headers },
+    ...(payload === undefined ? {} : { payload }),
+  });
   if (res.statusCode !== 204) expectJsonApi(res.json());
   return res;
 }

@@ -56,7 +56,14 @@ export async function dissolve(d: TradingDeps, appId: string, playerId: string, 
       if (copies === 0) throw tradeErrors.notOwned(item.id);
       if (copies - req.quantity < rules.dissolve_keeps) throw tradeErrors.keptCopies(copies, rules.dissolve_keeps);
       await takeCopies(tx, appId, playerId, item.id, req.quantity);
-      const row: DissolveRow = { id: randomUUID(), collectibleId: item.id, quantity: req.quantity, currency, amount: perCopy * req.quantity, copiesLeft: copies - req.quantity };
+      const row: DissolveRow = {
+        id: randomUUID(),
+        collectibleId: item.id,
+        quantity: req.quantity,
+        currency,
+        amount: perCopy * req.quantity,
+        copiesLeft: copies - req.quantity,
+      };
       await insertDissolve(tx, appId, playerId, key, row);
       const credit = { currency, amount: String(row.amount), reference: dissolveReference(row.id) };
       const message = await enqueue(tx, WalletCreditGrant, row.id, { appId, playerId, reason: 'trade_dissolve', credits: [credit] }, ctx, {
@@ -72,7 +79,12 @@ export async function dissolve(d: TradingDeps, appId: string, playerId: string, 
     return replay(first);
   }
   if ('dissolveId' in made) return made;
-  const [seen] = await publishAndAwaitEach(d, [made.message], [{ durable: DURABLE.walletCreditGrants, ids: [made.message.id] }], d.config.TRADE_CREDIT_WAIT_MS);
+  const [seen] = await publishAndAwaitEach(
+    d,
+    [made.message],
+    [{ durable: DURABLE.walletCreditGrants, ids: [made.message.id] }],
+    d.config.TRADE_CREDIT_WAIT_MS,
+  );
   return { ...answer(made.row), credited: seen!.size === 1, replayed: false };
 }
 
