@@ -107,6 +107,11 @@ describe('trades', () => {
     try {
       const log = await db.query('SELECT actor, action, state FROM trade_log WHERE trade_id = $1 ORDER BY at', [trade.id]);
       expect(log.rows.map((r) => r.action)).toEqual(['offer', 'offer_paid', 'accept', 'complete']);
+      // Its events, once each, written with the steps that made them true.
+      const events = await db.query("SELECT payload->>'type' AS type FROM outbox WHERE payload->'data'->>'trade_id' = $1 ORDER BY created_at", [
+        trade.id,
+      ]);
+      expect(events.rows.map((r) => r.type)).toEqual(['trade.offered', 'trade.completed']);
     } finally {
       await db.end();
     }
@@ -132,6 +137,16 @@ describe('trades', () => {
     expect(await copies(stack, a)).toEqual({ 'ancient-crystal-skull': 1, 'ancient-bronze-coin': 1 });
     expect(await balance(stack, a)).toBe(5);
     expect(await stamina(a)).toBe(3);
+    const db = await collectionsDb(stack);
+    try {
+      const ended = await db.query(
+        "SELECT payload->'data'->>'trade_id' AS id, payload->'data'->>'reason' AS reason FROM outbox WHERE payload->>'type' = 'trade.ended' AND payload->'data'->>'trade_id' = ANY($1::text[])",
+        [[first.id, second.id]],
+      );
+      expect(Object.fromEntries(ended.rows.map((r) => [r.id, r.reason]))).toEqual({ [first.id]: 'declined', [second.id]: 'cancelled' });
+    } finally {
+      await db.end();
+    }
     // A third party sees neither trade.
     const c = await trader(stack, app);
     expect((await read(c, `/api/v1/trades/${first.id}`)).statusCode).toBe(404);
