@@ -24,7 +24,8 @@ import { studioStoreRoutes } from './store.js';
 import { linkBase } from './resource-links.js';
 import { studioSupportRoutes } from './studio-support.js';
 import { noteOf } from './studio-note.js';
-import { type AuditLogDocument, appOverviewDocument, auditEntry } from '../../resources/studio.js';
+import { type AuditLogDocument, auditEntry } from '../../resources/studio-audit.js';
+import { appOverviewDocument } from '../../resources/studio-overview.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
