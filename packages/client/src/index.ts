@@ -8,8 +8,8 @@
  *   itself, never for a refresh that failed for a while (429, 503, 504, the network);
  * - a bounded wait on `Retry-After` (429, 503) for the calls that are safe to repeat: GETs and
  *   POSTs with an `Idempotency-Key`;
- * - `Idempotency-Key`s for open, batch open, purchase, banner pull and spark, credit, registration
- *   and guests, so a retry after a lost answer is safe;
+ * - `Idempotency-Key`s for open, batch open, purchase, banner pull and spark, credit, dissolve,
+ *   registration and guests, so a retry after a lost answer is safe;
  * - a named method for every player operation, answering the typed JSON:API document and throwing
  *   `ApiError` on a failure.
  */
@@ -220,6 +220,56 @@ export class ChestClient extends ChestSession {
   /** Moves a chest from the mailbox into the inventory (a second claim: ApiError 409 `mailbox_item_claimed`). */
   async claimMailboxItem(itemId: string): Promise<Ok<'/api/v1/players/me/mailbox/{id}/claim', 'post'>> {
     return unwrap(await this.api.POST('/api/v1/players/me/mailbox/{id}/claim', { params: { path: { id: itemId } } }));
+  }
+
+  // Trading (docs/content.md, "Trading")
+
+  /** Dissolves copies of a collectible into trade tokens; safe to retry with the same key (dissolved once). */
+  async dissolve(
+    collectibleId: string,
+    quantity: number,
+    o: Idempotent = {},
+  ): Promise<Ok<'/api/v1/players/me/collection/{collectible_id}/dissolve', 'post'>> {
+    return unwrap(
+      await this.api.POST('/api/v1/players/me/collection/{collectible_id}/dissolve', {
+        params: { path: { collectible_id: collectibleId }, header: idempotencyHeader(o) },
+        body: { data: { type: 'dissolve', attributes: { quantity } } },
+      }),
+    );
+  }
+
+  /** Offers one copy of `give` to a player for one copy of `want` (the copy is held in escrow until the trade ends). */
+  async offerTrade(partnerId: string, give: string, want: string): Promise<Ok<'/api/v1/trades', 'post'>> {
+    return unwrap(
+      await this.api.POST('/api/v1/trades', {
+        body: { data: { type: 'trade', attributes: { give, want }, relationships: { partner: { data: { type: 'player', id: partnerId } } } } },
+      }),
+    );
+  }
+
+  /** Accepts a trade offered to the player: both copies change hands at once. */
+  async acceptTrade(tradeId: string): Promise<Ok<'/api/v1/trades/{id}/accept', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/trades/{id}/accept', { params: { path: { id: tradeId } } }));
+  }
+
+  /** Declines a trade offered to the player. */
+  async declineTrade(tradeId: string): Promise<Ok<'/api/v1/trades/{id}/decline', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/trades/{id}/decline', { params: { path: { id: tradeId } } }));
+  }
+
+  /** Cancels the player's own open offer. */
+  async cancelTrade(tradeId: string): Promise<Ok<'/api/v1/trades/{id}/cancel', 'post'>> {
+    return unwrap(await this.api.POST('/api/v1/trades/{id}/cancel', { params: { path: { id: tradeId } } }));
+  }
+
+  /** One trade of the player. */
+  async trade(tradeId: string): Promise<Ok<'/api/v1/trades/{id}', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/trades/{id}', { params: { path: { id: tradeId } } }));
+  }
+
+  /** The player's trades, newest first: `filter[role]` incoming or outgoing, `filter[state]`, pages. */
+  async trades(query: Query<'/api/v1/trades', 'get'> = {}): Promise<Ok<'/api/v1/trades', 'get'>> {
+    return unwrap(await this.api.GET('/api/v1/trades', { params: { query } }));
   }
 
   // Banners (gacha: a featured rate-up, a guarantee, a spark; docs/design.md §8)

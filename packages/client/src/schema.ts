@@ -388,7 +388,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description Events of the app (`player.registered`, `chest.purchased`, `chest.opened`, `collection.completed`, `currency.credited`, `banner.pulled`, `banner.sparked`, `store.purchase_verified`, `store.refunded`) from now on are POSTed to `url`, signed with the secret answered here, once (docs/webhooks.md: body, headers, signature check). `events` filters the types (absent or empty: all). At most 20 endpoints per app. Recorded in the audit log.
+         * @description Events of the app (`player.registered`, `chest.purchased`, `chest.opened`, `collection.completed`, `currency.credited`, `banner.pulled`, `banner.sparked`, `store.purchase_verified`, `store.refunded`, `trade.offered`, `trade.completed`, `trade.ended`) from now on are POSTed to `url`, signed with the secret answered here, once (docs/webhooks.md: body, headers, signature check). `events` filters the types (absent or empty: all). At most 20 endpoints per app. Recorded in the audit log.
          */
         post: operations["adminCreateWebhook"];
         delete?: never;
@@ -972,6 +972,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/{id}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's trade history
+         * @description Every trade of the player, as offerer or partner, newest first (trades are not openings: the opening history never shows them). `{id}` is `me` or the caller's own id; a player reads only their own history. `filter[role]=incoming` (the caller is the partner) or `outgoing` (the offerer), both by default; `filter[state]` one or more of `offered`, `completed`, `declined`, `cancelled`, `expired` (comma-separated).
+         */
+        get: operations["playerTradeHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/anonymous": {
         parameters: {
             query?: never;
@@ -1070,6 +1090,26 @@ export interface paths {
         get: operations["getPlayerCollection"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/collection/{collectible_id}/dissolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dissolve copies into trade tokens
+         * @description Takes `quantity` copies of the collectible out of the caller's collection and credits the rarity's `trading.dissolve` tokens per copy in the app's token currency (ledger reason `trade_dissolve`). At least `trading.dissolve_keeps` copies always stay; copies held in an open trade are not in the collection and cannot be dissolved. The answer waits briefly for the wallet to apply the credit (`meta.credited`); the credit is durable and lands in any case. A collection's completion, and its reward, stay when its last copy is dissolved.
+         */
+        post: operations["dissolveCollectible"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1355,6 +1395,110 @@ export interface paths {
          * @description The push endpoint of the Pub/Sub subscription of the app's real-time developer notifications, with authentication on: its OIDC token (`Authorization: Bearer …`) must be signed by Google, for the audience and service account the app's `store.google.notifications` names (else 401 and nothing changes). A `voidedPurchaseNotification` of a one-time product takes back what the purchase granted, once per `orderId`, by the app's refund policy. Other notifications are acknowledged and change nothing. No apikey.
          */
         post: operations["googleStoreNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling player's trades
+         * @description A page of the caller's trades, newest first. `filter[role]=incoming` (the caller is the partner) or `outgoing` (the offerer), both by default; `filter[state]` one or more of `offered`, `completed`, `declined`, `cancelled`, `expired` (comma-separated).
+         */
+        get: operations["listTrades"];
+        put?: never;
+        /**
+         * Offer a trade to another player
+         * @description Offers one copy of `give` for one copy of `want` to the player named in `relationships.partner`. The copy of `give` leaves the collection at once and is held in escrow: it counts nowhere, and cannot be offered, dissolved or traded again until the trade ends. One trade stamina point (when the content has stamina) and the rarity's `token_cost` are charged. Nothing is charged by a refusal. The partner answers with accept or decline; the offerer may cancel; an offer nobody answers expires after `trading.offer_ttl_hours`. At most one open offer per pair of players and collectible, and `trading.daily_offer_cap` offers per player and UTC day.
+         */
+        post: operations["offerTrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trades/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One trade of the calling player
+         * @description The trade, for its offerer and its partner only; anyone else gets 404.
+         */
+        get: operations["getTrade"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trades/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a trade (its partner)
+         * @description One copy of `want` leaves the caller's collection and the rarity's `token_cost` is charged; then both copies move in one step: the offerer's escrowed `give` to the caller, the caller's `want` to the offerer. A collection completed by a copy received is completed as by an opening, once, with its reward. Answers the trade, `state` `completed`. No body is needed.
+         */
+        post: operations["acceptTrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trades/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a trade (its offerer)
+         * @description Ends the trade, `state` `cancelled`: the escrowed copy, stamina point and tokens go back to the caller. No body is needed.
+         */
+        post: operations["cancelTrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trades/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a trade (its partner)
+         * @description Ends the trade, `state` `declined`: the offerer's escrowed copy, stamina point and tokens go back to the offerer. No body is needed.
+         */
+        post: operations["declineTrade"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2680,10 +2824,10 @@ export interface components {
                         };
                         removed: string[];
                         /**
-                         * @description `store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates` and `compliance` are one item each, `(rules)`.
+                         * @description `store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates`, `compliance` and `trading` are one item each, `(rules)`.
                          * @enum {string}
                          */
-                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners" | "store_products" | "store";
+                        section: "currencies" | "rarities" | "collections" | "collectibles" | "chests" | "players" | "duplicates" | "compliance" | "banners" | "store_products" | "store" | "trading";
                     }[];
                     to_version: number;
                 };
@@ -2765,6 +2909,31 @@ export interface components {
         CurrencyListDocument: {
             data: components["schemas"]["Currency"][];
             links: components["schemas"]["SelfLink"];
+        };
+        Dissolve: {
+            attributes: {
+                collectible_id: string;
+                /** @description Copies of the collectible the player still holds. */
+                copies_left: number;
+                /** @description Copies dissolved. */
+                quantity: number;
+                /** @description What they gave: the rarity's `trading.dissolve` tokens per copy, in the token currency. */
+                tokens: {
+                    amount: number;
+                    currency: string;
+                };
+            };
+            /** Format: uuid */
+            id: string;
+            meta: {
+                /** @description Whether the wallet had applied the credit when this answer left; if false, it lands moments later (it is durable). */
+                credited: boolean;
+            };
+            /** @constant */
+            type: "dissolve";
+        };
+        DissolveDocument: {
+            data: components["schemas"]["Dissolve"];
         };
         ErrorDocument: {
             errors: components["schemas"]["ErrorObject"][];
@@ -3861,6 +4030,72 @@ export interface components {
                 type: "session_revocation";
             };
         };
+        Trade: {
+            attributes: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp.
+                 */
+                created_at: string;
+                /** @description When it completed or ended; null while open. */
+                ended_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description An open offer expires then (`trading.offer_ttl_hours` after it was made).
+                 */
+                expires_at: string;
+                /** @description What the offerer gives (held in escrow while the trade is open: not counted in the offerer's collection). */
+                give: {
+                    collectible_id: string;
+                    rarity: string;
+                };
+                /** @enum {string} */
+                state: "offered" | "completed" | "declined" | "cancelled" | "expired";
+                /** @description Trade tokens the offer and the accept each cost (returned to the offerer when the trade does not complete). */
+                tokens: {
+                    accept: number;
+                    currency: string | null;
+                    offer: number;
+                };
+                /** @description What the offerer asks of the partner. */
+                want: {
+                    collectible_id: string;
+                    rarity: string;
+                };
+            };
+            /** Format: uuid */
+            id: string;
+            links: components["schemas"]["ResourceLinks"];
+            relationships: {
+                offerer: {
+                    data: {
+                        id: string;
+                        /** @constant */
+                        type: "player";
+                    };
+                };
+                partner: {
+                    data: {
+                        id: string;
+                        /** @constant */
+                        type: "player";
+                    };
+                };
+            };
+            /** @constant */
+            type: "trade";
+        };
+        TradeDocument: {
+            data: components["schemas"]["Trade"];
+        };
+        TradeListDocument: {
+            data: components["schemas"]["Trade"][];
+            links: components["schemas"]["PaginationLinks"];
+            meta: {
+                page: components["schemas"]["PageMeta"];
+                total_count: number;
+            };
+        };
         UnlockDocument: {
             data: components["schemas"]["InventoryChest"];
             meta: {
@@ -3931,7 +4166,7 @@ export interface components {
                  */
                 event_id: string;
                 /** @enum {string} */
-                event_type: "player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded";
+                event_type: "player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded" | "trade.offered" | "trade.completed" | "trade.ended";
                 last_attempt_at: string | null;
                 /** @description Why the last attempt failed, as an error class: `timeout` (no answer within the deadline), `refused` (no connection: refused, reset, or the name not found), `tls`, `destination_forbidden` (the URL leads to an address no webhook may reach; nothing was sent) or `http_<status>` (any answer but a 2xx, a 3xx included: redirects are not followed). Never the receiver's answer or its address. Null after a success or before a first outcome. */
                 last_error: string | null;
@@ -3981,7 +4216,7 @@ export interface components {
                 description: string;
                 enabled: boolean;
                 /** @description The event types it receives; empty: every type. */
-                events: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded")[];
+                events: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded" | "trade.offered" | "trade.completed" | "trade.ended")[];
                 /** @description The signing secret (`whsec_…`): only in the answer that created or rotated it. */
                 secret?: string;
                 /** @description The end of the signing secret, to tell secrets apart. */
@@ -5102,6 +5337,40 @@ export interface operations {
                             /** @enum {string} */
                             policy: "debt" | "revoke_then_debt";
                         };
+                    };
+                    trading?: {
+                        /** @default 20 */
+                        daily_offer_cap?: number;
+                        dissolve?: {
+                            [key: string]: number;
+                        };
+                        /** @default 1 */
+                        dissolve_keeps?: number;
+                        enabled: boolean;
+                        /** @default true */
+                        friends_only?: boolean;
+                        /** @default 0 */
+                        min_account_age_hours?: number;
+                        /** @default 72 */
+                        offer_ttl_hours?: number;
+                        rarities: {
+                            [key: string]: {
+                                /** @default 0 */
+                                token_cost?: number;
+                                tradable: boolean;
+                            };
+                        };
+                        /** @default true */
+                        same_rarity?: boolean;
+                        stamina?: {
+                            max: number;
+                            refill?: {
+                                amount: number;
+                                currency: string;
+                            };
+                            regen_hours: number;
+                        };
+                        token_currency?: string;
                     };
                 };
             };
@@ -8211,7 +8480,7 @@ export interface operations {
                             /** @description A disabled endpoint gets no new deliveries, and its pending ones wait. */
                             enabled?: boolean;
                             /** @description The event types it receives; empty or absent: every type. */
-                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded")[];
+                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded" | "trade.offered" | "trade.completed" | "trade.ended")[];
                             /** @description Where the events are POSTed (http or https). */
                             url: string;
                         };
@@ -8622,7 +8891,7 @@ export interface operations {
                             /** @description A disabled endpoint gets no new deliveries, and its pending ones wait. */
                             enabled?: boolean;
                             /** @description The event types it receives; empty or absent: every type. */
-                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded")[];
+                            events?: ("player.registered" | "chest.purchased" | "chest.opened" | "collection.completed" | "currency.credited" | "banner.pulled" | "banner.sparked" | "store.purchase_verified" | "store.refunded" | "trade.offered" | "trade.completed" | "trade.ended")[];
                             /** @description Issue a new signing secret (answered once, in `secret`); the old one stops at once. */
                             rotate_secret?: boolean;
                             /** @description Where the events are POSTed (http or https). */
@@ -14430,6 +14699,205 @@ export interface operations {
             };
         };
     };
+    playerTradeHistory: {
+        parameters: {
+            query?: {
+                /** @description Filter on `role`, `state`. `filter[role]=a` is equality; `filter[role]=a,b` matches any of them. */
+                filter?: {
+                    role?: string | {
+                        contains?: string;
+                        eq?: string;
+                        in?: string;
+                        ne?: string;
+                        starts_with?: string;
+                    };
+                    state?: string | {
+                        contains?: string;
+                        eq?: string;
+                        in?: string;
+                        ne?: string;
+                        starts_with?: string;
+                    };
+                };
+                /**
+                 * @description Pagination: `page[limit]` (1 to 100, default 20) and `page[offset]` (default 0). The answer's `links` name the first, previous, next and last pages.
+                 * @example {
+                 *       "limit": 20,
+                 *       "offset": 0
+                 *     }
+                 */
+                page?: {
+                    /** @default 20 */
+                    limit?: number;
+                    /** @default 0 */
+                    offset?: number;
+                };
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description `me`, or the calling player's own id.
+                 * @example me
+                 */
+                id: "me" | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trades. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["TradeListDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a `filter` on another field, an unknown operator, too deep or too wide (`invalid_filter`)
+             *     - `page[limit]` or `page[offset]` out of range (`invalid_page`)
+             *     - a filter other than those above (`invalid_filter`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - any player but the caller (`player_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
     createGuest: {
         parameters: {
             query?: {
@@ -15543,6 +16011,262 @@ export interface operations {
              *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
              */
             406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    dissolveCollectible: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per app and player) gives the first dissolve, and nothing is dissolved twice again, with `idempotent-replayed: true`. 1 to 255 printable ASCII characters.
+                 * @example order-1234
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description A collectible of the app (its id, as in `GET /api/v1/collectibles`), of which the caller holds copies.
+                 * @example ancient-clay-amulet
+                 */
+                collectible_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "dissolve",
+                 *         "attributes": {
+                 *           "quantity": 2
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description Copies to dissolve. */
+                            quantity: number;
+                        };
+                        /** @constant */
+                        type: "dissolve";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Dissolved. */
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: "true";
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["DissolveDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             *     - an `Idempotency-Key` that is not 1 to 255 printable ASCII characters (`invalid_idempotency_key`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the app's content does not enable trading (`trading_disabled`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such collectible in the app (`collectible_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the caller holds no copy of it (`not_owned`)
+             *     - fewer than `dissolve_keeps` copies would stay; `meta.copies`, `meta.dissolve_keeps` and `meta.max_quantity` say how many can go (`would_dissolve_kept_copies`)
+             *     - the Idempotency-Key was used for another dissolve (`idempotency_key_reused`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - `quantity` is not a whole number from 1 to 1,000,000
+             *     - the collectible's rarity cannot be dissolved (`not_dissolvable`)
+             */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -18475,6 +19199,1219 @@ export interface operations {
             503: {
                 headers: {
                     "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    listTrades: {
+        parameters: {
+            query?: {
+                /** @description Filter on `role`, `state`. `filter[role]=a` is equality; `filter[role]=a,b` matches any of them. */
+                filter?: {
+                    role?: string | {
+                        contains?: string;
+                        eq?: string;
+                        in?: string;
+                        ne?: string;
+                        starts_with?: string;
+                    };
+                    state?: string | {
+                        contains?: string;
+                        eq?: string;
+                        in?: string;
+                        ne?: string;
+                        starts_with?: string;
+                    };
+                };
+                /**
+                 * @description Pagination: `page[limit]` (1 to 100, default 20) and `page[offset]` (default 0). The answer's `links` name the first, previous, next and last pages.
+                 * @example {
+                 *       "limit": 20,
+                 *       "offset": 0
+                 *     }
+                 */
+                page?: {
+                    /** @default 20 */
+                    limit?: number;
+                    /** @default 0 */
+                    offset?: number;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trades. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["TradeListDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a `filter` on another field, an unknown operator, too deep or too wide (`invalid_filter`)
+             *     - `page[limit]` or `page[offset]` out of range (`invalid_page`)
+             *     - a filter other than those above, or a value they do not take (`invalid_filter`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    offerTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "type": "trade",
+                 *         "attributes": {
+                 *           "give": "ancient-clay-amulet",
+                 *           "want": "ancient-bronze-coin"
+                 *         },
+                 *         "relationships": {
+                 *           "partner": {
+                 *             "data": {
+                 *               "type": "player",
+                 *               "id": "3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43"
+                 *             }
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": {
+                    data: {
+                        attributes: {
+                            /** @description The collectible the caller gives (one copy, held in escrow while the trade is open). */
+                            give: string;
+                            /** @description The collectible the caller asks of the partner (one copy). */
+                            want: string;
+                        };
+                        relationships: {
+                            partner: {
+                                data: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @constant */
+                                    type: "player";
+                                };
+                            };
+                        };
+                        /** @constant */
+                        type: "trade";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Offered: the trade, `state` `offered`. */
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["TradeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a body that is not valid JSON (`malformed_json`)
+             *     - no body (`missing_body`)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the app's content does not enable trading (`trading_disabled`)
+             *     - the partner is not a confirmed friend, and trades are friends only (`not_friends`)
+             *     - the caller's account is younger than `trading.min_account_age_hours` (`account_too_new`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such collectible (`collectible_not_found`) or player (`player_not_found`, another app's players included) in the app
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the caller has no free copy of `give` (none, or all in open trades) (`not_owned`)
+             *     - an open offer of this collectible to this player exists (`offer_exists`)
+             *     - no trade stamina left; `meta.retry_after` is the seconds until one point is back (`no_trade_stamina`)
+             *     - the token balance does not cover the offer's cost: `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`) (`insufficient_funds`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity:
+             *     - a body member failing validation (`invalid_field`): one error per member, each with its `source.pointer`
+             *     - the partner is the caller (`partner_is_self`)
+             *     - a collectible whose rarity does not trade (`not_tradable`)
+             *     - `give` and `want` are of different rarities where trades are same-rarity (`rarity_mismatch`)
+             */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             *     - `trading.daily_offer_cap` offers today already; `meta.retry_after_seconds` until the next UTC day (`trade_cap_reached`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             *     - the offer could not finish (the wallet did not answer); anything taken is returned (`trade_interrupted`)
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A trade of the calling player (its offerer or its partner).
+                 * @example 3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trade. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["TradeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such trade of the caller: unknown, another app's, or between two other players (`trade_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    acceptTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A trade of the calling player (its offerer or its partner).
+                 * @example 3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Completed. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["TradeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the caller is the offerer, not the partner (`trade_action_forbidden`)
+             *     - trading is not enabled (`trading_disabled`), or the caller's account is too new (`account_too_new`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such trade of the caller: unknown, another app's, or between two other players (`trade_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the trade has already ended; `meta.state` says how (`trade_ended`)
+             *     - the trade is being accepted at this very moment; ask again (`trade_busy`)
+             *     - the caller has no free copy of `want` (`not_owned`); the trade stays open
+             *     - the token balance does not cover the accept's cost: `meta.currency`, `meta.required` (what it costs, e.g. `"1000.00"`) and `meta.balance` (what the player holds, e.g. `"500.00"`) (`insufficient_funds`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             *     - the accept could not finish (the wallet did not answer); the copy and tokens are returned and the trade stays open (`trade_interrupted`)
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    cancelTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A trade of the calling player (its offerer or its partner).
+                 * @example 3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["TradeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the caller is the partner, not the offerer (`trade_action_forbidden`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such trade of the caller: unknown, another app's, or between two other players (`trade_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the trade has already ended; `meta.state` says how (`trade_ended`)
+             *     - the trade is being accepted at this very moment; ask again (`trade_busy`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    declineTrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A trade of the calling player (its offerer or its partner).
+                 * @example 3f2b6c1e-8a4d-4f7b-9c2e-5d1a0b7e6f43
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Declined. */
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer changes with every call. */
+                    "cache-control"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["TradeDocument"];
+                };
+            };
+            /**
+             * @description Bad Request:
+             *     - a query parameter this route does not take (`unknown_parameter`)
+             *     - any `include` (`unsupported_include`)
+             *     - a path id that is not a UUID (`invalid_id`, `source.parameter` names it)
+             */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unauthorized:
+             *     - no `apikey` header (`missing_api_key`) or an unknown or revoked one (`invalid_api_key`)
+             *     - an `Authorization` header that is not a valid, unexpired Bearer token of this app (`invalid_token`, `token_expired`)
+             *     - no Bearer token (`missing_token`)
+             */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Forbidden:
+             *     - a Bearer token of a player the studio locked (`player_locked`): every request with it is refused
+             *     - the caller is the offerer, not the partner (`trade_action_forbidden`)
+             */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Found:
+             *     - no such trade of the caller: unknown, another app's, or between two other players (`trade_not_found`)
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Not Acceptable:
+             *     - `Accept` names the JSON:API media type only with media type parameters (`not_acceptable`)
+             */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Conflict:
+             *     - the trade has already ended; `meta.state` says how (`trade_ended`)
+             *     - the trade is being accepted at this very moment; ask again (`trade_busy`)
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Payload Too Large:
+             *     - a body larger than `BODY_LIMIT_BYTES` (`payload_too_large`)
+             */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description URI Too Long:
+             *     - a path segment longer than 500 characters (`uri_too_long`)
+             */
+            414: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Unsupported Media Type:
+             *     - a body with another `Content-Type`, or the JSON:API media type with parameters (`unsupported_media_type`)
+             */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Too Many Requests:
+             *     - more than `RATE_LIMIT_PER_MINUTE` (default 1200) requests per minute from this app and player, or address without a token (`rate_limited`)
+             */
+            429: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Internal Server Error:
+             *     - a bug on our side (`internal_error`): a generic message; the details are in the service log under the `x-request-id`
+             */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Service Unavailable:
+             *     - a backing service is not running (`service_unavailable`), answered once it has had no replica for a second; `Retry-After: 1`
+             *     - a backing service's database is unreachable (`database_unavailable`: a Postgres restart or failover); `Retry-After: 1`. A write sent with an `Idempotency-Key` may have applied: the same request with the same key applies it once
+             */
+            503: {
+                headers: {
+                    "retry-after": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /**
+             * @description Gateway Timeout:
+             *     - a backing service did not answer within `NATS_READ_TIMEOUT_MS` (reads) or `NATS_REQUEST_TIMEOUT_MS` (writes) (`service_timeout`)
+             */
+            504: {
+                headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };

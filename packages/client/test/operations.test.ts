@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type TestStack } from '../../../test/support/stack.js';
 import { ApiError, createChestClient, newIdempotencyKey, type ChestClient, type Tokens } from '../src/index.js';
+import { give, tradingApp } from '../../../test/e2e/trading/support.js';
 
 /**
  * Every named operation of the typed client against the running gateway: each answers the typed
@@ -10,8 +11,8 @@ import { ApiError, createChestClient, newIdempotencyKey, type ChestClient, type 
 describe('the typed client, every player operation', () => {
   let stack: TestStack;
   let baseUrl: string;
-  const client = (tokens?: Tokens, onTokens?: (t: Tokens | undefined) => void): ChestClient =>
-    createChestClient({ baseUrl, apiKey: stack.apiKey, tokens, onTokens, retry: { attempts: 1, maxDelayMs: 1000 } });
+  const client = (tokens?: Tokens, onTokens?: (t: Tokens | undefined) => void, apiKey = stack.apiKey): ChestClient =>
+    createChestClient({ baseUrl, apiKey, tokens, onTokens, retry: { attempts: 1, maxDelayMs: 1000 } });
   const email = () => `ops-${newIdempotencyKey().slice(0, 8)}@example.com`;
   const failure = (p: Promise<unknown>) => p.then(() => expect.unreachable('the call should fail')).catch((e: unknown) => e as ApiError);
 
@@ -102,6 +103,36 @@ describe('the typed client, every player operation', () => {
     await a.removeFriend(bId);
     expect((await a.friends()).data).toEqual([]);
     expect((await b.inventory({}, 'me')).data.length).toBe(1);
+  });
+
+  it('dissolves, offers, lists, reads, accepts, declines and cancels trades', async () => {
+    const app = await tradingApp(stack);
+    const [a, b] = [client(undefined, undefined, app.apiKey), client(undefined, undefined, app.apiKey)];
+    const aId = (await a.register(email(), 'Str0ng!pass')).data.id;
+    const bId = (await b.register(email(), 'Str0ng!pass')).data.id;
+    const holder = (id: string, token: string) => ({ id, token, apiKey: app.apiKey });
+    await give(stack, app, holder(aId, a.session!.accessToken), [
+      'ancient-clay-amulet',
+      'ancient-clay-amulet',
+      'ancient-bronze-coin',
+      'ancient-carved-totem',
+    ]);
+    await give(stack, app, holder(bId, b.session!.accessToken), ['ancient-jade-scarab']);
+    await a.addFriend(bId);
+    await b.addFriend(aId);
+    expect((await a.dissolve('ancient-clay-amulet', 1)).data.attributes.tokens).toEqual({ currency: 'trade_tokens', amount: 2 });
+    const offered = await a.offerTrade(bId, 'ancient-clay-amulet', 'ancient-jade-scarab');
+    expect(offered.data.attributes.state).toBe('offered');
+    expect((await b.trades({ filter: { role: 'incoming' } })).data.map((t) => t.id)).toEqual([offered.data.id]);
+    expect((await b.trade(offered.data.id)).data.id).toBe(offered.data.id);
+    expect((await b.acceptTrade(offered.data.id)).data.attributes.state).toBe('completed');
+    const declined = await a.offerTrade(bId, 'ancient-bronze-coin', 'ancient-clay-amulet');
+    expect((await b.declineTrade(declined.data.id)).data.attributes.state).toBe('declined');
+    const cancelled = await a.offerTrade(bId, 'ancient-carved-totem', 'ancient-clay-amulet');
+    expect((await a.cancelTrade(cancelled.data.id)).data.attributes.state).toBe('cancelled');
+    const ended = await failure(a.cancelTrade(cancelled.data.id));
+    expect(ended).toBeInstanceOf(ApiError);
+    expect([ended.status, ended.code]).toEqual([409, 'trade_ended']);
   });
 
   it('keeps the session when the refresh fails while the players service is down, and refreshes once it is back', async () => {

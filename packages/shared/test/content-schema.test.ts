@@ -97,3 +97,68 @@ describe('content schema: collection rewards', () => {
     }
   });
 });
+
+describe('content schema: trading', () => {
+  const trading = {
+    enabled: true,
+    rarities: { common: { tradable: true, token_cost: 0 }, rare: { tradable: true, token_cost: 5 }, legendary: { tradable: false } },
+    token_currency: 'coins',
+    dissolve: { common: 1, rare: 5 },
+    stamina: { max: 3, regen_hours: 8, refill: { currency: 'gems', amount: 10 } },
+  };
+  const withTrading = (t: unknown) => variant((c) => void (c.trading = t));
+
+  it('accepts trading rules and fills the defaults a studio expects', () => {
+    const parsed = AppContentSchema.parse(withTrading(trading));
+    expect(parsed.trading).toMatchObject({
+      friends_only: true,
+      same_rarity: true,
+      dissolve_keeps: 1,
+      offer_ttl_hours: 72,
+      min_account_age_hours: 0,
+      daily_offer_cap: 20,
+    });
+    expect(parsed.trading!.rarities.legendary).toEqual({ tradable: false, token_cost: 0 });
+    expect(AppContentSchema.parse(demo).trading).toBeUndefined();
+  });
+
+  it('refuses unknown rarities and currencies, each with its pointer', () => {
+    const bad = {
+      ...trading,
+      rarities: { ...trading.rarities, mythic: { tradable: true, token_cost: 1 } },
+      dissolve: { epic: 2 },
+      token_currency: 'tokens',
+      stamina: { max: 3, regen_hours: 8, refill: { currency: 'rubies', amount: 1 } },
+    };
+    expect(refusals(withTrading(bad)).sort()).toEqual([
+      'trading.dissolve.epic: unknown rarity epic',
+      'trading.rarities.mythic: unknown rarity mythic',
+      'trading.stamina.refill.currency: unknown currency rubies',
+      'trading.token_currency: unknown currency tokens',
+    ]);
+  });
+
+  it('refuses token costs or dissolving without a token currency', () => {
+    const { token_currency: _, ...noCurrency } = trading;
+    expect(refusals(withTrading(noCurrency))).toEqual([
+      'trading.token_currency: token costs and dissolving need a token_currency to keep the tokens in',
+    ]);
+    expect(refusals(withTrading({ enabled: true, rarities: { common: { tradable: true } } }))).toEqual([]);
+  });
+
+  it('refuses bad numbers and unknown fields', () => {
+    for (const bad of [
+      { ...trading, offer_ttl_hours: 0 },
+      { ...trading, dissolve_keeps: -1 },
+      { ...trading, dissolve: { common: 0 } },
+      { ...trading, stamina: { max: 0, regen_hours: 1 } },
+      { ...trading, stamina: { max: 1, regen_hours: 0 } },
+      { ...trading, rarities: { common: { tradable: true, token_cost: 1.5 } } },
+      { ...trading, daily_offer_cap: 0 },
+      { ...trading, trade_everything: true },
+      { rarities: {} },
+    ]) {
+      expect(refusals(withTrading(bad)), JSON.stringify(bad)).not.toEqual([]);
+    }
+  });
+});

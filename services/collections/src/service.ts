@@ -1,11 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import { connectCacheRedis, ContentCache, contentVersionEndpoint, OutboxRelay, type ServiceDefinition } from '@ccs/shared';
+import { AppliedNotices, connectCacheRedis, ContentCache, contentVersionEndpoint, OutboxRelay, type ServiceDefinition } from '@ccs/shared';
 import type { CollectionsConfig } from './config.js';
 import { CatalogReader } from './catalog/catalog-reader.js';
 import { contentLoadedConsumer } from './consumers/content-loaded.js';
 import { openingGrantedConsumer, type CollectionsFaults } from './consumers/opening-granted.js';
 import { sparkGrantedConsumer } from './consumers/spark-granted.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
+import { dissolveEndpoint } from './endpoints/dissolve.js';
+import { getTradeEndpoint, listTradesEndpoint, offerTradeEndpoint, tradeActionEndpoint } from './endpoints/trades.js';
+import { tradesSweeper } from './workers/trades-sweeper.js';
+import type { TradingDeps } from './deps.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
 import { getCollectionEndpoint } from './endpoints/get-collection.js';
 import { openingConversionsEndpoint } from './endpoints/opening-conversions.js';
@@ -26,7 +30,7 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
     version: '0.1.0',
     schema: 'collections',
     migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
-    async build({ pool, log, config, bus, js }) {
+    async build({ pool, log, config, bus, js, nc }) {
       const { redis, worker: redisCloser } = await connectCacheRedis(config.REDIS_URL, log, 'collections and collectibles');
       const cache = new ContentCache({
         redis,
@@ -37,6 +41,7 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
       });
       const catalog = new CatalogReader(pool, cache);
       const relay = new OutboxRelay(pool, js, config.NATS_PREFIX, log, config.OUTBOX_INTERVAL_MS);
+      const trading: TradingDeps = { pool, relay, bus, notices: new AppliedNotices(nc, config.NATS_PREFIX), log, config };
       return {
         endpoints: [
           listCollectionsEndpoint(pool, catalog),
@@ -48,13 +53,24 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
           adminStatsEndpoint(pool),
           contentVersionEndpoint('collections', pool),
           openingConversionsEndpoint(pool),
+          dissolveEndpoint(trading),
+          offerTradeEndpoint(trading),
+          tradeActionEndpoint(trading),
+          getTradeEndpoint(trading),
+          listTradesEndpoint(trading),
         ],
         consumers: [
           contentLoadedConsumer(pool, cache, log, bus),
           openingGrantedConsumer({ pool, relay, log, faults }),
           sparkGrantedConsumer({ pool, relay, log, faults }),
         ],
-        workers: [relay, redisCloser, followContentChanges(bus, cache)],
+        workers: [
+          relay,
+          redisCloser,
+          followContentChanges(bus, cache),
+          tradesSweeper(trading, config.TRADE_SWEEP_INTERVAL_MS),
+          { start: () => undefined, stop: async () => trading.notices.close() },
+        ],
       };
     },
   };

@@ -44,6 +44,12 @@ export const gatewayErrors = {
       parameter: 'id',
     }),
   webhookNotFound: () => AppError.notFound('webhook_not_found', 'No such webhook endpoint in this app.', { parameter: 'id' }),
+  tradeFilter: () =>
+    AppError.badRequest(
+      'invalid_filter',
+      'Use filter[role]=incoming|outgoing and filter[state]= one or more of offered, completed, declined, cancelled, expired.',
+      { parameter: 'filter' },
+    ),
   deliveryStatusFilter: () =>
     AppError.badRequest('invalid_filter', `Use filter[status]= one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}.`, { parameter: 'filter[status]' }),
   webhookDeliveryNotFound: () =>

@@ -382,6 +382,25 @@ describe('OpenAPI document and API reference', () => {
     await go('GET', '/api/v1/players/me/mailbox', { token });
     await go('POST', `/api/v1/players/me/mailbox/${randomUUID()}/claim`, { token }); // 404
 
+    // Trading (the demo content does not enable it).
+    await go('POST', '/api/v1/players/me/collection/ancient-clay-amulet/dissolve', {
+      token,
+      body: { data: { type: 'dissolve', attributes: { quantity: 1 } } },
+    }); // 403 trading_disabled
+    const trade = (action: string) => go('POST', `/api/v1/trades/${randomUUID()}/${action}`, { token }); // 404
+    await go('POST', '/api/v1/trades', {
+      token,
+      body: {
+        data: { type: 'trade', attributes: { give: 'a', want: 'b' }, relationships: { partner: { data: { type: 'player', id: bob.data.id } } } },
+      },
+    }); // 403 trading_disabled
+    await trade('accept');
+    await trade('decline');
+    await trade('cancel');
+    await go('GET', `/api/v1/trades/${randomUUID()}`, { token }); // 404
+    await go('GET', '/api/v1/trades?filter[role]=incoming&page[limit]=5', { token });
+    await go('GET', '/api/v1/players/me/trades', { token });
+
     // Fairness and pity.
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=1`, { token });
     await go('GET', `/api/v1/chests/${chestType}/odds?rules_version=99`); // 404

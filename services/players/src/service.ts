@@ -18,6 +18,7 @@ import { adminUpdateProfileEndpoint } from './endpoints/admin-update-profile.js'
 import { createGuestEndpoint } from './endpoints/create-guest.js';
 import { addFriendEndpoint, listFriendsEndpoint, removeFriendEndpoint } from './endpoints/friends.js';
 import { inventoryAccessEndpoint } from './endpoints/inventory-access.js';
+import { tradePartiesEndpoint } from './endpoints/trade-parties.js';
 import { jwksEndpoint, resolveApiKeyEndpoint } from './endpoints/keys.js';
 import { loginEndpoint } from './endpoints/login.js';
 import { logoutEndpoint } from './endpoints/logout.js';
@@ -74,6 +75,7 @@ export const playersService: ServiceDefinition<PlayersConfig> = {
         listFriendsEndpoint(d),
         removeFriendEndpoint(d),
         inventoryAccessEndpoint(d),
+        tradePartiesEndpoint(d),
         complianceProfileEndpoint(d),
         adminCreateAppEndpoint(d),
         adminLoadContentEndpoint(d),

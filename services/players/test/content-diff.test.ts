@@ -100,6 +100,36 @@ describe('content diff', () => {
     ]);
   });
 
+  it('shows the trading rules as one item: added, changed by path, removed', () => {
+    const trading = {
+      enabled: true,
+      friends_only: true,
+      same_rarity: true,
+      rarities: { common: { tradable: true, token_cost: 0 } },
+      dissolve_keeps: 1,
+      offer_ttl_hours: 72,
+      min_account_age_hours: 0,
+      daily_offer_cap: 20,
+    };
+    const base = structuredClone(content);
+    delete base.trading;
+    const next = { ...structuredClone(base), trading };
+    expect(diffContent(base, next)).toEqual([{ section: 'trading', added: ['(rules)'], removed: [], changed: [], changedFields: {} }]);
+    const changed = structuredClone(next);
+    changed.trading.offer_ttl_hours = 24;
+    changed.trading.rarities.common.token_cost = 3;
+    expect(diffContent(next, changed)).toEqual([
+      {
+        section: 'trading',
+        added: [],
+        removed: [],
+        changed: ['(rules)'],
+        changedFields: { '(rules)': ['offer_ttl_hours', 'rarities.common.token_cost'] },
+      },
+    ]);
+    expect(diffContent(next, base)).toEqual([{ section: 'trading', added: [], removed: ['(rules)'], changed: [], changedFields: {} }]);
+  });
+
   it('names a changed path down to three levels, a list as a whole', () => {
     expect(changedPaths({ a: { b: { c: { d: 1 } } }, l: [1, 2] }, { a: { b: { c: { d: 2 } } }, l: [2, 1] })).toEqual(['a.b.c', 'l']);
     expect(changedPaths({ x: 1, y: 2 }, { y: 2, x: 1 })).toEqual([]);

@@ -52,6 +52,7 @@ export const ContentSectionSchema = z.enum([
   'banners',
   'store_products',
   'store',
+  'trading',
 ]);
 
 /**

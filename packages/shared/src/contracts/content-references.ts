@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { BannerContent, ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules } from './content.js';
+import type { BannerContent, ChestTypeContent, CollectionContent, ComplianceRules, DuplicatesRules, TradingRules } from './content.js';
 import { COMPLETE_GACHA_ADVICE, completeGachas } from '../domain/complete-gacha.js';
 import { complianceInForce } from '../domain/rule-packs.js';
 import { checkStore, type StoreContent } from './store-content.js';
@@ -15,6 +15,7 @@ interface ReferencedContent {
   compliance?: ComplianceRules;
   banners?: BannerContent[];
   store?: StoreContent;
+  trading?: TradingRules;
 }
 
 /** A problem at `path`; `params` give it its own error code and meta (else `invalid_field`). */
@@ -226,6 +227,23 @@ function checkBanners(c: ReferencedContent, known: Known, issue: Issue): void {
   });
 }
 
+/**
+ * Trading: the rarities it prices and dissolves exist, and its currencies too; tokens charged or
+ * given need a `token_currency` to be kept in.
+ */
+function checkTrading(t: TradingRules | undefined, known: Known, issue: Issue): void {
+  if (!t) return;
+  const at = (...path: (string | number)[]) => ['trading', ...path];
+  for (const r of Object.keys(t.rarities)) if (!known.rarities.has(r)) issue(at('rarities', r), `unknown rarity ${r}`);
+  for (const r of Object.keys(t.dissolve ?? {})) if (!known.rarities.has(r)) issue(at('dissolve', r), `unknown rarity ${r}`);
+  if (t.token_currency !== undefined && !known.currencies.has(t.token_currency)) issue(at('token_currency'), `unknown currency ${t.token_currency}`);
+  const costs = Object.values(t.rarities).some((r) => r.token_cost > 0);
+  if (t.token_currency === undefined && (costs || Object.keys(t.dissolve ?? {}).length > 0))
+    issue(at('token_currency'), 'token costs and dissolving need a token_currency to keep the tokens in');
+  const refill = t.stamina?.refill;
+  if (refill && !known.currencies.has(refill.currency)) issue(at('stamina', 'refill', 'currency'), `unknown currency ${refill.currency}`);
+}
+
 /** Cross-references a content file must satisfy: every id it points at exists and is unique. */
 export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): void {
   const issue: Issue = (path, message, params) => ctx.addIssue({ code: 'custom', path, message, ...(params ? { params } : {}) });
@@ -240,6 +258,7 @@ export function checkReferences(c: ReferencedContent, ctx: z.RefinementCtx): voi
   checkRules(c, known, chestIds, issue);
   checkCompleteGacha(c, issue);
   checkBanners(c, known, issue);
+  checkTrading(c.trading, known, issue);
   const maxCredit = new Map(c.currencies.map((x) => [x.code, x.max_credit === undefined ? Number.POSITIVE_INFINITY : Number(x.max_credit)]));
   checkStore(c.store, { currencies: known.currencies, chests: chestIds, maxCredit }, issue);
 }

@@ -314,6 +314,69 @@ export const BannerContentSchema = z
   .strict();
 export type BannerContent = z.infer<typeof BannerContentSchema>;
 
+/** What trading one rarity takes: whether its copies may be traded, and the tokens an offer and an accept each cost. */
+export const TradeRaritySchema = z
+  .object({
+    tradable: z.boolean(),
+    token_cost: z.number().int().min(0).max(1_000_000).default(0),
+  })
+  .strict();
+
+/**
+ * Trade stamina: each offer spends one; one comes back every `regen_hours` (from server time) up to
+ * `max`; with `refill`, a player may buy it back full for `amount` of `currency` (a paid path).
+ */
+export const TradeStaminaSchema = z
+  .object({
+    max: z.number().int().min(1).max(100),
+    regen_hours: z
+      .number()
+      .positive()
+      .max(30 * 24),
+    refill: z
+      .object({ currency: z.string(), amount: z.number().int().min(1).max(1_000_000) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/**
+ * Trading between players (docs/content.md, "Trading"): which rarities trade and at what token
+ * cost, what dissolving a copy gives, stamina, how long an offer stays open, and the anti-abuse
+ * rules (friends only, account age, offers per day).
+ */
+export const TradingSchema = z
+  .object({
+    enabled: z.boolean(),
+    friends_only: z.boolean().default(true),
+    same_rarity: z.boolean().default(true),
+    /** Per rarity id; a rarity left out does not trade. */
+    rarities: z.record(Slug, TradeRaritySchema),
+    /** The currency trade tokens are kept in: what offers and accepts cost and dissolving gives. */
+    token_currency: z.string().optional(),
+    /** Tokens one dissolved copy of each rarity gives; a rarity left out cannot be dissolved. */
+    dissolve: z.record(Slug, z.number().int().min(1).max(1_000_000)).optional(),
+    /** Copies of a collectible that dissolving always leaves. */
+    dissolve_keeps: z.number().int().min(0).max(1000).default(1),
+    stamina: TradeStaminaSchema.optional(),
+    offer_ttl_hours: z
+      .number()
+      .int()
+      .min(1)
+      .max(90 * 24)
+      .default(72),
+    min_account_age_hours: z
+      .number()
+      .int()
+      .min(0)
+      .max(365 * 24)
+      .default(0),
+    /** Offers one player may make per UTC day. */
+    daily_offer_cap: z.number().int().min(1).max(10_000).default(20),
+  })
+  .strict();
+export type TradingRules = z.infer<typeof TradingSchema>;
+
 export const AppContentSchema = z
   .object({
     currencies: z.array(CurrencyContentSchema).min(1),
@@ -327,6 +390,8 @@ export const AppContentSchema = z
     banners: z.array(BannerContentSchema).max(200).optional(),
     /** Products sold in the App Store and Google Play, and what a refund takes back (docs/store.md); absent: none. */
     store: StoreContentSchema.optional(),
+    /** Trading between players (docs/content.md, "Trading"); absent: no trading. */
+    trading: TradingSchema.optional(),
   })
   .superRefine(checkReferences);
 export type AppContent = z.infer<typeof AppContentSchema>;

@@ -20,6 +20,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'banner.sparked',
   'store.purchase_verified',
   'store.refunded',
+  'trade.offered',
+  'trade.completed',
+  'trade.ended',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -28,6 +31,9 @@ export const GRANT_EVENT_TYPES = ['chest.opened', 'banner.pulled', 'banner.spark
 type GrantEventType = (typeof GRANT_EVENT_TYPES)[number];
 
 const Iso = z.string().min(1);
+
+/** One side of a trade in an event's data. */
+const TradeSideData = z.object({ collectible_id: z.string(), rarity: z.string() });
 
 /** `data` of each event type, as the webhook body carries it (snake_case, like the HTTP API). */
 export const EVENT_DATA = {
@@ -111,6 +117,34 @@ export const EVENT_DATA = {
     chest_ids: z.array(UuidSchema),
     refunded_at: Iso,
   }),
+  /** A trade offered (docs/content.md, "Trading"): the offerer's copy of `give` is in escrow. */
+  'trade.offered': z.object({
+    trade_id: UuidSchema,
+    offerer_id: UuidSchema,
+    partner_id: UuidSchema,
+    give: TradeSideData,
+    want: TradeSideData,
+    tokens: z.object({ currency: z.string().nullable(), offer: z.number().int(), accept: z.number().int() }),
+    expires_at: Iso,
+    offered_at: Iso,
+  }),
+  /** A trade accepted: both copies moved in one step. */
+  'trade.completed': z.object({
+    trade_id: UuidSchema,
+    offerer_id: UuidSchema,
+    partner_id: UuidSchema,
+    give: TradeSideData,
+    want: TradeSideData,
+    completed_at: Iso,
+  }),
+  /** A trade ended without completing (`reason`): the escrowed copy, stamina and tokens went back. */
+  'trade.ended': z.object({
+    trade_id: UuidSchema,
+    offerer_id: UuidSchema,
+    partner_id: UuidSchema,
+    reason: z.enum(['declined', 'cancelled', 'expired']),
+    ended_at: Iso,
+  }),
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 const eventOf = <T extends Exclude<WebhookEventType, GrantEventType>>(type: T) =>
@@ -130,6 +164,9 @@ export const DomainEventPublished = defineEvent(
     eventOf('currency.credited'),
     eventOf('store.purchase_verified'),
     eventOf('store.refunded'),
+    eventOf('trade.offered'),
+    eventOf('trade.completed'),
+    eventOf('trade.ended'),
   ]),
   // Each service writes the facts it commits; egress fans them out to webhooks.
   { publishers: ['players', 'wallet', 'chests', 'collections', 'store'] },

@@ -23,6 +23,7 @@ export const WalletCreditGrant = defineEvent(
       'collection_reward',
       'spark_conversion',
       'store_purchase',
+      'trade_dissolve',
     ]),
     credits: z
       .array(
@@ -41,7 +42,7 @@ export const WalletCreditGrant = defineEvent(
       )
       .min(1),
   }),
-  // players: registration's currency; collections: the credits of converted duplicates and rewards;
+  // players: registration's currency; collections: the credits of converted duplicates, rewards and dissolves;
   // chests: spark points left at a banner's end; store: what a verified store purchase bought.
   { publishers: ['players', 'collections', 'chests', 'store'] },
 );

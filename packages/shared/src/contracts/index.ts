@@ -22,3 +22,4 @@ export * from './banners.js';
 export * from './admin-banners.js';
 export * from './store-content.js';
 export * from './store.js';
+export * from './trading.js';

@@ -67,7 +67,8 @@ export const DebitCurrency = defineSubject(
     reference: DebitReferenceSchema,
   }),
   z.object({ currencyId: UuidSchema, currency: CurrencyCodeSchema, balance: DecimalSchema }),
-  { callers: ['chests'] },
+  // chests: purchases, keys and skips; collections: the token costs of trades.
+  { callers: ['chests', 'collections'] },
 );
 
 /** Compensation of a debit: credits back exactly the debit with `reference`, at most once. */
@@ -79,7 +80,7 @@ export const RefundDebit = defineSubject(
     /** The balance after the refund, when this call refunded (below zero if a store refund left a debt meanwhile). */
     balance: SignedDecimalSchema.optional(),
   }),
-  { callers: ['chests'] },
+  { callers: ['chests', 'collections'] },
 );
 
 /** A player's balance of every currency of the app ("0.00" where nothing was ever credited, below zero for a debt). */

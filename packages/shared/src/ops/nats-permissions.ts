@@ -29,7 +29,7 @@ export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export type NatsRole = (typeof NATS_ROLES)[number];
 
 /** Services that wait for their own grants to be applied (an AppliedNotices subscription). */
-export const NOTICE_WAITERS: readonly ServiceRole[] = ['players', 'chests', 'store'];
+export const NOTICE_WAITERS: readonly ServiceRole[] = ['players', 'chests', 'store', 'collections'];
 
 /** Services with durable consumers on the grants stream (they ack, and publish applied notices). */
 export const GRANT_CONSUMERS: readonly ServiceRole[] = ['players', 'wallet', 'chests', 'collections', 'egress', 'store'];

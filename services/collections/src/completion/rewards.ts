@@ -86,18 +86,25 @@ function enqueueCompleted(tx: Queryable, t: Touched, c: Completion): Promise<Out
  */
 export async function settleCompletions(pool: Pool, touched: Touched[]): Promise<{ messages: OutboxMessage[]; completions: number }> {
   if (!touched.length) return { messages: [], completions: 0 };
-  return withTransaction(pool, async (tx) => {
-    const messages: OutboxMessage[] = [];
-    let completions = 0;
-    for (const t of touched) {
-      for (const c of await recordCompletions(tx, t.appId, t.playerId, [...t.collectionIds])) {
-        completions += 1;
-        messages.push(await enqueueCompleted(tx, t, c));
-        if (c.reward) messages.push(...(await enqueueReward(tx, t, c)));
-      }
+  return withTransaction(pool, (tx) => settleCompletionsIn(tx, touched));
+}
+
+/**
+ * The completion step inside the caller's transaction (a trade's, which moves the copies and
+ * records what they complete at once): the same rows and messages as settleCompletions. The
+ * caller passes `touched` in (app, player) order (touchedBy's), for the same reason.
+ */
+export async function settleCompletionsIn(tx: Queryable, touched: Touched[]): Promise<{ messages: OutboxMessage[]; completions: number }> {
+  const messages: OutboxMessage[] = [];
+  let completions = 0;
+  for (const t of touched) {
+    for (const c of await recordCompletions(tx, t.appId, t.playerId, [...t.collectionIds])) {
+      completions += 1;
+      messages.push(await enqueueCompleted(tx, t, c));
+      if (c.reward) messages.push(...(await enqueueReward(tx, t, c)));
     }
-    return { messages, completions };
-  });
+  }
+  return { messages, completions };
 }
 
 /**

@@ -10,12 +10,13 @@ import {
   type Pool,
 } from '@ccs/shared';
 import { claimContentVersion, saveDuplicateRules, upsertCollections, upsertRarities } from '../repositories/content-repo.js';
+import { saveTrading } from '../repositories/trading-repo.js';
 
 export const CONTENT_CONSUMER = 'collections-app-content';
 
 /**
- * Applies the collections' part of an app's content (rarities, collections, collectibles, and the
- * version's duplicate rules) once per message, then points the read cache at the new version. A version older than the stored
+ * Applies the collections' part of an app's content (rarities, collections, collectibles, the
+ * trading rules, and the version's duplicate rules) once per message, then points the read cache at the new version. A version older than the stored
  * one is recorded as processed and ignored. Owned items are never touched. Once the cache points
  * at it, every gateway and collections replica is told (ContentChanged), so none serves the old
  * content from memory.
@@ -35,6 +36,7 @@ export function contentLoadedConsumer(pool: Pool, cache: ContentCache, log: Logg
         }
         await upsertRarities(tx, msg.appId, msg.content.rarities);
         await upsertCollections(tx, msg.appId, msg.content.collections);
+        await saveTrading(tx, msg.appId, msg.content.trading);
         return true;
       });
       if (applied) {

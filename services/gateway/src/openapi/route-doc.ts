@@ -19,6 +19,8 @@ export const TAGS = {
   Collections: "Collections and the calling player's collection.",
   Collectibles: 'Collectibles of the app.',
   Currencies: 'Currencies, balances and credits.',
+  Trades:
+    'Trades between players: one copy for one copy, paid in trade tokens, with escrow while an offer is open; dissolving copies into tokens (docs/content.md, "Trading").',
   Store:
     "App Store and Google Play purchases, verified and granted exactly once; the stores' refund notifications, which take back what a refunded purchase granted (docs/store.md).",
   Admin:

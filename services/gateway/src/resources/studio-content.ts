@@ -57,9 +57,10 @@ export const ContentDiffDocument = component(
                 'banners',
                 'store_products',
                 'store',
+                'trading',
               ])
               .describe(
-                "`store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates` and `compliance` are one item each, `(rules)`.",
+                "`store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates`, `compliance` and `trading` are one item each, `(rules)`.",
               ),
             added: Ids,
             removed: Ids,

@@ -59,7 +59,7 @@ const storeSettings = (c: AppContent) =>
 /**
  * What changed from one content version to another, section by section: currencies (by code),
  * rarities, collections (their own fields), collectibles and chests (by id) added, removed or
- * changed; the players rules, duplicate rules and compliance profile as one item each; banners (by
+ * changed; the players rules, duplicate rules, compliance profile and trading rules as one item each; banners (by
  * slug); the store's products (by id) and its settings (`apple`, `google`, `refunds`). Each
  * changed item names the paths that changed in it. Sections without a change are left out.
  */
@@ -103,5 +103,6 @@ export function diffContent(from: AppContent, to: AppContent): ContentSectionDif
     ),
     compare('store_products', products(from), products(to)),
     compare('store', storeSettings(from), storeSettings(to)),
+    compare('trading', single(from.trading), single(to.trading)),
   ].filter((d) => d.added.length || d.removed.length || d.changed.length);
 }

@@ -75,7 +75,8 @@ export type LedgerReason =
   | 'spark_conversion'
   | 'store_purchase'
   | 'store_refund'
-  | 'store_refund_reversed';
+  | 'store_refund_reversed'
+  | 'trade_dissolve';
 
 /** One change of one balance, as the ledger records it. */
 export interface BalanceChange {

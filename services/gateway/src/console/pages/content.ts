@@ -57,6 +57,7 @@ const SECTION_LABELS: Record<Diff['sections'][number]['section'], string> = {
   banners: 'Banners',
   store_products: 'Store products',
   store: 'Store settings',
+  trading: 'Trading',
 };
 
 /** A changed item with what changed in it: `gems-500 (grants.currencies.gems, name)`. */

@@ -13,6 +13,7 @@ import { spendLimitRoutes } from './spend-limits.js';
 import { studioRoutes } from './studio.js';
 import { bannerPullRoutes } from './banner-pulls.js';
 import { storeNotificationRoutes, storePurchaseRoutes } from './store.js';
+import { tradingRoutes } from './trading.js';
 
 /**
  * Every resource's routes under /api/v1 (and the spec's unprefixed aliases /players/login,
@@ -33,6 +34,7 @@ export default async function v1Routes(app: FastifyInstance) {
       spendLimitRoutes,
       bannerPullRoutes,
       storePurchaseRoutes,
+      tradingRoutes,
     ],
     studio: [studioRoutes],
   });

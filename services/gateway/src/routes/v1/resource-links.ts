@@ -24,6 +24,8 @@ const rulesVersionQuery = (rulesVersion: number | undefined) => (rulesVersion ==
 export const selfLinks = {
   /** A catalog chest (a chest type). */
   chest: (base: string, id: string) => at(base, `/api/v1/chests/${seg(id)}`),
+  /** A trade, for its two players. */
+  trade: (base: string, id: string) => at(base, `/api/v1/trades/${seg(id)}`),
   chestOdds: (base: string, id: string, rulesVersion?: number) => at(base, `/api/v1/chests/${seg(id)}/odds${rulesVersionQuery(rulesVersion)}`),
   chestObservedOdds: (base: string, id: string, rulesVersion?: number) =>
     at(base, `/api/v1/chests/${seg(id)}/odds/observed${rulesVersionQuery(rulesVersion)}`),
