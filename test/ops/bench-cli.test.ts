@@ -30,7 +30,7 @@ describe('npm run bench, from the command line', () => {
       cwd: ROOT,
       encoding: 'utf8',
       // A guard against a hang only: on two loaded cores the import alone can take seconds.
-    timeout: 120_000,
+      timeout: 120_000,
       env: { ...process.env, BENCH_DURATION: 'soon' },
     });
     expect([bad.status, bad.stderr.trim()]).toEqual([2, '[bench] BENCH_DURATION must be a number ≥ 0, not "soon"; see docs/performance.md']);
