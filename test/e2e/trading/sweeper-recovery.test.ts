@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, DebitCurrency } from '@ccs/shared';
 import { appOfToken, grantCurrency } from '../../support/grant-currency.js';
 import { eventually, startStack, type TestStack } from '../../support/stack.js';
@@ -32,6 +32,10 @@ describe('trades sweeper crash recovery', () => {
         t.friends_only = false;
       }),
     );
+  });
+  // A test that stopped the wallet and failed before starting it again leaves it running for the next.
+  afterEach(async () => {
+    if (stack && !stack.services.wallet) await stack.startService('wallet');
   });
   afterAll(async () => {
     await stack?.close();
