@@ -140,7 +140,9 @@ describe('content schema: trading', () => {
 
   it('refuses token costs or dissolving without a token currency', () => {
     const { token_currency: _, ...noCurrency } = trading;
-    expect(refusals(withTrading(noCurrency))).toEqual(['trading.token_currency: token costs and dissolving need a token_currency to keep the tokens in']);
+    expect(refusals(withTrading(noCurrency))).toEqual([
+      'trading.token_currency: token costs and dissolving need a token_currency to keep the tokens in',
+    ]);
     expect(refusals(withTrading({ enabled: true, rarities: { common: { tradable: true } } }))).toEqual([]);
   });
 

@@ -21,9 +21,7 @@ export interface TradingApp {
 }
 
 const demo = readContentFile();
-export const RELICS = demo.collections.find((c) => c.id === 'ancient-relics')!;
-/** Collectibles of the demo's ancient-relics collection by rarity. */
-export const byRarity = (rarity: string) => RELICS.collectibles.filter((c) => c.rarity === rarity).map((c) => c.id);
+const RELICS = demo.collections.find((c) => c.id === 'ancient-relics')!;
 
 /**
  * The demo content with a whole-unit `trade_tokens` currency and trading on: commons free to trade,

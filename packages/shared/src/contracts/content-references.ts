@@ -236,8 +236,7 @@ function checkTrading(t: TradingRules | undefined, known: Known, issue: Issue): 
   const at = (...path: (string | number)[]) => ['trading', ...path];
   for (const r of Object.keys(t.rarities)) if (!known.rarities.has(r)) issue(at('rarities', r), `unknown rarity ${r}`);
   for (const r of Object.keys(t.dissolve ?? {})) if (!known.rarities.has(r)) issue(at('dissolve', r), `unknown rarity ${r}`);
-  if (t.token_currency !== undefined && !known.currencies.has(t.token_currency))
-    issue(at('token_currency'), `unknown currency ${t.token_currency}`);
+  if (t.token_currency !== undefined && !known.currencies.has(t.token_currency)) issue(at('token_currency'), `unknown currency ${t.token_currency}`);
   const costs = Object.values(t.rarities).some((r) => r.token_cost > 0);
   if (t.token_currency === undefined && (costs || Object.keys(t.dissolve ?? {}).length > 0))
     issue(at('token_currency'), 'token costs and dissolving need a token_currency to keep the tokens in');
