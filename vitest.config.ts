@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 /**
  * Every file runs without per-file module isolation (the `services` project): each worker imports
@@ -32,9 +33,12 @@ export default defineConfig({
   test: {
     // Postgres, NATS and Redis for the whole run, by TEST_INFRA (auto | local | containers).
     globalSetup: ['test/support/global-infra.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Guards against a hang, never a measure of speed: a test that spawns the services or the CLI
+    // takes several times longer on two cores shared with other work, and must not fail for it.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: 'forks',
+    sequence: { sequencer: LongestFirstSequencer },
     maxWorkers: 3,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [

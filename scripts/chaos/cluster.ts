@@ -24,6 +24,9 @@ import {
   rollingRestart,
 } from '../cluster/drill/faults.js';
 import { primaryKilled, switchover, syncStandbyKilled } from '../cluster/drill/patroni-faults.js';
+import { healAll, natsServerPartitioned, primaryPartitioned, replicaPartitioned } from '../cluster/drill/partition-faults.js';
+import { ClusterNet } from '../cluster/netns/cluster-net.js';
+import { netnsUnavailable } from '../cluster/netns/lab.js';
 import { NATS_SERVER } from '../cluster/nats-cluster.js';
 import { patroniUnavailable } from '../cluster/patroni.js';
 import { PGBOUNCER } from '../cluster/postgres.js';
@@ -36,8 +39,13 @@ interface ClusterScenario {
   run(d: Drill, postgres: PrivatePostgres | undefined): Promise<unknown>;
 }
 
+/**
+ * CLUSTER_PARTITIONS=1: the partition drills (scripts/cluster/drill/partition-faults.ts), on
+ * Patroni, with the Patroni nodes, the NATS servers and chests-2 in network namespaces.
+ */
+export const onPartitions = () => process.env.CLUSTER_PARTITIONS === '1';
 /** CLUSTER_POSTGRES=patroni: the cluster's own Postgres nodes under Patroni, and their scenarios. */
-export const onPatroni = () => process.env.CLUSTER_POSTGRES === 'patroni';
+export const onPatroni = () => process.env.CLUSTER_POSTGRES === 'patroni' || onPartitions();
 
 /** How long PgBouncer stays killed (as long as a Postgres restart takes). */
 const PGBOUNCER_DOWN_MS = 1000;
@@ -65,7 +73,14 @@ export const PATRONI_SCENARIOS: ClusterScenario[] = [
   { name: 'synchronous standby killed (-9)', boundS: 300, run: (d) => syncStandbyKilled(d) },
 ];
 
-export const clusterScenarios = () => (onPatroni() ? PATRONI_SCENARIOS : CLUSTER_SCENARIOS);
+/** With CLUSTER_PARTITIONS=1: hosts cut off in their namespaces, each under the history drill. */
+export const PARTITION_SCENARIOS: ClusterScenario[] = [
+  { name: 'Postgres primary partitioned from etcd and its standbys', boundS: 400, run: (d) => primaryPartitioned(d) },
+  { name: 'grants leader NATS server partitioned from its peers', boundS: 300, run: (d) => natsServerPartitioned(d) },
+  { name: 'chests-2 partitioned from NATS', boundS: 300, run: (d) => replicaPartitioned(d, 'chests-2') },
+];
+
+export const clusterScenarios = () => (onPartitions() ? PARTITION_SCENARIOS : onPatroni() ? PATRONI_SCENARIOS : CLUSTER_SCENARIOS);
 
 export function selectClusterScenarios(only: string[]): ClusterScenario[] {
   const parts = only.map((o) => o.trim().toLowerCase()).filter(Boolean);
@@ -75,6 +90,8 @@ export function selectClusterScenarios(only: string[]): ClusterScenario[] {
 /** What one run made, and its removal (once, whatever happens). */
 class ClusterRun {
   postgres?: PrivatePostgres;
+  /** The network namespaces of the partition drills (removed after the cluster stopped). */
+  net?: ClusterNet;
   /** The cluster while it starts: a signal then waits for it, to stop what it started. */
   starting?: Promise<Cluster>;
   cluster?: Cluster;
@@ -95,6 +112,7 @@ class ClusterRun {
       const cluster = this.cluster ?? (await this.starting?.catch(() => undefined));
       await cluster?.stop().catch((err) => this.log(`could not stop the cluster: ${String(err)}`));
       await this.postgres?.destroy().catch((err) => this.log(`could not remove the private Postgres: ${String(err)}`));
+      await this.net?.destroy().catch((err) => this.log(`could not remove the network namespaces: ${String(err)}`));
       await new Promise((r) => this.out.end(r));
       if (this.keepLogs) this.log(`the cluster's logs are kept in ${this.logFile}`);
       else rmSync(this.logDir, { recursive: true, force: true });
@@ -116,8 +134,14 @@ async function setUp(run: ClusterRun, log: (line: string) => void): Promise<Dril
       throw new SetupError(`no ${what} at ${bin}: apt-get install nats-server pgbouncer (or set NATS_SERVER_BIN / PGBOUNCER_BIN)`);
   await checkRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const patroni = onPatroni();
-  const missing = patroni ? patroniUnavailable() : undefined;
+  const missing = (patroni ? patroniUnavailable() : undefined) ?? (onPartitions() ? netnsUnavailable() : undefined);
   if (missing) throw new SetupError(missing);
+  if (onPartitions()) {
+    const net = (run.net = ClusterNet.create());
+    log(
+      `network namespaces on ${net.lab.subnet}.0/24: ${[...net.lab.hosts.values()].map((h) => `${h.name} ${h.address}`).join(', ')}; etcd at ${net.etcdHost}`,
+    );
+  }
   if (!patroni) {
     const postgres = (run.postgres = await startPrivatePostgres({ settings: { max_connections: '200' } }));
     log(`private Postgres cluster on port ${postgres.port} (${postgres.dir})`);
@@ -125,6 +149,7 @@ async function setUp(run: ClusterRun, log: (line: string) => void): Promise<Dril
   run.starting = startCluster({
     databaseUrl: run.postgres?.url,
     postgres: patroni ? 'patroni' : 'single',
+    net: run.net,
     logLevel: process.env.CHAOS_LOG_LEVEL || 'warn',
     // The burst is one app's traffic from one address; cheap password hashing for the registrations.
     env: { RATE_LIMIT: 'off', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1', OTEL_SDK_DISABLED: 'true' },
@@ -142,6 +167,7 @@ async function setUp(run: ClusterRun, log: (line: string) => void): Promise<Dril
 
 /** Before the next scenario: every child running (one that died is started again) and ready. */
 async function heal(cluster: Cluster, log: (line: string) => void): Promise<void> {
+  if (cluster.net) healAll(cluster.net);
   for (const name of cluster.names()) {
     if (cluster.running(name)) continue;
     log(`${name} is not running: starting it again for the next scenarios`);

@@ -17,7 +17,9 @@
  * short version). With CLUSTER_POSTGRES=patroni the cluster runs on its own Postgres nodes under
  * Patroni (etcd, HAProxy; scripts/cluster/patroni.ts) and the scenarios are Postgres' own faults
  * under the history drill (a planned switchover, the primary killed, the synchronous standby
- * killed; scripts/cluster/drill/history.ts).
+ * killed; scripts/cluster/drill/history.ts). With CLUSTER_PARTITIONS=1 (root) the Patroni nodes,
+ * the NATS servers and chests-2 run in network namespaces and the scenarios cut them off instead
+ * (scripts/cluster/drill/partition-faults.ts).
  * `npm run chaos -- --help` prints this.
  */
 import { cleanupClusterRun, clusterScenarios, runClusterChaos } from './cluster.js';
@@ -32,6 +34,9 @@ const USAGE = `npm run chaos [-- --cluster]
               CLUSTER_POSTGRES=patroni: on three Postgres nodes under Patroni (etcd, HAProxy); a switchover,
               the primary killed and the synchronous standby killed, each under a load of keyed writes
               checked by the history checker
+              CLUSTER_PARTITIONS=1 (root, on Patroni): hosts in network namespaces cut off instead: the
+              primary from etcd and its standbys, the grants leader NATS server from its peers,
+              chests-2 from NATS (docs/deploy.md, "Partitions")
 settings: CHAOS_ONLY="<name part>,…"  CHAOS_LOG_LEVEL  CHAOS_KEEP_LOGS=1
           single-node only: CHAOS_SHORT=1, CHAOS_RUNTIME=auto|dist|tsx, CHAOS_STALL_S (no progress for this long fails a scenario; 90)
           cluster only: CHAOS_TIMEOUT_S (the whole run's bound; 900 s)

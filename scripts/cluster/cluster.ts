@@ -25,6 +25,7 @@ import {
   type ClusterDatabase,
   type SchemaOwner,
 } from './postgres.js';
+import type { ClusterNet } from './netns/cluster-net.js';
 import { startPatroni, type PatroniCluster } from './patroni.js';
 import { freePorts, track, waitFor, type Ended } from './processes.js';
 import { commonEnv, serviceEnv } from './settings.js';
@@ -56,6 +57,11 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** PgBouncer's server connections per role (5). */
   poolSize?: number;
+  /**
+   * The partition drills' hosts (scripts/cluster/netns/cluster-net.ts): the Patroni nodes, the
+   * NATS servers and chests-2 in network namespaces of their own. The caller removes it after `stop`.
+   */
+  net?: ClusterNet;
   /** Bound on the whole start (240 s). */
   startTimeoutMs?: number;
   /** Progress lines of the launcher. */
@@ -78,6 +84,8 @@ export interface Cluster {
   pgbouncerPort: number;
   /** The Postgres nodes under Patroni (option `postgres: 'patroni'`). */
   patroni?: PatroniCluster;
+  /** The hosts in network namespaces (option `net`). */
+  net?: ClusterNet;
   /** The temporary directory (NATS stores, PgBouncer's configuration). */
   dir: string;
   /** The children's names: n1..n3, pgbouncer, players-1, …, gateway-2. */
@@ -126,6 +134,7 @@ interface Start {
   say: (line: string) => void;
   print: (line: string) => void;
   timings: Record<string, number>;
+  net?: ClusterNet;
 }
 
 const mark = (st: Start, phase: string, since: number) => (st.timings[phase] = Math.round((Date.now() - since) / 100) / 10);
@@ -133,9 +142,9 @@ const mark = (st: Start, phase: string, since: number) => (st.timings[phase] = M
 /** Three servers, one JetStream cluster, a meta leader elected. */
 async function startNats(st: Start): Promise<NatsNode[]> {
   const t = Date.now();
-  const nodes = await planNatsCluster(st.dir);
+  const nodes = await planNatsCluster(st.dir, 3, st.net?.nats);
   for (const n of nodes) st.sup.launch(n.name, () => startNatsNode(n, st.print));
-  st.say(`NATS: starting ${nodes.map((n) => `${n.name} on 127.0.0.1:${n.port} (routes ${n.routePort})`).join(', ')}`);
+  st.say(`NATS: starting ${nodes.map((n) => `${n.name} on ${n.host}:${n.port} (routes ${n.routePort})`).join(', ')}`);
   const leader = await waitForMetaLeader(nodes, 60_000, st.sup.dead);
   mark(st, 'nats', t);
   st.say(`NATS: cluster of ${nodes.length} servers, JetStream meta leader ${leader} (${st.timings.nats} s)`);
@@ -180,7 +189,8 @@ function startReplica(st: Start, name: ServiceName, i: number, env: NodeJS.Proce
       if (lines.length > 40) lines.shift();
       st.print(`${label.padEnd(13)}| ${line}`);
     };
-    const p = startServiceProcess(name, { cwd: ROOT, env, color: false, print: () => undefined, onLine });
+    const netns = st.net?.replicas.get(label)?.ns;
+    const p = startServiceProcess(name, { cwd: ROOT, env, color: false, print: () => undefined, onLine, netns });
     return { name: label, child: p.child, exited: p.exited, hasExited: p.hasExited, tail: () => [...lines] };
   });
 }
@@ -295,7 +305,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const started = Date.now();
   const dir = mkdtempSync(path.join(tmpdir(), 'ccs-cluster-'));
   chmodSync(dir, 0o755); // PgBouncer, started as root, runs as postgres and reads its files here
-  const st: Start = { sup: new Supervisor(say), dir, say, print: opts.print ?? (() => undefined), timings: {} };
+  const st: Start = { sup: new Supervisor(say), dir, say, print: opts.print ?? (() => undefined), timings: {}, net: opts.net };
   let db: ClusterDatabase | undefined;
   let patroni: PatroniCluster | undefined;
   let stopped: Promise<void> | undefined;
@@ -315,7 +325,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const t = Date.now();
     if (opts.postgres === 'patroni') {
       say('Postgres: three etcd members, three Postgres nodes under Patroni (synchronous, strict), HAProxy to the primary');
-      patroni = await startPatroni({ dir, say: (line) => say(line), print: st.print });
+      patroni = await startPatroni({ dir, say: (line) => say(line), print: st.print, net: opts.net?.patroni });
       baseUrl = patroni.url;
     }
     const cdb = (db = await prepareDatabase(baseUrl, opts.useExistingDatabase ?? false));
@@ -337,12 +347,14 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const gatewayPorts = opts.gatewayPorts ?? (await freePorts(replicas));
     const metricsPorts = await freePorts(replicas);
     const gatewayUrls = gatewayPorts.slice(0, replicas).map((p) => `http://127.0.0.1:${p}`);
-    const env = (name: ServiceName, i: number) => serviceEnv(name, common, bouncer, { port: gatewayPorts[i], metricsPort: metricsPorts[i] });
+    const envOf = (name: ServiceName, i: number) => serviceEnv(name, common, bouncer, { port: gatewayPorts[i], metricsPort: metricsPorts[i] });
+    const env = opts.net ? await opts.net.withRelays(envOf) : envOf;
     await startServices(st, { natsUrl, replicas, gatewayUrls, env, deadline: started + (opts.startTimeoutMs ?? 240_000) });
     mark(st, 'total', started);
     say(`services: ${replicas} replicas of each up (${st.timings.services} s); the whole cluster in ${st.timings.total} s`);
 
-    return handle(st.sup, { gatewayUrls, apiKey, secretKey, natsUrl, nodes, db: cdb, bouncer, patroni, dir, timings: st.timings, stop });
+    const cluster = handle(st.sup, { gatewayUrls, apiKey, secretKey, natsUrl, nodes, db: cdb, bouncer, patroni, dir, timings: st.timings, stop });
+    return { ...cluster, net: opts.net };
   } catch (err) {
     await stop();
     throw err;

@@ -74,7 +74,7 @@ function readyCheck(sup: Supervisor, o: Parts, name: string): () => Promise<true
   const node = o.nodes.find((n) => n.name === name);
   if (node) {
     return async () => {
-      const res = await fetch(`http://127.0.0.1:${node.monitorPort}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+      const res = await fetch(`http://${node.host}:${node.monitorPort}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
       return res?.status === 200 ? true : undefined;
     };
   }

@@ -5,6 +5,7 @@
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { IP, type NetHost } from './netns/lab.js';
 import { freePorts, startProgram, waitFor, type Child } from './processes.js';
 
 export const NATS_SERVER = process.env.NATS_SERVER_BIN || '/usr/sbin/nats-server';
@@ -12,6 +13,9 @@ export const CLUSTER_NAME = 'ccs-local';
 
 export interface NatsNode {
   name: string;
+  /** Its address: 127.0.0.1, or its own in a network namespace (`netns`, the partition drills). */
+  host: string;
+  netns?: string;
   /** Client port (nats://127.0.0.1:port). */
   port: number;
   /** Cluster route port. */
@@ -23,10 +27,12 @@ export interface NatsNode {
 }
 
 /** The servers' ports and files; nothing started yet. */
-export async function planNatsCluster(dir: string, size = 3): Promise<NatsNode[]> {
+export async function planNatsCluster(dir: string, size = 3, hosts?: NetHost[]): Promise<NatsNode[]> {
   const ports = await freePorts(size * 3);
   const nodes = Array.from({ length: size }, (_, i) => ({
     name: `n${i + 1}`,
+    host: hosts?.[i]?.address ?? '127.0.0.1',
+    netns: hosts?.[i]?.ns,
     port: ports[i * 3]!,
     routePort: ports[i * 3 + 1]!,
     monitorPort: ports[i * 3 + 2]!,
@@ -44,8 +50,8 @@ export async function planNatsCluster(dir: string, size = 3): Promise<NatsNode[]
 export function natsConfig(node: NatsNode, all: NatsNode[]): string {
   return [
     `server_name: ${node.name}`,
-    `listen: 127.0.0.1:${node.port}`,
-    `http: 127.0.0.1:${node.monitorPort}`,
+    `listen: ${node.host}:${node.port}`,
+    `http: ${node.host}:${node.monitorPort}`,
     // A graceful stop (SIGUSR2, `nats-server --signal ldm`): leaderships move first, clients leave over 30 s (its minimum).
     'lame_duck_duration: "30s"',
     'lame_duck_grace_period: "1s"',
@@ -56,19 +62,20 @@ export function natsConfig(node: NatsNode, all: NatsNode[]): string {
     '}',
     'cluster {',
     `  name: ${CLUSTER_NAME}`,
-    `  listen: 127.0.0.1:${node.routePort}`,
+    `  listen: ${node.host}:${node.routePort}`,
     '  routes: [',
-    ...all.filter((o) => o !== node).map((o) => `    nats-route://127.0.0.1:${o.routePort}`),
+    ...all.filter((o) => o !== node).map((o) => `    nats-route://${o.host}:${o.routePort}`),
     '  ]',
     '}',
     '',
   ].join('\n');
 }
 
-export const natsUrlOf = (nodes: NatsNode[]) => nodes.map((n) => `nats://127.0.0.1:${n.port}`).join(',');
+export const natsUrlOf = (nodes: NatsNode[]) => nodes.map((n) => `nats://${n.host}:${n.port}`).join(',');
 
 /** Starts one server of the plan (again, after a kill: its store directory is kept). */
 export function startNatsNode(node: NatsNode, print: (line: string) => void): Child {
+  if (node.netns) return startProgram(node.name, IP, ['netns', 'exec', node.netns, NATS_SERVER, '-c', node.configFile], print);
   return startProgram(node.name, NATS_SERVER, ['-c', node.configFile], print);
 }
 
@@ -78,7 +85,7 @@ interface Jsz {
 
 /** The JetStream meta leader as one server's monitoring port sees it ('' when none yet). */
 export async function metaLeader(node: NatsNode): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${node.monitorPort}/jsz`, { signal: AbortSignal.timeout(2000) });
+  const res = await fetch(`http://${node.host}:${node.monitorPort}/jsz`, { signal: AbortSignal.timeout(2000) });
   const body = (await res.json()) as Jsz;
   return body.meta_cluster?.leader ?? '';
 }

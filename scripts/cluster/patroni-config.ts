@@ -6,11 +6,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { findPostgresBinDir } from '@ccs/shared/testing';
+import { IP, type NetHost } from './netns/lab.js';
 
 export const PATRONI = process.env.PATRONI_BIN || '/usr/bin/patroni';
 export const PATRONICTL = process.env.PATRONICTL_BIN || '/usr/bin/patronictl';
 export const ETCD = process.env.ETCD_BIN || '/usr/bin/etcd';
 export const HAPROXY = process.env.HAPROXY_BIN || '/usr/sbin/haproxy';
+
+const LOOPBACK = '127.0.0.1';
 
 /** The cluster's name in etcd (Patroni's scope). */
 export const SCOPE = 'ccs';
@@ -48,6 +51,8 @@ export function patroniUnavailable(): string | undefined {
 
 export interface EtcdMember {
   name: string;
+  /** The address its clients (Patroni, patronictl) use; 127.0.0.1 unless the Patroni nodes live in network namespaces. */
+  host?: string;
   clientPort: number;
   peerPort: number;
 }
@@ -55,6 +60,10 @@ export interface EtcdMember {
 export interface PgNode {
   /** pg1, pg2, pg3. */
   name: string;
+  /** Its address (Postgres and the REST API listen there): 127.0.0.1, or its own in a network namespace (`netns`). */
+  host?: string;
+  /** The network namespace its Patroni (and so its Postgres) runs in (scripts/cluster/netns/lab.ts). */
+  netns?: string;
   pgPort: number;
   /** Patroni's REST API. */
   apiPort: number;
@@ -63,13 +72,35 @@ export interface PgNode {
   configFile: string;
 }
 
+/**
+ * The Patroni nodes in network namespaces (the partition drills, scripts/cluster/netns/lab.ts):
+ * three hosts, one per node, and the address etcd's clients use (one of this namespace's, which a
+ * node can be cut from on its own).
+ */
+export interface PatroniNet {
+  etcdHost: string;
+  hosts: NetHost[];
+}
+
+/**
+ * How a node's Patroni is started: as the Postgres user (`as`, when running as root), in its
+ * namespace when it has one (`ip netns exec` needs root: it enters the namespace, then setpriv
+ * drops to the Postgres user; each execs the next, so the pid is Patroni's).
+ */
+export function patroniCommand(n: PgNode, as?: { uid: number; gid: number }): { file: string; args: string[]; as?: { uid: number; gid: number } } {
+  if (!n.netns) return { file: PATRONI, args: [n.configFile], as };
+  const user = as ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups'] : [];
+  return { file: IP, args: ['netns', 'exec', n.netns, ...user, PATRONI, n.configFile] };
+}
+
 /** One etcd member's command line (a three-member cluster on loopback). */
 export function etcdArgs(m: EtcdMember, all: EtcdMember[], dir: string): string[] {
+  const host = m.host ?? LOOPBACK;
   return [
     `--name=${m.name}`,
     `--data-dir=${path.join(dir, m.name)}`,
-    `--listen-client-urls=http://127.0.0.1:${m.clientPort}`,
-    `--advertise-client-urls=http://127.0.0.1:${m.clientPort}`,
+    `--listen-client-urls=${[...new Set([LOOPBACK, host])].map((h) => `http://${h}:${m.clientPort}`).join(',')}`,
+    `--advertise-client-urls=http://${host}:${m.clientPort}`,
     `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
     `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
     `--initial-cluster=${all.map((o) => `${o.name}=http://127.0.0.1:${o.peerPort}`).join(',')}`,
@@ -84,12 +115,15 @@ export function etcdArgs(m: EtcdMember, all: EtcdMember[], dir: string): string[
 
 /** One node's Patroni configuration (JSON, which YAML reads). */
 export function patroniConfig(n: PgNode, etcd: EtcdMember[], binDir: string): Record<string, unknown> {
+  const host = n.host ?? LOOPBACK;
+  // In a network namespace the other nodes and HAProxy connect from the lab's subnet.
+  const lab = host === LOOPBACK ? [] : ['host all all samenet trust', 'host replication all samenet trust'];
   return {
     scope: SCOPE,
     name: n.name,
     log: { level: 'WARNING' },
-    restapi: { listen: `127.0.0.1:${n.apiPort}`, connect_address: `127.0.0.1:${n.apiPort}` },
-    etcd3: { hosts: etcd.map((m) => `127.0.0.1:${m.clientPort}`) },
+    restapi: { listen: `${host}:${n.apiPort}`, connect_address: `${host}:${n.apiPort}` },
+    etcd3: { hosts: etcd.map((m) => `${m.host ?? LOOPBACK}:${m.clientPort}`) },
     bootstrap: {
       dcs: {
         ...DCS_TIMING,
@@ -119,11 +153,11 @@ export function patroniConfig(n: PgNode, etcd: EtcdMember[], binDir: string): Re
         },
       },
       initdb: [{ encoding: 'UTF8' }, { auth: 'trust' }],
-      pg_hba: ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust'],
+      pg_hba: ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust', ...lab],
     },
     postgresql: {
-      listen: `127.0.0.1:${n.pgPort}`,
-      connect_address: `127.0.0.1:${n.pgPort}`,
+      listen: `${host}:${n.pgPort}`,
+      connect_address: `${host}:${n.pgPort}`,
       data_dir: n.dataDir,
       bin_dir: binDir,
       pgpass: path.join(n.dir, 'pgpass'),
@@ -140,14 +174,16 @@ export function patroniConfig(n: PgNode, etcd: EtcdMember[], binDir: string): Re
 
 /**
  * HAProxy in TCP mode: one listener sending to the node whose Patroni answers 200 on /primary,
- * checked every 500 ms (OPTIONS: Patroni answers the status without a body, which HAProxy would
- * cut off mid-write); a node marked down has its connections cut (on-marked-down
+ * checked every 500 ms, a node marked down every 200 ms (OPTIONS: Patroni answers the status
+ * without a body, which HAProxy would cut off mid-write); a node marked down has its connections cut (on-marked-down
  * shutdown-sessions), so no client stays on a demoted primary.
  */
-export function haproxyConfig(port: number, nodes: PgNode[]): string {
+export function haproxyConfig(port: number, nodes: PgNode[], statsSocket?: string): string {
   return [
     'global',
     '  maxconn 1000',
+    // Where the drill reads each server's state (`show stat`): a switchover resumes the moment the new primary is up.
+    ...(statsSocket ? [`  stats socket ${statsSocket} mode 600 level user`] : []),
     'defaults',
     '  mode tcp',
     // A refused connection (the primary just died, not yet marked down) fails at once rather than
@@ -162,8 +198,9 @@ export function haproxyConfig(port: number, nodes: PgNode[]): string {
     `  bind 127.0.0.1:${port}`,
     '  option httpchk OPTIONS /primary',
     '  http-check expect status 200',
-    '  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions',
-    ...nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} maxconn 300 check port ${n.apiPort}`),
+    // A server that is down (a standby) is checked every 200 ms: a new primary is sent to soon after its promotion.
+    '  default-server inter 500ms downinter 200ms fall 2 rise 1 on-marked-down shutdown-sessions',
+    ...nodes.map((n) => `  server ${n.name} ${n.host ?? LOOPBACK}:${n.pgPort} maxconn 300 check port ${n.apiPort}`),
     '',
   ].join('\n');
 }

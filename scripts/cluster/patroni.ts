@@ -13,7 +13,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { findPostgresBinDir } from '@ccs/shared/testing';
 import {
   checkDcsTiming,
@@ -22,17 +21,19 @@ import {
   etcdArgs,
   HAPROXY,
   haproxyConfig,
-  PATRONI,
   PATRONICTL,
   patroniConfig,
+  patroniCommand,
   patroniUnavailable,
   SCOPE,
+  type PatroniNet,
   type EtcdMember,
   type PgNode,
 } from './patroni-config.js';
-import { freePorts, sleep, stopChild, track, waitFor, type Child } from './processes.js';
+import { waitForHaproxyRoute } from './haproxy-route.js';
+import { freePorts, httpStatus, sleep, stopChild, track, waitFor, type Child } from './processes.js';
 
-export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PgNode } from './patroni-config.js';
+export { checkDcsTiming, DCS_TIMING, patroniUnavailable, type EtcdMember, type PatroniNet, type PgNode } from './patroni-config.js';
 
 export interface PatroniCluster {
   /** postgres://postgres@127.0.0.1:<HAProxy>/postgres: the primary, wherever it is. */
@@ -56,6 +57,13 @@ export interface PatroniCluster {
   switchoverByApi(candidate: string): Promise<void>;
   /** Until HAProxy sends new connections to `name` (or the primary) only: six in a row reach it. */
   waitForHaproxyOn(name?: string, timeoutMs?: number): Promise<void>;
+  /**
+   * Points a standby at `upstream` (Patroni's `replicatefrom` tag: cascading replication), or back
+   * at the primary (undefined): its file rewritten, its Patroni reloaded (SIGHUP).
+   */
+  replicateFrom(name: string, upstream: string | undefined): void;
+  /** The standbys streaming from a node now (its pg_stat_replication, as its REST API reports it). */
+  streamingFrom(name: string): Promise<string[]>;
   /** Until one primary and both standbys stream from it, a synchronous one among them. */
   healthy(timeoutMs?: number): Promise<void>;
   /** The postmaster's pid of a node (from postmaster.pid), if it runs. */
@@ -71,13 +79,6 @@ function runAsPostgres(): { uid: number; gid: number } | undefined {
   if (uid.status !== 0 || gid.status !== 0)
     throw new Error(`running as root and there is no "${user}" user to run Postgres as (set PRIVATE_PG_USER)`);
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-async function httpStatus(url: string, timeoutMs = 1500): Promise<number> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
-  if (!res) return 0;
-  await res.body?.cancel().catch(() => undefined);
-  return res.status;
 }
 
 type Member = { name: string; role: string; state: string; timeline?: number };
@@ -116,7 +117,8 @@ class Topology implements PatroniCluster {
   }
 
   private api(name: string): string {
-    return `http://127.0.0.1:${this.node(name).apiPort}`;
+    const n = this.node(name);
+    return `http://${n.host ?? '127.0.0.1'}:${n.apiPort}`;
   }
 
   postmasterPid(name: string): number | undefined {
@@ -161,12 +163,17 @@ class Topology implements PatroniCluster {
     this.expected.delete(name);
     const env = { ...process.env, PATH: `${this.binDir}:${process.env.PATH}`, HOME: n.dir, PGPASSFILE: path.join(n.dir, 'pgpass') };
     const opts = { stdio: ['ignore', 'pipe', 'pipe'] as ('ignore' | 'pipe')[], env, uid: this.as?.uid, gid: this.as?.gid, cwd: n.dir };
-    this.children.set(name, track(name, spawn(PATRONI, [n.configFile], opts), this.print));
+    const cmd = patroniCommand(n, this.as);
+    this.children.set(name, track(name, spawn(cmd.file, cmd.args, { ...opts, uid: cmd.as?.uid, gid: cmd.as?.gid }), this.print));
+  }
+
+  private get statsSocket(): string {
+    return path.join(this.dir, 'haproxy.sock');
   }
 
   startHaproxy(port: number): void {
     const file = path.join(this.dir, 'haproxy.cfg');
-    writeFileSync(file, haproxyConfig(port, this.nodes));
+    writeFileSync(file, haproxyConfig(port, this.nodes, this.statsSocket));
     this.children.set('haproxy', track('haproxy', spawn(HAPROXY, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] }), this.print));
     this.port = port;
     this.url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -183,6 +190,23 @@ class Topology implements PatroniCluster {
       if (res?.status === 200) return ((await res.json()) as { members: Member[] }).members;
     }
     return [];
+  }
+
+  replicateFrom(name: string, upstream: string | undefined): void {
+    const n = this.node(name);
+    const config = JSON.parse(readFileSync(n.configFile, 'utf8')) as { tags: Record<string, unknown> };
+    if (upstream === undefined) delete config.tags.replicatefrom;
+    else config.tags.replicatefrom = upstream;
+    writeFileSync(n.configFile, JSON.stringify(config, null, 2));
+    const c = this.children.get(name);
+    if (c && !c.hasExited()) c.child.kill('SIGHUP');
+  }
+
+  async streamingFrom(name: string): Promise<string[]> {
+    const res = await fetch(`${this.api(name)}/patroni`, { signal: AbortSignal.timeout(1500) }).catch(() => undefined);
+    if (res?.status !== 200) return [];
+    const body = (await res.json()) as { replication?: { application_name: string; state: string }[] };
+    return (body.replication ?? []).filter((r) => r.state === 'streaming').map((r) => r.application_name);
   }
 
   async healthy(timeoutMs = 120_000): Promise<void> {
@@ -247,33 +271,10 @@ class Topology implements PatroniCluster {
     if (res.status !== 200) throw new Error(`switchover ${leader} → ${candidate}: ${res.status} ${text}`);
   }
 
-  /**
-   * Until HAProxy sends new connections to the primary (`name`, when given) only: six in a row
-   * reach it. HAProxy starts with every server up until its checks fail (`fall` of them), and
-   * marks a new primary up only at its next check.
-   */
   async waitForHaproxyOn(name?: string, timeoutMs = 30_000): Promise<void> {
+    const names = this.nodes.map((n) => n.name);
     const port = name === undefined ? undefined : this.node(name).pgPort;
-    let inARow = 0;
-    await waitFor(
-      `HAProxy routes to ${name ?? 'the primary'} only`,
-      async () => {
-        const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2000 });
-        c.on('error', () => undefined);
-        try {
-          await c.connect();
-          const r = await c.query<{ r: boolean; port: number }>("SELECT pg_is_in_recovery() AS r, current_setting('port')::int AS port");
-          inARow = !r.rows[0]!.r && (port === undefined || r.rows[0]!.port === port) ? inARow + 1 : 0;
-          return inARow >= 6 ? true : undefined;
-        } catch {
-          inARow = 0;
-          return undefined;
-        } finally {
-          await c.end().catch(() => undefined);
-        }
-      },
-      { timeoutMs, everyMs: 50, dead: this.dead },
-    );
+    await waitForHaproxyRoute({ socket: this.statsSocket, url: this.url, names, name, port, timeoutMs, dead: this.dead });
   }
 
   async switchover(candidate: string): Promise<string> {
@@ -298,14 +299,17 @@ class Topology implements PatroniCluster {
   }
 }
 
-/** Where everything goes: free loopback ports, a folder per node. */
-async function plan(dir: string): Promise<{ etcd: EtcdMember[]; nodes: PgNode[]; haPort: number }> {
+/** Where everything goes: free loopback ports, a folder per node; with `net`, the nodes' namespaces and addresses. */
+async function plan(dir: string, net?: PatroniNet): Promise<{ etcd: EtcdMember[]; nodes: PgNode[]; haPort: number }> {
   const ports = await freePorts(13);
-  const etcd = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, clientPort: ports[i * 2]!, peerPort: ports[i * 2 + 1]! }));
+  const etcd = [0, 1, 2].map((i) => ({ name: `etcd${i + 1}`, clientPort: ports[i * 2]!, peerPort: ports[i * 2 + 1]!, host: net?.etcdHost }));
   const nodes = [0, 1, 2].map((i) => {
     const d = path.join(dir, `pg${i + 1}`);
+    const host = net?.hosts[i];
     return {
       name: `pg${i + 1}`,
+      host: host?.address,
+      netns: host?.ns,
       pgPort: ports[6 + i * 2]!,
       apiPort: ports[7 + i * 2]!,
       dir: d,
@@ -325,6 +329,7 @@ export async function startPatroni(o: {
   say: (line: string) => void;
   print: (line: string) => void;
   timeoutMs?: number;
+  net?: PatroniNet;
 }): Promise<PatroniCluster> {
   checkDcsTiming(DCS_TIMING);
   const why = patroniUnavailable();
@@ -334,7 +339,7 @@ export async function startPatroni(o: {
   // Patroni runs as postgres: it must reach its node's folder.
   chmodSync(o.dir, 0o755);
   chmodSync(dir, 0o755);
-  const { etcd, nodes, haPort } = await plan(dir);
+  const { etcd, nodes, haPort } = await plan(dir, o.net);
   const t = new Topology(dir, etcd, nodes, o.print);
   const started = Date.now();
   const took = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;

@@ -102,6 +102,9 @@ export interface Bouncer {
   url(service: SchemaOwner): string;
 }
 
+/** Seconds a query waits in PgBouncer's queue for a server connection before it fails (query_wait_timeout). */
+export const QUERY_WAIT_TIMEOUT_S = 2;
+
 /** PgBouncer's settings: transaction pooling, trust (the local Postgres trusts loopback), one pool per role. */
 export function pgbouncerConfig(opts: { port: number; dir: string; pgHost: string; pgPort: number; database: string; poolSize: number }): string {
   return [
@@ -125,6 +128,12 @@ export function pgbouncerConfig(opts: { port: number; dir: string; pgHost: strin
     // pool refuses its clients for this long before it tries again: the default, 15 s, turned a 0.3 s
     // Postgres restart into 15 s of 503s (npm run chaos -- --cluster).
     'server_login_retry = 1',
+    // A query waits at most this long for a server connection, then fails (SQLSTATE 08P01: the
+    // services answer 503 database_unavailable). PgBouncer 1.18 keeps its clients' queries queued
+    // while it cannot log in to a new server (a lost primary, 120 s by default): a purchase in
+    // flight waited past the gateway's bound (a 504) instead of being answered 503. A planned
+    // PAUSE longer than this raises it for its duration (drill/patroni-faults.ts, switchover).
+    `query_wait_timeout = ${QUERY_WAIT_TIMEOUT_S}`,
     'log_connections = 0',
     'log_disconnections = 0',
     '',
@@ -168,14 +177,27 @@ export function spawnPgbouncer(configFile: string, print: (line: string) => void
 
 /**
  * A command on PgBouncer's admin console (`PAUSE`: every server connection closed once its
- * transaction ends, new transactions wait; `RESUME`).
+ * transaction ends, new transactions wait; `RESUME`; `SET query_wait_timeout = <s>`).
  */
-export async function pgbouncerAdmin(port: number, command: 'PAUSE' | 'RESUME'): Promise<void> {
+export async function pgbouncerAdmin(port: number, command: 'PAUSE' | 'RESUME' | `SET query_wait_timeout = ${number}`): Promise<void> {
   const c = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/pgbouncer`, connectionTimeoutMillis: 5000 });
   c.on('error', () => undefined);
   await c.connect();
   try {
     await c.query(command);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+/** How many clients wait in PgBouncer's queues for a server connection (SHOW POOLS, cl_waiting). */
+export async function pgbouncerWaiting(port: number): Promise<number> {
+  const c = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/pgbouncer`, connectionTimeoutMillis: 5000 });
+  c.on('error', () => undefined);
+  await c.connect();
+  try {
+    const r = await c.query<{ cl_waiting: string }>('SHOW POOLS');
+    return r.rows.reduce((n, row) => n + Number(row.cl_waiting), 0);
   } finally {
     await c.end().catch(() => undefined);
   }

@@ -104,3 +104,11 @@ export async function waitFor<T>(
     await sleep(opts.everyMs ?? 250);
   }
 }
+
+/** The status an HTTP GET of `url` answers (0: no answer within `timeoutMs`), its body discarded. */
+export async function httpStatus(url: string, timeoutMs = 1500): Promise<number> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
+  if (!res) return 0;
+  await res.body?.cancel().catch(() => undefined);
+  return res.status;
+}

@@ -60,7 +60,7 @@ if exists "$BASE_IMAGE" && [ "${REBUILD_BASE:-0}" != 1 ]; then say "base $BASE_I
   if ! command -v debootstrap >/dev/null; then
     say "installing debootstrap (apt-get)"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q debootstrap >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q debootstrap >/dev/null; } ||
+    apt-get -o DPkg::Lock::Timeout=300 install -y -q debootstrap >/dev/null 2>&1 || { apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null && apt-get -o DPkg::Lock::Timeout=300 install -y -q debootstrap >/dev/null; } ||
       die "could not install debootstrap (apt-get install debootstrap)"
   fi
   m=$(mirror)

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { IP } from '../cluster/netns/lab.js';
 
 /**
  * The seven processes of the stack, in start order: players first, it seeds the demo app; egress
@@ -59,9 +60,12 @@ function label(name: ServiceName, color: boolean): string {
  */
 export function startServiceProcess(
   name: ServiceName,
-  opts: { cwd: string; env: NodeJS.ProcessEnv; color: boolean; print: (line: string) => void; onLine?: (line: string) => void },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; color: boolean; print: (line: string) => void; onLine?: (line: string) => void; netns?: string },
 ): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=development', `services/${name}/src/main.ts`], {
+  const args = ['--import', 'tsx', '--conditions=development', `services/${name}/src/main.ts`];
+  // In a network namespace (the cluster's partition drills): `ip netns exec` execs node, so the pid is the service's.
+  const [file, argv] = opts.netns ? [IP, ['netns', 'exec', opts.netns, process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(file, argv, {
     cwd: opts.cwd,
     env: opts.env,
     stdio: ['ignore', 'pipe', 'pipe'],

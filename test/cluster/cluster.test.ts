@@ -15,7 +15,14 @@
  *    taken out of the test's rotation before its SIGTERM, as a load balancer does (Kubernetes'
  *    preStop pause);
  * 4. PgBouncer is killed (SIGKILL), and started again on the same port 1 s later (what the
- *    services see of a Postgres restart, without restarting the machine's Postgres).
+ *    services see of a Postgres restart, without restarting the machine's Postgres);
+ * 5. with Patroni installed (CI installs it; `apt-get install patroni etcd-server haproxy`), the
+ *    cluster runs on its own three Postgres nodes under Patroni (synchronous, strict; HAProxy to
+ *    the primary; scripts/cluster/patroni.ts), and the synchronous standby's machine is lost
+ *    (Patroni and Postgres SIGKILL) under the history drill's keyed writes: the other standby
+ *    becomes synchronous, writes go on, and the history checker finds every acknowledged write
+ *    once, no client-visible error (scripts/cluster/drill/patroni-faults.ts, the shortest of its
+ *    faults).
  *
  * Each killed process is started again and ready before the next scenario. At the end every
  * opening's grants are waited for, and per scenario the test prints attempted / lost / duplicated
@@ -32,7 +39,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../../scripts/cluster/cluster.js';
 import { Drill, ok, visible, type DrillScenario } from '../../scripts/cluster/drill/index.js';
 import { grantsLeaderKilled, natsServerKilled, pgbouncerKilled, rollingRestart } from '../../scripts/cluster/drill/faults.js';
+import { syncStandbyKilled } from '../../scripts/cluster/drill/patroni-faults.js';
 import { NATS_SERVER } from '../../scripts/cluster/nats-cluster.js';
+import { patroniUnavailable } from '../../scripts/cluster/patroni.js';
 import { PGBOUNCER } from '../../scripts/cluster/postgres.js';
 
 /** How long PgBouncer stays killed before it starts again (scenario 4). */
@@ -42,6 +51,10 @@ const installed = existsSync(NATS_SERVER) && existsSync(PGBOUNCER);
 // CI installs both (.ci/run); elsewhere the test says what is missing instead of failing.
 const run = installed || Boolean(process.env.CI);
 if (!run) console.warn(`test/cluster skipped: needs ${NATS_SERVER} and ${PGBOUNCER} (apt-get install nats-server pgbouncer)`);
+// Postgres under Patroni when its packages are here; CI must have them (.ci/run installs them).
+const noPatroni = patroniUnavailable();
+const patroni = noPatroni === undefined || Boolean(process.env.CI);
+if (run && !patroni) console.warn(`test/cluster: scenario 5 (Patroni) skipped: ${noPatroni}`);
 
 const say = (line: string) => console.log(`[cluster] ${line}`);
 
@@ -58,8 +71,10 @@ describe.runIf(run)('stack:cluster: three NATS servers, PgBouncer, two replicas 
   }
 
   beforeAll(async () => {
+    if (patroni && noPatroni) throw new Error(`CI runs the cluster on Patroni, which cannot run here: ${noPatroni}`);
     cluster = await startCluster({
       logLevel: 'warn',
+      postgres: patroni ? 'patroni' : 'single',
       // The burst is one app's traffic from one address; cheap password hashing for the registrations.
       env: { RATE_LIMIT: 'off', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' },
       say,
@@ -105,6 +120,21 @@ describe.runIf(run)('stack:cluster: three NATS servers, PgBouncer, two replicas 
     // Away about as long as a Postgres restart takes; within the services' 3 s window for keyed writes.
     check(await pgbouncerKilled(drill, PGBOUNCER_DOWN_MS));
   }, 120_000);
+
+  it.runIf(patroni)(
+    "5. the synchronous standby's machine is lost (Patroni and Postgres SIGKILL): writes go on, every acknowledged one once, no error",
+    async () => {
+      const s = await syncStandbyKilled(drill);
+      expect(s.error, 'the scenario did not finish (its [cluster] lines say why)').toBeUndefined();
+      expect(cluster.unexpectedExits).toEqual([]);
+      expect({ lost: s.history?.lost, duplicated: s.history?.duplicated, problems: s.history?.problems }).toEqual({
+        lost: 0,
+        duplicated: 0,
+        problems: [],
+      });
+    },
+    300_000,
+  );
 
   it('loses and duplicates nothing in any scenario (grants included), and says how many held', async () => {
     expect(drill.scenarios.length).toBeGreaterThan(0);

@@ -164,7 +164,7 @@ describe('console: the support desk', () => {
       await close();
     });
 
-    it(`acts on a player at ${width} px, each action asked first and recorded with its note`, { timeout: 90_000 }, async () => {
+    it(`acts on a player at ${width} px, each action asked first and recorded with its note`, { timeout: 180_000 }, async () => {
       const p = players[width]!;
       const { page, errors, close } = await desk(width);
       const note = (action: string) => `Ticket ${width}-${action}: ${run}`;

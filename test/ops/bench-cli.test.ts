@@ -7,7 +7,8 @@ const bench = (...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', '--conditions=development', 'bench/run.ts', ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 30_000,
+    // A guard against a hang only: on two loaded cores the import alone can take seconds.
+    timeout: 120_000,
   });
 
 describe('npm run bench, from the command line', () => {
@@ -28,7 +29,8 @@ describe('npm run bench, from the command line', () => {
     const bad = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=development', 'bench/run.ts'], {
       cwd: ROOT,
       encoding: 'utf8',
-      timeout: 30_000,
+      // A guard against a hang only: on two loaded cores the import alone can take seconds.
+    timeout: 120_000,
       env: { ...process.env, BENCH_DURATION: 'soon' },
     });
     expect([bad.status, bad.stderr.trim()]).toEqual([2, '[bench] BENCH_DURATION must be a number ≥ 0, not "soon"; see docs/performance.md']);

@@ -43,6 +43,13 @@ describe('.ci/run', () => {
     expect(up.stdout).toMatch(/Widget is up/);
   });
 
+  it("installs Debian's patroni, etcd-server and haproxy before the cluster tier, saying what to do when it cannot", () => {
+    const install = script.slice(script.indexOf('patroni_path='), script.indexOf('\nfi\n', script.indexOf('patroni_path=')));
+    expect(install).toContain('apt-get install -y -q patroni etcd-server haproxy');
+    expect(install).toMatch(/fail "could not install patroni, etcd-server and haproxy: .*PATRONI_BIN/);
+    expect(script.indexOf('patroni_path=')).toBeLessThan(script.indexOf('npm run test:cluster'));
+  });
+
   it('checks for dead code (knip) in the lint lane, before the build', () => {
     const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
       scripts: Record<string, string>;

@@ -48,6 +48,11 @@ describe('the Patroni topology', () => {
     expect(cfg).toContain('http-check expect status 200');
     expect(cfg).toMatch(/default-server .*on-marked-down shutdown-sessions/);
     for (const n of nodes) expect(cfg).toContain(`server ${n.name} 127.0.0.1:${n.pgPort} maxconn 300 check port ${n.apiPort}`);
+    // A standby (down for HAProxy) is checked more often: a promoted one is sent to soon.
+    expect(cfg).toMatch(/default-server inter 500ms downinter 200ms /);
+    // The stats socket (each server's state, for the drill) only when asked for.
+    expect(cfg).not.toContain('stats socket');
+    expect(haproxyConfig(6000, nodes, '/tmp/x/haproxy.sock')).toContain('stats socket /tmp/x/haproxy.sock mode 600 level user');
   });
 
   it('starts three etcd members that know each other', () => {

@@ -7,8 +7,8 @@ import { rollingRestart, startReplicas, type Stop } from './support/rolling.js';
 
 // Each scenario: an in-process stack and gateway, two child replicas of the service under test,
 // a steady stream of requests through the gateway, and a rolling restart of both replicas.
-// About 10 s each; bounded by SCENARIO_MS (each replica's start and stop are bounded too).
-const SCENARIO_MS = 45_000;
+// About 10 s each; SCENARIO_MS is only a safety net against a hang, minutes on a busy machine.
+const SCENARIO_MS = 180_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A decimal string of the wallet ("1500.01") in cents, exactly. */
@@ -17,13 +17,14 @@ const cents = (amount: string) => {
   return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
 };
 
-/** Each replica stopped on its own, cleanly and promptly. */
+/** Each replica stopped on its own, cleanly: by its drain. */
 function expectCleanStops(stops: Stop[]) {
   expect(stops).toHaveLength(2);
   for (const s of stops) {
     expect({ label: s.label, code: s.code, signal: s.signal }, s.output.slice(-3000)).toEqual({ label: s.label, code: 0, signal: null });
-    expect(s.ms).toBeLessThan(25_000);
+    // Stopped by its drain ("service stopped", exit 0), not by the shutdown bound's forced exit.
     expect(s.output).toMatch(/service stopped/);
+    expect(s.output).not.toMatch(/did not stop within/);
   }
 }
 

@@ -284,7 +284,7 @@ describe('costly studio work is bounded: simulations', () => {
 
   it(
     "keeps the gateway answering while a 100,000-opening simulation runs: health, another app's reads and simulation come first",
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const order: string[] = [];
       const big = simulate(first.secretKey, 100_000).then((res) => {
@@ -314,7 +314,7 @@ describe('costly studio work is bounded: simulations', () => {
 
   it(
     'runs one simulation per app at a time: the second gets 429 simulation_busy with Retry-After; another app is not held up',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const [a, b] = await Promise.all([simulate(first.secretKey, 100_000), simulate(first.secretKey, 100_000)]);
       const busy = [a, b].find((r) => r.statusCode === 429)!;
@@ -333,7 +333,7 @@ describe('costly studio work is bounded: simulations', () => {
     },
   );
 
-  it('lets eight concurrent 100,000-opening simulations of one app run exactly one; nothing is left locked', { timeout: 60_000 }, async () => {
+  it('lets eight concurrent 100,000-opening simulations of one app run exactly one; nothing is left locked', { timeout: 180_000 }, async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => simulate(first.secretKey, 100_000)));
     expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 429, 429, 429, 429, 429, 429, 429]);
     for (const r of answers.filter((x) => x.statusCode === 429)) expectError(r, 429, 'simulation_busy');

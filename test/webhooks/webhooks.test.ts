@@ -156,7 +156,8 @@ describe('webhooks', () => {
     });
     const header = String(got!.headers['ccs-signature']);
     const [, t, v1] = header.match(/^t=(\d+),v1=([0-9a-f]{64})$/) ?? [];
-    expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(30);
+    // Seconds of the signing time (not milliseconds, not zero); generous for a busy machine.
+    expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(300);
     // Computed here independently of the service's code.
     expect(v1).toBe(createHmac('sha256', secret).update(`${t}.${got!.raw}`).digest('hex'));
     expect(verifyWebhook(secret, header, got!.raw)).toEqual({ ok: true, timestamp: Number(t) });

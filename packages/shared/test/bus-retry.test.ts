@@ -81,10 +81,9 @@ describe('Bus: calls that meet a dead or missing replica', () => {
     await nc.flush();
     const started = Date.now();
     await expect(bus.request(Write, { n: 3 }, ctx)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
-    const waited = Date.now() - started;
-    // It kept trying for its window, and gave up rather than hanging (generous: a loaded machine).
-    expect(waited).toBeGreaterThanOrEqual(800);
-    expect(waited).toBeLessThan(5_000);
+    // It kept trying for its window (a lower bound: a busy machine only makes it longer), then gave
+    // up with service_unavailable; a hang would fail by the test's timeout.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(800);
   });
 
   it('answers 504, not 503, when the repeat of a timed-out keyed write finds no replica (the first try may have applied)', async () => {

@@ -12,6 +12,9 @@ import { createTestDatabase, testInfra } from '../src/testing/index.js';
 const escaped: unknown[] = [];
 const onEscape = (err: unknown) => void escaped.push(err);
 
+/** The advisory lock a 'slow-commit' row's COMMIT waits for. */
+const COMMIT_LOCK = 7301;
+
 let db: { url: string; drop(): Promise<void> };
 let admin: pg.Client;
 let pool: pg.Pool;
@@ -19,6 +22,11 @@ let pool: pg.Pool;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pidOf = async (c: pg.PoolClient) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 const terminate = async (pid: number) => (await admin.query('SELECT pg_terminate_backend($1)', [pid])).rowCount;
+/** Terminates the backend once pg_stat_activity shows it in the state `where` says (polled: no guess of how long it takes to get there). */
+async function terminateWhen(pid: number, where: string) {
+  while (!(await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND ${where}`, [pid])).rowCount) await sleep(20);
+  await terminate(pid);
+}
 const rowsOf = async (tag: string) => (await admin.query('SELECT count(*)::int AS n FROM t WHERE tag = $1', [tag])).rows[0].n as number;
 
 /** Rejects with the 503 a lost database maps to. */
@@ -46,10 +54,11 @@ beforeAll(async () => {
   admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
   await admin.query('CREATE SCHEMA s; CREATE TABLE s.t (id serial PRIMARY KEY, tag text NOT NULL)');
-  // COMMIT of a row tagged 'slow-commit' runs this deferred trigger, which takes a second.
+  // COMMIT of a row tagged 'slow-commit' runs this deferred trigger, which waits for the advisory
+  // lock COMMIT_LOCK while the test holds it: the COMMIT is then in progress for as long as needed.
   await admin.query(`
     CREATE FUNCTION s.slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN IF NEW.tag LIKE 'slow-commit%' THEN PERFORM pg_sleep(1); END IF; RETURN NULL; END $$;
+    BEGIN IF NEW.tag LIKE 'slow-commit%' THEN PERFORM pg_advisory_xact_lock(${COMMIT_LOCK}); END IF; RETURN NULL; END $$;
     CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON s.t DEFERRABLE INITIALLY DEFERRED
       FOR EACH ROW EXECUTE FUNCTION s.slow_commit();
     SET search_path = s`);
@@ -92,8 +101,9 @@ describe('a client checked out inside withTransaction loses its backend', () => 
       withTransaction(pool, async (tx) => {
         const pid = await pidOf(tx);
         await tx.query("INSERT INTO t (tag) VALUES ('during')");
-        setTimeout(() => void terminate(pid), 150);
-        await tx.query('SELECT pg_sleep(5)');
+        // Terminated once Postgres shows it running; the sleep's length is only a safety net.
+        void terminateWhen(pid, "state = 'active' AND query LIKE 'SELECT pg_sleep%'");
+        await tx.query('SELECT pg_sleep(300)');
       }),
     );
     expect(await rowsOf('during')).toBe(0);
@@ -102,16 +112,20 @@ describe('a client checked out inside withTransaction loses its backend', () => 
 
   it('at COMMIT: 503, and the transaction the COMMIT did not finish is not applied', async () => {
     let pid = 0;
-    const began = Date.now();
-    await expectUnavailable(
-      withTransaction(pool, async (tx) => {
-        pid = await pidOf(tx);
-        await tx.query("INSERT INTO t (tag) VALUES ('slow-commit')");
-        // The COMMIT below runs the one-second deferred trigger; the backend dies inside it.
-        setTimeout(() => void terminate(pid), 300);
-      }),
-    );
-    expect(Date.now() - began).toBeLessThan(1000);
+    await admin.query('SELECT pg_advisory_lock($1)', [COMMIT_LOCK]);
+    try {
+      await expectUnavailable(
+        withTransaction(pool, async (tx) => {
+          pid = await pidOf(tx);
+          await tx.query("INSERT INTO t (tag) VALUES ('slow-commit')");
+          // The COMMIT below runs the deferred trigger, which waits for the lock the test holds; the
+          // backend is terminated once Postgres shows the COMMIT waiting there.
+          void terminateWhen(pid, "query = 'COMMIT' AND wait_event_type = 'Lock' AND wait_event = 'advisory'");
+        }),
+      );
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock($1)', [COMMIT_LOCK]);
+    }
     expect(await rowsOf('slow-commit')).toBe(0);
     await expectPoolWorks('after-commit');
   });
@@ -125,6 +139,18 @@ describe('a client checked out inside withTransaction loses its backend', () => 
     }).catch((e: unknown) => e);
     expect(err).toBe(notFound);
     await expectPoolWorks('after-domain-error');
+  });
+
+  it('a write that reaches a node in recovery (read-only: a failover under way) is 503, nothing applied', async () => {
+    // What a standby answers; a read-only transaction fails the same way (SQLSTATE 25006).
+    await expectUnavailable(
+      withTransaction(pool, async (tx) => {
+        await tx.query('SET TRANSACTION READ ONLY');
+        await tx.query("INSERT INTO t (tag) VALUES ('read-only')");
+      }),
+    );
+    expect(await rowsOf('read-only')).toBe(0);
+    await expectPoolWorks('after-read-only');
   });
 
   it('an ordinary SQL error is unchanged (a bug stays a 500) and the client goes back to the pool', async () => {
@@ -235,10 +261,13 @@ describe('other guarded checkouts', () => {
   });
 
   it('an exhausted pool past its connect timeout is 503, not 500', async () => {
-    const small = new pg.Pool({ connectionString: db.url, max: 1, connectionTimeoutMillis: 200 });
+    // The one connection is made with all the time a busy machine needs; only the wait for it
+    // while it is held is bounded short (pg-pool reads the option at each connect).
+    const small = new pg.Pool({ connectionString: db.url, max: 1, connectionTimeoutMillis: 30_000 });
     small.on('error', () => undefined);
     try {
       const held = await checkout(small);
+      small.options.connectionTimeoutMillis = 200;
       await expectUnavailable(withTransaction(small, async () => 1));
       held.release();
       expect(await withTransaction(small, async (tx) => (await tx.query('SELECT 1 AS one')).rows)).toEqual([{ one: 1 }]);
@@ -255,6 +284,7 @@ describe('isDatabaseUnavailable', () => {
     ['57P01 admin_shutdown', withCode('57P01', 'terminating connection due to administrator command')],
     ['57P02 crash_shutdown', withCode('57P02')],
     ['57P03 cannot_connect_now', withCode('57P03', 'the database system is starting up')],
+    ['25006 read_only_sql_transaction', withCode('25006', 'cannot execute INSERT in a read-only transaction')],
     ['53300 too_many_connections', withCode('53300')],
     ['08006 connection_failure', withCode('08006')],
     ['08001 sqlclient_unable_to_establish_sqlconnection', withCode('08001')],

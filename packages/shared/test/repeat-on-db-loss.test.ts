@@ -54,7 +54,7 @@ describe('repeatOnDatabaseLoss', () => {
 
   it('gives up when the window ends, and never repeats a refusal', async () => {
     const down = flaky(1_000);
-    await expect(repeatOnDatabaseLoss(Read, {}, down.handle, 300)).rejects.toThrow();
+    await expect(repeatOnDatabaseLoss(Read, {}, down.handle, { windowMs: 300 })).rejects.toThrow();
     expect(down.calls).toBeGreaterThan(1);
     expect(down.calls).toBeLessThan(10);
     let refused = 0;

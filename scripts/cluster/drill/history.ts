@@ -157,8 +157,11 @@ async function balancesOff(db: pg.Pool, ids: string[]): Promise<string[]> {
   return r.rows.filter((x) => Number(x.amount) !== Number(x.sum)).map((x) => `player ${x.player_id}: balance ${x.amount}, ledger sum ${x.sum}`);
 }
 
-/** Openings whose items are not in collections exactly once; waits (up to `boundMs`) for grants in flight. */
-async function itemsOff(db: pg.Pool, ids: string[], boundMs: number): Promise<string[]> {
+/**
+ * Openings whose items are not in collections exactly once; waits (up to `boundMs`) for grants in
+ * flight. `grants`: the openings, their items and the grants found (the last look).
+ */
+async function itemsOff(db: pg.Pool, ids: string[], boundMs: number, grants = { openings: 0, items: 0, granted: 0 }): Promise<string[]> {
   const deadline = Date.now() + boundMs;
   for (;;) {
     const r = await db.query<{ id: string; expected: number; granted: number; distinct_slots: number }>(
@@ -168,6 +171,11 @@ async function itemsOff(db: pg.Pool, ids: string[], boundMs: number): Promise<st
       [ids],
     );
     const off = r.rows.filter((x) => x.granted !== x.expected);
+    Object.assign(grants, {
+      openings: r.rows.length,
+      items: r.rows.reduce((n, x) => n + x.expected, 0),
+      granted: r.rows.reduce((n, x) => n + x.granted, 0),
+    });
     const over = off.filter((x) => x.granted > x.expected);
     if (!off.length || over.length || Date.now() > deadline)
       return off.map((x) => `opening ${x.id}: ${x.granted} of its ${x.expected} items in collections`);
@@ -200,7 +208,17 @@ export interface HistoryResult {
   lines: string[];
 }
 
-const stableData = (a: Answer) => JSON.stringify(a.body?.data ?? null);
+/**
+ * What an acknowledgement and its replay must both say: the document, less an opening's
+ * collectibles' `meta.converted` (known only once collections confirmed the grant: absent from an
+ * opening acknowledged with its grant still pending, present in its replay).
+ */
+const stableData = (a: Answer) =>
+  JSON.stringify(a.body?.data ?? null, (k, v: unknown) => {
+    if (k !== 'meta' || !v || typeof v !== 'object' || !('converted' in v)) return v;
+    const { converted: _converted, ...rest } = v as Record<string, unknown>;
+    return Object.keys(rest).length ? rest : undefined;
+  });
 const named = (w: Write) => `${w.kind} ${w.kind === 'open' ? w.chest : w.key}`;
 const KINDS: WriteKind[] = ['credit', 'purchase', 'open'];
 
@@ -291,7 +309,9 @@ export async function checkHistory(db: pg.Pool, client: DrillClient, writes: Wri
     if (n !== 1) problems.push(`${named(w)}: present ${n} times after its retry`);
   }
   problems.push(...(await balancesOff(db, ids)));
-  problems.push(...(await itemsOff(db, ids, 90_000)));
+  const grants = { openings: 0, items: 0, granted: 0 };
+  const itemProblems = await itemsOff(db, ids, 90_000, grants);
+  problems.push(...itemProblems);
   const ms = a.all.map((x) => x.ms).sort((x, y) => x - y);
   const slowest = `slowest request ${((ms.at(-1) ?? 0) / 1000).toFixed(1)} s, median ${((ms[Math.floor(ms.length / 2)] ?? 0) / 1000).toFixed(2)} s`;
   const c = (k: WriteKind) => `${k} ${a.counts[k].ok} ok / ${a.counts[k].refused} refused / ${a.counts[k].unknown} unknown`;
@@ -299,6 +319,7 @@ export async function checkHistory(db: pg.Pool, client: DrillClient, writes: Wri
     `history: ${writes.length} writes (${KINDS.map(c).join('; ')}); ${a.all.length} requests (${a.attempts.ok} ok, ${a.attempts.refused} refused, ${a.attempts.unknown} unknown); ${slowest}`,
     `history: acknowledged lost ${j.lost}, duplicated ${j.duplicated}; unknown before retry: ${j.unknownApplied} applied, ${j.unknownAbsent} not; retries disagreeing ${disagreed}; RTO ${rtoS === undefined ? 'none (no write succeeded after the fault)' : `${rtoS.toFixed(1)} s`}`,
     `history: client-visible errors ${[...a.errors].map(([k, v]) => `${k}×${v}`).join(', ') || 'none'}; 503 without Retry-After ${a.no503RetryAfter}, 500 ${a.status500}, past the client's timeout ${a.hung}`,
+    `history: grants: ${grants.openings} openings with ${grants.items} items, ${grants.granted} in collections; openings with an item missing or doubled ${itemProblems.length}`,
     `history: ${problems.length ? `${problems.length} violations: ${problems.slice(0, 10).join('; ')}` : 'holds (every check passed)'}`,
   ];
   const { all: _all, ...rest } = a;

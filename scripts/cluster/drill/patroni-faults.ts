@@ -5,8 +5,8 @@
  * counts, the RTO and the client-visible errors, and counts its violations against it.
  */
 import type { PatroniCluster } from '../patroni.js';
-import { pgbouncerAdmin } from '../postgres.js';
-import { sleep } from '../processes.js';
+import { pgbouncerAdmin, pgbouncerWaiting, QUERY_WAIT_TIMEOUT_S } from '../postgres.js';
+import { sleep, waitFor } from '../processes.js';
 import type { DrillScenario } from './accounting.js';
 import { checkHistory, historyLoad, HISTORY, type Write } from './history.js';
 import type { Drill } from './index.js';
@@ -15,8 +15,12 @@ import type { Drill } from './index.js';
 const BEFORE = 20;
 /** How long the load goes on once writes succeed again after the fault. */
 const AFTER_MS = 5_000;
-/** Bound on the load (the fault, the failover and AFTER_MS fit well within it). */
-const LOAD_BOUND_MS = 150_000;
+/**
+ * The load's bound is progress, not time: it ends, and the scenario fails, when no write sent in
+ * this long has been acknowledged (a failover that never completes). A failover takes about the
+ * leader key's ttl (20 s).
+ */
+const STALL_MS = 60_000;
 
 interface Strike {
   note: string;
@@ -32,27 +36,41 @@ function patroniOf(d: Drill): PatroniCluster {
 
 /**
  * The history load with `strike` once BEFORE writes are acknowledged; the load ends AFTER_MS
- * after the first write sent after the fault succeeds (or at LOAD_BOUND_MS); then `recover`, the
- * check, the scenario's lines. `noErrors`: any client-visible error is a violation too.
+ * after the first write sent after the fault succeeds, or once no write sent in STALL_MS has been
+ * acknowledged (a violation); then `recover`, the check, the scenario's lines. `noErrors`: any
+ * client-visible error is a violation too.
  */
 export async function historyScenario(
   d: Drill,
   name: string,
   strike: () => Promise<Strike>,
   recover: () => Promise<string>,
-  opts: { noErrors?: boolean } = {},
+  opts: { noErrors?: boolean; problems?: string[] } = {},
 ): Promise<DrillScenario> {
   const exitsBefore = d.cluster.unexpectedExits.length;
   const players = await d.client.playersWithChests(HISTORY.players, HISTORY.chests);
   const writes: Write[] = [];
   const started = Date.now();
   let struck: Strike | undefined;
+  let stalled: string | undefined;
+  /** True (and `stalled` set) once no write sent in the last STALL_MS has been acknowledged. */
+  const stalls = (phase: string, since: number) => {
+    const ok = writes.flatMap((w) => w.attempts).filter((a) => a.outcome === 'ok' && a.at >= since);
+    const last = Math.max(since, ...ok.map((a) => a.at));
+    if (Date.now() - last <= STALL_MS) return false;
+    stalled = `no write acknowledged for ${STALL_MS / 1000} s ${phase}`;
+    return true;
+  };
   const until = (async () => {
-    while (writes.filter((w) => w.outcome === 'ok').length < BEFORE && Date.now() - started < LOAD_BOUND_MS) await sleep(20);
+    while (writes.filter((w) => w.outcome === 'ok').length < BEFORE) {
+      if (stalls('before the fault', started)) return;
+      await sleep(20);
+    }
     struck = await strike();
     for (;;) {
       const back = writes.flatMap((w) => w.attempts).some((a) => a.at > struck!.faultAt && a.outcome === 'ok');
-      if (back || Date.now() - started > LOAD_BOUND_MS) break;
+      if (back) break;
+      if (stalls('after the fault', struck.faultAt)) return;
       await sleep(50);
     }
     await sleep(AFTER_MS);
@@ -61,10 +79,12 @@ export async function historyScenario(
   await until;
   await load;
   const seconds = (Date.now() - started) / 1000;
+  if (!struck) return d.failed(name, stalled ?? 'the fault never struck', exitsBefore);
   const recovered = await recover();
-  const h = await checkHistory(d.db, d.client, writes, struck!.faultAt);
+  const h = await checkHistory(d.db, d.client, writes, struck.faultAt);
   for (const line of h.lines) d.say(`${name}: ${line}`);
-  const problems = [...h.problems];
+  // `opts.problems`: the scenario's own violations, found while recovering.
+  const problems = [...h.problems, ...(stalled ? [stalled] : []), ...(opts.problems ?? [])];
   if (opts.noErrors && h.attempts.unknown + h.attempts.refused > 0)
     problems.push(`${h.attempts.unknown + h.attempts.refused} client-visible errors (this fault must show none)`);
   return d.record(
@@ -136,13 +156,19 @@ export function syncStandbyKilled(d: Drill): Promise<DrillScenario> {
 }
 
 /**
- * A planned switchover to the synchronous standby under load: PgBouncer paused (its server
- * connections closed as their transactions end, new transactions wait), the switchover through
- * Patroni's REST API (what `patronictl switchover` sends), PgBouncer resumed once HAProxy sends to
- * the new primary. No client-visible error; the pause is the added latency.
+ * A planned switchover to the synchronous standby under load. First the other standby is pointed
+ * at that candidate (cascading, Patroni's `replicatefrom` tag) until it streams from it: once
+ * promoted, the candidate has a standby streaming already, and its commits (synchronous, strict)
+ * need not wait for one to reconnect. Then PgBouncer is paused (its server connections closed as
+ * their transactions end, new transactions wait; its query_wait_timeout raised meanwhile), the
+ * switchover is asked of Patroni's REST API (what `patronictl switchover` sends), PgBouncer
+ * resumes as soon as HAProxy sends to the new primary (not when the API answers: it polls once a
+ * second), and the other standby goes back to following the primary. No client-visible error;
+ * the pause is the added latency.
  */
 export function switchover(d: Drill): Promise<DrillScenario> {
   const p = patroniOf(d);
+  const port = d.cluster.pgbouncerPort;
   return historyScenario(
     d,
     'planned switchover (PgBouncer paused)',
@@ -150,17 +176,47 @@ export function switchover(d: Drill): Promise<DrillScenario> {
       const members = await p.members();
       const from = members.find((m) => m.role === 'leader')?.name ?? '?';
       const to = members.find((m) => m.role === 'sync_standby')?.name;
-      if (!to) throw new Error('no synchronous standby to switch over to');
+      const other = members.find((m) => m.name !== from && m.name !== to)?.name;
+      if (!to || !other) throw new Error('no synchronous standby and second standby to switch over with');
+      const t0 = Date.now();
+      p.replicateFrom(other, to);
+      await waitFor(`${other} streaming from ${to}`, async () => ((await p.streamingFrom(to)).includes(other) ? true : undefined), {
+        timeoutMs: 30_000,
+        everyMs: 100,
+      });
+      const cascaded = Date.now();
+      await pgbouncerAdmin(port, `SET query_wait_timeout = ${PAUSED_QUERY_WAIT_S}`);
       const faultAt = Date.now();
-      await pgbouncerAdmin(d.cluster.pgbouncerPort, 'PAUSE');
+      await pgbouncerAdmin(port, 'PAUSE');
       const paused = Date.now();
+      let routed: number;
+      const asked = p.switchoverByApi(to);
+      // Settles only when the switchover fails: the wait below ends then too.
+      const failed = asked.then(() => new Promise<never>(() => undefined));
+      failed.catch(() => undefined);
       try {
-        await p.switchoverByApi(to);
-        await p.waitForHaproxyOn(to);
+        await Promise.race([p.waitForHaproxyOn(to), failed]);
+        routed = Date.now();
       } finally {
-        await pgbouncerAdmin(d.cluster.pgbouncerPort, 'RESUME');
+        await pgbouncerAdmin(port, 'RESUME');
       }
-      return { note: `switchover ${from} → ${to}: PgBouncer paused ${secs(Date.now() - paused)} (PAUSE itself ${secs(paused - faultAt)})`, faultAt };
+      const resumed = Date.now();
+      // The queries queued during the pause get their server connections one after another: the
+      // short bound comes back once none waits any more (sooner, it would fail those that waited).
+      await waitFor('PgBouncer: no client waiting after RESUME', async () => ((await pgbouncerWaiting(port)) === 0 ? true : undefined), {
+        timeoutMs: PAUSED_QUERY_WAIT_S * 1000,
+        everyMs: 100,
+      });
+      await pgbouncerAdmin(port, `SET query_wait_timeout = ${QUERY_WAIT_TIMEOUT_S}`);
+      await asked;
+      const answered = Date.now();
+      p.replicateFrom(other, undefined);
+      return {
+        note:
+          `${other} streaming from ${to} in ${secs(cascaded - t0)}; switchover ${from} → ${to}: PgBouncer paused ${secs(resumed - paused)} ` +
+          `(PAUSE itself ${secs(paused - faultAt)}, HAProxy on ${to} ${secs(routed - paused)} after it; the API answered ${secs(answered - paused)} after it)`,
+        faultAt,
+      };
     },
     async () => {
       const t = Date.now();
@@ -170,3 +226,6 @@ export function switchover(d: Drill): Promise<DrillScenario> {
     { noErrors: true },
   );
 }
+
+/** PgBouncer's query_wait_timeout during the planned pause: every query waits for the resume instead of failing. */
+const PAUSED_QUERY_WAIT_S = 30;

@@ -153,7 +153,7 @@ describe('verifiable randomness and pity (service tier)', () => {
 
   it(
     "keeps nonces and pity exact when two chests replicas open one player's chests at once (compare-and-set, retried)",
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const second = await startService(chestsService, tier.config as BaseConfig);
       try {

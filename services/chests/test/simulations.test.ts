@@ -74,7 +74,7 @@ async function locks(): Promise<string[]> {
 }
 
 describe('bounded simulations', () => {
-  it('runs the production roll in a worker thread: the same seed gives the same report', { timeout: 60_000 }, async () => {
+  it('runs the production roll in a worker thread: the same seed gives the same report', { timeout: 180_000 }, async () => {
     const s = simulations();
     const [a, b] = [await s.run(appId(), job(2_000)), await s.run(appId(), job(2_000))];
     expect(a.opens).toBe(2_000);
@@ -83,7 +83,7 @@ describe('bounded simulations', () => {
     expect(await locks()).toEqual([]);
   });
 
-  it('holds one per app across two chests replicas (a Postgres advisory lock), with Retry-After', { timeout: 60_000 }, async () => {
+  it('holds one per app across two chests replicas (a Postgres advisory lock), with Retry-After', { timeout: 180_000 }, async () => {
     const app = appId();
     const [one, two] = [simulations({ maxConcurrent: 2 }), simulations({ maxConcurrent: 2 })];
     // A run that outlasts the test: it ends when the test stops it (below), however fast the machine.
@@ -103,7 +103,7 @@ describe('bounded simulations', () => {
 
   it(
     'holds an app while its simulation waits for a turn: another replica refuses it (429); past maxQueued, 503 overloaded at once',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const [busyApp, waitingApp] = [appId(), appId()];
       const one = simulations({ maxConcurrent: 1, maxQueued: 1, queueWaitMs: 600_000, timeoutMs: 600_000 });
@@ -126,7 +126,7 @@ describe('bounded simulations', () => {
     },
   );
 
-  it("frees a crashed holder's app: its connection ends, and its lock with it", { timeout: 60_000 }, async () => {
+  it("frees a crashed holder's app: its connection ends, and its lock with it", { timeout: 180_000 }, async () => {
     const app = appId();
     // As if another replica held the lock and died: a session of its own takes it.
     const other = new pg.Client({ connectionString: databaseUrl });
@@ -147,7 +147,7 @@ describe('bounded simulations', () => {
 
   it(
     'runs at most maxConcurrent at once in a process: others wait their turn, or get 503 overloaded when the wait is over',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const queued = simulations({ maxConcurrent: 1, queueWaitMs: 30_000 });
       const order: string[] = [];
@@ -171,7 +171,7 @@ describe('bounded simulations', () => {
     },
   );
 
-  it('stops a run that takes longer than timeoutMs (503 simulation_timeout) and frees its app', { timeout: 60_000 }, async () => {
+  it('stops a run that takes longer than timeoutMs (503 simulation_timeout) and frees its app', { timeout: 180_000 }, async () => {
     const s = simulations({ timeoutMs: 50 });
     const app = appId();
     const err = await failure(s.run(app, job(30_000, true)));

@@ -1,6 +1,6 @@
 import { connect } from 'nats';
 import { Redis } from 'ioredis';
-import { Bus, createLogger, describeInfraError, initTracing, InfraError, natsAuthOptions, type Logger } from '@ccs/shared';
+import { Bus, createLogger, describeInfraError, initTracing, InfraError, NATS_LIVENESS, natsAuthOptions, type Logger } from '@ccs/shared';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
@@ -29,6 +29,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     name: `${config.NATS_PREFIX}gateway`,
     maxReconnectAttempts: -1,
     noAsyncTraces: true,
+    ...NATS_LIVENESS,
   }).catch((err) => {
     throw new InfraError(describeInfraError('NATS', config.NATS_URL, err));
   });

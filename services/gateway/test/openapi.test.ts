@@ -219,7 +219,7 @@ describe('OpenAPI document and API reference', () => {
     expect((await stack.inject({ method: 'GET', url: '/docs/json' })).json()).toEqual(doc);
   });
 
-  it('documents the answers of sparse fieldsets: real answers with fields[...] validate against the document', { timeout: 60_000 }, async () => {
+  it('documents the answers of sparse fieldsets: real answers with fields[...] validate against the document', { timeout: 180_000 }, async () => {
     /** A GET with `fields[...]` (brackets as a client sends them), checked against the document. */
     const get = async (url: string, token?: string) => {
       const res = await stack.inject({ method: 'GET', url, headers: jsonApiHeaders(stack.apiKey, token) });
@@ -270,7 +270,7 @@ describe('OpenAPI document and API reference', () => {
     expect(String(attributes.description)).toContain('fields[chest]');
   });
 
-  it('answers every documented operation as documented, on real requests', { timeout: 60_000 }, async () => {
+  it('answers every documented operation as documented, on real requests', { timeout: 180_000 }, async () => {
     type Opts = { token?: string; body?: unknown; headers?: Record<string, string>; noKey?: boolean };
     /** Sends a request and checks its answer against the document. */
     const go = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, o: Opts = {}) => {

@@ -5,15 +5,15 @@ import { eventually, jsonApiHeaders, startStack, type TestStack } from '../../..
 import { registerThroughGateway } from '../../../test/support/register.js';
 import { expectError, expectJsonApi } from '../../../test/support/jsonapi-schema.js';
 
-// Far apart, so that a busy machine cannot make a read's timeout look like a write's.
-const REQUEST_TIMEOUT_MS = 3000;
-// Reads give up sooner than writes.
+// Reads give up sooner than writes. Which timeout ended a wait is shown by order, not by elapsed
+// time: a read or /readyz sent after a write answers while the write still waits. Far apart, so
+// that only a stall of seconds between the two requests could reverse the order.
+const REQUEST_TIMEOUT_MS = 5000;
 const READ_TIMEOUT_MS = 400;
 const READY_TIMEOUT_MS = 300;
-// An upper bound on a timed-out answer only says that it never hangs: generous, so that a busy
-// machine's slowness cannot fail it. A 503 says that no service took the request (NATS
-// no-responders): a timeout would be 504, so the status alone shows the answer did not wait.
-const NEVER_HANGS_MS = 10_000;
+// A timed-out answer is the 504 service_timeout (or /readyz's false): the timeout's own answer.
+// A 503 says that no service took the request (NATS no-responders). A hang fails the test by
+// vitest's timeout; no elapsed-time bound decides the outcome.
 
 /** Runs a call and returns its answer with how long it took. */
 async function timed<T>(call: () => Promise<T>): Promise<{ res: T; ms: number }> {
@@ -40,11 +40,33 @@ describe('gateway when a backing service is missing or silent', () => {
     await stack?.close();
   });
 
-  /** A subscriber that takes every request on a subject and never answers. */
-  function blackHole(subject: string): Subscription {
-    const sub = stack.nc.subscribe(prefixed(stack.env.NATS_PREFIX!, subject), { callback: () => undefined });
+  /** A subscriber that takes every request on a subject and never answers (`onRequest` hears each). */
+  async function blackHole(subject: string, onRequest: () => void = () => undefined): Promise<Subscription> {
+    const sub = stack.nc.subscribe(prefixed(stack.env.NATS_PREFIX!, subject), { callback: onRequest });
     silent.push(sub);
+    await stack.nc.flush(); // the server has the subscription before any request is sent
     return sub;
+  }
+
+  /**
+   * A write that players takes and never answers (players must be stopped): sent through the
+   * gateway, returned once the black hole has it, so the gateway's request timeout is running.
+   */
+  async function pendingWrite() {
+    let arrived!: () => void;
+    const taken = new Promise<void>((r) => (arrived = r));
+    const sub = await blackHole(CreateGuest.subject, () => arrived());
+    let answered = false;
+    const answer = timed(() => stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: stack.apiKey } })).finally(
+      () => (answered = true),
+    );
+    await Promise.race([
+      taken,
+      answer.then(({ res }) => {
+        throw new Error(`the write was answered before players took it: ${res.statusCode} ${res.body}`);
+      }),
+    ]);
+    return { sub, answer, answered: () => answered };
   }
 
   const currencies = () => stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: stack.apiKey } });
@@ -67,48 +89,54 @@ describe('gateway when a backing service is missing or silent', () => {
     expectJsonApi(back.json());
   });
 
-  it('answers 504 within the read timeout when the service takes a read and never answers', async () => {
+  it('answers 504 for a read after the read timeout, and gives a write the longer request timeout', async () => {
+    // The demo key resolved while players runs: the tenancy cache knows it once players stops.
+    expect((await currencies()).statusCode).toBe(200);
     await stack.stopService('wallet');
-    const sub = blackHole(ListCurrencies.subject);
-    try {
-      const { res, ms } = await timed(currencies);
-      const [error] = expectError(res, 504, 'service_timeout');
-      expect(error!.detail).toContain('wallet');
-      expect(ms).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
-      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS);
-    } finally {
-      sub.unsubscribe();
-      await stack.startService('wallet');
-    }
-  });
-
-  it('gives a write the longer request timeout before answering 504', async () => {
-    const sub = blackHole(CreateGuest.subject);
     await stack.stopService('players');
+    const readSub = await blackHole(ListCurrencies.subject);
+    const write = await pendingWrite();
     try {
-      const { res, ms } = await timed(() => stack.inject({ method: 'POST', url: '/api/v1/players/anonymous', headers: { apikey: stack.apiKey } }));
-      const [error] = expectError(res, 504, 'service_timeout');
-      expect(error!.detail).toContain('players');
+      const read = await timed(currencies);
+      const [error] = expectError(read.res, 504, 'service_timeout');
+      expect(error!.detail).toContain('wallet');
+      expect(read.ms).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
+      // The write was sent first and still waits: the read's timeout is the shorter one.
+      expect(write.answered()).toBe(false);
+
+      const { res, ms } = await write.answer;
+      const [writeError] = expectError(res, 504, 'service_timeout');
+      expect(writeError!.detail).toContain('players');
       expect(ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
-      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + NEVER_HANGS_MS);
     } finally {
-      sub.unsubscribe();
+      readSub.unsubscribe();
+      write.sub.unsubscribe();
+      await stack.startService('wallet');
       await stack.startService('players');
     }
     await eventually(async () => expect((await readyz()).statusCode).toBe(200));
   });
 
-  it('answers /readyz within its bound, naming a service whose health check hangs', async () => {
+  it('answers /readyz after its own bound, naming a service whose health check hangs', async () => {
+    // The demo key resolved while players runs: the tenancy cache knows it once players stops.
+    expect((await currencies()).statusCode).toBe(200);
     await stack.stopService('chests');
-    const sub = blackHole(healthSubject('chests').subject);
+    await stack.stopService('players');
+    const healthSub = await blackHole(healthSubject('chests').subject);
+    const write = await pendingWrite();
     try {
       const { res, ms } = await timed(readyz);
       expect(res.statusCode).toBe(503);
-      expect(res.json().checks).toMatchObject({ chests: false, players: true, wallet: true });
-      expect(ms).toBeLessThan(READY_TIMEOUT_MS + NEVER_HANGS_MS);
+      expect(res.json().checks).toMatchObject({ chests: false, players: false, wallet: true });
+      expect(ms).toBeGreaterThanOrEqual(READY_TIMEOUT_MS - 50);
+      // A write sent before it still waits: /readyz did not wait for the request timeout.
+      expect(write.answered()).toBe(false);
+      expectError((await write.answer).res, 504, 'service_timeout');
     } finally {
-      sub.unsubscribe();
+      healthSub.unsubscribe();
+      write.sub.unsubscribe();
       await stack.startService('chests');
+      await stack.startService('players');
     }
     await eventually(async () => expect((await readyz()).statusCode).toBe(200));
   });
@@ -130,13 +158,14 @@ describe('gateway when a backing service is missing or silent', () => {
 
   it('answers 504 for an apikey lookup that never comes back', async () => {
     await stack.stopService('players');
-    const sub = blackHole(ResolveApiKey.subject);
+    const sub = await blackHole(ResolveApiKey.subject);
     try {
       const { res, ms } = await timed(() =>
         stack.inject({ method: 'GET', url: '/api/v1/currencies', headers: { apikey: 'another-unseen-key-00000000' } }),
       );
+      // The lookup is a read: the read timeout's 504.
       expectError(res, 504, 'service_timeout');
-      expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + NEVER_HANGS_MS);
+      expect(ms).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
     } finally {
       sub.unsubscribe();
       await stack.startService('players');

@@ -62,7 +62,7 @@ describe('resource self links and the canonical player URL', () => {
     return seen;
   }
 
-  it("gives each resource that a GET serves on its own a self link to that URL, on the app's public base", { timeout: 60_000 }, async () => {
+  it("gives each resource that a GET serves on its own a self link to that URL, on the app's public base", { timeout: 180_000 }, async () => {
     const reads: [string, Headers][] = [
       ['/api/v1/chests', asAda()],
       ['/api/v1/chests?fields[chest]=name', asAda()],

@@ -84,7 +84,7 @@ describe('one simulation per app, running or waiting (429 simulation_busy)', () 
     expect(res.json().errors[0].meta.retry_after_seconds).toBe(Number(res.headers['retry-after']));
   }
 
-  it('runs exactly one of eight concurrent 100,000-opening simulations of an app; seven get 429 with Retry-After', { timeout: 60_000 }, async () => {
+  it('runs exactly one of eight concurrent 100,000-opening simulations of an app; seven get 429 with Retry-After', { timeout: 180_000 }, async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => simulate(apps[2]!, 100_000)));
     expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 429, 429, 429, 429, 429, 429, 429]);
     expectJsonApi(answers.find((r) => r.statusCode === 200)!.json());

@@ -35,7 +35,7 @@ describe('compliance profile: region and age gates on paid currencies', () => {
 
   it(
     'reads the current profile at each purchase: a blocked region is locked (403 country_locked); a birth year cannot move earlier to pass the age gate',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const p = await newPlayer({ country: 'BE', birth_year: THIS_YEAR - 15 });
       expectError(await purchase(stack, p, ids['Silver Chest']!, 'gems'), 403, 'blocked_in_region');
@@ -100,7 +100,7 @@ describe('compliance profile: region and age gates on paid currencies', () => {
 
   it(
     "with players unreachable: the catalog still answers (flags from the gateway's memory, then without meta.purchasable), gems cannot be sold, coins still can",
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const p = await newPlayer({ country: 'DE', birth_year: THIS_YEAR - 30 });
       expect((await catalogMeta(stack, p)).meta['Silver Chest']!.purchasable).toEqual({ coins: true, gems: true });

@@ -129,7 +129,7 @@ function expectLimitReached(res: Awaited<ReturnType<typeof purchase>>, period: '
 describe('spend limits', () => {
   it(
     'a minor buys up to the daily limit, the next purchase is refused (403 meta.limit, balance unchanged); a replay under an Idempotency-Key counts once; /players/me/limits before and after',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const p = await player({ country: 'FR', birth_year: MINOR });
       const ends = periodEnds();
@@ -168,7 +168,7 @@ describe('spend limits', () => {
     },
   );
 
-  it('limits do not hold adults, other countries; an unknown birth year or country is held to them', { timeout: 60_000 }, async () => {
+  it('limits do not hold adults, other countries; an unknown birth year or country is held to them', { timeout: 180_000 }, async () => {
     const adult = await player({ country: 'DE', birth_year: ADULT });
     const elsewhere = await player({ country: 'US', birth_year: MINOR });
     for (const p of [adult, elsewhere]) {
@@ -187,7 +187,7 @@ describe('spend limits', () => {
 
   it(
     'N purchases at once whose total passes the limit: exactly those that fit pass, the ledger agrees, spent never exceeds the limit',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const p = await player({ country: 'DE', birth_year: MINOR });
       const answers = await Promise.all(Array.from({ length: 8 }, () => purchase(p, 'Silver Chest', 'gems')));
@@ -202,7 +202,7 @@ describe('spend limits', () => {
     },
   );
 
-  it('a refused debit (insufficient funds) releases its reservation', { timeout: 60_000 }, async () => {
+  it('a refused debit (insufficient funds) releases its reservation', { timeout: 180_000 }, async () => {
     const p = await player({ country: 'DE', birth_year: MINOR }, 20);
     expectError(await purchase(p, 'Golden Chest', 'gems'), 409, 'insufficient_funds');
     expect(await spent(p)).toEqual({ day: 0, month: 0 });
@@ -213,7 +213,7 @@ describe('spend limits', () => {
     expect(await spent(p)).toEqual({ day: 60, month: 60 });
   });
 
-  it('a reservation left by a saga that crashed after recording its payment is released by the payments sweeper', { timeout: 60_000 }, async () => {
+  it('a reservation left by a saga that crashed after recording its payment is released by the payments sweeper', { timeout: 180_000 }, async () => {
     const p = await player({ country: 'DE', birth_year: MINOR });
     // As a replica that died between the record (the reservation) and the wallet's debit leaves it.
     await stack.services.chests!.deps.pool.query(
@@ -230,7 +230,7 @@ describe('spend limits', () => {
 
   it(
     'a paid key and a paid timer skip count; a batch that cannot fit debits nothing; the day resets at UTC midnight (payments backdated)',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const p = await player({ country: 'DE', birth_year: MINOR });
       const buyWithCoins = async (chest: string) => ok(await purchase(p, chest, 'coins'), 201).data[0].id as string;

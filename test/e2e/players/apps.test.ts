@@ -1,31 +1,34 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTENT_PATH, GetJwks, ResolveApiKey } from '@ccs/shared';
+import { connect } from 'nats';
+import { Bus, DEFAULT_CONTENT_PATH, GetJwks, ResolveApiKey } from '@ccs/shared';
+import { runAdmin } from '../../../tools/admin/src/cli.js';
 import { jsonApiHeaders, startStack, type TestStack } from '../../support/stack.js';
 import { expectError } from '../../support/jsonapi-schema.js';
 import { createOtherApp, loginBody, newEmail, register } from './support.js';
 
-const ADMIN = fileURLToPath(new URL('../../../tools/admin/src/main.ts', import.meta.url));
-const run = promisify(execFile);
 const ctx = () => ({ requestId: randomUUID() });
 
-/** Runs the admin command line against a stack's NATS prefix; resolves with its exit code and output. */
-async function admin(stack: TestStack, args: string[]) {
+/**
+ * Runs an admin command against a stack's NATS prefix, in this process (the command line's own
+ * code, as tools/admin/test/admin-cli.test.ts runs it; that file also runs it as a process).
+ */
+async function admin(stack: TestStack, args: string[], prefix = stack.env.NATS_PREFIX!) {
+  const nc = await connect({ servers: stack.env.NATS_URL });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '--conditions=development', ADMIN, ...args], {
-      env: { ...process.env, NATS_URL: stack.env.NATS_URL, NATS_PREFIX: stack.env.NATS_PREFIX, LOG_LEVEL: 'silent' },
-      timeout: 30_000,
+    const code = await runAdmin(args, {
+      bus: new Bus(nc, prefix, 15_000),
+      io: { out: (l) => stdout.push(l), progress: (l) => stderr.push(l) },
+      maxPayload: nc.info!.max_payload,
     });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+  } finally {
+    await nc.close();
   }
 }
 
@@ -98,7 +101,7 @@ describe('apps, API keys and signing keys', () => {
 
   it('tells the operator to start the stack when no players service answers', async () => {
     const prefix = `nobody${randomUUID().slice(0, 8)}`;
-    const res = await admin({ ...stack, env: { ...stack.env, NATS_PREFIX: prefix } }, ['create-app', '--name', 'X']);
+    const res = await admin(stack, ['create-app', '--name', 'X'], prefix);
     expect(res.code).toBe(1);
     expect(res.stderr.trim()).toBe(
       `No players service answered on NATS prefix "${prefix}": start the stack with \`npm start\`, or set NATS_PREFIX to the prefix the running stack uses.`,

@@ -123,12 +123,18 @@ describe('registration', () => {
   });
 
   it('still answers 201 while the wallet is down, and the credits land when it returns', async () => {
+    const pendingRegistrations = async () => {
+      const metric = await stack.services.players!.deps.metrics.registry.getSingleMetric('ccs_saga_outcomes_total')!.get();
+      return metric.values.find((v) => v.labels.saga === 'registration' && v.labels.outcome === 'grant_pending')?.value ?? 0;
+    };
     await stack.stopService('wallet');
-    const started = Date.now();
     let player;
     try {
+      const before = await pendingRegistrations();
       player = await register(stack);
-      expect(Date.now() - started).toBeLessThan(6000);
+      // The answer came from the end of the saga's bounded wait for the credits (grant_pending),
+      // not from the wallet: the wait is bounded by the saga, whatever the machine's speed.
+      expect((await pendingRegistrations()) - before).toBe(1);
     } finally {
       await stack.startService('wallet');
     }

@@ -80,7 +80,7 @@ function expectReached(res: Awaited<ReturnType<typeof submitApple>>, limit: Reco
 describe('spend limits in money', () => {
   it(
     'a minor in China pays up to 200 CNY a month, USD counted at the content rate; the next payment is refused with meta.limit and nothing granted; /players/me/limits shows the standing',
-    { timeout: 90_000 },
+    { timeout: 180_000 },
     async () => {
       const p = await minorInChina();
       const ends = periodEnds();
@@ -125,7 +125,7 @@ describe('spend limits in money', () => {
     },
   );
 
-  it('a payment above the cap per payment is refused whatever was spent; EUR counts at its rate', { timeout: 60_000 }, async () => {
+  it('a payment above the cap per payment is refused whatever was spent; EUR counts at its rate', { timeout: 180_000 }, async () => {
     const p = await minorInChina();
     const before = await gems(p);
     expectReached(await submitApple(s, p.token, await appleAt(p, 50.01)), {
@@ -165,7 +165,7 @@ describe('spend limits in money', () => {
     expect(await standing(p)).toEqual({ 'CNY-month': [0, 200], 'CNY-payment': [0, 50] });
   });
 
-  it('an adult is not limited; under 8, or with no birth year declared, no payment passes', { timeout: 60_000 }, async () => {
+  it('an adult is not limited; under 8, or with no birth year declared, no payment passes', { timeout: 180_000 }, async () => {
     const adult = await newPlayer(s, { country: 'CN', birth_year: ADULT });
     expect(await limits(adult)).toEqual([]);
     for (const [amount, currency] of [
@@ -186,7 +186,7 @@ describe('spend limits in money', () => {
     }
   });
 
-  it('a refunded transaction no longer counts: a payment refused at the limit passes once a refund makes room', { timeout: 90_000 }, async () => {
+  it('a refunded transaction no longer counts: a payment refused at the limit passes once a refund makes room', { timeout: 180_000 }, async () => {
     const p = await minorInChina();
     const paid = await Promise.all([50, 50, 50, 50].map((a) => appleAt(p, a)));
     for (const jws of paid) expect((await submitApple(s, p.token, jws)).statusCode).toBe(201);
@@ -202,7 +202,7 @@ describe('spend limits in money', () => {
     expect(await standing(p)).toEqual({ 'CNY-month': [160, 40], 'CNY-payment': [0, 50] });
   });
 
-  it('payments racing at the limit: exactly those that fit are granted', { timeout: 90_000 }, async () => {
+  it('payments racing at the limit: exactly those that fit are granted', { timeout: 180_000 }, async () => {
     const p = await minorInChina();
     const before = await gems(p);
     const jws = await Promise.all(Array.from({ length: 6 }, () => appleAt(p, 50)));
@@ -215,7 +215,7 @@ describe('spend limits in money', () => {
 
   it(
     'a Google Play purchase refused by a limit is neither recorded nor consumed; one that fits is granted and consumed',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const p = await minorInChina();
       const refused = googleGems(s, p.id, { price: '60.00', currency: 'CNY' });
@@ -254,7 +254,7 @@ describe('spend limits in money and in units of paid currency', () => {
 
   it(
     'count apart: store money does not count against the limit in gems, chest purchases in gems not against the limits in CNY',
-    { timeout: 90_000 },
+    { timeout: 180_000 },
     async () => {
       const created = await s.stack.bus.request(
         AdminCreateApp,

@@ -8,6 +8,12 @@ export interface CallContext {
   playerId?: string;
   /** W3C trace context, passed through unchanged. */
   traceparent?: string;
+  /**
+   * When the caller stops waiting for this call's answer (ms since the epoch, this process's clock),
+   * set on arrival from the `ccs-budget-ms` header the Bus sends; none outside a call (consumers,
+   * workers, the gateway's own HTTP requests). See runtime/deadline.ts.
+   */
+  deadline?: number;
 }
 
 export const HEADER = {
@@ -15,6 +21,8 @@ export const HEADER = {
   appId: 'ccs-app-id',
   playerId: 'ccs-player-id',
   traceparent: 'traceparent',
+  /** Milliseconds the caller of a request will wait for its answer (set per call by the Bus). */
+  budget: 'ccs-budget-ms',
 } as const;
 
 /**

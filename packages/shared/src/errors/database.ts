@@ -12,6 +12,10 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P04', // database_dropped
   '57P05', // idle_session_timeout
   '53300', // too_many_connections
+  // read_only_sql_transaction: a write reached a node in recovery, e.g. a standby Patroni has just
+  // made leader before its promotion completed (its /primary answers 200 from the leader key on),
+  // or a writer endpoint still naming the old primary, demoted. Nothing was written.
+  '25006',
 ]);
 
 /** Network errors of the socket (refused, reset, unreachable, name lookup failed). */
@@ -40,7 +44,7 @@ const MESSAGES = [
 
 /**
  * True when `err` means Postgres could not be reached or the connection was lost (SQLSTATE class
- * 08 or 57P0x, 53300, a socket error, pg's "Connection terminated …", a connect timeout), looking
+ * 08 or 57P0x, 53300, 25006 (a write on a node not yet or no longer primary), a socket error, pg's "Connection terminated …", a connect timeout), looking
  * through `cause` and the errors of an AggregateError (a refused connection to every address).
  */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {

@@ -40,18 +40,27 @@ export function resource(
 }
 
 /**
+ * A resource under a sparse fieldset: any of its attributes and relationships may be left out
+ * (the OpenAPI document says the same of every resource that takes `fields[type]`).
+ */
+export type Sparse<R extends Resource> = Omit<R, 'attributes' | 'relationships'> & {
+  attributes: Partial<R['attributes']>;
+  relationships: Partial<R['relationships']>;
+};
+
+/**
  * Applies a sparse fieldset (`fields[type]=a,b`) to a resource: attributes and relationships not
  * listed are dropped; `id` and `type` always stay, as JSON:API requires.
  */
-export function applyFieldset(r: Resource, fields: Record<string, string[]>): Resource {
+export function applyFieldset<R extends Resource>(r: R, fields: Record<string, string[]>): Sparse<R> {
   const wanted = fields[r.type];
   if (!wanted) return r;
   return { ...r, attributes: pick(r.attributes, wanted), relationships: pick(r.relationships, wanted) };
 }
 
 /** The members of `o` named in `wanted` (a handful of validated field names), in `o`'s order. */
-function pick<T>(o: Record<string, T>, wanted: readonly string[]): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const k of Object.keys(o)) if (wanted.includes(k)) out[k] = o[k]!;
+function pick<O extends object>(o: O, wanted: readonly string[]): Partial<O> {
+  const out: Partial<O> = {};
+  for (const k of Object.keys(o) as (keyof O & string)[]) if (wanted.includes(k)) out[k] = o[k];
   return out;
 }

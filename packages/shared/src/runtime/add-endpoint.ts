@@ -5,6 +5,7 @@ import type { ServiceMetrics } from '../observability/metrics.js';
 import { observeHandler } from '../observability/nats-handler.js';
 import { contextFromHeaders, decodeJson, encodeJson } from './codec.js';
 import type { Endpoint } from './endpoint.js';
+import { answerBy } from './deadline.js';
 import { repeatOnDatabaseLoss } from './repeat-on-db-loss.js';
 import { prefixed } from './subjects.js';
 
@@ -46,14 +47,12 @@ export function addEndpoint(service: Service, ep: Endpoint, r: EndpointRegistrat
           if (!req.success) {
             throw AppError.badRequest('invalid_message', `message on ${ep.contract.subject} failed validation`);
           }
-          // A lost database connection is absorbed when handling again is safe (repeat-on-db-loss.ts).
-          const reply = await repeatOnDatabaseLoss(
-            ep.contract,
-            req.data,
-            () => ep.handle(req.data, ctx),
-            undefined,
-            () => r.metrics.repeatedAfterDbLoss(ep.contract.subject),
-          );
+          // A lost database connection is absorbed when handling again is safe (repeat-on-db-loss.ts),
+          // for as long as the caller's deadline leaves room (deadline.ts).
+          const reply = await repeatOnDatabaseLoss(ep.contract, req.data, () => ep.handle(req.data, ctx), {
+            answerBy: answerBy(ctx),
+            onRepeat: () => r.metrics.repeatedAfterDbLoss(ep.contract.subject),
+          });
           const checked = ep.contract.reply.safeParse(reply);
           if (!checked.success) {
             r.log.error({ subject, requestId: ctx.requestId, issues: checked.error.issues }, 'handler reply broke its contract');

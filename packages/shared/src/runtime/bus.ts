@@ -1,9 +1,10 @@
 import { createInbox, ErrorCode, Events, NatsError, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { AppError, ErrorReplySchema } from '../errors/app-error.js';
-import type { CallContext } from '../contracts/context.js';
+import { HEADER, type CallContext } from '../contracts/context.js';
 import { repeatable, type EventContract, type ReplyOf, type RequestOf, type SubjectContract } from '../contracts/subject.js';
 import type { z } from 'zod';
 import { contextToHeaders, decodeJson, encodeJson } from './codec.js';
+import { nestedBound } from './deadline.js';
 import { prefixed } from './subjects.js';
 import type { NatsRequestOutcome } from '../observability/metrics.js';
 import { currentScope } from '../observability/scope.js';
@@ -148,11 +149,16 @@ export class Bus {
       const headers = contextToHeaders(ctx);
       injectTraceContext(context, headers);
       const data = encodeJson(body);
-      const bound = opts.timeoutMs ?? this.boundOf(contract);
+      const fullBound = opts.timeoutMs ?? this.boundOf(contract);
       const mayRepeatTimeout = repeatable(contract, body);
       let msg: Msg | undefined;
       for (let timedOut = 0; msg === undefined;) {
+        // Inside a call with a deadline, each try waits only for what is left of it (deadline.ts),
+        // and tells the callee so: it answers before this caller must answer its own.
+        const bound = nestedBound(ctx, fullBound);
         try {
+          if (bound <= 0) throw NatsError.errorForCode(ErrorCode.Timeout);
+          headers.set(HEADER.budget, String(Math.floor(bound)));
           msg = await replyInbox(this.nc).request(prefixed(this.prefix, contract.subject), data, headers, bound);
         } catch (err) {
           outcome = transportOutcome(err as NatsError);

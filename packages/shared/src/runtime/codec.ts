@@ -29,16 +29,22 @@ export function contextToHeaders(ctx: CallContext, into: MsgHdrs = natsHeaders()
   return into;
 }
 
-/** Reads a call context from NATS headers (a fresh request id when none came). */
-export function contextFromHeaders(h: MsgHdrs | undefined): CallContext {
+/**
+ * Reads a call context from NATS headers (a fresh request id when none came); a request's budget
+ * (`ccs-budget-ms`) becomes its deadline, counted from now (`now`, for tests).
+ */
+export function contextFromHeaders(h: MsgHdrs | undefined, now = Date.now()): CallContext {
   const get = (k: string) => {
     const v = h?.get(k);
     return v ? v : undefined;
   };
+  const raw = get(HEADER.budget);
+  const budget = raw === undefined ? NaN : Number(raw);
   return {
     requestId: get(HEADER.requestId) ?? randomUUID(),
     appId: get(HEADER.appId),
     playerId: get(HEADER.playerId),
     traceparent: get(HEADER.traceparent),
+    ...(Number.isFinite(budget) && budget >= 0 ? { deadline: now + budget } : {}),
   };
 }

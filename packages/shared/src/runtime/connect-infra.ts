@@ -8,7 +8,7 @@ import { currentSearchPath } from '../db/probes.js';
 import { whileJetStreamSettles } from '../messaging/jetstream-settle.js';
 import { ensureGrantsStream } from '../messaging/stream.js';
 import { describeInfraError, InfraError } from './infra-errors.js';
-import { natsAuthOptions } from './nats-auth.js';
+import { NATS_LIVENESS, natsAuthOptions } from './nats-auth.js';
 
 /**
  * The service's pool, once Postgres answered, its statements named or not by PG_PREPARED_STATEMENTS
@@ -62,6 +62,7 @@ export async function connectNats(name: string, config: BaseConfig, pool: pg.Poo
       name: `${config.NATS_PREFIX}${name}`,
       maxReconnectAttempts: -1,
       noAsyncTraces: true,
+      ...NATS_LIVENESS,
     });
     return { nc, ownStreamUser: Boolean(auth.user || auth.token || auth.authenticator) };
   } catch (err) {

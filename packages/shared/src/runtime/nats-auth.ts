@@ -62,3 +62,12 @@ export function natsAuthOptions(config: Partial<NatsAuthConfig>): Partial<Connec
   }
   return opts;
 }
+
+/**
+ * Every service's (and the gateway's) NATS pings: a connection whose server went silent (a
+ * partition: no FIN, no RST) is found dead after two unanswered pings, about 20 s, and the client
+ * reconnects and subscribes again. nats.js' default (every 2 min) left a replica cut off from NATS
+ * without its subscriptions for minutes after the partition healed (the replica partition drill,
+ * docs/deploy.md).
+ */
+export const NATS_LIVENESS = { pingInterval: 10_000, maxPingOut: 2 } as const;

@@ -13,6 +13,7 @@ import { startService, type RunningService, type ServiceDefinition } from '../ru
 import { prefixed } from '../runtime/subjects.js';
 import { deleteRedisKeys, deleteTestStreams, isolatedConfig, testInfra } from './infra.js';
 import { createMigratedDatabase } from './template-database.js';
+import type { Logger } from '../config/logger.js';
 
 /** One request a responder received: its payload and who called. */
 export interface ReceivedCall {
@@ -69,7 +70,7 @@ export interface ServiceTier<C extends BaseConfig> {
 export async function startServiceTier<C extends BaseConfig>(
   def: ServiceDefinition<C>,
   parse: (env: Record<string, unknown>) => C,
-  opts: { responders?: Endpoint[]; env?: Record<string, string> } = {},
+  opts: { responders?: Endpoint[]; env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<ServiceTier<C>> {
   const infra = await testInfra();
   const db = await createMigratedDatabase(infra, [def]);
@@ -78,7 +79,7 @@ export async function startServiceTier<C extends BaseConfig>(
   const nc = await connect({ servers: infra.natsUrl });
   const calls: ReceivedCall[] = [];
   for (const ep of opts.responders ?? []) serveStandIn(nc, config.NATS_PREFIX, ep, calls);
-  let running: RunningService<C> | undefined = await startService(def, config);
+  let running: RunningService<C> | undefined = await startService(def, config, opts.logger);
   // The caller waits longer than the service waits for its neighbours, so a neighbour that does
   // not answer shows as the service's own answer to that, not as the caller's timeout.
   const bus = new Bus(nc, config.NATS_PREFIX, config.NATS_REQUEST_TIMEOUT_MS + 5000);
@@ -102,7 +103,7 @@ export async function startServiceTier<C extends BaseConfig>(
       running = undefined;
     },
     async startService() {
-      running = await startService(def, config);
+      running = await startService(def, config, opts.logger);
       tier.service = running;
       return running;
     },

@@ -5,8 +5,8 @@ import { lockAppSimulation } from './app-lock.js';
 import { simulationErrors } from '../errors.js';
 
 /**
- * Odds simulations bounded (docs/operations.md, "Admin API"): each runs in a worker thread of its
- * own, never on chests' event loop; at most one per app at a time across every chests replica,
+ * Odds simulations bounded (docs/operations.md, "Admin API"): each runs in a worker thread, one
+ * at a time per worker, never on chests' event loop; at most one per app at a time across every chests replica,
  * whether it runs or waits for its turn (the app's Postgres advisory lock, ./app-lock.ts, is taken
  * before the wait, so a queued simulation counts as its app's one); at most `maxConcurrent` at
  * once in this process, across apps (the others wait up to `queueWaitMs` for a turn, at most
@@ -35,8 +35,8 @@ const FROM_SOURCE = import.meta.url.endsWith('.ts');
  * the sources, an entry that loads tsx's hooks first and resolves @ccs/shared to its sources, as
  * this process does (`--conditions=development`).
  */
-function spawnWorker(job: SimulationJob | BannerSimulationJob): Worker {
-  const options: WorkerOptions = { workerData: job, resourceLimits: { maxOldGenerationSizeMb: 256 } };
+function spawnWorker(): Worker {
+  const options: WorkerOptions = { resourceLimits: { maxOldGenerationSizeMb: 256 } };
   if (!FROM_SOURCE) return new Worker(new URL('./worker.js', import.meta.url), options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./worker.ts', import.meta.url).href;
@@ -56,7 +56,15 @@ const retryAfterSeconds = (limits: SimulationLimits) => Math.max(1, Math.min(lim
 export class Simulations {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  /** Workers running a simulation now. */
   private readonly workers = new Set<Worker>();
+  /**
+   * Workers that finished one and wait for the next: starting a worker (loading the roll code)
+   * costs more CPU than a short simulation, so one is kept per turn. A worker that timed out,
+   * failed or exited is never kept.
+   */
+  private readonly idle: Worker[] = [];
+  private closed = false;
   /** The apps with a simulation running or waiting in this process: another of them is refused without a connection. */
   private readonly apps = new Set<string>();
 
@@ -104,7 +112,8 @@ export class Simulations {
 
   /** Stops every running worker (the service is closing). */
   async close(): Promise<void> {
-    await Promise.all([...this.workers].map((w) => w.terminate()));
+    this.closed = true;
+    await Promise.all([...this.workers, ...this.idle.splice(0)].map((w) => w.terminate()));
   }
 
   /** Whether a simulation arriving now would wait, and the queue holds `maxQueued` already. */
@@ -145,21 +154,31 @@ export class Simulations {
 
   private inWorker(job: SimulationJob | BannerSimulationJob): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const worker = spawnWorker(job);
+      const worker = this.idle.pop() ?? spawnWorker();
+      worker.ref();
       this.workers.add(worker);
       let settled = false;
-      const finish = (settle: () => void) => {
+      const finish = (keep: boolean, settle: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
         this.workers.delete(worker);
-        void worker.terminate();
+        if (keep && !this.closed && this.idle.length < this.limits.maxConcurrent) {
+          // An idle worker does not keep the process alive.
+          worker.unref();
+          this.idle.push(worker);
+        } else {
+          void worker.terminate();
+        }
         settle();
       };
-      const timer = setTimeout(() => finish(() => reject(simulationErrors.timeout(this.limits.timeoutMs))), this.limits.timeoutMs);
-      worker.once('message', (report: unknown) => finish(() => resolve(report)));
-      worker.once('error', (err) => finish(() => reject(err)));
-      worker.once('exit', (code) => finish(() => reject(new Error(`the simulation worker exited (${code}) before it answered`))));
+      const onMessage = (report: unknown) => finish(true, () => resolve(report));
+      const onError = (err: Error) => finish(false, () => reject(err));
+      const onExit = (code: number) => finish(false, () => reject(new Error(`the simulation worker exited (${code}) before it answered`)));
+      const timer = setTimeout(() => finish(false, () => reject(simulationErrors.timeout(this.limits.timeoutMs))), this.limits.timeoutMs);
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      worker.postMessage(job);
     });
   }
 }

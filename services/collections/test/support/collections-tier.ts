@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { z } from 'zod';
-import { OpeningGranted, watchApplied, type CallContext } from '@ccs/shared';
+import { OpeningGranted, watchApplied, type CallContext, type Logger } from '@ccs/shared';
 import { loadedApp, openingGrantFactory, startServiceTier, type ServiceTier } from '@ccs/shared/testing';
 import { CollectionsConfigSchema, type CollectionsConfig } from '../../src/config.js';
 import { OPENINGS_CONSUMER } from '../../src/consumers/opening-granted.js';
@@ -11,8 +11,8 @@ import { collectionsService } from '../../src/service.js';
 export type CollectionsTier = ServiceTier<CollectionsConfig>;
 
 /** Starts collections alone (it asks no other service) and loads the default content into a fresh app; answers both. */
-export async function startCollectionsTier(env: Record<string, string> = {}): Promise<{ tier: CollectionsTier; appId: string }> {
-  const tier = await startServiceTier(collectionsService, (e) => CollectionsConfigSchema.parse(e), { env });
+export async function startCollectionsTier(env: Record<string, string> = {}, logger?: Logger): Promise<{ tier: CollectionsTier; appId: string }> {
+  const tier = await startServiceTier(collectionsService, (e) => CollectionsConfigSchema.parse(e), { env, logger });
   return { tier, appId: await loadedApp(tier) };
 }
 

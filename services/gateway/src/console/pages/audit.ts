@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AuditLogDocument } from '../../resources/studio.js';
+import { AuditLogDocument } from '../../resources/studio-audit.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
 import { queryOf, signedIn } from '../signed-in.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ChestDocument } from '../../resources/chests.js';
-import { ChestDropsDocument, SimulationDocument } from '../../resources/studio.js';
+import { ChestDropsDocument, SimulationDocument } from '../../resources/studio-chest-odds.js';
 import { errorLines } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, errorBody, notice, pct, table, when } from '../layout.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ContentDiffDocument, ContentLoadedDocument, ContentVersionsDocument } from '../../resources/studio.js';
+import { ContentDiffDocument, ContentLoadedDocument, ContentVersionsDocument } from '../../resources/studio-content.js';
 import { errorLines } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { errorBody, notice, table, when } from '../layout.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppOverviewDocument } from '../../resources/studio.js';
+import { AppOverviewDocument } from '../../resources/studio-overview.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, notice, stat, table } from '../layout.js';
 import { signedIn } from '../signed-in.js';

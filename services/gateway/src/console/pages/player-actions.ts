@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ChestCatalogDocument } from '../../resources/chests.js';
-import { AdminPlayerDocument } from '../../resources/studio.js';
+import { AdminPlayerDocument } from '../../resources/studio-player-view.js';
 import { errorLines, type ApiAnswer } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { errorBody, notice } from '../layout.js';

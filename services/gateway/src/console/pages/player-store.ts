@@ -2,7 +2,7 @@ import { errorLines, type ApiAnswer } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
 import type { PlayerStoreDocument } from '../../resources/store.js';
-import type { AdminPlayerDocument } from '../../resources/studio.js';
+import type { AdminPlayerDocument } from '../../resources/studio-player-view.js';
 
 type StoreDoc = PlayerStoreDocument;
 type Purchase = StoreDoc['data'][number];

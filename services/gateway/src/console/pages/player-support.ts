@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../html.js';
 import { notice, table, when } from '../layout.js';
-import type { AdminPlayerDocument } from '../../resources/studio.js';
+import type { AdminPlayerDocument } from '../../resources/studio-player-view.js';
 
 /**
  * The parts of the player's page a support agent reads before acting (docs/console.md,

@@ -4,7 +4,7 @@ import { CollectibleListDocument } from '../../resources/collections.js';
 import { CurrencyListDocument } from '../../resources/currencies.js';
 import { PlayerStoreDocument } from '../../resources/store.js';
 import { AdminPlayerListDocument } from '../../resources/studio-support.js';
-import { AdminPlayerDocument } from '../../resources/studio.js';
+import { AdminPlayerDocument } from '../../resources/studio-player-view.js';
 import { html, type SafeHtml } from '../html.js';
 import { chart, notice, stat, table, when } from '../layout.js';
 import { formOf, queryOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppOverviewDocument } from '../../resources/studio.js';
+import { AppOverviewDocument } from '../../resources/studio-overview.js';
 import { adminApi, type Failure } from '../admin-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { notice, page } from '../layout.js';

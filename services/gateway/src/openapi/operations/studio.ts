@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import {
-  AdminPlayerDocument,
-  AppOverviewDocument,
-  AuditLogDocument,
-  ContentDiffDocument,
-  ContentLoadedDocument,
-  ChestDropsDocument,
-  ContentVersionsDocument,
-  SimulationDocument,
-} from '../../resources/studio.js';
+import { AdminPlayerDocument } from '../../resources/studio-player-view.js';
+import { AppOverviewDocument } from '../../resources/studio-overview.js';
+import { AuditLogDocument } from '../../resources/studio-audit.js';
+import { ContentDiffDocument, ContentLoadedDocument, ContentVersionsDocument } from '../../resources/studio-content.js';
+import { ChestDropsDocument, SimulationDocument } from '../../resources/studio-chest-odds.js';
 import type { OperationDoc } from '../route-doc.js';
 import { NO_STORE_HEADER } from './common.js';
 

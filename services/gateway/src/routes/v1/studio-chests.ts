@@ -6,7 +6,7 @@ import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
 import { linkBase } from './resource-links.js';
-import { simulationDocument, chestDropsDocument } from '../../resources/studio.js';
+import { simulationDocument, chestDropsDocument } from '../../resources/studio-chest-odds.js';
 
 /** The admin API's chest routes: the odds simulator and the observed drops, both computed by chests (the owner of the drop tables). */
 

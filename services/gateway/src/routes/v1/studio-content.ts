@@ -5,7 +5,7 @@ import { jsonApiQuery, parseBody, sendDocument } from '../../lib/http.js';
 import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
-import { contentVersionsDocument, contentDiffDocument, contentLoadedDocument } from '../../resources/studio.js';
+import { contentVersionsDocument, contentDiffDocument, contentLoadedDocument } from '../../resources/studio-content.js';
 
 /** The admin API's content routes: the versions players keeps, the diff it computes, the load of a file. */
 

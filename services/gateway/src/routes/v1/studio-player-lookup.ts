@@ -19,7 +19,7 @@ import { NO_QUERY } from '../../openapi/route-doc.js';
 import { studioCall } from './studio-call.js';
 import { gatewayErrors } from '../../errors.js';
 import { linkBase } from './resource-links.js';
-import { adminPlayerDocument } from '../../resources/studio.js';
+import { adminPlayerDocument } from '../../resources/studio-player-view.js';
 
 /** The player the path names, by id or by email (404 player_not_found for what cannot name one). */
 async function findPlayer(request: FastifyRequest) {

@@ -25,7 +25,8 @@ import { linkBase } from './resource-links.js';
 import { studioSupportRoutes } from './studio-support.js';
 import { studioTradeRoutes } from './studio-trades.js';
 import { noteOf } from './studio-note.js';
-import { type AuditLogDocument, appOverviewDocument, auditEntry } from '../../resources/studio.js';
+import { type AuditLogDocument, auditEntry } from '../../resources/studio-audit.js';
+import { appOverviewDocument } from '../../resources/studio-overview.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
