@@ -10,6 +10,8 @@
  *   "Bench Hoard" (exactly 100 items: 50, the most `items` allows, plus five certain bonuses of 10,
  *   so 100 openings make the 10,000-item collection).
  * The catalog therefore lists 7 chest types instead of the demo's 5.
+ * - trading on (bench/trade-scenario.ts): between any two players, any rarity for any other, one
+ *   coin for the offer and one for the accept, no stamina, 10,000 offers a day.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +27,7 @@ interface Content {
   players: Record<string, unknown>;
   collections: { id: string }[];
   chests: Record<string, unknown>[];
+  trading?: Record<string, unknown>;
 }
 
 export function benchContent(): Content {
@@ -52,6 +55,15 @@ export function benchContent(): Content {
       },
     },
   );
+  const coin = { tradable: true, token_cost: 1 };
+  content.trading = {
+    enabled: true,
+    friends_only: false,
+    same_rarity: false,
+    rarities: { common: coin, rare: coin, legendary: coin },
+    token_currency: 'coins',
+    daily_offer_cap: 10_000,
+  };
   return content;
 }
 

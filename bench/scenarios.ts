@@ -16,6 +16,7 @@ import { Api, Fixtures, JSONAPI, purchaseBody, registrationBody, type Player } f
 import type { Load } from './measure.js';
 import type { ApplePki } from '../test/support/store/apple-pki.js';
 import { storePurchase } from './store-scenario.js';
+import { tradeAccept, tradeOffer } from './trade-scenario.js';
 
 export type FloorKind = 'echo' | 'pg' | 'page' | 'durable' | 'saga' | 'saga10';
 
@@ -323,6 +324,8 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   storePurchase,
+  tradeOffer,
+  tradeAccept,
   {
     name: 'registration (argon2 minimal)',
     floor: 'durable',

@@ -8,6 +8,7 @@ import { sparkGrantedConsumer } from './consumers/spark-granted.js';
 import { adminStatsEndpoint } from './endpoints/admin-stats.js';
 import { dissolveEndpoint } from './endpoints/dissolve.js';
 import { getTradeEndpoint, listTradesEndpoint, offerTradeEndpoint, tradeActionEndpoint } from './endpoints/trades.js';
+import { adminCancelTradeEndpoint, adminPlayerTradesEndpoint } from './endpoints/admin-trades.js';
 import { tradesSweeper } from './workers/trades-sweeper.js';
 import type { TradingDeps } from './deps.js';
 import { getCollectibleEndpoint } from './endpoints/get-collectible.js';
@@ -58,6 +59,8 @@ export function collectionsServiceWith(faults: CollectionsFaults): ServiceDefini
           tradeActionEndpoint(trading),
           getTradeEndpoint(trading),
           listTradesEndpoint(trading),
+          adminPlayerTradesEndpoint(trading),
+          adminCancelTradeEndpoint(trading),
         ],
         consumers: [
           contentLoadedConsumer(pool, cache, log, bus),

@@ -601,6 +601,12 @@ describe('OpenAPI document and API reference', () => {
       await go('POST', `/api/v1/admin/players/${randomUUID()}/${action}`, asStudio); // 404
       await go('POST', `/api/v1/admin/players/not-a-uuid/${action}`, asStudio); // 400
     }
+    // A player's trades and support's cancel (the demo content does not enable trading: none to cancel).
+    await go('GET', `/api/v1/admin/players/${grantee.data.id}/trades?page[limit]=5`, asStudio); // 200, empty
+    await go('GET', `/api/v1/admin/players/${randomUUID()}/trades`, asStudio); // 404
+    await go('POST', `/api/v1/admin/trades/${randomUUID()}/cancel`, { ...jsonApiStudio, body: note }); // 404
+    await go('POST', `/api/v1/admin/trades/${randomUUID()}/cancel`, { ...jsonApiStudio, body: { meta: { note: '' } } }); // 422
+    await go('POST', '/api/v1/admin/trades/not-a-uuid/cancel', asStudio); // 400
     // A locked player's token: 403 player_locked, and no login.
     await go('POST', `/api/v1/admin/players/${ada.data.id}/lock`, demoStudio);
     await go('GET', '/api/v1/players/me', { token });

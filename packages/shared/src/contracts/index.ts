@@ -23,3 +23,4 @@ export * from './admin-banners.js';
 export * from './store-content.js';
 export * from './store.js';
 export * from './trading.js';
+export * from './admin-trades.js';

@@ -8,7 +8,8 @@ import { formOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';
 
 /**
  * What a support agent does to a player from their page (docs/console.md, "Acting on a player"):
- * grant currency, grant chests, correct the declared profile, end every session, lock or unlock.
+ * grant currency, grant chests, correct the declared profile, end every session, lock or unlock,
+ * cancel an open trade of theirs (player-trades.ts).
  * Each is two steps, as removing a webhook endpoint is: the form posts here and is answered with
  * the question (what will happen, to whom, with the agent's note); only the question's own form,
  * which posts the action's name back as `confirm`, acts. The note is required and goes to the
@@ -19,7 +20,7 @@ type Player = AdminPlayerDocument['data'];
 type Fields = Record<string, string>;
 
 /** The actions, by the name in their URL. */
-export const ACTIONS = ['credit', 'chests', 'profile', 'sessions', 'lock', 'unlock'] as const;
+export const ACTIONS = ['credit', 'chests', 'profile', 'sessions', 'lock', 'unlock', 'cancel_trade'] as const;
 export type ActionName = (typeof ACTIONS)[number];
 const isAction = (s: string): s is ActionName => (ACTIONS as readonly string[]).includes(s);
 
@@ -36,6 +37,7 @@ const FIELDS: Record<ActionName, string[]> = {
   sessions: [],
   lock: [],
   unlock: [],
+  cancel_trade: ['trade_id'],
 };
 
 /** The title of each action's question and its button. */
@@ -46,6 +48,7 @@ const TITLES: Record<ActionName, { title: string; button: string }> = {
   sessions: { title: 'End every session', button: 'Yes, end them' },
   lock: { title: 'Lock the player', button: 'Yes, lock' },
   unlock: { title: 'Unlock the player', button: 'Yes, unlock' },
+  cancel_trade: { title: 'Cancel a trade', button: 'Yes, cancel it' },
 };
 
 /** What the player's page says once an action is done (`?done=<action>`, `&replayed=1` for a reference granted before). */
@@ -59,6 +62,7 @@ export function doneNotice(done: string, replayed: boolean): SafeHtml {
     sessions: 'Every session ended: the player must log in again once their access token expires (at most its lifetime).',
     lock: 'Player locked: every request with their token is refused from now on, and they cannot log in.',
     unlock: 'Player unlocked: their tokens and sessions work again.',
+    cancel_trade: 'Trade cancelled: the escrowed copy, the stamina point and the tokens of the offer went back to the offerer.',
   };
   return notice('success', html`<span data-testid="action-done">${said[done]}</span>`);
 }
@@ -87,6 +91,9 @@ function question(action: ActionName, p: Player, f: Fields, chestName: string): 
         until unlocked.`;
     case 'unlock':
       return html`Unlock ${who(p)}? Their tokens and sessions work again at once.`;
+    case 'cancel_trade':
+      return html`Cancel the open trade <code>${f.trade_id}</code> of ${who(p)}? It ends as <strong>cancelled by support</strong>: the escrowed copy,
+        the stamina point and the tokens of the offer go back to the offerer, and both players see it cancelled. It cannot be reopened.`;
   }
 }
 
@@ -103,7 +110,9 @@ function confirmBody(action: ActionName, p: Player, f: Fields, note: string, che
         ${FIELDS[action].map((name) => html`<input type="hidden" name="${name}" value="${f[name] ?? ''}" />`)}
         <input type="hidden" name="note" value="${note}" />
         <input type="hidden" name="confirm" value="${action}" />
-        <button type="submit" class="${action === 'lock' || action === 'sessions' ? 'contrast' : ''}">${TITLES[action].button}</button>
+        <button type="submit" class="${action === 'lock' || action === 'sessions' || action === 'cancel_trade' ? 'contrast' : ''}">
+          ${TITLES[action].button}
+        </button>
       </form>
       <a href="/console/players/${p.id}" role="button" class="secondary outline" data-testid="cancel-action">Back to the player</a>
     </div>`;
@@ -146,6 +155,8 @@ async function act(p: ConsolePage, action: ActionName, id: string, f: Fields, no
       return p.api({ method: 'post', path: '/api/v1/admin/players/{id}/lock', success: 200 }, { params, json });
     case 'unlock':
       return p.api({ method: 'post', path: '/api/v1/admin/players/{id}/unlock', success: 200 }, { params, json });
+    case 'cancel_trade':
+      return p.api({ method: 'post', path: '/api/v1/admin/trades/{id}/cancel', success: 200 }, { params: { id: f.trade_id ?? '' }, json });
   }
 }
 
@@ -172,6 +183,7 @@ async function action(p: ConsolePage) {
   if (!isAction(name) || !UUID.test(id)) return p.reply.callNotFound();
   const form = formOf(p.request);
   const f = fieldsOf(name, form);
+  if (name === 'cancel_trade' && !UUID.test(f.trade_id ?? '')) return p.reply.callNotFound();
   const note = typeof form.note === 'string' ? form.note.trim() : '';
   const player = await p.api({ method: 'get', path: '/api/v1/admin/players/{id}', success: 200, shape: AdminPlayerDocument }, { params: { id } });
   if (!player.ok) return p.failed('Player', '/console/players', player);

@@ -10,10 +10,13 @@ import { chart, notice, stat, table, when } from '../layout.js';
 import { formOf, queryOf, paramOf, signedIn, type ConsolePage } from '../signed-in.js';
 import { actionsSection, doneNotice, playerActionRoutes } from './player-actions.js';
 import { balanceCell, debtNotice, storeSection } from './player-store.js';
+import { TRADES_SHOWN, tradesSection } from './player-trades.js';
+import { StudioTradeListDocument } from '../../resources/studio-trades.js';
 import { lockNotice, mailboxSection, profileSection, purchasesSection, sessionsSection } from './player-support.js';
 
 type Player = AdminPlayerDocument['data'];
 type StoreAnswer = Parameters<typeof storeSection>[0];
+type TradesAnswer = Parameters<typeof tradesSection>[0];
 type Attributes = Player['attributes'];
 type LedgerEntry = Attributes['ledger']['latest'][number];
 
@@ -181,10 +184,11 @@ const chestsAndOpenings = (a: Attributes, names: Names) =>
 export interface PlayerPageData {
   names: Names;
   store: StoreAnswer;
+  trades: TradesAnswer;
   currencies: string[];
 }
 
-/** One player's page, from GET /api/v1/admin/players/{id} and GET /api/v1/admin/players/{id}/store; `done` says what was just done. */
+/** One player's page, from GET /api/v1/admin/players/{id}, …/store and …/trades; `done` says what was just done. */
 export const playerBody = (p: Player, d: PlayerPageData, done?: SafeHtml): SafeHtml =>
   html`${playerSearchForm('', 'player-search-again')} ${done ?? ''} ${lockNotice(p.attributes)} ${debtNotice(p.attributes.balances)} ${summary(p)}
   ${profileSection(p.attributes)}
@@ -194,8 +198,8 @@ export const playerBody = (p: Player, d: PlayerPageData, done?: SafeHtml): SafeH
     [...d.names.chests].map(([id, name]) => ({ id, name })),
   )}
   ${sessionsSection(p.attributes.sessions)} ${holdings(p.attributes)} ${spendLimits(p.attributes)}
-  ${purchasesSection(p.attributes.purchases, d.names.chests)} ${storeSection(d.store)} ${ledgerAndCollections(p.attributes)}
-  ${chestsAndOpenings(p.attributes, d.names)} ${mailboxSection(p.attributes.mailbox)}`;
+  ${purchasesSection(p.attributes.purchases, d.names.chests)} ${storeSection(d.store)} ${tradesSection(d.trades, p.id, d.names.collectibles)}
+  ${ledgerAndCollections(p.attributes)} ${chestsAndOpenings(p.attributes, d.names)} ${mailboxSection(p.attributes.mailbox)}`;
 
 /** Collectible pages read for their names (100 each): enough for any catalog the content limits allow. */
 const MAX_COLLECTIBLE_PAGES = 20;
@@ -244,15 +248,18 @@ async function playerPage(p: ConsolePage) {
   ]);
   if (!a.ok && a.status === 404) return unknown();
   if (!a.ok) return p.failed('Player', '/console/players', a);
-  const store = await p.api(
-    { method: 'get', path: '/api/v1/admin/players/{id}/store', success: 200, shape: PlayerStoreDocument },
-    { params: { id: a.doc.data.id } },
-  );
+  const [store, trades] = await Promise.all([
+    p.api({ method: 'get', path: '/api/v1/admin/players/{id}/store', success: 200, shape: PlayerStoreDocument }, { params: { id: a.doc.data.id } }),
+    p.api(
+      { method: 'get', path: '/api/v1/admin/players/{id}/trades', success: 200, shape: StudioTradeListDocument },
+      { params: { id: a.doc.data.id }, query: `page[limit]=${TRADES_SHOWN}` },
+    ),
+  ]);
   const done = doneNotice(queryOf(p.request, 'done'), queryOf(p.request, 'replayed') === '1');
   return p.view(
     `Player ${a.doc.data.attributes.email ?? a.doc.data.id}`,
     '/console/players',
-    playerBody(a.doc.data, { names, store, currencies }, done),
+    playerBody(a.doc.data, { names, store, trades, currencies }, done),
   );
 }
 

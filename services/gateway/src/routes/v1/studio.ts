@@ -23,6 +23,7 @@ import { studioBannerRoutes } from './studio-banners.js';
 import { studioStoreRoutes } from './store.js';
 import { linkBase } from './resource-links.js';
 import { studioSupportRoutes } from './studio-support.js';
+import { studioTradeRoutes } from './studio-trades.js';
 import { noteOf } from './studio-note.js';
 import { type AuditLogDocument, auditEntry } from '../../resources/studio-audit.js';
 import { appOverviewDocument } from '../../resources/studio-overview.js';
@@ -144,4 +145,5 @@ export async function studioRoutes(app: FastifyInstance) {
   await studioBannerRoutes(app);
   await studioStoreRoutes(app);
   await studioSupportRoutes(app);
+  await studioTradeRoutes(app);
 }
