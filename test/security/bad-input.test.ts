@@ -35,6 +35,26 @@ const googlePush = {
   subscription: 'projects/example-chests/subscriptions/play-rtdn',
 };
 
+/** A content file with a trading block in which every member is set (and trading is off). */
+function withTrading(content: ReturnType<typeof readContentFile>) {
+  const rarity = content.rarities[0]!.id;
+  const currency = content.currencies[0]!.code;
+  const trading = {
+    enabled: false,
+    friends_only: true,
+    same_rarity: true,
+    rarities: { [rarity]: { tradable: true, token_cost: 1 } },
+    token_currency: currency,
+    dissolve: { [rarity]: 1 },
+    dissolve_keeps: 1,
+    stamina: { max: 3, regen_hours: 8, refill: { currency, amount: 1 } },
+    offer_ttl_hours: 72,
+    min_account_age_hours: 0,
+    daily_offer_cap: 20,
+  };
+  return { ...content, trading };
+}
+
 describe('bad input: every hostile request gets its documented 4xx and changes nothing', () => {
   let stack: TestStack;
   let ops: OpView[];
@@ -238,7 +258,8 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       adminListContentVersions: same({ params: {}, apiKey: studio.secretKey }, 200),
       adminContentDiff: same({ params: { version: '1' }, apiKey: studio.secretKey }, 200),
       // Loading the studio app's content again is harmless (a new version of the same content).
-      adminLoadContent: same({ params: {}, apiKey: studio.secretKey, body: readContentFile() }, 201),
+      // With every trading member present (trading left off), so that each one mutated is the one wrong.
+      adminLoadContent: same({ params: {}, apiKey: studio.secretKey, body: withTrading(readContentFile()) }, 201),
       // Webhooks of the studio app (it has no players: nothing is ever sent).
       adminListWebhooks: same({ params: {}, apiKey: studio.secretKey }, 200),
       adminCreateWebhook: same(
@@ -304,6 +325,30 @@ describe('bad input: every hostile request gets its documented 4xx and changes n
       adminSetGoogleCredentials: same({ params: {}, apiKey: studio.secretKey, body: await generateServiceAccountKey() }, 204),
       adminPlayerStore: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
       adminStoreProducts: same({ params: {}, apiKey: studio.secretKey }, 200),
+      // The demo content does not enable trading: an offer or a dissolve of a real copy is refused
+      // (403 trading_disabled), and every trade id is unknown (404), so none of them can change anything.
+      dissolveCollectible: same(player({ collectible_id: collectibleId }, { data: { type: 'dissolve', attributes: { quantity: 1 } } }), 403),
+      offerTrade: same(
+        player(
+          {},
+          {
+            data: {
+              type: 'trade',
+              attributes: { give: collectibleId, want: collectibleId },
+              relationships: { partner: { data: { type: 'player', id: unknown } } },
+            },
+          },
+        ),
+        403,
+      ),
+      acceptTrade: same(player({ id: unknown }), 404),
+      declineTrade: same(player({ id: unknown }), 404),
+      cancelTrade: same(player({ id: unknown }), 404),
+      getTrade: same(player({ id: unknown }), 404),
+      listTrades: same(player(), 200),
+      playerTradeHistory: same(player({ id: 'me' }), 200),
+      adminPlayerTrades: same({ params: { id: unknown }, apiKey: studio.secretKey }, 404),
+      adminCancelTrade: same({ params: { id: unknown }, apiKey: studio.secretKey, body: { meta: { note: 'bad input' } } }, 404),
       liveness: same({ params: {} }, 200),
       metrics: same({ params: {} }, 200),
       readiness: same({ params: {} }, 200),

@@ -331,7 +331,8 @@ export const TradeStaminaSchema = z
     max: z.number().int().min(1).max(100),
     regen_hours: z
       .number()
-      .positive()
+      .int()
+      .min(1)
       .max(30 * 24),
     refill: z
       .object({ currency: z.string(), amount: z.number().int().min(1).max(1_000_000) })

@@ -35,10 +35,11 @@ export const dissolveReference = (dissolveId: string) => `dissolve:${dissolveId}
  */
 export async function dissolve(d: TradingDeps, appId: string, playerId: string, req: Request, ctx: CallContext): Promise<Reply> {
   const key = req.idempotencyKey ?? req.retryKey ?? randomUUID();
-  const rules = await readTrading(d.pool, appId);
-  if (!rules?.enabled) throw tradeErrors.disabled();
+  // A collectible that does not exist is not found, whatever the app's trading rules.
   const item = (await currentCollectibles(d.pool, appId, [req.collectibleId])).get(req.collectibleId);
   if (!item) throw collectibleNotFound(req.collectibleId);
+  const rules = await readTrading(d.pool, appId);
+  if (!rules?.enabled) throw tradeErrors.disabled();
   const perCopy = rules.dissolve?.[item.rarity];
   if (perCopy === undefined || !rules.token_currency) throw tradeErrors.notDissolvable(item.id, item.rarity);
   const currency = rules.token_currency;

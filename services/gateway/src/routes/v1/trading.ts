@@ -27,7 +27,13 @@ export const DissolveBodySchema = z.object({
   }),
 });
 
-const CollectibleId = z.string().min(1).max(200);
+/**
+ * A collectible id as content defines one (a slug: letters, digits and dashes); upper case is let
+ * through to be not found (ids are lower case), anything else cannot be one.
+ */
+const COLLECTIBLE_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,199}$/;
+
+const CollectibleId = z.string().regex(COLLECTIBLE_ID, { error: 'a collectible id: letters, digits and dashes, at most 200' });
 
 export const OfferBodySchema = z.object({
   data: z.object({
@@ -47,10 +53,10 @@ export const OfferBodySchema = z.object({
 /** Query members of the trade lists: role and state filters, pages. */
 const LIST_QUERY = { filter: { fields: ['role', 'state'] }, page: { defaultLimit: 20, maxLimit: 100 } };
 
-/** A collectible id from the path: any string may be asked for, overlong ones cannot exist. */
+/** A collectible id from the path: anything but a slug-shaped id cannot exist (404). */
 function collectibleIdOf(request: FastifyRequest): string {
   const id = (request.params as Record<string, string>).collectible_id ?? '';
-  if (id.length === 0 || id.length > 200) throw gatewayErrors.contentNotFound('collectible');
+  if (!COLLECTIBLE_ID.test(id)) throw gatewayErrors.contentNotFound('collectible');
   return id;
 }
 
@@ -142,12 +148,17 @@ async function history(request: FastifyRequest, reply: FastifyReply) {
 export async function tradingRoutes(app: FastifyInstance) {
   app.post(
     '/api/v1/players/me/collection/:collectible_id/dissolve',
-    { config: { openapi: documented(docs.dissolveCollectible, { query: NO_QUERY, body: { schema: DissolveBodySchema, required: true } }) } },
+    {
+      config: {
+        bodyType: 'jsonapi',
+        openapi: documented(docs.dissolveCollectible, { query: NO_QUERY, body: { schema: DissolveBodySchema, required: true } }),
+      },
+    },
     dissolve,
   );
   app.post(
     '/api/v1/trades',
-    { config: { openapi: documented(docs.offerTrade, { query: NO_QUERY, body: { schema: OfferBodySchema, required: true } }) } },
+    { config: { bodyType: 'jsonapi', openapi: documented(docs.offerTrade, { query: NO_QUERY, body: { schema: OfferBodySchema, required: true } }) } },
     offer,
   );
   app.get('/api/v1/trades', { config: { openapi: documented(docs.listTrades, { query: LIST_QUERY }) } }, listTrades);
