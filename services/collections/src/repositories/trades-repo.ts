@@ -75,22 +75,21 @@ const toRecord = (r: TradeRow): TradeRecord => ({
 });
 
 /** A new trade, as an offer inserts it. */
-export interface NewTrade {
-  id: string;
-  appId: string;
-  offererId: string;
-  partnerId: string;
-  giveId: string;
-  wantId: string;
-  giveRarity: string;
-  wantRarity: string;
-  tokenCurrency: string | null;
-  giveCost: number;
-  wantCost: number;
-  staminaSpent: boolean;
-  state: 'offering' | 'offered';
-  ttlHours: number;
-}
+export type NewTrade = Pick<
+  TradeRecord,
+  | 'id'
+  | 'appId'
+  | 'offererId'
+  | 'partnerId'
+  | 'giveId'
+  | 'wantId'
+  | 'giveRarity'
+  | 'wantRarity'
+  | 'tokenCurrency'
+  | 'giveCost'
+  | 'wantCost'
+  | 'staminaSpent'
+> & { state: 'offering' | 'offered'; ttlHours: number };
 
 /** The unique index of open offers per pair and collectible (a second one fails on it). */
 export const ONE_OPEN_OFFER_INDEX = 'trades_one_open';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ReplyOf, AdminListContentVersions, AdminContentDiff, AdminLoadContent } from '@ccs/shared';
+import { ContentSectionSchema, type ReplyOf, AdminListContentVersions, AdminContentDiff, AdminLoadContent } from '@ccs/shared';
 import { component } from '../openapi/components.js';
 import { Count, Timestamp } from './jsonapi.js';
 
@@ -44,24 +44,9 @@ export const ContentDiffDocument = component(
         to_version: z.number().int(),
         sections: z.array(
           z.object({
-            section: z
-              .enum([
-                'currencies',
-                'rarities',
-                'collections',
-                'collectibles',
-                'chests',
-                'players',
-                'duplicates',
-                'compliance',
-                'banners',
-                'store_products',
-                'store',
-                'trading',
-              ])
-              .describe(
-                "`store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates`, `compliance` and `trading` are one item each, `(rules)`.",
-              ),
+            section: ContentSectionSchema.describe(
+              "`store_products`: the store's products by id; `store`: its settings `apple`, `google` and `refunds`; `players`, `duplicates`, `compliance` and `trading` are one item each, `(rules)`.",
+            ),
             added: Ids,
             removed: Ids,
             changed: Ids,
