@@ -90,27 +90,23 @@ class TradeTruth {
       if (s.last.status < 200 || s.last.status > 299 || !s.tradeId) continue;
       const t = this.byId.get(s.tradeId);
       const want = expected[s.action];
-      if (!t || (want && t.state !== want))
+      if (!t || t.state === 'failed' || (want && t.state !== want))
         this.problem(`${s.action} of ${s.tradeId} answered ${s.last.status} but the trade is ${t?.state ?? 'absent'}`, 'wrong');
     }
   }
 
-  /** GET /api/v1/trades/{id} shows each trade as the database holds it (a failed offer never was one). */
+  /** GET /api/v1/trades/{id} shows each trade as the database holds it; a failed offer never was one (404). */
   async api(api: Api, traders: Trader[]): Promise<void> {
     const tokenOf = new Map(traders.map((t) => [t.id, t.token]));
-    await inParallel(
-      4,
-      this.trades.filter((t) => t.state !== 'failed'),
-      async (t) => {
-        const a = await api.untilAnswered(
-          () => api.send('setup', 'GET', `/api/v1/trades/${t.id}`, { token: tokenOf.get(t.offerer_id) }),
-          Date.now() + RETRY_MS,
-        );
-        const shown = (a.body?.data as { attributes?: { state?: string } } | undefined)?.attributes?.state;
-        if (a.status !== 200 || shown !== t.state)
-          this.problem(`GET trade ${t.id} answered ${a.status} ${shown ?? a.code ?? ''}, the database holds ${t.state}`, 'wrong');
-      },
-    );
+    await inParallel(4, this.trades, async (t) => {
+      const a = await api.untilAnswered(
+        () => api.send('setup', 'GET', `/api/v1/trades/${t.id}`, { token: tokenOf.get(t.offerer_id) }),
+        Date.now() + RETRY_MS,
+      );
+      const shown = (a.body?.data as { attributes?: { state?: string } } | undefined)?.attributes?.state;
+      if (t.state === 'failed' ? a.status !== 404 : a.status !== 200 || shown !== t.state)
+        this.problem(`GET trade ${t.id} answered ${a.status} ${shown ?? a.code ?? ''}, the database holds ${t.state}`, 'wrong');
+    });
   }
 
   /** Each collectible's copies in the app (owned + escrowed) as before the load. */

@@ -144,7 +144,15 @@ export class Load {
 
   private async keyed(action: Sent['action'], p: Actor, pathName: string, body?: unknown, tradeId?: string): Promise<Answer> {
     const key = randomUUID();
-    const last = await this.api.untilAnswered(() => this.api.send('trade', 'POST', pathName, { token: p.token, body, key }), Date.now() + RETRY_MS);
+    const deadline = Date.now() + RETRY_MS;
+    const send = () => this.api.send('trade', 'POST', pathName, { token: p.token, body, key });
+    let last = await this.api.untilAnswered(send, deadline);
+    // 409 trade_busy: the trade is mid-step (an earlier attempt of this request, cut off by a
+    // kill, still under way); the answer says to ask again, as a client would.
+    while (last.code === 'trade_busy' && Date.now() < deadline) {
+      await sleep(200);
+      last = await this.api.untilAnswered(send, deadline);
+    }
     this.sent.push({ action, tradeId: tradeId ?? (action === 'offer' && last.status === 201 ? dataId(last) : undefined), last });
     return last;
   }
