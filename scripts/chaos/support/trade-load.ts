@@ -83,16 +83,14 @@ const held = (t: Trader) => [...t.free].filter(([, n]) => n > 0).map(([id]) => i
 /** The app's players, friends in pairs, each with the copies of its openings. */
 export async function setUp(api: Api, pairs: number, chests: number): Promise<Trader[][]> {
   const traders: Trader[] = new Array(pairs * 2);
-  let woodenId = '';
+  // The app's coins and Wooden Chest ids, read once (the currencies need a player's token).
+  const first = await api.newActor(email('trader'));
+  const list = await api.must<Listed<{ code: string }>>('GET', '/api/v1/currencies', { token: first.token });
+  api.coinsId = list.data.find((c) => c.attributes.code === 'coins')!.id;
+  const catalog = await api.must<Listed<{ name: string }>>('GET', '/api/v1/chests?page[limit]=100');
+  const woodenId = catalog.data.find((c) => c.attributes.name === 'Wooden Chest')!.id;
   await inParallel(4, Array.from({ length: pairs * 2 }), async (_, i) => {
-    const a = await api.newActor(email('trader'));
-    if (!api.coinsId) {
-      const list = await api.must<Listed<{ code: string }>>('GET', '/api/v1/currencies', { token: a.token });
-      api.coinsId = list.data.find((c) => c.attributes.code === 'coins')!.id;
-      const catalog = await api.must<Listed<{ name: string }>>('GET', '/api/v1/chests?page[limit]=100');
-      woodenId = catalog.data.find((c) => c.attributes.name === 'Wooden Chest')!.id;
-    }
-    while (!woodenId) await sleep(50);
+    const a = i === 0 ? first : await api.newActor(email('trader'));
     await api.provision(a, woodenId, 100_000, chests);
     for (const chest of [a.starterChest, ...a.chests]) await api.must('POST', `/api/v1/chests/${chest}/open`, { token: a.token });
     traders[i] = { ...a, free: new Map() };
