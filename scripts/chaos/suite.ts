@@ -13,6 +13,7 @@ import { natsDownLong, natsRestartQuick } from './scenarios/nats-restart.js';
 import { postgresDownLong, postgresRestart } from './scenarios/postgres-restart.js';
 import { registrationBurst } from './scenarios/registration-burst.js';
 import { sameChestRace } from './scenarios/same-chest-race.js';
+import { tradesUnderKills } from './scenarios/trades.js';
 import { Api, type Listed } from './support/client.js';
 import { Progress } from './support/progress.js';
 import { email, type ChaosContext, type Scenario } from './support/context.js';
@@ -26,6 +27,7 @@ export const SCENARIOS: Scenario[] = [
   creditPurchaseRace,
   registrationBurst,
   ...SERVICES.map(killService),
+  tradesUnderKills,
   natsRestartQuick,
   postgresRestart,
   natsDownLong,
@@ -131,6 +133,9 @@ const stackEnv = (run: ChaosRunState, databaseUrl: string, natsUrl: string, apiK
   // Interrupted purchases are refunded within seconds, so a run can check them settled.
   PURCHASE_STALE_MS: '5000',
   PURCHASE_SWEEP_INTERVAL_MS: '1000',
+  // Likewise trades left mid-step by a killed service, and the refunds they owe.
+  TRADE_STUCK_MS: '5000',
+  TRADE_SWEEP_INTERVAL_MS: '1000',
   OTEL_SDK_DISABLED: 'true',
 });
 

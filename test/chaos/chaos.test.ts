@@ -6,8 +6,8 @@ import { natsServerUnavailable } from '../../scripts/chaos/support/infra.js';
 // The short chaos suite, as `CHAOS_SHORT=1 npm run chaos` runs it (scripts/chaos/): the stack's
 // services as processes on a private Postgres cluster and a private nats-server (the machine's
 // own are never restarted), then every scenario marked short: same-chest races, credit and
-// purchase races, a registration burst, kill -9 of each service mid-burst, a NATS restart and a
-// Postgres restart. Each must hold: nothing lost or duplicated in the database's ground truth, no
+// purchase races, a registration burst, kill -9 of each service mid-burst, trades under kill -9 of
+// collections, wallet and chests in turn, a NATS restart and a Postgres restart. Each must hold: nothing lost or duplicated in the database's ground truth, no
 // 5xx but those its fault explains, and recovery under 5 s where there is a fault.
 // It runs alone, as its own step (npm run test:chaos; .ci/run after npm test), not in npm test.
 // Each scenario is bounded by progress (scripts/chaos/support/progress.ts): it fails as stalled

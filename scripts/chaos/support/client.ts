@@ -10,7 +10,7 @@ import { sleep } from './infra.js';
 export const JSONAPI = 'application/vnd.api+json';
 export const PASSWORD = 'Chaos!pass1';
 
-export type Kind = 'register' | 'credit' | 'open' | 'purchase' | 'setup';
+export type Kind = 'register' | 'credit' | 'open' | 'purchase' | 'trade' | 'setup';
 
 export interface Answer {
   kind: Kind;
